@@ -1,0 +1,39 @@
+// Adjacency: a graph's sparse matrix A prepared once for the ops, kept on its
+// device and reused by every layer and epoch.
+//
+// Convention: row i of A lists the in-neighbours of node i, so aggregation is
+// out = A · X (PyG's A[dst, src]).
+//
+//   csr               A
+//   transpose         Aᵀ (the CSC of A), used by backward passes
+//   transpose_to_csr  [nnz] int32 (int64 when nnz ≥ 2^31): entry k of Aᵀ is entry
+//                     transpose_to_csr[k] of A; gathers per-edge tensors from
+//                     A's edge order into Aᵀ's without atomics
+//   values            optional [nnz] float32 weights in A's edge order (e.g. the
+//                     GCN normalisation D^-1/2 (A+I) D^-1/2)
+//   transpose_values  the same weights in Aᵀ's order (defined iff values is)
+#pragma once
+
+#include "core/csr.hpp"
+
+namespace sgnn {
+
+struct Adjacency {
+  Csr csr;
+  Csr transpose;
+  Tensor transpose_to_csr;
+  Tensor values;
+  Tensor transpose_values;
+
+  int64_t num_rows() const { return csr.num_rows; }
+  int64_t num_cols() const { return csr.num_cols; }
+  int64_t nnz() const { return csr.nnz; }
+  Device device() const { return csr.device(); }
+  bool has_values() const { return values.defined(); }
+  Adjacency to(Device device) const;
+  // Checks both patterns, that they are transposes of each other through
+  // transpose_to_csr, and the value shapes. Host-side; for tests and loaders.
+  void validate() const;
+};
+
+}  // namespace sgnn

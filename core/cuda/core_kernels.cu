@@ -1,0 +1,48 @@
+#include "core/cuda/core_kernels.hpp"
+
+#include "core/cuda/launch.cuh"
+#include "core/cuda_runtime.hpp"
+
+namespace sgnn::detail {
+
+namespace {
+
+template <typename T>
+__global__ void fill_kernel(T* data, int64_t count, T value) {
+  for (int64_t i = grid_stride_begin(); i < count; i += grid_stride_step()) data[i] = value;
+}
+
+__global__ void add_kernel(const float* a, const float* b, float* out, int64_t count) {
+  for (int64_t i = grid_stride_begin(); i < count; i += grid_stride_step()) out[i] = a[i] + b[i];
+}
+
+}  // namespace
+
+void fill_cuda(void* data, int64_t count, DType dtype, double value, Device device) {
+  if (count == 0) return;
+  cuda::DeviceGuard guard(device);
+  const LaunchShape shape = elementwise_launch_shape(count, device);
+  const cudaStream_t stream = cuda::stream(device);
+  switch (dtype) {
+    case DType::Float32:
+      fill_kernel<<<shape.blocks, shape.threads, 0, stream>>>(static_cast<float*>(data), count, static_cast<float>(value));
+      break;
+    case DType::Int32:
+      fill_kernel<<<shape.blocks, shape.threads, 0, stream>>>(static_cast<int32_t*>(data), count, static_cast<int32_t>(value));
+      break;
+    case DType::Int64:
+      fill_kernel<<<shape.blocks, shape.threads, 0, stream>>>(static_cast<int64_t*>(data), count, static_cast<int64_t>(value));
+      break;
+  }
+  SGNN_CUDA_CHECK_LAUNCH("fill_kernel");
+}
+
+void add_cuda(const float* a, const float* b, float* out, int64_t count, Device device) {
+  if (count == 0) return;
+  cuda::DeviceGuard guard(device);
+  const LaunchShape shape = elementwise_launch_shape(count, device);
+  add_kernel<<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(a, b, out, count);
+  SGNN_CUDA_CHECK_LAUNCH("add_kernel");
+}
+
+}  // namespace sgnn::detail

@@ -1,0 +1,56 @@
+// Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2,
+// 3", SC'11): a counter-based generator. The random numbers of element i
+// depend only on (seed, offset, i), so the CPU and a GPU kernel produce the
+// same dropout mask for the same seed, whatever the thread layout.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define SGNN_HOST_DEVICE __host__ __device__ __forceinline__
+#else
+#define SGNN_HOST_DEVICE inline
+#endif
+
+namespace sgnn {
+
+struct Philox4x32 {
+  uint32_t v[4];
+};
+
+SGNN_HOST_DEVICE Philox4x32 philox4x32_10(Philox4x32 counter, uint32_t key0, uint32_t key1) {
+  constexpr uint32_t kMul0 = 0xD2511F53u;
+  constexpr uint32_t kMul1 = 0xCD9E8D57u;
+  constexpr uint32_t kWeyl0 = 0x9E3779B9u;
+  constexpr uint32_t kWeyl1 = 0xBB67AE85u;
+  for (int round = 0; round < 10; ++round) {
+    const uint64_t product0 = static_cast<uint64_t>(kMul0) * counter.v[0];
+    const uint64_t product1 = static_cast<uint64_t>(kMul1) * counter.v[2];
+    const uint32_t hi0 = static_cast<uint32_t>(product0 >> 32);
+    const uint32_t lo0 = static_cast<uint32_t>(product0);
+    const uint32_t hi1 = static_cast<uint32_t>(product1 >> 32);
+    const uint32_t lo1 = static_cast<uint32_t>(product1);
+    counter = Philox4x32{{hi1 ^ counter.v[1] ^ key0, lo1, hi0 ^ counter.v[3] ^ key1, lo0}};
+    key0 += kWeyl0;
+    key1 += kWeyl1;
+  }
+  return counter;
+}
+
+// The draw stream of one random op: element i uses block i / 4 of the
+// counter space starting at `offset`, lane i % 4.
+struct PhiloxStream {
+  uint64_t seed = 0;
+  uint64_t offset = 0;  // in 4-value blocks
+
+  // A uniform float in [0, 1) for element `index` (24 random bits).
+  SGNN_HOST_DEVICE float uniform(uint64_t index) const {
+    const uint64_t block = index >> 2;
+    const Philox4x32 counter{{static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
+                              static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32)}};
+    const Philox4x32 bits = philox4x32_10(counter, static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
+    return static_cast<float>(bits.v[index & 3] >> 8) * (1.0f / 16777216.0f);
+  }
+};
+
+}  // namespace sgnn

@@ -1,0 +1,39 @@
+// prepare_adjacency: from an edge list to the Adjacency the ops consume
+// (CSR of A with A[target, source] = weight, its transpose and edge map,
+// optional normalised values, and the SpMM row order), on options.device.
+#pragma once
+
+#include "core/adjacency.hpp"
+#include "graph_io/edge_list.hpp"
+
+namespace sgnn::graph_io {
+
+enum class SelfLoops : unsigned char {
+  Keep,    // as in the input
+  Add,     // every node gets exactly one self loop (existing ones kept, weight 1 added where missing)
+  Remove,  // all self loops dropped
+};
+
+enum class Duplicates : unsigned char {
+  Merge,  // repeated (target, source) pairs become one entry whose weight is their sum
+  Drop,   // repeated pairs become one entry with the first occurrence's weight
+};
+
+enum class Normalization : unsigned char {
+  None,       // values = edge weights (undefined when the input has none and none are needed)
+  Symmetric,  // GCN: D^-1/2 A D^-1/2, D = row sums of A (after self loops)
+  Row,        // mean aggregation: D^-1 A
+};
+
+struct PrepareOptions {
+  bool symmetrize = false;  // add the reverse of every edge before merging duplicates
+  SelfLoops self_loops = SelfLoops::Keep;
+  Duplicates duplicates = Duplicates::Merge;
+  Normalization normalization = Normalization::None;
+  Device device = Device::cpu();
+};
+
+// Throws InvalidArgument when the edge list is invalid.
+Adjacency prepare_adjacency(const EdgeList& edges, const PrepareOptions& options);
+
+}  // namespace sgnn::graph_io
