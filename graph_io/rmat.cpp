@@ -1,0 +1,68 @@
+#include <algorithm>
+#include <bit>
+#include <numeric>
+
+#include "core/philox.hpp"
+#include "graph_io/generators.hpp"
+
+namespace sgnn::graph_io {
+
+namespace {
+
+// A permutation of [0, n) from a seeded Fisher–Yates shuffle.
+std::vector<int32_t> random_permutation(int64_t n, uint64_t seed) {
+  std::vector<int32_t> permutation(static_cast<std::size_t>(n));
+  std::iota(permutation.begin(), permutation.end(), 0);
+  const PhiloxStream stream{seed, 0};
+  for (int64_t i = n - 1; i > 0; --i) {
+    const auto j = static_cast<int64_t>(static_cast<double>(stream.uniform(static_cast<uint64_t>(i))) *
+                                        static_cast<double>(i + 1));
+    std::swap(permutation[static_cast<std::size_t>(i)], permutation[static_cast<std::size_t>(std::min(j, i))]);
+  }
+  return permutation;
+}
+
+}  // namespace
+
+EdgeList generate_rmat(const RmatOptions& options) {
+  SGNN_CHECK(options.num_nodes >= 1 && options.num_nodes < (int64_t{1} << 31), "R-MAT: num_nodes ",
+             options.num_nodes, " out of range [1, 2^31)");
+  SGNN_CHECK(options.num_edges >= 0, "R-MAT: negative num_edges ", options.num_edges);
+  SGNN_CHECK(options.a >= 0 && options.b >= 0 && options.c >= 0 && options.a + options.b + options.c <= 1.0,
+             "R-MAT: probabilities a=", options.a, " b=", options.b, " c=", options.c,
+             " must be non-negative with a + b + c <= 1");
+  const int levels = static_cast<int>(std::bit_width(static_cast<uint64_t>(options.num_nodes - 1)));
+  const auto ab = static_cast<float>(options.a + options.b);
+  const auto a_share = static_cast<float>(options.a / std::max(options.a + options.b, 1e-12));
+  const auto c_share = static_cast<float>(options.c / std::max(1.0 - options.a - options.b, 1e-12));
+
+  EdgeList edges;
+  edges.num_nodes = options.num_nodes;
+  edges.source = Tensor::empty({options.num_edges}, DType::Int32);
+  edges.target = Tensor::empty({options.num_edges}, DType::Int32);
+  int32_t* source = edges.source.data<int32_t>();
+  int32_t* target = edges.target.data<int32_t>();
+  const std::vector<int32_t> relabel = random_permutation(options.num_nodes, options.seed ^ 0x9e3779b97f4a7c15ull);
+  // Two uniforms per level (row half, then column half given the row half).
+  const PhiloxStream stream{options.seed, 1};
+  const uint64_t draws_per_edge = 2 * static_cast<uint64_t>(levels);
+#pragma omp parallel for schedule(static)
+  for (int64_t e = 0; e < options.num_edges; ++e) {
+    uint64_t row = 0;
+    uint64_t col = 0;
+    const uint64_t base = static_cast<uint64_t>(e) * draws_per_edge;
+    for (int level = 0; level < levels; ++level) {
+      const bool lower = stream.uniform(base + 2 * static_cast<uint64_t>(level)) >= ab;
+      const float share = lower ? c_share : a_share;
+      const bool right = stream.uniform(base + 2 * static_cast<uint64_t>(level) + 1) >= share;
+      row = (row << 1) | static_cast<uint64_t>(lower);
+      col = (col << 1) | static_cast<uint64_t>(right);
+    }
+    const uint64_t n = static_cast<uint64_t>(options.num_nodes);
+    source[e] = relabel[static_cast<std::size_t>(row % n)];
+    target[e] = relabel[static_cast<std::size_t>(col % n)];
+  }
+  return edges;
+}
+
+}  // namespace sgnn::graph_io
