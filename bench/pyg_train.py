@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""PyTorch Geometric baseline for bench/compare_pyg.py: trains PyG's GCN or
+GAT on an OGB raw-layout dataset (the same files our programs read) and
+prints one JSON object with the same fields as `train_gcn --out`.
+
+Runs on the GPU machine (torch 2.11, torch-geometric 2.8). Settings are
+PyG's ordinary best: GCNConv(cached=True), the official examples' models,
+Adam. `--adjacency csr` feeds a torch.sparse CSR adjacency (GCN only; PyG's
+GATConv needs edge_index for per-edge attention).
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import torch
+import torch.nn.functional as F
+from torch_geometric.nn import GATConv, GCNConv
+from torch_geometric.utils import to_torch_csr_tensor
+
+
+def read_csv(raw, name, dtype):
+    for suffix in (".csv.gz", ".csv"):
+        path = os.path.join(raw, name + suffix)
+        if os.path.exists(path):
+            return pd.read_csv(path, header=None, dtype=dtype, engine="c").to_numpy()
+    sys.exit(f"pyg_train: {os.path.join(raw, name)}.csv[.gz] not found")
+
+
+def load(directory):
+    raw = os.path.join(directory, "raw")
+    edges = read_csv(raw, "edge", np.int64)
+    features = read_csv(raw, "node-feat", np.float32)
+    labels = read_csv(raw, "node-label", np.int64).reshape(-1)
+    splits = {name: read_csv(os.path.join(raw, "split"), name, np.int64).reshape(-1)
+              for name in ("train", "valid", "test")}
+    return edges, features, labels, splits
+
+
+class GCN(torch.nn.Module):
+    def __init__(self, features, hidden, classes, dropout):
+        super().__init__()
+        self.conv1 = GCNConv(features, hidden, cached=True)
+        self.conv2 = GCNConv(hidden, classes, cached=True)
+        self.dropout = dropout
+
+    def forward(self, x, adjacency):
+        x = F.dropout(x, p=self.dropout, training=self.training)
+        x = self.conv1(x, adjacency).relu()
+        x = F.dropout(x, p=self.dropout, training=self.training)
+        return self.conv2(x, adjacency)
+
+
+class GAT(torch.nn.Module):
+    def __init__(self, features, hidden, heads, classes, output_heads, dropout):
+        super().__init__()
+        self.conv1 = GATConv(features, hidden, heads=heads, dropout=dropout)
+        self.conv2 = GATConv(hidden * heads, classes, heads=output_heads, concat=False, dropout=dropout)
+        self.dropout = dropout
+
+    def forward(self, x, adjacency):
+        x = F.dropout(x, p=self.dropout, training=self.training)
+        x = F.elu(self.conv1(x, adjacency))
+        x = F.dropout(x, p=self.dropout, training=self.training)
+        return self.conv2(x, adjacency)
+
+
+def row_normalise(x):
+    sums = x.sum(dim=1, keepdim=True).clamp(min=1e-12)
+    return x / sums
+
+
+def run(args, seed, data, log):
+    torch.manual_seed(seed)
+    device = torch.device("cuda")
+    x, y, adjacency, splits = data
+    classes = int(y.max().item()) + 1
+    if args.model == "gcn":
+        model = GCN(x.size(1), args.hidden, classes, args.dropout).to(device)
+        optimizer = torch.optim.Adam([
+            dict(params=model.conv1.parameters(), weight_decay=args.weight_decay),
+            dict(params=model.conv2.parameters(), weight_decay=0.0)], lr=args.lr)
+    else:
+        model = GAT(x.size(1), args.hidden, args.heads, classes, args.output_heads, args.dropout).to(device)
+        optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+
+    def step():
+        model.train()
+        optimizer.zero_grad()
+        out = model(x, adjacency)
+        loss = F.cross_entropy(out[splits["train"]], y[splits["train"]])
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    @torch.no_grad()
+    def evaluate():
+        model.eval()
+        out = model(x, adjacency)
+        predictions = out.argmax(dim=-1)
+        validation_loss = F.cross_entropy(out[splits["valid"]], y[splits["valid"]])
+        accuracy = {name: (predictions[index] == y[index]).float().mean() for name, index in splits.items()}
+        return validation_loss, accuracy
+
+    step_ms = []
+    best = (-1.0, None)
+    torch.cuda.synchronize()
+    total_start = time.perf_counter()
+    for epoch in range(1, args.epochs + 1):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        loss = step()
+        torch.cuda.synchronize()
+        step_ms.append((time.perf_counter() - start) * 1e3)
+        validation_loss, accuracy = evaluate()
+        validation = float(accuracy["valid"])  # the logged scalars, as our trainer logs them
+        if validation > best[0]:
+            best = (validation, float(accuracy["test"]))
+        if log:
+            print(f"epoch {epoch} loss {float(loss):.4f} val {validation:.4f}", file=sys.stderr)
+    torch.cuda.synchronize()
+    total_s = time.perf_counter() - total_start
+    warm = step_ms[min(5, len(step_ms) - 1):]
+    return best[1], statistics.median(warm), total_s
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--dataset", required=True, help="OGB raw-layout directory (containing raw/)")
+    parser.add_argument("--model", choices=["gcn", "gat"], default="gcn")
+    parser.add_argument("--adjacency", choices=["edge_index", "csr"], default="edge_index")
+    parser.add_argument("--epochs", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--hidden", type=int)
+    parser.add_argument("--heads", type=int, default=8)
+    parser.add_argument("--output-heads", type=int, default=1)
+    parser.add_argument("--lr", type=float)
+    parser.add_argument("--weight-decay", type=float, default=5e-4)
+    parser.add_argument("--dropout", type=float)
+    parser.add_argument("--no-row-normalise", action="store_true")
+    parser.add_argument("--log", action="store_true")
+    args = parser.parse_args()
+    gcn = args.model == "gcn"
+    args.hidden = args.hidden or (16 if gcn else 8)
+    args.lr = args.lr or (0.01 if gcn else 0.005)
+    args.dropout = args.dropout if args.dropout is not None else (0.5 if gcn else 0.6)
+    if args.adjacency == "csr" and not gcn:
+        sys.exit("pyg_train: --adjacency csr is for GCN only")
+
+    result = {"framework": "pyg", "model": args.model, "adjacency": args.adjacency,
+              "dataset": os.path.basename(os.path.normpath(args.dataset)), "runs": args.runs,
+              "device": torch.cuda.get_device_name()}
+    load_start = time.perf_counter()
+    edges, features, labels, splits = load(args.dataset)
+    read_s = time.perf_counter() - load_start
+    device = torch.device("cuda")
+    torch.cuda.reset_peak_memory_stats()
+    prepare_start = time.perf_counter()
+    x = torch.from_numpy(features).to(device)
+    if not args.no_row_normalise:
+        x = row_normalise(x)
+    y = torch.from_numpy(labels).to(device)
+    edge_index = torch.from_numpy(edges.T.copy()).to(device)
+    n = x.size(0)
+    adjacency = edge_index if args.adjacency == "edge_index" else to_torch_csr_tensor(edge_index, size=(n, n))
+    split_tensors = {name: torch.from_numpy(index).to(device) for name, index in splits.items()}
+    torch.cuda.synchronize()
+    result["read_ms"] = read_s * 1e3
+    result["preprocess_ms"] = (time.perf_counter() - prepare_start) * 1e3
+    result["nodes"], result["edges"] = n, int(edges.shape[0])
+
+    accuracies, steps, totals = [], [], []
+    try:
+        for run_index in range(args.runs):
+            accuracy, step_ms, total_s = run(args, args.seed + run_index, (x, y, adjacency, split_tensors), args.log)
+            accuracies.append(accuracy)
+            steps.append(step_ms)
+            totals.append(total_s)
+        result["status"] = "ok"
+    except torch.cuda.OutOfMemoryError as error:
+        result["status"] = "out of memory"
+        result["error"] = str(error).splitlines()[0]
+    if accuracies:
+        result["test_accuracy"] = statistics.mean(accuracies)
+        result["test_accuracy_std"] = statistics.pstdev(accuracies) if len(accuracies) > 1 else 0.0
+        result["epoch_ms_median"] = statistics.median(steps)
+        result["train_seconds"] = statistics.median(totals)
+    result["peak_device_bytes"] = torch.cuda.max_memory_allocated()
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
