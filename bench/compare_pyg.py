@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Program-level benchmark: trains our GCN and GAT (examples/train_gcn,
+train_gat) and PyG's (bench/pyg_train.py) on the same OGB raw-layout files in
+one run on the GPU machine, and writes a markdown table with our ÷ PyG ratios
+to OUT/bench_training.md (JSON of every run beside it).
+
+    python3 bench/compare_pyg.py --build build --data data --out OUT [--quick]
+
+Datasets: cora and citeseer from --data; unless --quick, the Reddit-scale and
+products-scale synthetic graphs are generated with sgnn_gen into --data first
+(and the GAT degree-50/100 graphs of the issue).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_json(command, log):
+    started = time.perf_counter()
+    process = subprocess.run(command, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    with open(log, "a") as handle:
+        handle.write("$ " + " ".join(command) + "\n" + process.stdout + process.stderr + "\n")
+    if process.returncode != 0:
+        return {"status": f"failed (exit {process.returncode})", "error": process.stderr.strip().splitlines()[-1:]}
+    for line in reversed(process.stdout.strip().splitlines()):
+        if line.startswith("{"):
+            result = json.loads(line)
+            result["wall_seconds"] = elapsed
+            return result
+    return {"status": "no JSON output"}
+
+
+def ours(build, program, dataset, extra, out, cache, log):
+    target = os.path.join(out, f"{program}-{os.path.basename(dataset)}-{len(os.listdir(out))}.json")
+    command = [os.path.join(build, "examples", program), "--dataset", dataset, "--device", "cuda",
+               "--out", target, "--quiet"] + extra
+    if cache:
+        command += ["--cache", cache]
+    result = run_json(command + ["--print-json"], log)
+    return result
+
+
+def generate(build, data, name, arguments, log):
+    directory = os.path.join(data, name)
+    if os.path.exists(os.path.join(directory, "raw", "num-node-list.csv")):
+        return directory
+    command = [os.path.join(build, "examples", "sgnn_gen"), "--out", directory, "--no-gzip"] + arguments
+    started = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    with open(log, "a") as handle:
+        handle.write(f"generated {name} in {time.perf_counter() - started:.1f} s\n")
+    return directory
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "—"
+    return f"{a / b:.2f}"
+
+
+def number(value, scale=1.0, digits=2):
+    return "—" if value is None else f"{value * scale:.{digits}f}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--data", default="data")
+    parser.add_argument("--out", default=os.environ.get("OUT", "compare-out"))
+    parser.add_argument("--quick", action="store_true", help="cora and citeseer only")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    log = os.path.join(args.out, "compare_pyg.log")
+    cache = os.path.join(args.out, "cache")
+
+    cases = []  # (label, model, dataset dir, our extra flags, pyg extra flags, pyg adjacency modes)
+    for name in ("cora", "citeseer"):
+        directory = os.path.join(args.data, name)
+        cases.append((name, "gcn", directory, [], [], ["edge_index", "csr"]))
+        cases.append((name, "gat", directory, [], [], ["edge_index"]))
+    if not args.quick:
+        reddit = generate(args.build, args.data, "reddit-scale",
+                          ["--kind", "rmat", "--nodes", "232965", "--edges", "55000000", "--symmetric",
+                           "--features", "602", "--classes", "41", "--seed", "1"], log)
+        products = generate(args.build, args.data, "products-scale",
+                            ["--kind", "rmat", "--nodes", "2449029", "--edges", "61000000", "--symmetric",
+                             "--features", "100", "--classes", "47", "--seed", "2"], log)
+        big = ["--epochs", "20", "--runs", "1", "--hidden", "128"]
+        cases.append(("reddit-scale", "gcn", reddit, big, big, ["edge_index", "csr"]))
+        cases.append(("products-scale", "gcn", products, big, big, ["edge_index", "csr"]))
+        gat_big = ["--epochs", "20", "--runs", "1"]
+        cases.append(("reddit-scale", "gat", reddit, gat_big, gat_big, ["edge_index"]))
+        for degree in (50, 100):
+            directory = generate(args.build, args.data, f"degree-{degree}",
+                                 ["--kind", "rmat", "--nodes", "232965", "--edges", str(232965 * degree // 2),
+                                  "--symmetric", "--features", "602", "--classes", "41", "--seed", "3"], log)
+            cases.append((f"degree-{degree}", "gat", directory, gat_big, gat_big, ["edge_index"]))
+
+    rows = []
+    for label, model, directory, our_flags, pyg_flags, modes in cases:
+        runs = ["--runs", str(args.runs)] if "--runs" not in our_flags else []
+        program = "train_gcn" if model == "gcn" else "train_gat"
+        cold = ours(args.build, program, directory, our_flags + runs, args.out, cache + "-" + label, log)
+        warm = ours(args.build, program, directory, our_flags + runs, args.out, cache + "-" + label, log)
+        for mode in modes:
+            pyg = run_json([sys.executable, os.path.join(HERE, "pyg_train.py"), "--dataset", directory,
+                            "--model", model, "--adjacency", mode] + pyg_flags + runs, log)
+            rows.append((label, model, mode, cold, warm, pyg))
+            print(label, model, mode, json.dumps({"ours": warm, "pyg": pyg}), flush=True)
+
+    with open(os.path.join(args.out, "bench_training.json"), "w") as handle:
+        json.dump([{"dataset": r[0], "model": r[1], "pyg_adjacency": r[2], "ours_cold": r[3], "ours_warm": r[4],
+                    "pyg": r[5]} for r in rows], handle, indent=1)
+    lines = ["| dataset | model | PyG input | step ms ours | step ms PyG | ÷ | train s ours | train s PyG | ÷ "
+             "| peak GB ours | peak GB PyG | ÷ | prep ms cold / warm | prep ms PyG | test acc ours | test acc PyG |",
+             "|" + "---|" * 16]
+    for label, model, mode, cold, warm, pyg in rows:
+        step_ours, step_pyg = warm.get("epoch_ms_median"), pyg.get("epoch_ms_median")
+        total_ours, total_pyg = warm.get("train_seconds"), pyg.get("train_seconds")
+        peak_ours, peak_pyg = warm.get("peak_device_bytes"), pyg.get("peak_device_bytes")
+        status = "" if pyg.get("status") == "ok" else f" ({pyg.get('status')})"
+        lines.append(
+            f"| {label} | {model} | {mode}{status} | {number(step_ours, 1, 3)} | {number(step_pyg, 1, 3)} | "
+            f"{ratio(step_ours, step_pyg)} | {number(total_ours)} | {number(total_pyg)} | "
+            f"{ratio(total_ours, total_pyg)} | {number(peak_ours, 1e-9)} | {number(peak_pyg, 1e-9)} | "
+            f"{ratio(peak_ours, peak_pyg)} | {number(cold.get('preprocess_ms'), 1, 1)} / "
+            f"{number(warm.get('preprocess_ms'), 1, 1)} | {number(pyg.get('preprocess_ms'), 1, 1)} | "
+            f"{number(warm.get('test_accuracy'), 100, 1)} | {number(pyg.get('test_accuracy'), 100, 1)} |")
+    table = "\n".join(lines) + "\n"
+    with open(os.path.join(args.out, "bench_training.md"), "w") as handle:
+        handle.write(table)
+    print(table)
+
+
+if __name__ == "__main__":
+    main()
