@@ -1,0 +1,23 @@
+# `cmake --install <build> --prefix <dir>` puts the headers under
+# <dir>/include/sparsegnn/<layer>/, the static layer libraries under <dir>/lib
+# and a package config under <dir>/lib/cmake/sparsegnn, so a user's project
+# does `find_package(sparsegnn)` and links `sparsegnn::sparsegnn`
+# (examples/external_project is such a project).
+include(CMakePackageConfigHelpers)
+include(GNUInstallDirs)
+
+install(TARGETS sparsegnn EXPORT sparsegnnTargets)
+install(DIRECTORY core ops graph_io training
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sparsegnn
+        FILES_MATCHING PATTERN "*.hpp" PATTERN "*.inl" PATTERN "*.cuh")
+
+set(SGNN_CONFIG_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/sparsegnn)
+install(EXPORT sparsegnnTargets NAMESPACE sparsegnn:: DESTINATION ${SGNN_CONFIG_DESTINATION})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/sparsegnnConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/sparsegnnConfig.cmake
+                              INSTALL_DESTINATION ${SGNN_CONFIG_DESTINATION})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/sparsegnnConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/sparsegnnConfig.cmake
+              ${PROJECT_BINARY_DIR}/sparsegnnConfigVersion.cmake
+        DESTINATION ${SGNN_CONFIG_DESTINATION})
