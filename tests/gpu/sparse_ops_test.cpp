@@ -66,12 +66,15 @@ TEST_CASE("GPU spmm works on a misaligned view and on a CSR without a stored row
   Adjacency cpu = rmat_graph(2000, 20000, 9);
   cpu.csr.row_order = Tensor();  // the plan computes its own
   const Adjacency gpu = cpu.to(kGpu);
+  // Eight floats per row starting one float into the storage: float4 would be
+  // misaligned, so the kernel must take its scalar path.
   const int64_t features = 8;
-  const Tensor storage = random_tensor({cpu.num_cols() + 1, features}, 10);
-  const Tensor b = storage.narrow_rows(1, cpu.num_cols() + 1);  // offset of 8 floats: 32-byte aligned
+  const int64_t count = cpu.num_cols() * features;
+  const Tensor storage = random_tensor({count + 1}, 10);
+  const Tensor b = storage.narrow_rows(1, count + 1).view({cpu.num_cols(), features});
   Tensor expected = Tensor::empty({cpu.num_rows(), features});
   ops::spmm_forward(ops::Cpu{}, cpu.csr, Tensor(), 1, features, b, expected);
-  const Tensor b_gpu = storage.to(kGpu).narrow_rows(1, cpu.num_cols() + 1);
+  const Tensor b_gpu = storage.to(kGpu).narrow_rows(1, count + 1).view({cpu.num_cols(), features});
   Tensor got = poisoned({cpu.num_rows(), features}, kGpu);
   ops::spmm_forward(ops::Cuda{}, gpu.csr, Tensor(), 1, features, b_gpu, got);
   CHECK(relative_error(got, expected) < 1e-5);
