@@ -56,8 +56,10 @@ TEST_CASE("GPU spmm matches the CPU backend on many graphs, widths 1..257, heads
     const Adjacency gpu = cpu.to(kGpu);
     for (int64_t features : widths_for(cpu.nnz())) {
       check_spmm(cpu, gpu, Tensor(), 1, features, ++seed);
-      check_spmm(cpu, gpu, random_tensor({cpu.nnz()}, ++seed), 1, features, ++seed);
-      if (features <= 64) check_spmm(cpu, gpu, random_tensor({cpu.nnz() * 8}, ++seed), 8, features, ++seed);
+      check_spmm(cpu, gpu, random_tensor({cpu.nnz()}, seed + 1), 1, features, seed + 2);
+      seed += 2;
+      if (features <= 64) check_spmm(cpu, gpu, random_tensor({cpu.nnz() * 8}, seed + 1), 8, features, seed + 2);
+      seed += 2;
     }
   }
 }
