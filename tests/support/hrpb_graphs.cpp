@@ -126,4 +126,29 @@ std::vector<NamedGraph> hrpb_test_graphs() {
   };
 }
 
+std::vector<double> reference_spmm(const Csr& csr, const Tensor& values, const Tensor& b) {
+  const Csr host = csr.to(Device::cpu());
+  std::vector<int64_t> indptr;
+  if (host.indptr.dtype() == DType::Int32) {
+    for (const int32_t x : host.indptr.to_vector<int32_t>()) indptr.push_back(x);
+  } else {
+    indptr = host.indptr.to_vector<int64_t>();
+  }
+  const std::vector<int32_t> indices = host.indices.to_vector<int32_t>();
+  const std::vector<float> weights = values.defined() ? values.to_vector<float>() : std::vector<float>();
+  const std::vector<float> dense = b.to_vector<float>();
+  const int64_t width = b.size(1);
+  std::vector<double> c(static_cast<std::size_t>(csr.num_rows * width), 0.0);
+  for (int64_t r = 0; r < csr.num_rows; ++r) {
+    for (int64_t e = indptr[static_cast<std::size_t>(r)]; e < indptr[static_cast<std::size_t>(r) + 1]; ++e) {
+      const auto k = static_cast<std::size_t>(e);
+      const double w = weights.empty() ? 1.0 : double{weights[k]};
+      for (int64_t j = 0; j < width; ++j) {
+        c[static_cast<std::size_t>(r * width + j)] += w * double{dense[static_cast<std::size_t>(indices[k] * width + j)]};
+      }
+    }
+  }
+  return c;
+}
+
 }  // namespace sgnn::testing

@@ -22,4 +22,8 @@ Adjacency weighted_graph(int64_t n, const std::vector<int32_t>& source, const st
 
 std::vector<NamedGraph> hrpb_test_graphs();
 
+// Float64 C = A·B for the CSR A with values (undefined: weight 1) and a host
+// float32 B [num_cols, F]; row-major [num_rows, F].
+std::vector<double> reference_spmm(const Csr& csr, const Tensor& values, const Tensor& b);
+
 }  // namespace sgnn::testing
