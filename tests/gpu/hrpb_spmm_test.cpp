@@ -17,7 +17,8 @@ constexpr double kTf32Tolerance = 2e-3;
 
 graph_io::HrpbOptions options_for(bool split, bool deterministic) {
   graph_io::HrpbOptions options;
-  options.concurrent_blocks = split ? 4 : 1 << 20;  // few slots force splits of heavy panels
+  options.load_balance = split;
+  options.concurrent_blocks = 4;  // few slots: heavy panels get split
   options.deterministic = deterministic;
   return options;
 }
