@@ -1,0 +1,237 @@
+// Tensor-core SpMM on HRPB (cuTeSpMM, Algorithm 1), TF32 mma.sync m16n8k8.
+//
+// One thread block per (virtual row panel, 128-column chunk of the features).
+// Warps split the chunk, each owning TN = 32 columns (4 mma n-tiles: warp
+// coarsening). Per block of the panel: the packed block record and the 16
+// rows of B it needs (activeCols) are staged in shared memory with cp.async;
+// then each k8 step takes brick columns 2i and 2i+1: lane l of the warp owns
+// A-fragment cells (row l/4, col l%4) and (row l/4 + 8, col l%4) of each
+// brick, i.e. pattern bits l and l + 32, and finds its value by a popcount
+// of the pattern below its bit. C stays in registers over the whole panel
+// and is written once; only split panels use atomics (or, deterministic,
+// slots merged in a fixed order by a second kernel).
+#include <cstdint>
+
+#include "core/cuda/launch.cuh"
+#include "ops/spmm_hrpb_backend.hpp"
+
+namespace sgnn::ops {
+
+namespace {
+
+constexpr int kChunk = 128;                   // feature columns per thread block
+constexpr int kWarpColumns = 32;              // TN
+constexpr int kTiles = kWarpColumns / 8;      // mma n-tiles per warp
+constexpr int kStride = kChunk + 8;           // padded SM_B row: conflict-free B-fragment loads
+constexpr int kRecordWords = hrpb::kMaxBlockWords + 1;
+
+struct KernelArguments {
+  const int32_t* virtual_panel;
+  const int32_t* virtual_block_ptr;
+  const int32_t* virtual_slot;
+  const int32_t* active_cols;
+  const int64_t* size_ptr;
+  const int32_t* packed;
+  const float* b;
+  float* c;
+  float* partials;  // deterministic mode: [slots, 16, width]; else nullptr (atomics)
+  int64_t num_rows;
+  int64_t width;
+};
+
+__device__ __forceinline__ void cp_async4(void* shared, const void* global) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(address), "l"(global));
+}
+
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+__device__ __forceinline__ uint32_t to_tf32(float x) {
+  uint32_t out;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(out) : "f"(x));
+  return out;
+}
+
+__device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// The value of pattern bit `bit` of a brick whose values start at `values`, or 0.
+__device__ __forceinline__ float brick_value(uint64_t pattern, int bit, const int32_t* values) {
+  if (((pattern >> bit) & 1u) == 0) return 0.0f;
+  return __int_as_float(values[__popcll(pattern & ((uint64_t{1} << bit) - 1))]);
+}
+
+__global__ void __launch_bounds__(128) spmm_hrpb_kernel(KernelArguments args) {
+  __shared__ float sm_b[hrpb::kBlockCols][kStride];
+  __shared__ __align__(8) int32_t sm_record[kRecordWords];
+
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int group = lane / 4;         // groupID of the mma fragment layouts
+  const int in_group = lane % 4;      // threadID_in_group
+  const int threads = static_cast<int>(blockDim.x);
+  const int64_t v = blockIdx.x;
+  const int64_t chunk_begin = int64_t{blockIdx.y} * kChunk;
+  const int chunk_width = static_cast<int>(args.width - chunk_begin < kChunk ? args.width - chunk_begin : kChunk);
+
+  float acc[kTiles][4];
+#pragma unroll
+  for (int t = 0; t < kTiles; ++t) acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
+
+  const int32_t block_begin = args.virtual_block_ptr[v];
+  const int32_t block_end = args.virtual_block_ptr[v + 1];
+  for (int32_t block = block_begin; block < block_end; ++block) {
+    // Stage the block record (metadata + values) and the B rows of its active columns.
+    const int64_t record_begin = args.size_ptr[block];
+    const int record_words = static_cast<int>(args.size_ptr[block + 1] - record_begin);
+    for (int i = static_cast<int>(threadIdx.x); i < record_words; i += threads) {
+      cp_async4(&sm_record[i], args.packed + record_begin + i);
+    }
+    for (int i = static_cast<int>(threadIdx.x); i < hrpb::kBlockCols * kChunk; i += threads) {
+      const int k = i / kChunk, j = i % kChunk;
+      const int32_t column = args.active_cols[int64_t{block} * hrpb::kBlockCols + k];
+      if (column >= 0 && j < chunk_width) {
+        cp_async4(&sm_b[k][j], args.b + int64_t{column} * args.width + chunk_begin + j);
+      } else {
+        sm_b[k][j] = 0.0f;  // padding columns and features past the width contribute 0
+      }
+    }
+    cp_async_wait_all();
+    __syncthreads();
+
+    const int bricks = sm_record[hrpb::kBrickColumns];
+    const int32_t* values = sm_record + hrpb::values_offset(bricks);
+    const int32_t* pattern_words = sm_record + hrpb::patterns_offset(bricks);
+    int nnz_offset = 0;
+#pragma unroll
+    for (int step = 0; step < hrpb::kBrickColumns / 2; ++step) {
+      // Brick columns 2·step (A columns 0..3 of the k8 step) and 2·step + 1 (columns 4..7).
+      uint64_t pattern[2] = {0, 0};
+      int offset[2] = {0, 0};
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int brick_col = 2 * step + half;
+        // TM = brick height: a brick column holds at most one brick, brick row 0.
+        if (sm_record[brick_col + 1] > sm_record[brick_col]) {
+          const int k = sm_record[brick_col];
+          pattern[half] = static_cast<uint32_t>(pattern_words[2 * k]) |
+                          (static_cast<uint64_t>(static_cast<uint32_t>(pattern_words[2 * k + 1])) << 32);
+          offset[half] = nnz_offset;
+          nnz_offset += __popcll(pattern[half]);
+        }
+      }
+      if ((pattern[0] | pattern[1]) == 0) continue;  // warp-uniform: no brick in this k8 step
+      uint32_t a[4];
+      a[0] = to_tf32(brick_value(pattern[0], lane, values + offset[0]));       // row g,     col t
+      a[1] = to_tf32(brick_value(pattern[0], lane + 32, values + offset[0]));  // row g + 8, col t
+      a[2] = to_tf32(brick_value(pattern[1], lane, values + offset[1]));       // row g,     col t + 4
+      a[3] = to_tf32(brick_value(pattern[1], lane + 32, values + offset[1]));  // row g + 8, col t + 4
+      const int k_row = step * 8 + in_group;
+#pragma unroll
+      for (int t = 0; t < kTiles; ++t) {
+        const int n = warp * kWarpColumns + t * 8;
+        if (n >= chunk_width) break;  // warp-uniform
+        mma_tf32(acc[t], a, to_tf32(sm_b[k_row][n + group]), to_tf32(sm_b[k_row + 4][n + group]));
+      }
+    }
+    __syncthreads();  // before the next block overwrites the staged data
+  }
+
+  // C fragment: c0, c1 at (row g, cols 2t, 2t+1), c2, c3 at row g + 8.
+  const int64_t panel = args.virtual_panel[v];
+  const int32_t slot = args.virtual_slot[v];
+#pragma unroll
+  for (int t = 0; t < kTiles; ++t) {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int row_in_panel = group + (r >= 2 ? 8 : 0);
+      const int64_t row = panel * hrpb::kPanelRows + row_in_panel;
+      const int64_t col = chunk_begin + warp * kWarpColumns + t * 8 + 2 * in_group + (r & 1);
+      if (row >= args.num_rows || col >= args.width || col >= chunk_begin + chunk_width) continue;
+      if (slot < 0) {
+        args.c[row * args.width + col] = acc[t][r];
+      } else if (args.partials != nullptr) {
+        args.partials[(int64_t{slot} * hrpb::kPanelRows + row_in_panel) * args.width + col] = acc[t][r];
+      } else {
+        atomicAdd(&args.c[row * args.width + col], acc[t][r]);
+      }
+    }
+  }
+}
+
+// Deterministic merge: C rows of split panel s = sum of its slots, in slot order.
+__global__ void merge_split_panels_kernel(const int32_t* split_panel, const int32_t* split_slot_ptr,
+                                          const float* partials, float* c, int64_t num_rows, int64_t width) {
+  const int64_t s = blockIdx.x;
+  const int64_t panel = split_panel[s];
+  const int64_t tile = hrpb::kPanelRows * width;
+  for (int64_t i = threadIdx.x; i < tile; i += blockDim.x) {
+    const int64_t row = panel * hrpb::kPanelRows + i / width;
+    if (row >= num_rows) break;
+    float sum = 0.0f;
+    for (int32_t part = split_slot_ptr[s]; part < split_slot_ptr[s + 1]; ++part) sum += partials[part * tile + i];
+    c[row * width + i % width] = sum;
+  }
+}
+
+int warps_for(int64_t width) {
+  return static_cast<int>(std::min<int64_t>(kChunk / kWarpColumns, (width + kWarpColumns - 1) / kWarpColumns));
+}
+
+}  // namespace
+
+void spmm_hrpb_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
+  const Device device = b.device();
+  const cuda::DeviceGuard guard(device);
+  const cudaStream_t stream = cuda::stream(device);
+  const int64_t width = b.size(1);
+  const HrpbSchedule& s = a.schedule;
+  const int64_t chunks = (width + kChunk - 1) / kChunk;
+  SGNN_CHECK(chunks <= 65535, "spmm_hrpb: feature width ", width, " needs ", chunks,
+             " column chunks; the grid allows 65535");
+  if (s.num_virtual_panels == 0) return;  // no rows
+
+  Tensor partials;
+  if (s.num_split_panels > 0) {
+    if (a.deterministic) {
+      partials = Tensor::empty({s.num_slots * hrpb::kPanelRows * width}, DType::Float32, device);
+    } else {
+      SGNN_CUDA_CHECK(cudaMemsetAsync(c.data<float>(), 0, c.nbytes(), stream));  // atomics add into C
+    }
+  }
+  const KernelArguments args{s.virtual_panel.data<int32_t>(),
+                             s.virtual_block_ptr.data<int32_t>(),
+                             s.virtual_slot.data<int32_t>(),
+                             a.active_cols.data<int32_t>(),
+                             a.size_ptr.data<int64_t>(),
+                             a.packed_blocks.data<int32_t>(),
+                             b.data<float>(),
+                             c.data<float>(),
+                             partials.defined() ? partials.data<float>() : nullptr,
+                             a.num_rows,
+                             width};
+  const dim3 grid(static_cast<unsigned>(s.num_virtual_panels), static_cast<unsigned>(chunks));
+  spmm_hrpb_kernel<<<grid, static_cast<unsigned>(32 * warps_for(width)), 0, stream>>>(args);
+  SGNN_CUDA_CHECK_LAUNCH("spmm_hrpb_kernel");
+  if (partials.defined()) {
+    merge_split_panels_kernel<<<static_cast<unsigned>(s.num_split_panels), 256, 0, stream>>>(
+        s.split_panel.data<int32_t>(), s.split_slot_ptr.data<int32_t>(), partials.data<float>(), c.data<float>(),
+        a.num_rows, width);
+    SGNN_CUDA_CHECK_LAUNCH("merge_split_panels_kernel");
+  }
+}
+
+int64_t spmm_hrpb_occupancy(Cuda, Device device, int64_t width) {
+  const cuda::DeviceGuard guard(device);
+  int blocks_per_sm = 0;
+  SGNN_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, spmm_hrpb_kernel, 32 * warps_for(width), 0));
+  return int64_t{blocks_per_sm} * cuda::properties(device).multiProcessorCount;
+}
+
+}  // namespace sgnn::ops

@@ -1,0 +1,49 @@
+#include "ops/spmm_hrpb.hpp"
+
+#include "core/autograd.hpp"
+#include "ops/spmm_hrpb_backend.hpp"
+
+namespace sgnn::ops {
+
+namespace {
+
+constexpr int64_t kAssumedConcurrentBlocks = 132 * 8;
+
+Tensor multiply(const Hrpb& a, const Tensor& b, const char* argument) {
+  check_dtype(b, DType::Float32, "spmm_hrpb", argument);
+  check_dim(b, 2, "spmm_hrpb", argument);
+  SGNN_CHECK(b.size(0) == a.num_cols, "spmm_hrpb: ", argument, " has ", b.size(0),
+             " rows but the sparse matrix has ", a.num_cols, " columns");
+  SGNN_CHECK(b.device() == a.device(), "spmm_hrpb: ", argument, " is on ", b.device().str(),
+             " but the HRPB is on ", a.device().str());
+  Tensor c = Tensor::empty({a.num_rows, b.size(1)}, DType::Float32, b.device());
+  if (c.numel() > 0) SGNN_DISPATCH(b.device(), spmm_hrpb_forward, a, b, c);
+  return c;
+}
+
+}  // namespace
+
+Tensor spmm_hrpb(const HrpbAdjacency& hrpb, const Tensor& b) {
+  check_defined(b, "spmm_hrpb", "b");
+  SGNN_CHECK(hrpb.transpose.num_rows == hrpb.forward.num_cols && hrpb.transpose.num_cols == hrpb.forward.num_rows,
+             "spmm_hrpb: the transpose HRPB is ", hrpb.transpose.num_rows, "x", hrpb.transpose.num_cols,
+             ", not the transpose of the ", hrpb.forward.num_rows, "x", hrpb.forward.num_cols, " forward HRPB");
+  Tensor c = multiply(hrpb.forward, b, "b");
+  if (autograd::needs_recording({b})) {
+    autograd::record("spmm_hrpb", {b}, c, [hrpb](const Tensor& grad_c, const autograd::NeedsGrad&) {
+      return std::vector<Tensor>{multiply(hrpb.transpose, grad_c, "grad_output")};
+    });
+  }
+  return c;
+}
+
+int64_t spmm_hrpb_concurrent_blocks(Device device, int64_t width) {
+  SGNN_CHECK(width >= 1, "spmm_hrpb_concurrent_blocks: width must be positive, got ", width);
+#ifdef SGNN_WITH_CUDA
+  if (device.is_cuda()) return spmm_hrpb_occupancy(Cuda{}, device, width);
+#endif
+  (void)device;
+  return kAssumedConcurrentBlocks;
+}
+
+}  // namespace sgnn::ops

@@ -1,0 +1,32 @@
+// SpMM on the HRPB layout (cuTeSpMM): C = A·B with A held as an
+// HrpbAdjacency (graph_io::build_hrpb), on tensor cores on CUDA.
+//
+//   hrpb  the HRPB of A and of Aᵀ, on b's device
+//   b     float32 [A.num_cols, F], any F ≥ 1, contiguous
+//   ->    float32 [A.num_rows, F], freshly allocated
+//
+// Differentiable in b: dB = Aᵀ·dC, an SpMM on hrpb.transpose. The values
+// are fixed (GCN weights); they get no gradient.
+// Precision: the CUDA kernel multiplies in TF32 (10-bit mantissa) with FP32
+// accumulation: relative error about 1e-3 against float64; the CPU backend is
+// FP32. Split panels (hrpb.forward.schedule) are merged with atomics unless
+// the HRPB was built deterministic (then in a fixed order, bitwise
+// reproducible). Throws InvalidArgument on a shape, dtype or device mismatch.
+#pragma once
+
+#include <cstdint>
+
+#include "core/hrpb.hpp"
+#include "core/tensor.hpp"
+
+namespace sgnn::ops {
+
+Tensor spmm_hrpb(const HrpbAdjacency& hrpb, const Tensor& b);
+
+// Thread blocks of the HRPB kernel that `device` runs at once for feature
+// width `width` (SMs × resident blocks, from the CUDA occupancy calculator):
+// pass it as graph_io::HrpbOptions::concurrent_blocks for an exact schedule.
+// 132 × 8 (an H100) for the CPU or a CPU-only build.
+int64_t spmm_hrpb_concurrent_blocks(Device device, int64_t width);
+
+}  // namespace sgnn::ops

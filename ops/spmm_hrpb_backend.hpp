@@ -1,0 +1,16 @@
+// Backend entry points of ops/spmm_hrpb.hpp (see ops/backend.hpp): c = A·b
+// for the A held by `hrpb`, b [num_cols, F], c preallocated [num_rows, F]
+// (every element written).
+#pragma once
+
+#include "core/hrpb.hpp"
+#include "ops/backend.hpp"
+
+namespace sgnn::ops {
+
+void spmm_hrpb_forward(Cpu, const Hrpb& hrpb, const Tensor& b, Tensor& c);
+void spmm_hrpb_forward(Cuda, const Hrpb& hrpb, const Tensor& b, Tensor& c);
+
+int64_t spmm_hrpb_occupancy(Cuda, Device device, int64_t width);
+
+}  // namespace sgnn::ops
