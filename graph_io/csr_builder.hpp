@@ -40,9 +40,9 @@
 #include "graph_io/prepare.hpp"
 
 #if defined(__CUDACC__)
-#define SGNN_HOST_DEVICE __host__ __device__
+#define SGNN_CSR_HD __host__ __device__
 #else
-#define SGNN_HOST_DEVICE
+#define SGNN_CSR_HD
 #endif
 
 namespace sgnn::graph_io::csr_builder {
@@ -50,9 +50,9 @@ namespace sgnn::graph_io::csr_builder {
 using Key = uint64_t;
 constexpr Key kLowMask = 0xffffffffull;
 
-SGNN_HOST_DEVICE inline int32_t key_high(Key key) { return static_cast<int32_t>(key >> 32); }
-SGNN_HOST_DEVICE inline int32_t key_low(Key key) { return static_cast<int32_t>(key & kLowMask); }
-SGNN_HOST_DEVICE inline Key make_key(int32_t high, int32_t low) {
+SGNN_CSR_HD inline int32_t key_high(Key key) { return static_cast<int32_t>(key >> 32); }
+SGNN_CSR_HD inline int32_t key_low(Key key) { return static_cast<int32_t>(key & kLowMask); }
+SGNN_CSR_HD inline Key make_key(int32_t high, int32_t low) {
   return (static_cast<Key>(static_cast<uint32_t>(high)) << 32) | static_cast<uint32_t>(low);
 }
 
@@ -61,7 +61,7 @@ struct EntryKey {
   const int32_t* source;
   const int32_t* target;
   int64_t num_edges;
-  SGNN_HOST_DEVICE Key operator()(int64_t k) const {
+  SGNN_CSR_HD Key operator()(int64_t k) const {
     return k < num_edges ? make_key(target[k], source[k]) : make_key(source[k - num_edges], target[k - num_edges]);
   }
 };
@@ -69,12 +69,12 @@ struct EntryKey {
 struct EntryWeight {
   const float* weight;
   int64_t num_edges;
-  SGNN_HOST_DEVICE float operator()(int64_t k) const { return weight[k < num_edges ? k : k - num_edges]; }
+  SGNN_CSR_HD float operator()(int64_t k) const { return weight[k < num_edges ? k : k - num_edges]; }
 };
 
 struct IsLoopKey {
-  SGNN_HOST_DEVICE bool operator()(Key key) const { return key_high(key) == key_low(key); }
-  SGNN_HOST_DEVICE bool operator()(const thrust::tuple<Key, float>& entry) const {
+  SGNN_CSR_HD bool operator()(Key key) const { return key_high(key) == key_low(key); }
+  SGNN_CSR_HD bool operator()(const thrust::tuple<Key, float>& entry) const {
     return (*this)(thrust::get<0>(entry));
   }
 };
@@ -83,19 +83,19 @@ struct OutOfRange {
   const int32_t* source;
   const int32_t* target;
   int64_t num_nodes;
-  SGNN_HOST_DEVICE bool operator()(int64_t k) const {
+  SGNN_CSR_HD bool operator()(int64_t k) const {
     return source[k] < 0 || source[k] >= num_nodes || target[k] < 0 || target[k] >= num_nodes;
   }
 };
 
 struct NotFinite {
   // w - w is 0 for every finite w and NaN for NaN and ±Inf.
-  SGNN_HOST_DEVICE bool operator()(float w) const { return !(w - w == 0.0f); }
+  SGNN_CSR_HD bool operator()(float w) const { return !(w - w == 0.0f); }
 };
 
 struct IsRunStart {
   const Key* keys;
-  SGNN_HOST_DEVICE bool operator()(int64_t k) const { return k == 0 || keys[k] != keys[k - 1]; }
+  SGNN_CSR_HD bool operator()(int64_t k) const { return k == 0 || keys[k] != keys[k - 1]; }
 };
 
 // Sum of the weights of run u, in input order (float, like a sequential merge).
@@ -104,7 +104,7 @@ struct RunSum {
   const int64_t* starts;
   int64_t runs;
   int64_t total;
-  SGNN_HOST_DEVICE float operator()(int64_t u) const {
+  SGNN_CSR_HD float operator()(int64_t u) const {
     const int64_t end = u + 1 < runs ? starts[u + 1] : total;
     float sum = weights[starts[u]];
     for (int64_t k = starts[u] + 1; k < end; ++k) sum += weights[k];
@@ -114,35 +114,35 @@ struct RunSum {
 
 struct GatherKey {
   const Key* keys;
-  SGNN_HOST_DEVICE Key operator()(int64_t k) const { return keys[k]; }
+  SGNN_CSR_HD Key operator()(int64_t k) const { return keys[k]; }
 };
 
 struct MarkLoop {
   const Key* keys;
   int32_t* has_loop;
-  SGNN_HOST_DEVICE void operator()(int64_t k) const {
+  SGNN_CSR_HD void operator()(int64_t k) const {
     if (key_high(keys[k]) == key_low(keys[k])) has_loop[key_high(keys[k])] = 1;
   }
 };
 
 struct IsZero {
-  SGNN_HOST_DEVICE bool operator()(int32_t v) const { return v == 0; }
+  SGNN_CSR_HD bool operator()(int32_t v) const { return v == 0; }
 };
 
 struct LoopKey {
-  SGNN_HOST_DEVICE Key operator()(int32_t node) const { return make_key(node, node); }
+  SGNN_CSR_HD Key operator()(int32_t node) const { return make_key(node, node); }
 };
 
 struct HighOf {
-  SGNN_HOST_DEVICE int32_t operator()(Key key) const { return key_high(key); }
+  SGNN_CSR_HD int32_t operator()(Key key) const { return key_high(key); }
 };
 
 struct LowOf {
-  SGNN_HOST_DEVICE int32_t operator()(Key key) const { return key_low(key); }
+  SGNN_CSR_HD int32_t operator()(Key key) const { return key_low(key); }
 };
 
 struct SwapKey {
-  SGNN_HOST_DEVICE Key operator()(Key key) const { return make_key(key_low(key), key_high(key)); }
+  SGNN_CSR_HD Key operator()(Key key) const { return make_key(key_low(key), key_high(key)); }
 };
 
 // Per node: 1/sqrt(degree) (symmetric; 0 for an empty row) or the degree
@@ -152,7 +152,7 @@ struct DegreeScale {
   const Offset* indptr;
   const float* weights;  // nullptr: every entry weighs 1
   bool symmetric;
-  SGNN_HOST_DEVICE double operator()(int64_t row) const {
+  SGNN_CSR_HD double operator()(int64_t row) const {
     double degree = 0.0;
     for (int64_t k = static_cast<int64_t>(indptr[row]); k < static_cast<int64_t>(indptr[row + 1]); ++k) {
       degree += weights != nullptr ? static_cast<double>(weights[k]) : 1.0;
@@ -168,7 +168,7 @@ struct NormalisedValue {
   const float* weights;
   const double* scale;
   bool symmetric;
-  SGNN_HOST_DEVICE float operator()(int64_t k) const {
+  SGNN_CSR_HD float operator()(int64_t k) const {
     const double w = weights != nullptr ? static_cast<double>(weights[k]) : 1.0;
     const double row_scale = scale[key_high(keys[k])];
     if (!symmetric) return static_cast<float>(row_scale > 0.0 ? w / row_scale : 0.0);
@@ -181,7 +181,7 @@ template <typename Offset>
 struct RowOrderKey {
   const Offset* indptr;
   int64_t num_rows;
-  SGNN_HOST_DEVICE Key operator()(int64_t row) const {
+  SGNN_CSR_HD Key operator()(int64_t row) const {
     const int64_t length = static_cast<int64_t>(indptr[row + 1]) - static_cast<int64_t>(indptr[row]);
     return (static_cast<Key>(num_rows - length) << 32) | static_cast<Key>(row);
   }
