@@ -9,7 +9,7 @@
 # --data   folder holding cora/ and citeseer/ in OGB raw layout (default: data)
 # --out    where logs and result files go (default: $OUT, else gpu-check-out)
 # --quick  small graphs only (no Reddit-/products-scale cases)
-# --only   run only these steps: tests, sparse, hrpb, graph_io, training, pyg
+# --only   run only these steps: tests, sparse, dense, hrpb, graph_io, training
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --only) only=$2; shift 2 ;;
-    --skip-tests) only=${only:-sparse,hrpb,graph_io,training,pyg}; shift ;;
+    --skip-tests) only=${only:-sparse,dense,hrpb,graph_io,training}; shift ;;
     *) echo "gpu-check: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -63,6 +63,9 @@ size_flag=()
 [ $quick -eq 1 ] && size_flag=(--quick)
 if wanted sparse && [ -x "$build/bench/bench_sparse" ]; then
   step bench-sparse "$build/bench/bench_sparse" "${size_flag[@]}" --markdown "$out/bench_sparse.md"
+fi
+if wanted dense && [ -x "$build/bench/bench_dense" ]; then
+  step bench-dense "$build/bench/bench_dense" "${size_flag[@]}" --markdown "$out/bench_dense.md"
 fi
 if wanted hrpb && [ -x "$build/bench/bench_hrpb" ]; then
   step bench-hrpb "$build/bench/bench_hrpb" "${size_flag[@]}" --markdown "$out/bench_hrpb.md"

@@ -1,14 +1,14 @@
-// bench_hrpb: HRPB tensor-core SpMM (ops::spmm_hrpb, TF32) against cuSPARSE
-// SpMM (fp32 CSR, CUSPARSE_SPMM_CSR_ALG2) on the same GCN-normalised graphs.
+// bench_hrpb: HRPB tensor-core SpMM (ops::spmm_hrpb, TF32) against our CSR
+// SpMM (fp32, ops::spmm) and cuSPARSE SpMM (fp32 CSR, CUSPARSE_SPMM_CSR_ALG2)
+// on the same GCN-normalised graphs: the citation graphs as given and after
+// RCM reordering (when found by graph_io::load_dataset), synthetic banded and
+// power-law graphs.
 //
-//   bench_hrpb [--quick] [--describe] [--dataset OGB_DIR] [--runs N] [--markdown FILE]
+//   bench_hrpb [--quick] [--describe] [--dataset NAME|DIR]... [--runs N] [--markdown FILE]
 //
 // Every case is checked first (HRPB vs cuSPARSE, relative error), then each
 // kernel is timed with CUDA events: median of N ≥ 20 runs after warm-up.
-#include <cusparse.h>
-
 #include <CLI/CLI.hpp>
-#include <zlib.h>
 
 #include <algorithm>
 #include <chrono>
@@ -22,10 +22,14 @@
 #include <string>
 #include <vector>
 
+#include "bench/support/bench_support.hpp"
 #include "core/cuda_runtime.hpp"
 #include "graph_io/generators.hpp"
 #include "graph_io/hrpb_builder.hpp"
+#include "graph_io/load_dataset.hpp"
 #include "graph_io/prepare.hpp"
+#include "graph_io/reordering.hpp"
+#include "ops/spmm_backend.hpp"
 #include "ops/spmm_hrpb_backend.hpp"
 
 using namespace sgnn;
@@ -33,14 +37,6 @@ using namespace sgnn;
 namespace {
 
 constexpr Device kGpu = Device::cuda(0);
-
-#define BENCH_CUSPARSE(call)                                                                      \
-  do {                                                                                            \
-    const cusparseStatus_t status_ = (call);                                                      \
-    if (status_ != CUSPARSE_STATUS_SUCCESS) {                                                     \
-      throw CudaError(std::string(#call) + " failed: " + cusparseGetErrorString(status_));        \
-    }                                                                                             \
-  } while (false)
 
 struct Case {
   std::string name;
@@ -76,65 +72,10 @@ graph_io::EdgeList banded(int32_t n, int32_t half_width) {
   return edges_from(n, source, target);
 }
 
-// raw/edge.csv (or edge.csv.gz) of an OGB node-property directory: "src,dst" lines.
-graph_io::EdgeList read_ogb_edges(const std::filesystem::path& directory) {
-  std::filesystem::path file = directory / "raw" / "edge.csv";
-  if (!std::filesystem::exists(file)) file += ".gz";
-  gzFile in = gzopen(file.c_str(), "rb");
-  if (in == nullptr) throw IoError(file.string(), 0, "cannot open (expected raw/edge.csv or raw/edge.csv.gz)");
-  std::vector<int32_t> source, target;
-  char line[256];
-  int64_t line_number = 0, n = 0;
-  while (gzgets(in, line, sizeof line) != nullptr) {
-    ++line_number;
-    long long s = 0, t = 0;
-    if (std::sscanf(line, "%lld,%lld", &s, &t) != 2 || s < 0 || t < 0 || s >= INT32_MAX || t >= INT32_MAX) {
-      gzclose(in);
-      throw IoError(file.string(), line_number, std::string("expected two node ids \"src,dst\", got ") + line);
-    }
-    source.push_back(static_cast<int32_t>(s));
-    target.push_back(static_cast<int32_t>(t));
-    n = std::max<int64_t>(n, std::max(s, t) + 1);
-  }
-  gzclose(in);
-  return edges_from(n, source, target);
-}
-
-float median_ms(const std::function<void()>& run, int runs, cudaStream_t stream) {
-  for (int i = 0; i < 3; ++i) run();  // warm-up
-  cudaEvent_t start, stop;
-  SGNN_CUDA_CHECK(cudaEventCreate(&start));
-  SGNN_CUDA_CHECK(cudaEventCreate(&stop));
-  std::vector<float> times;
-  for (int i = 0; i < runs; ++i) {
-    SGNN_CUDA_CHECK(cudaEventRecord(start, stream));
-    run();
-    SGNN_CUDA_CHECK(cudaEventRecord(stop, stream));
-    SGNN_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    SGNN_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms);
-  }
-  SGNN_CUDA_CHECK(cudaEventDestroy(start));
-  SGNN_CUDA_CHECK(cudaEventDestroy(stop));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
-double relative_difference(const Tensor& got, const Tensor& reference) {
-  const std::vector<float> a = got.to_vector<float>(), b = reference.to_vector<float>();
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    diff += (double{a[i]} - double{b[i]}) * (double{a[i]} - double{b[i]});
-    norm += double{b[i]} * double{b[i]};
-  }
-  return norm == 0 ? std::sqrt(diff) : std::sqrt(diff / norm);
-}
-
 struct Row {
   std::string graph;
   int64_t width;
-  double alpha, hrpb_ms, cusparse_ms, error;
+  double alpha, hrpb_ms, csr_ms, cusparse_ms, error;
   int64_t nnz;
 };
 
@@ -143,11 +84,12 @@ struct Row {
 int main(int argc, char** argv) {
   CLI::App app{"HRPB tensor-core SpMM vs cuSPARSE CSR SpMM"};
   bool quick = false, describe = false;
-  std::string dataset, markdown;
+  std::vector<std::string> datasets{"cora", "citeseer"};
+  std::string markdown;
   int runs = 20;
   app.add_flag("--quick", quick, "small graphs, widths 32 and 128");
   app.add_flag("--describe", describe, "print the HRPB statistics of every graph");
-  app.add_option("--dataset", dataset, "an OGB node-property directory (raw/edge.csv[.gz])");
+  app.add_option("--dataset", datasets, "datasets to add, as given and RCM-reordered (name or OGB directory; default cora citeseer, skipped when not found)");
   app.add_option("--runs", runs, "timed runs per kernel (median reported)")->check(CLI::Range(20, 100000));
   app.add_option("--markdown", markdown, "also write the table to this markdown file");
   CLI11_PARSE(app, argc, argv);
@@ -158,7 +100,18 @@ int main(int argc, char** argv) {
     cases.push_back({"cora-like R-MAT 2708 nodes", rmat(2708, 5278, 1)});
     cases.push_back({"banded FEM-like, half-width 8", banded(quick ? 20000 : 200000, 8)});
     cases.push_back({"R-MAT power-law", quick ? rmat(1 << 14, 1 << 18, 2) : rmat(1 << 18, 1 << 22, 2)});
-    if (!dataset.empty()) cases.push_back({std::filesystem::path(dataset).filename().string(), read_ogb_edges(dataset)});
+    for (const std::string& name : datasets) {
+      graph_io::Dataset dataset;
+      try {
+        dataset = graph_io::load_dataset(name);
+      } catch (const IoError& error) {
+        std::cout << "skipping " << name << ": " << error.what() << "\n";
+        continue;
+      }
+      cases.push_back({name, dataset.edges});
+      const Tensor order = graph_io::compute_node_order(dataset.edges, graph_io::Reordering::Rcm);
+      cases.push_back({name + " (RCM)", graph_io::reorder_dataset(dataset, order).edges});
+    }
     const std::vector<int64_t> widths = quick ? std::vector<int64_t>{32, 128} : std::vector<int64_t>{16, 32, 64, 128, 256};
 
     const cudaStream_t stream = cuda::stream(kGpu);
@@ -216,16 +169,22 @@ int main(int argc, char** argv) {
                                       buffer.raw_data()));
         };
         const auto run_hrpb = [&] { ops::spmm_hrpb_forward(ops::Cuda{}, h, b, c_hrpb); };
+        Tensor c_csr = Tensor::empty({a.num_rows(), width}, DType::Float32, kGpu);
+        const auto run_csr = [&] { ops::spmm_forward(ops::Cuda{}, a.csr, a.values, 1, width, b, c_csr); };
         run_cusparse();
         run_hrpb();
-        const double error = relative_difference(c_hrpb, c_sparse);
-        if (!(error < 2e-3)) {
-          std::cerr << c.name << " width " << width << ": HRPB differs from cuSPARSE by " << error << "\n";
+        run_csr();
+        const double error = bench::relative_difference(c_hrpb, c_sparse);
+        const double csr_error = bench::relative_difference(c_csr, c_sparse);
+        if (!(error < 2e-3) || !(csr_error < 1e-5)) {
+          std::cerr << c.name << " width " << width << ": differs from cuSPARSE: HRPB " << error << ", CSR "
+                    << csr_error << "\n";
           return 1;
         }
-        const double hrpb_ms = median_ms(run_hrpb, runs, stream);
-        const double cusparse_ms = median_ms(run_cusparse, runs, stream);
-        rows.push_back({c.name, width, h.statistics.alpha(), hrpb_ms, cusparse_ms, error, a.nnz()});
+        const double hrpb_ms = bench::median_ms(run_hrpb, 3, runs);
+        const double csr_ms = bench::median_ms(run_csr, 3, runs);
+        const double cusparse_ms = bench::median_ms(run_cusparse, 3, runs);
+        rows.push_back({c.name, width, h.statistics.alpha(), hrpb_ms, csr_ms, cusparse_ms, error, a.nnz()});
         BENCH_CUSPARSE(cusparseDestroyDnMat(dense_b));
         BENCH_CUSPARSE(cusparseDestroyDnMat(dense_c));
       }
@@ -236,12 +195,13 @@ int main(int argc, char** argv) {
     std::ostringstream table;
     const cudaDeviceProp& device = cuda::properties(kGpu);
     table << "Device: " << device.name << "; median of " << runs << " runs after 3 warm-up runs\n\n"
-          << "| graph | nnz | alpha | width | HRPB TF32 ms | cuSPARSE ALG2 ms | speed-up | HRPB GFLOP/s | rel. diff |\n"
-          << "|---|---|---|---|---|---|---|---|---|\n";
+          << "| graph | nnz | alpha | width | HRPB TF32 ms | our CSR ms | cuSPARSE ALG2 ms | HRPB vs cuSPARSE | HRPB vs CSR | HRPB GFLOP/s | rel. diff |\n"
+          << "|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const Row& r : rows) {
       const double gflops = 2.0 * static_cast<double>(r.nnz) * static_cast<double>(r.width) / (r.hrpb_ms * 1e6);
       table << "| " << r.graph << " | " << r.nnz << " | " << r.alpha << " | " << r.width << " | " << r.hrpb_ms
-            << " | " << r.cusparse_ms << " | " << r.cusparse_ms / r.hrpb_ms << " | " << gflops << " | " << r.error
+            << " | " << r.csr_ms << " | " << r.cusparse_ms << " | " << r.cusparse_ms / r.hrpb_ms << " | "
+            << r.csr_ms / r.hrpb_ms << " | " << gflops << " | " << r.error
             << " |\n";
     }
     std::cout << "\n" << table.str();

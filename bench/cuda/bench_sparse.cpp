@@ -25,19 +25,12 @@
 #include "graph_io/prepare.hpp"
 #include "ops/sddmm_backend.hpp"
 #include "ops/spmm_backend.hpp"
+#include "bench/support/bench_support.hpp"
 
 using namespace sgnn;
 
 namespace {
 
-#define CUSPARSE_CHECK(call)                                                                            \
-  do {                                                                                                  \
-    const cusparseStatus_t status_ = (call);                                                            \
-    if (status_ != CUSPARSE_STATUS_SUCCESS) {                                                           \
-      throw Error(detail::concat(#call, " failed: ", cusparseGetErrorString(status_), " (", __FILE__, \
-                                 ":", __LINE__, ")"));                                                  \
-    }                                                                                                   \
-  } while (false)
 
 constexpr Device kGpu = Device::cuda(0);
 
@@ -53,40 +46,6 @@ Tensor random_matrix(int64_t rows, int64_t cols, uint64_t seed) {
   std::vector<float> values(static_cast<std::size_t>(rows * cols));
   for (float& v : values) v = uniform(engine);
   return Tensor::from_vector(values, {rows, cols}, kGpu);
-}
-
-double relative_difference(const Tensor& got, const Tensor& reference) {
-  const std::vector<float> a = got.to_vector<float>();
-  const std::vector<float> b = reference.to_vector<float>();
-  double diff = 0.0, norm = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    diff += (double{a[i]} - double{b[i]}) * (double{a[i]} - double{b[i]});
-    norm += double{b[i]} * double{b[i]};
-  }
-  return std::isfinite(diff) ? std::sqrt(diff / std::max(norm, 1e-30)) : std::numeric_limits<double>::infinity();
-}
-
-// Median milliseconds of `runs` timed calls after `warmup` untimed ones.
-double median_ms(const std::function<void()>& call, int warmup, int runs) {
-  cudaStream_t stream = cuda::stream(kGpu);
-  for (int i = 0; i < warmup; ++i) call();
-  cudaEvent_t start, stop;
-  SGNN_CUDA_CHECK(cudaEventCreate(&start));
-  SGNN_CUDA_CHECK(cudaEventCreate(&stop));
-  std::vector<double> times;
-  for (int i = 0; i < runs; ++i) {
-    SGNN_CUDA_CHECK(cudaEventRecord(start, stream));
-    call();
-    SGNN_CUDA_CHECK(cudaEventRecord(stop, stream));
-    SGNN_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0.0f;
-    SGNN_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms);
-  }
-  SGNN_CUDA_CHECK(cudaEventDestroy(start));
-  SGNN_CUDA_CHECK(cudaEventDestroy(stop));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
 }
 
 Adjacency make_graph(const GraphCase& graph) {
@@ -111,7 +70,7 @@ struct Row {
 
 class Cusparse {
  public:
-  Cusparse() { CUSPARSE_CHECK(cusparseCreate(&handle_)); CUSPARSE_CHECK(cusparseSetStream(handle_, cuda::stream(kGpu))); }
+  Cusparse() { BENCH_CUSPARSE(cusparseCreate(&handle_)); BENCH_CUSPARSE(cusparseSetStream(handle_, cuda::stream(kGpu))); }
   ~Cusparse() { cusparseDestroy(handle_); }
   cusparseHandle_t get() const { return handle_; }
 
@@ -121,7 +80,7 @@ class Cusparse {
 
 cusparseSpMatDescr_t csr_descriptor(const Adjacency& a, const Tensor& values) {
   cusparseSpMatDescr_t matrix;
-  CUSPARSE_CHECK(cusparseCreateCsr(&matrix, a.num_rows(), a.num_cols(), a.nnz(), a.csr.indptr.raw_data(),
+  BENCH_CUSPARSE(cusparseCreateCsr(&matrix, a.num_rows(), a.num_cols(), a.nnz(), a.csr.indptr.raw_data(),
                                    a.csr.indices.raw_data(), values.raw_data(), CUSPARSE_INDEX_32I,
                                    CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
   return matrix;
@@ -129,7 +88,7 @@ cusparseSpMatDescr_t csr_descriptor(const Adjacency& a, const Tensor& values) {
 
 cusparseDnMatDescr_t dense_descriptor(const Tensor& t) {
   cusparseDnMatDescr_t matrix;
-  CUSPARSE_CHECK(cusparseCreateDnMat(&matrix, t.size(0), t.size(1), t.size(1), t.raw_data(), CUDA_R_32F,
+  BENCH_CUSPARSE(cusparseCreateDnMat(&matrix, t.size(0), t.size(1), t.size(1), t.raw_data(), CUDA_R_32F,
                                      CUSPARSE_ORDER_ROW));
   return matrix;
 }
@@ -142,16 +101,16 @@ double time_cusparse_spmm(const Cusparse& cs, const Adjacency& a, const Tensor& 
   cusparseDnMatDescr_t dense_c = dense_descriptor(c);
   const float alpha = 1.0f, beta = 0.0f;
   std::size_t bytes = 0;
-  CUSPARSE_CHECK(cusparseSpMM_bufferSize(cs.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+  BENCH_CUSPARSE(cusparseSpMM_bufferSize(cs.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
                                          &alpha, matrix, dense_b, &beta, dense_c, CUDA_R_32F, algorithm, &bytes));
   const Tensor workspace = Tensor::empty({static_cast<int64_t>(bytes / 4 + 1)}, DType::Float32, kGpu);
   auto call = [&] {
-    CUSPARSE_CHECK(cusparseSpMM(cs.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+    BENCH_CUSPARSE(cusparseSpMM(cs.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
                                 matrix, dense_b, &beta, dense_c, CUDA_R_32F, algorithm, workspace.raw_data()));
   };
   call();
-  error = std::max(error, relative_difference(ours, c));
-  const double ms = median_ms(call, warmup, runs);
+  error = std::max(error, bench::relative_difference(ours, c));
+  const double ms = bench::median_ms(call, warmup, runs);
   cusparseDestroySpMat(matrix);
   cusparseDestroyDnMat(dense_b);
   cusparseDestroyDnMat(dense_c);
@@ -166,21 +125,21 @@ double time_cusparse_sddmm(const Cusparse& cs, const Adjacency& a, const Tensor&
   cusparseDnMatDescr_t dense_y = dense_descriptor(y);  // used transposed: out = x · yᵀ on the pattern
   const float alpha = 1.0f, beta = 0.0f;
   std::size_t bytes = 0;
-  CUSPARSE_CHECK(cusparseSDDMM_bufferSize(cs.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_TRANSPOSE,
+  BENCH_CUSPARSE(cusparseSDDMM_bufferSize(cs.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_TRANSPOSE,
                                           &alpha, dense_x, dense_y, &beta, matrix, CUDA_R_32F,
                                           CUSPARSE_SDDMM_ALG_DEFAULT, &bytes));
   const Tensor workspace = Tensor::empty({static_cast<int64_t>(bytes / 4 + 1)}, DType::Float32, kGpu);
-  CUSPARSE_CHECK(cusparseSDDMM_preprocess(cs.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_TRANSPOSE,
+  BENCH_CUSPARSE(cusparseSDDMM_preprocess(cs.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_TRANSPOSE,
                                           &alpha, dense_x, dense_y, &beta, matrix, CUDA_R_32F,
                                           CUSPARSE_SDDMM_ALG_DEFAULT, workspace.raw_data()));
   auto call = [&] {
-    CUSPARSE_CHECK(cusparseSDDMM(cs.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_TRANSPOSE, &alpha,
+    BENCH_CUSPARSE(cusparseSDDMM(cs.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_TRANSPOSE, &alpha,
                                  dense_x, dense_y, &beta, matrix, CUDA_R_32F, CUSPARSE_SDDMM_ALG_DEFAULT,
                                  workspace.raw_data()));
   };
   call();
-  error = std::max(error, relative_difference(ours, out));
-  const double ms = median_ms(call, warmup, runs);
+  error = std::max(error, bench::relative_difference(ours, out));
+  const double ms = bench::median_ms(call, warmup, runs);
   cusparseDestroySpMat(matrix);
   cusparseDestroyDnMat(dense_x);
   cusparseDestroyDnMat(dense_y);
@@ -246,7 +205,7 @@ int main(int argc, char** argv) {
         spmm.cusparse_alg2 = time_cusparse_spmm(cs, a, a.values, b, c, CUSPARSE_SPMM_CSR_ALG2, warmup, runs,
                                                 spmm.error);
         SGNN_CHECK(spmm.error < 1e-4, "SpMM differs from cuSPARSE on ", graph.name, " F=", features, ": ", spmm.error);
-        spmm.ours = median_ms(ours_spmm, warmup, runs);
+        spmm.ours = bench::median_ms(ours_spmm, warmup, runs);
         rows.push_back(spmm);
 
         const Tensor x = random_matrix(a.num_rows(), features, 2);
@@ -257,7 +216,7 @@ int main(int argc, char** argv) {
         sddmm.cusparse_default = time_cusparse_sddmm(cs, a, x, b, out, warmup, runs, sddmm.error);
         SGNN_CHECK(sddmm.error < 1e-4, "SDDMM differs from cuSPARSE on ", graph.name, " F=", features, ": ",
                    sddmm.error);
-        sddmm.ours = median_ms(ours_sddmm, warmup, runs);
+        sddmm.ours = bench::median_ms(ours_sddmm, warmup, runs);
         rows.push_back(sddmm);
       }
     }
