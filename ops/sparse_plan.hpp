@@ -7,6 +7,10 @@
 //                    has one, else computed here once
 //   mean_row_length  nnz / num_rows, picks the subwarp width of row-wise kernels
 //   max_row_length   the longest row
+//   segments         the load-balanced work items (ops/sparse_segments.hpp):
+//                    segment_row int32 [S] and segment_begin int64 [S] on the
+//                    CSR's device; split_rows int32 [R] and split_offsets
+//                    int64 [R + 1] (segments of each split row), R may be 0
 //
 // sparse_plan(csr) looks the plan up by csr.indptr's storage. The cache keeps
 // the indptr handle alive, so a freed graph's address can never be mistaken
@@ -27,6 +31,15 @@ struct SparsePlan {
   int64_t nnz = 0;
   int64_t max_row_length = 0;
   double mean_row_length = 0.0;
+  // Work segments of at most segment_length entries (split rows first).
+  int64_t segment_length = 0;
+  int64_t segments = 0;
+  int64_t split_segments = 0;  // segments [0, split_segments) belong to split rows
+  int64_t num_split_rows = 0;
+  Tensor segment_row;
+  Tensor segment_begin;
+  Tensor split_rows;
+  Tensor split_offsets;
 };
 
 inline constexpr std::size_t kPlanCacheSize = 16;

@@ -1,10 +1,13 @@
-// CUDA SDDMM after Sputnik (§VI): one subwarp per (row, head) of the plan's
-// row order walks that row's entries four at a time; each lane multiplies its
+// CUDA SDDMM after Sputnik (§VI): one subwarp per (segment, head) of the
+// plan's work segments (ops/sparse_segments.hpp: rows cut into pieces of at
+// most segment_length entries, so hub rows spread over many subwarps; every
+// edge output is independent, so no atomics) walks the segment's entries four
+// at a time; each lane multiplies its
 // slice of x[row] and y[col] (float4 loads when the per-head width is a
 // multiple of 4 and the pointers are aligned), and the subwarp reduces the
 // dot products with shuffles. Narrow subwarps for small widths; grid-stride
-// over items, so any number of rows launches. sddmm_add: one subwarp per row
-// writes x[row] + y[col] for the row's entries and heads, coalesced.
+// over items, so any number of rows launches. sddmm_add: one subwarp per segment
+// writes x[row] + y[col] for the segment's entries and heads, coalesced.
 #include <cstdint>
 
 #include "ops/cuda/sparse_device.cuh"
@@ -22,8 +25,10 @@ using sparse_cuda::offsets_of;
 struct SddmmArguments {
   Offsets indptr;
   const int32_t* indices;
-  const int32_t* row_order;
-  int64_t num_rows;
+  const int32_t* segment_row;
+  const int64_t* segment_begin;
+  int64_t segments;
+  int64_t segment_length;
   int heads;
   int64_t features;  // per head
   const float* x;
@@ -49,12 +54,14 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(S
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
   const int64_t width = args.heads * args.features;
-  const int64_t items = args.num_rows * args.heads;
+  const int64_t items = args.segments * args.heads;
   for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
     const int head = static_cast<int>(item % args.heads);
-    const int64_t row = args.row_order[item / args.heads];
-    const int64_t begin = args.indptr[row];
-    const int64_t end = args.indptr[row + 1];
+    const int64_t segment = item / args.heads;
+    const int64_t row = args.segment_row[segment];
+    const int64_t begin = args.segment_begin[segment];
+    const int64_t row_end = args.indptr[row + 1];
+    const int64_t end = begin + args.segment_length < row_end ? begin + args.segment_length : row_end;
     const float* x_row = args.x + row * width + head * args.features;
     for (int64_t e0 = begin; e0 < end; e0 += kEntries) {
       const float* y_row[kEntries];
@@ -80,7 +87,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(S
 
 template <int kVec, int kSub>
 void launch_dot(const SddmmArguments& args, Device device) {
-  const unsigned blocks = sparse_cuda::subwarp_blocks(args.num_rows * args.heads, kSub, device);
+  const unsigned blocks = sparse_cuda::subwarp_blocks(args.segments * args.heads, kSub, device);
   sddmm_dot_kernel<kVec, kSub><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
   SGNN_CUDA_CHECK_LAUNCH("sddmm_dot_kernel");
 }
@@ -101,11 +108,13 @@ template <int kSub>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_add_kernel(SddmmArguments args) {
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
   const int64_t heads = args.heads;
-  for (int64_t item = sparse_cuda::global_subwarp(kSub); item < args.num_rows;
+  for (int64_t item = sparse_cuda::global_subwarp(kSub); item < args.segments;
        item += sparse_cuda::subwarp_count(kSub)) {
-    const int64_t row = args.row_order[item];
-    const int64_t end = args.indptr[row + 1] * heads;
-    for (int64_t k = args.indptr[row] * heads + lane; k < end; k += kSub) {
+    const int64_t row = args.segment_row[item];
+    const int64_t begin = args.segment_begin[item];
+    const int64_t row_end = args.indptr[row + 1];
+    const int64_t end = (begin + args.segment_length < row_end ? begin + args.segment_length : row_end) * heads;
+    for (int64_t k = begin * heads + lane; k < end; k += kSub) {
       const int64_t e = k / heads;
       const int64_t head = k - e * heads;
       args.out[k] = __ldg(args.x + row * heads + head) + __ldg(args.y + int64_t{__ldg(args.indices + e)} * heads + head);
@@ -115,9 +124,24 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_add_kernel(S
 
 template <int kSub>
 void launch_add(const SddmmArguments& args, Device device) {
-  const unsigned blocks = sparse_cuda::subwarp_blocks(args.num_rows, kSub, device);
+  const unsigned blocks = sparse_cuda::subwarp_blocks(args.segments, kSub, device);
   sddmm_add_kernel<kSub><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
   SGNN_CUDA_CHECK_LAUNCH("sddmm_add_kernel");
+}
+
+SddmmArguments arguments_of(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features, const Tensor& x,
+                            const Tensor& y, Tensor& out) {
+  return {offsets_of(csr.indptr),
+          csr.indices.data<int32_t>(),
+          plan.segment_row.data<int32_t>(),
+          plan.segment_begin.data<int64_t>(),
+          plan.segments,
+          plan.segment_length,
+          static_cast<int>(heads),
+          features,
+          x.data<float>(),
+          y.data<float>(),
+          out.data<float>()};
 }
 
 }  // namespace
@@ -128,9 +152,7 @@ void sddmm_dot_forward(Cuda, const Csr& csr, int64_t heads, int64_t features, co
   const Device device = x.device();
   cuda::DeviceGuard guard(device);
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
-  const SddmmArguments args{offsets_of(csr.indptr), csr.indices.data<int32_t>(), plan->row_order.data<int32_t>(),
-                            csr.num_rows,           static_cast<int>(heads),     features,
-                            x.data<float>(),        y.data<float>(),             out.data<float>()};
+  const SddmmArguments args = arguments_of(csr, *plan, heads, features, x, y, out);
   if (features % 4 == 0 && sparse_cuda::aligned16(x.raw_data()) && sparse_cuda::aligned16(y.raw_data())) {
     launch_dot_sub<4>(sparse_cuda::next_power_of_two(features / 4, 32), args, device);
   } else {
@@ -143,9 +165,7 @@ void sddmm_add_forward(Cuda, const Csr& csr, int64_t heads, const Tensor& x, con
   const Device device = x.device();
   cuda::DeviceGuard guard(device);
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
-  const SddmmArguments args{offsets_of(csr.indptr), csr.indices.data<int32_t>(), plan->row_order.data<int32_t>(),
-                            csr.num_rows,           static_cast<int>(heads),     1,
-                            x.data<float>(),        y.data<float>(),             out.data<float>()};
+  const SddmmArguments args = arguments_of(csr, *plan, heads, 1, x, y, out);
   // Entries × heads of a typical row decide how many lanes share it.
   const double per_row = plan->mean_row_length * static_cast<double>(heads);
   if (per_row <= 4) launch_add<4>(args, device);

@@ -2,8 +2,16 @@
 //  - 1-D tiling of the output: one subwarp of kSub lanes owns one
 //    (row, head, feature tile) of C; small feature widths use narrow subwarps
 //    so a warp works on several rows at once (subwarp tiling);
-//  - rows are visited in the plan's row order (longest first, the row
-//    swizzle), grid-stride, so any number of rows launches;
+//  - work items are the plan's segments (ops/sparse_segments.hpp): rows cut
+//    into pieces of at most segment_length entries, so a power-law hub row
+//    is spread over many subwarps instead of serialising on a few lanes;
+//    grid-stride over (segment, head, feature tile), so any size launches;
+//  - an unsplit row's segment stores its output directly; segments of split
+//    rows either atomicAdd into C (zeroed on the split rows just before; a
+//    small kernel over the split-row list, cheaper than clearing all of C),
+//    which makes those rows' summation order vary run to run, or, under
+//    ops::set_deterministic(true), store partials into a [split segments,
+//    width] workspace that a second kernel sums per row in segment order;
 //  - each lane loads 4 consecutive column indices with one 128-bit load from
 //    the row start rounded down to a multiple of 4 (reverse offset memory
 //    alignment); entries outside the row are masked, loads past the row end
@@ -16,6 +24,7 @@
 #include <cstdint>
 
 #include "ops/cuda/sparse_device.cuh"
+#include "ops/determinism.hpp"
 #include "ops/sparse_offsets.hpp"
 #include "ops/sparse_plan.hpp"
 #include "ops/spmm_backend.hpp"
@@ -49,8 +58,12 @@ struct SpmmArguments {
   Offsets indptr;
   const int32_t* indices;
   const float* values;  // [nnz · heads] or null (weight 1)
-  const int32_t* row_order;
-  int64_t num_rows;
+  const int32_t* segment_row;
+  const int64_t* segment_begin;
+  int64_t segments;
+  int64_t split_segments;  // segments [0, split_segments) belong to split rows
+  int64_t segment_length;
+  float* partials;  // [split_segments, width] in deterministic mode, else null (atomics)
   int heads;
   int64_t features;  // per head
   int64_t tiles;     // feature tiles per (row, head)
@@ -66,14 +79,16 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) spmm_kernel(SpmmAr
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
   const int64_t width = args.heads * args.features;  // row stride of B and C
-  const int64_t items = args.num_rows * args.heads * args.tiles;
+  const int64_t items = args.segments * args.heads * args.tiles;
   for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
     const int64_t tile = item % args.tiles;
-    const int64_t row_head = item / args.tiles;
-    const int head = static_cast<int>(row_head % args.heads);
-    const int64_t row = args.row_order[row_head / args.heads];
-    const int64_t begin = args.indptr[row];
-    const int64_t end = args.indptr[row + 1];
+    const int64_t segment_head = item / args.tiles;
+    const int head = static_cast<int>(segment_head % args.heads);
+    const int64_t segment = segment_head / args.heads;
+    const int64_t row = args.segment_row[segment];
+    const int64_t begin = args.segment_begin[segment];
+    const int64_t row_end = args.indptr[row + 1];
+    const int64_t end = begin + args.segment_length < row_end ? begin + args.segment_length : row_end;
     const int64_t head_base = head * args.features;
     const int64_t feature0 = tile * kTile + lane * kVec;
 
@@ -128,10 +143,19 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) spmm_kernel(SpmmAr
         }
       }
     }
+    const bool split = segment < args.split_segments;
 #pragma unroll
     for (int r = 0; r < kRepeat; ++r) {
       const int64_t feature = feature0 + r * kSub * kVec;
-      if (feature < args.features) Vector<kVec>::store(args.c + row * width + head_base + feature, acc[r]);
+      if (feature >= args.features) continue;
+      if (!split) {
+        Vector<kVec>::store(args.c + row * width + head_base + feature, acc[r]);
+      } else if (args.partials != nullptr) {
+        Vector<kVec>::store(args.partials + segment * width + head_base + feature, acc[r]);
+      } else {
+#pragma unroll
+        for (int v = 0; v < kVec; ++v) atomicAdd(args.c + row * width + head_base + feature + v, acc[r][v]);
+      }
     }
   }
 }
@@ -157,7 +181,7 @@ SpmmTile choose_tile(int64_t features, bool vectorizable) {
 
 template <int kVec, int kSub, int kRepeat>
 void launch(const SpmmArguments& args, bool wide_index, Device device) {
-  const int64_t items = args.num_rows * args.heads * args.tiles;
+  const int64_t items = args.segments * args.heads * args.tiles;
   const unsigned blocks = sparse_cuda::subwarp_blocks(items, kSub, device);
   cudaStream_t stream = cuda::stream(device);
   if (wide_index) {
@@ -189,6 +213,31 @@ __global__ void gather_edges_kernel(Offsets map, const float* __restrict__ in, f
   }
 }
 
+// C[split row, :] = 0 before the segments of split rows add into it.
+__global__ void zero_split_rows_kernel(const int32_t* __restrict__ rows, int64_t count, int64_t width,
+                                       float* __restrict__ c) {
+  const int64_t total = count * width;
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int64_t k = i / width;
+    c[int64_t{rows[k]} * width + (i - k * width)] = 0.0f;
+  }
+}
+
+// Deterministic mode: C[split row k, j] = Σ partials[s, j] over the row's
+// segments s in order, one thread per element (coalesced over j).
+__global__ void reduce_split_rows_kernel(const int32_t* __restrict__ rows, const int64_t* __restrict__ offsets,
+                                         const float* __restrict__ partials, int64_t count, int64_t width,
+                                         float* __restrict__ c) {
+  const int64_t total = count * width;
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int64_t k = i / width;
+    const int64_t j = i - k * width;
+    float sum = 0.0f;
+    for (int64_t s = offsets[k]; s < offsets[k + 1]; ++s) sum += partials[s * width + j];
+    c[int64_t{rows[k]} * width + j] = sum;
+  }
+}
+
 }  // namespace
 
 void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
@@ -197,13 +246,30 @@ void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int
   const Device device = b.device();
   cuda::DeviceGuard guard(device);
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
-  const bool vectorizable = sparse_cuda::aligned16(b.raw_data()) && sparse_cuda::aligned16(c.raw_data());
+  const int64_t width = heads * features;
+  const bool split = plan->split_segments > 0;
+  const bool ordered = split && deterministic();
+  const Tensor partials = ordered ? Tensor::empty({plan->split_segments, width}, DType::Float32, device) : Tensor();
+  const bool vectorizable = sparse_cuda::aligned16(b.raw_data()) && sparse_cuda::aligned16(c.raw_data()) &&
+                            (!ordered || sparse_cuda::aligned16(partials.raw_data()));
+  cudaStream_t stream = cuda::stream(device);
+  const int32_t* split_rows = split ? plan->split_rows.data<int32_t>() : nullptr;
+  if (split && !ordered) {
+    const LaunchShape shape = elementwise_launch_shape(plan->num_split_rows * width, device);
+    zero_split_rows_kernel<<<shape.blocks, shape.threads, 0, stream>>>(split_rows, plan->num_split_rows, width,
+                                                                       c.data<float>());
+    SGNN_CUDA_CHECK_LAUNCH("zero_split_rows_kernel");
+  }
   const SpmmTile tile = choose_tile(features, vectorizable);
   SpmmArguments args{offsets_of(csr.indptr),
                      csr.indices.data<int32_t>(),
                      values.defined() ? values.data<float>() : nullptr,
-                     plan->row_order.data<int32_t>(),
-                     csr.num_rows,
+                     plan->segment_row.data<int32_t>(),
+                     plan->segment_begin.data<int64_t>(),
+                     plan->segments,
+                     plan->split_segments,
+                     plan->segment_length,
+                     ordered ? partials.data<float>() : nullptr,
                      static_cast<int>(heads),
                      features,
                      (features + tile.width() - 1) / tile.width(),
@@ -217,6 +283,13 @@ void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int
   } else {
     if (tile.repeat == 1) launch_sub<1, 1>(tile.sub, args, wide_index, device);
     else launch<1, 32, 4>(args, wide_index, device);
+  }
+  if (ordered) {
+    const LaunchShape shape = elementwise_launch_shape(plan->num_split_rows * width, device);
+    reduce_split_rows_kernel<<<shape.blocks, shape.threads, 0, stream>>>(
+        split_rows, plan->split_offsets.data<int64_t>(), partials.data<float>(), plan->num_split_rows, width,
+        c.data<float>());
+    SGNN_CUDA_CHECK_LAUNCH("reduce_split_rows_kernel");
   }
 }
 
