@@ -58,10 +58,11 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(S
   for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
     const int head = static_cast<int>(item % args.heads);
     const int64_t segment = item / args.heads;
-    const int64_t row = args.segment_row[segment];
-    const int64_t begin = args.segment_begin[segment];
-    const int64_t row_end = args.indptr[row + 1];
-    const int64_t end = begin + args.segment_length < row_end ? begin + args.segment_length : row_end;
+    const sparse_cuda::SegmentRange range =
+        sparse_cuda::segment_range(args.segment_row, args.segment_begin, args.indptr, args.segment_length, segment);
+    const int64_t row = range.row;
+    const int64_t begin = range.begin;
+    const int64_t end = range.end;
     const float* x_row = args.x + row * width + head * args.features;
     for (int64_t e0 = begin; e0 < end; e0 += kEntries) {
       const float* y_row[kEntries];
@@ -110,11 +111,11 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_add_kernel(S
   const int64_t heads = args.heads;
   for (int64_t item = sparse_cuda::global_subwarp(kSub); item < args.segments;
        item += sparse_cuda::subwarp_count(kSub)) {
-    const int64_t row = args.segment_row[item];
-    const int64_t begin = args.segment_begin[item];
-    const int64_t row_end = args.indptr[row + 1];
-    const int64_t end = (begin + args.segment_length < row_end ? begin + args.segment_length : row_end) * heads;
-    for (int64_t k = begin * heads + lane; k < end; k += kSub) {
+    const sparse_cuda::SegmentRange range =
+        sparse_cuda::segment_range(args.segment_row, args.segment_begin, args.indptr, args.segment_length, item);
+    const int64_t row = range.row;
+    const int64_t end = range.end * heads;
+    for (int64_t k = range.begin * heads + lane; k < end; k += kSub) {
       const int64_t e = k / heads;
       const int64_t head = k - e * heads;
       args.out[k] = __ldg(args.x + row * heads + head) + __ldg(args.y + int64_t{__ldg(args.indices + e)} * heads + head);

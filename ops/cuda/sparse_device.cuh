@@ -29,6 +29,21 @@ inline Offsets offsets_of(const Tensor& tensor) {
   return offsets;
 }
 
+// The entries [begin, end) of one work segment of the plan (ops/sparse_segments.hpp):
+// at most `length` entries from its begin, never past its row's end.
+struct SegmentRange {
+  int64_t row;
+  int64_t begin;
+  int64_t end;
+};
+__device__ __forceinline__ SegmentRange segment_range(const int32_t* rows, const int64_t* begins, Offsets indptr,
+                                                      int64_t length, int64_t segment) {
+  const int64_t row = rows[segment];
+  const int64_t begin = begins[segment];
+  const int64_t row_end = indptr[row + 1];
+  return {row, begin, begin + length < row_end ? begin + length : row_end};
+}
+
 // Whether 128-bit loads and stores may be used at this address.
 inline bool aligned16(const void* pointer) { return reinterpret_cast<std::uintptr_t>(pointer) % 16 == 0; }
 

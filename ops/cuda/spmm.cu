@@ -85,10 +85,11 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) spmm_kernel(SpmmAr
     const int64_t segment_head = item / args.tiles;
     const int head = static_cast<int>(segment_head % args.heads);
     const int64_t segment = segment_head / args.heads;
-    const int64_t row = args.segment_row[segment];
-    const int64_t begin = args.segment_begin[segment];
-    const int64_t row_end = args.indptr[row + 1];
-    const int64_t end = begin + args.segment_length < row_end ? begin + args.segment_length : row_end;
+    const sparse_cuda::SegmentRange range =
+        sparse_cuda::segment_range(args.segment_row, args.segment_begin, args.indptr, args.segment_length, segment);
+    const int64_t row = range.row;
+    const int64_t begin = range.begin;
+    const int64_t end = range.end;
     const int64_t head_base = head * args.features;
     const int64_t feature0 = tile * kTile + lane * kVec;
 
