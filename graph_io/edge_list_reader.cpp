@@ -50,6 +50,10 @@ struct EdgeChunk {
   int width = 0;               // fields per edge line in this chunk (0: none yet)
   int64_t lines = 0;           // lines seen, comments included
   int64_t first_edge_line = 0; // index (in this chunk) of the first edge line
+  void reserve(std::size_t bytes, std::string_view first_line) {
+    source.reserve(estimated_lines(bytes, first_line));
+    target.reserve(estimated_lines(bytes, first_line));
+  }
 };
 
 }  // namespace

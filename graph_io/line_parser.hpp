@@ -108,6 +108,19 @@ inline std::string_view trim_trailing_blank(std::string_view text) {
   return text.substr(0, end);
 }
 
+// A State may have `void reserve(std::size_t chunk_bytes, std::string_view
+// first_line)`: called once per chunk so it can size its vectors up front
+// (growing vectors by doubling costs more than the parsing itself).
+template <typename State>
+void reserve_state(State& state, std::size_t chunk_bytes, std::string_view first_line) {
+  if constexpr (requires { state.reserve(chunk_bytes, first_line); }) state.reserve(chunk_bytes, first_line);
+}
+
+// Lines a chunk of `chunk_bytes` holds if its lines are as long as `first_line` (+10% slack).
+inline std::size_t estimated_lines(std::size_t chunk_bytes, std::string_view first_line) {
+  return chunk_bytes / (first_line.size() + 1) * 11 / 10 + 16;
+}
+
 // Calls handle(line, state) for every line of `text` (without its "\n" or
 // "\r\n"; text is taken up to its last non-blank character) and returns the
 // chunks' states in file order. Throws IoError(file, line, reason) for the
@@ -136,6 +149,10 @@ std::vector<State> parse_lines_parallel(std::string_view text, const std::string
     std::size_t position = starts[c];
     const std::size_t end = starts[c + 1];
     try {
+      if (position < end) {
+        const std::size_t first_end = std::min(end, text.find('\n', position));
+        reserve_state(states[c], end - position, text.substr(position, first_end - position));
+      }
       while (position < end) {
         std::size_t newline = text.find('\n', position);
         if (newline == std::string_view::npos || newline > end) newline = end;

@@ -1,5 +1,6 @@
 #include "graph_io/ogb_reader.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -64,6 +65,10 @@ int64_t read_num_nodes(const fs::path& file) {
 struct EdgeChunk {
   std::vector<int32_t> source;
   std::vector<int32_t> target;
+  void reserve(std::size_t bytes, std::string_view first_line) {
+    source.reserve(estimated_lines(bytes, first_line));
+    target.reserve(estimated_lines(bytes, first_line));
+  }
 };
 
 EdgeList read_edges(const fs::path& file, int64_t num_nodes, const std::string& limit_source) {
@@ -93,6 +98,10 @@ struct FeatureChunk {
   std::vector<float> values;
   int64_t rows = 0;
   int64_t width = -1;        // columns of this chunk's rows
+  void reserve(std::size_t bytes, std::string_view first_line) {
+    const auto per_line = static_cast<std::size_t>(std::count(first_line.begin(), first_line.end(), ',')) + 1;
+    values.reserve(estimated_lines(bytes, first_line) * per_line);
+  }
 };
 
 Tensor read_features(const fs::path& file, int64_t num_nodes) {
@@ -136,6 +145,7 @@ Tensor read_features(const fs::path& file, int64_t num_nodes) {
 
 struct IndexChunk {
   std::vector<int32_t> values;
+  void reserve(std::size_t bytes, std::string_view first_line) { values.reserve(estimated_lines(bytes, first_line)); }
 };
 
 // One integer per line, each checked by `parse`.

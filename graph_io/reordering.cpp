@@ -1,36 +1,19 @@
 #include "graph_io/reordering.hpp"
 
-#include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/cuthill_mckee_ordering.hpp>
 #include <boost/property_map/property_map.hpp>
 
 #include <algorithm>
 #include <numeric>
 
+#include "graph_io/boost_graph.hpp"
+
 namespace sgnn::graph_io {
 
 namespace {
 
-using CsrGraph = boost::compressed_sparse_row_graph<boost::directedS>;
-
-// Undirected simple graph (both directions, no loops, no repeats) as a Boost CSR graph.
-CsrGraph undirected_graph(const EdgeList& edges) {
-  const std::vector<int32_t> sources = edges.source.defined() ? edges.source.to_vector<int32_t>() : std::vector<int32_t>{};
-  const std::vector<int32_t> targets = edges.target.defined() ? edges.target.to_vector<int32_t>() : std::vector<int32_t>{};
-  std::vector<std::pair<int32_t, int32_t>> pairs;
-  pairs.reserve(2 * sources.size());
-  for (std::size_t k = 0; k < sources.size(); ++k) {
-    if (sources[k] == targets[k]) continue;
-    pairs.emplace_back(sources[k], targets[k]);
-    pairs.emplace_back(targets[k], sources[k]);
-  }
-  std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  return CsrGraph(boost::edges_are_sorted, pairs.begin(), pairs.end(), static_cast<std::size_t>(edges.num_nodes));
-}
-
 std::vector<int32_t> rcm_order(const EdgeList& edges) {
-  const CsrGraph graph = undirected_graph(edges);
+  const BoostCsrGraph graph = undirected_boost_graph(edges);
   const std::size_t n = static_cast<std::size_t>(edges.num_nodes);
   std::vector<std::size_t> order(n);
   std::vector<boost::default_color_type> colors(n);

@@ -13,6 +13,7 @@ packages=(
   zlib1g-dev           # gzip-compressed datasets
   libthrust-dev        # Thrust for the CPU-only build without a CUDA toolkit
   clang libclang-rt-14-dev  # libFuzzer targets and sanitizers
+  libomp-dev           # OpenMP for the clang (fuzzing) build
 )
 
 missing=()

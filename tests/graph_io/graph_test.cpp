@@ -6,6 +6,7 @@
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/generators.hpp"
 #include "graph_io/graph.hpp"
+#include "graph_io/graph_statistics.hpp"
 #include "graph_io/section_file.hpp"
 #include "tests/graph_io/adjacency_equality.hpp"
 #include "tests/graph_io/temp_files.hpp"
@@ -239,4 +240,23 @@ TEST_CASE("normalize_feature_rows makes rows sum to 1 and keeps zero rows at 0")
   }
   CHECK_THROWS_AS(normalize_feature_rows(Tensor::zeros({3}, DType::Float32)), InvalidArgument);
   CHECK_THROWS_AS(normalize_feature_rows(Tensor::zeros({3, 2}, DType::Int32)), InvalidArgument);
+}
+
+TEST_CASE("describe_graph counts loops, repeats, symmetry, degrees and components") {
+  // Two components {0,1,2} and {3,4}, node 5 isolated; 0->1 repeated; a loop at 2.
+  const EdgeList edges{6, Tensor::from_vector(std::vector<int32_t>{0, 0, 1, 2, 3}, {5}),
+                       Tensor::from_vector(std::vector<int32_t>{1, 1, 2, 2, 4}, {5}), {}};
+  const GraphStatistics s = describe_graph(edges);
+  CHECK(s.num_nodes == 6);
+  CHECK(s.num_edges == 5);
+  CHECK(s.self_loops == 1);
+  CHECK(s.repeated_edges == 1);
+  CHECK_FALSE(s.symmetric);
+  CHECK(s.components == 3);
+  CHECK(s.largest_component == 3);
+  CHECK(s.out_degree.max == 2);
+  CHECK(s.in_degree.zero == 3);  // nodes 0, 3, 5
+  const EdgeList both{3, Tensor::from_vector(std::vector<int32_t>{0, 1}, {2}), Tensor::from_vector(std::vector<int32_t>{1, 0}, {2}), {}};
+  CHECK(describe_graph(both).symmetric);
+  CHECK(format_statistics(s).find("connected components: 3") != std::string::npos);
 }
