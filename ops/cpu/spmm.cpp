@@ -1,0 +1,46 @@
+// CPU reference of SpMM: one output row per iteration (OpenMP over rows),
+// float accumulation in the CSR order of the row.
+#include <algorithm>
+
+#include "ops/sparse_offsets.hpp"
+#include "ops/spmm_backend.hpp"
+
+namespace sgnn::ops {
+
+void spmm_forward(Cpu, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
+                  Tensor& c) {
+  const int32_t* columns = csr.indices.data<int32_t>();
+  const float* weights = values.defined() ? values.data<float>() : nullptr;
+  const float* dense = b.data<float>();
+  float* out = c.data<float>();
+  const int64_t width = heads * features;
+  with_offsets(csr.indptr, [&](const auto* indptr) {
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t row = 0; row < csr.num_rows; ++row) {
+      float* out_row = out + row * width;
+      std::fill(out_row, out_row + width, 0.0f);
+      for (int64_t e = indptr[row]; e < indptr[row + 1]; ++e) {
+        const float* b_row = dense + int64_t{columns[e]} * width;
+        for (int64_t h = 0; h < heads; ++h) {
+          const float weight = weights ? weights[e * heads + h] : 1.0f;
+          for (int64_t f = h * features; f < (h + 1) * features; ++f) out_row[f] += weight * b_row[f];
+        }
+      }
+    }
+  });
+}
+
+void gather_edges(Cpu, const Tensor& map, const Tensor& in, Tensor& out) {
+  const int64_t count = map.numel();
+  const int64_t width = count == 0 ? 0 : out.numel() / count;
+  const float* source = in.data<float>();
+  float* destination = out.data<float>();
+  with_offsets(map, [&](const auto* index) {
+#pragma omp parallel for if (count > 65536)
+    for (int64_t k = 0; k < count; ++k) {
+      std::copy_n(source + int64_t{index[k]} * width, width, destination + k * width);
+    }
+  });
+}
+
+}  // namespace sgnn::ops

@@ -1,0 +1,20 @@
+// Backend entry points of ops/edge_softmax.hpp (see ops/backend.hpp).
+// Per-edge tensors are [nnz · heads] in A's edge order; outputs preallocated.
+#pragma once
+
+#include "core/csr.hpp"
+#include "ops/backend.hpp"
+
+namespace sgnn::ops {
+
+// out = softmax of scores over each row's entries, per head, max subtracted.
+void edge_softmax_forward(Cpu, const Csr& csr, int64_t heads, const Tensor& scores, Tensor& out);
+void edge_softmax_forward(Cuda, const Csr& csr, int64_t heads, const Tensor& scores, Tensor& out);
+
+// grad_scores[e, h] = out[e, h] · (grad_out[e, h] − Σ_{e' in row(e)} out[e', h] · grad_out[e', h])
+void edge_softmax_backward(Cpu, const Csr& csr, int64_t heads, const Tensor& out, const Tensor& grad_out,
+                           Tensor& grad_scores);
+void edge_softmax_backward(Cuda, const Csr& csr, int64_t heads, const Tensor& out, const Tensor& grad_out,
+                           Tensor& grad_scores);
+
+}  // namespace sgnn::ops

@@ -1,0 +1,21 @@
+// Backend entry points of ops/sddmm.hpp (see ops/backend.hpp). Outputs are
+// preallocated by the caller; every tensor is contiguous and on one device.
+#pragma once
+
+#include "core/csr.hpp"
+#include "ops/backend.hpp"
+
+namespace sgnn::ops {
+
+// out[e, h] = Σ_f x[row(e), h, f] · y[col(e), h, f]
+//   x [num_rows, heads · features], y [num_cols, heads · features], out [nnz · heads]
+void sddmm_dot_forward(Cpu, const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
+                       Tensor& out);
+void sddmm_dot_forward(Cuda, const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
+                       Tensor& out);
+
+// out[e, h] = x[row(e), h] + y[col(e), h]; x [num_rows, heads], y [num_cols, heads], out [nnz · heads]
+void sddmm_add_forward(Cpu, const Csr& csr, int64_t heads, const Tensor& x, const Tensor& y, Tensor& out);
+void sddmm_add_forward(Cuda, const Csr& csr, int64_t heads, const Tensor& x, const Tensor& y, Tensor& out);
+
+}  // namespace sgnn::ops

@@ -1,0 +1,49 @@
+#include "ops/sparse_checks.hpp"
+
+namespace sgnn::ops {
+
+void check_adjacency(const Adjacency& adjacency, const char* op) {
+  const Csr& csr = adjacency.csr;
+  SGNN_CHECK(csr.indptr.defined() && csr.indices.defined(), op, ": the adjacency has no CSR (prepare it with ",
+             "graph_io::prepare_adjacency)");
+  check_dtype(csr.indptr, csr_offset_dtype(csr.nnz), op, "adjacency.csr.indptr");
+  check_dtype(csr.indices, DType::Int32, op, "adjacency.csr.indices");
+  SGNN_CHECK(csr.indptr.numel() == csr.num_rows + 1 && csr.indices.numel() == csr.nnz, op,
+             ": adjacency CSR arrays do not match its size (indptr ", shape_str(csr.indptr.shape()), ", indices ",
+             shape_str(csr.indices.shape()), " for ", csr.num_rows, " rows and ", csr.nnz, " entries)");
+  check_same_device(csr.indptr, csr.indices, op);
+}
+
+void check_transpose(const Adjacency& adjacency, const char* op) {
+  const Csr& transpose = adjacency.transpose;
+  SGNN_CHECK(transpose.indptr.defined() && transpose.indices.defined() && adjacency.transpose_to_csr.defined(), op,
+             ": backward needs adjacency.transpose and transpose_to_csr (built by graph_io::prepare_adjacency)");
+  SGNN_CHECK(transpose.num_rows == adjacency.num_cols() && transpose.num_cols == adjacency.num_rows() &&
+                 transpose.nnz == adjacency.nnz() && adjacency.transpose_to_csr.numel() == adjacency.nnz(),
+             op, ": adjacency.transpose is ", transpose.num_rows, " x ", transpose.num_cols, " with ", transpose.nnz,
+             " entries, not the transpose of a ", adjacency.num_rows(), " x ", adjacency.num_cols(), " matrix with ",
+             adjacency.nnz());
+  check_dtype(transpose.indptr, csr_offset_dtype(transpose.nnz), op, "adjacency.transpose.indptr");
+  check_dtype(adjacency.transpose_to_csr, csr_offset_dtype(adjacency.nnz()), op, "adjacency.transpose_to_csr");
+  SGNN_CHECK(transpose.device() == adjacency.device() && adjacency.transpose_to_csr.device() == adjacency.device(),
+             op, ": adjacency.transpose is not on the adjacency's device ", adjacency.device().str());
+}
+
+void check_sparse_operand(const Tensor& tensor, const Adjacency& adjacency, int64_t rows, const char* op,
+                          const char* argument) {
+  check_dtype(tensor, DType::Float32, op, argument);
+  SGNN_CHECK(tensor.device() == adjacency.device(), op, ": argument '", argument, "' is on ", tensor.device().str(),
+             " but the adjacency is on ", adjacency.device().str(), "; move it with .to(device)");
+  SGNN_CHECK(tensor.dim() >= 1 && tensor.size(0) == rows, op, ": argument '", argument, "' has shape ",
+             shape_str(tensor.shape()), ", its first axis must be ", rows, " (the adjacency is ",
+             adjacency.num_rows(), " x ", adjacency.num_cols(), ")");
+}
+
+int64_t check_edge_tensor(const Tensor& tensor, const Adjacency& adjacency, const char* op, const char* argument) {
+  check_sparse_operand(tensor, adjacency, adjacency.nnz(), op, argument);
+  SGNN_CHECK(tensor.dim() == 1 || (tensor.dim() == 2 && tensor.size(1) >= 1), op, ": argument '", argument,
+             "' must be [nnz] or [nnz, heads], got ", shape_str(tensor.shape()));
+  return tensor.dim() == 1 ? 1 : tensor.size(1);
+}
+
+}  // namespace sgnn::ops

@@ -1,0 +1,21 @@
+// Argument checks shared by the sparse ops (spmm, sddmm, edge_softmax): every
+// message names the op, the argument, what was expected and what came.
+#pragma once
+
+#include "core/adjacency.hpp"
+#include "core/tensor.hpp"
+
+namespace sgnn::ops {
+
+// The adjacency has a CSR (indptr of the right offset dtype, indices int32).
+void check_adjacency(const Adjacency& adjacency, const char* op);
+// The adjacency can run a backward pass on Aᵀ (transpose and edge map present).
+void check_transpose(const Adjacency& adjacency, const char* op);
+// A float32 tensor on the adjacency's device whose first axis is `rows`.
+void check_sparse_operand(const Tensor& tensor, const Adjacency& adjacency, int64_t rows, const char* op,
+                          const char* argument);
+// A per-edge tensor: float32, on the adjacency's device, [nnz] or [nnz, H].
+// Returns H (1 for [nnz]).
+int64_t check_edge_tensor(const Tensor& tensor, const Adjacency& adjacency, const char* op, const char* argument);
+
+}  // namespace sgnn::ops

@@ -1,0 +1,28 @@
+#include "ops/sparse_runners.hpp"
+
+#include "ops/sddmm_backend.hpp"
+#include "ops/spmm_backend.hpp"
+
+namespace sgnn::ops::detail {
+
+Tensor run_spmm(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
+                const Shape& shape) {
+  Tensor c = Tensor::empty(shape, DType::Float32, b.device());
+  SGNN_DISPATCH(b.device(), spmm_forward, csr, values, heads, features, b, c);
+  return c;
+}
+
+Tensor run_sddmm_dot(const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
+                     const Shape& shape) {
+  Tensor out = Tensor::empty(shape, DType::Float32, x.device());
+  SGNN_DISPATCH(x.device(), sddmm_dot_forward, csr, heads, features, x, y, out);
+  return out;
+}
+
+Tensor to_transpose_order(const Adjacency& adjacency, const Tensor& edge_tensor) {
+  Tensor moved = Tensor::empty(edge_tensor.shape(), DType::Float32, edge_tensor.device());
+  SGNN_DISPATCH(edge_tensor.device(), gather_edges, adjacency.transpose_to_csr, edge_tensor, moved);
+  return moved;
+}
+
+}  // namespace sgnn::ops::detail

@@ -1,0 +1,19 @@
+// Allocate-and-dispatch helpers shared by the forward and backward passes of
+// the sparse ops: no argument checks (the public ops check), no autograd.
+#pragma once
+
+#include "core/adjacency.hpp"
+#include "core/tensor.hpp"
+
+namespace sgnn::ops::detail {
+
+// spmm_forward into a fresh tensor of shape `shape` ([csr.num_rows, ...]).
+Tensor run_spmm(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
+                const Shape& shape);
+// sddmm_dot_forward into a fresh tensor of shape `shape` ([nnz] or [nnz, heads]).
+Tensor run_sddmm_dot(const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
+                     const Shape& shape);
+// A per-edge tensor moved from A's edge order to Aᵀ's (through transpose_to_csr).
+Tensor to_transpose_order(const Adjacency& adjacency, const Tensor& edge_tensor);
+
+}  // namespace sgnn::ops::detail

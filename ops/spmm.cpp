@@ -1,0 +1,74 @@
+#include "ops/spmm.hpp"
+
+#include "core/autograd.hpp"
+#include "ops/sparse_checks.hpp"
+#include "ops/sparse_runners.hpp"
+
+namespace sgnn::ops {
+
+namespace {
+
+constexpr const char* kOp = "spmm";
+
+// C = A·b with `values` in A's order; `transpose_values` are the same weights
+// in Aᵀ's order when the caller has them (GCN), else they are gathered in backward.
+Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const Tensor& transpose_values,
+                        const Tensor& b) {
+  check_adjacency(adjacency, kOp);
+  const int64_t heads = values.defined() && values.dim() == 2 ? values.size(1) : 1;
+  if (values.defined()) check_edge_tensor(values, adjacency, kOp, "edge_values");
+  check_sparse_operand(b, adjacency, adjacency.num_cols(), kOp, "b");
+  if (values.defined() && values.dim() == 2) {
+    SGNN_CHECK(b.dim() == 3 && b.size(1) == heads, kOp, ": edge_values [nnz, ", heads, "] need b of shape [",
+               adjacency.num_cols(), ", ", heads, ", F], got ", shape_str(b.shape()));
+  } else {
+    SGNN_CHECK(b.dim() == 2, kOp, ": b must be [", adjacency.num_cols(), ", F] (per-head b [n, H, F] needs ",
+               "edge_values [nnz, H]), got ", shape_str(b.shape()));
+  }
+  const int64_t features = b.size(-1);
+  Shape out_shape = b.shape();
+  out_shape[0] = adjacency.num_rows();
+  Tensor c = detail::run_spmm(adjacency.csr, values, heads, features, b, out_shape);
+
+  if (autograd::needs_recording({b, values})) {
+    check_transpose(adjacency, kOp);
+    autograd::record(kOp, {b, values}, c,
+                     [adjacency, heads, features, saved_values = values.detach(),
+                      saved_transpose_values = transpose_values.detach(),
+                      saved_b = b.detach()](const Tensor& grad_c, const autograd::NeedsGrad& needs) {
+                       std::vector<Tensor> grads(2);
+                       if (needs[0]) {
+                         Tensor weights = saved_transpose_values;
+                         if (!weights.defined() && saved_values.defined()) {
+                           weights = detail::to_transpose_order(adjacency, saved_values);
+                         }
+                         grads[0] = detail::run_spmm(adjacency.transpose, weights, heads, features, grad_c,
+                                                     saved_b.shape());
+                       }
+                       if (needs[1]) {
+                         grads[1] = detail::run_sddmm_dot(adjacency.csr, heads, features, grad_c, saved_b,
+                                                          saved_values.shape());
+                       }
+                       return grads;
+                     });
+  }
+  return c;
+}
+
+}  // namespace
+
+Tensor spmm(const Adjacency& adjacency, const Tensor& edge_values, const Tensor& b) {
+  return spmm_with_values(adjacency, edge_values, Tensor(), b);
+}
+
+Tensor spmm(const Adjacency& adjacency, const Tensor& b) {
+  if (adjacency.has_values()) {
+    SGNN_CHECK(adjacency.transpose_values.defined() && adjacency.transpose_values.numel() == adjacency.nnz() &&
+                   adjacency.values.dim() == 1,
+               kOp, ": adjacency.values must be [nnz] with transpose_values beside them");
+    return spmm_with_values(adjacency, adjacency.values.detach(), adjacency.transpose_values.detach(), b);
+  }
+  return spmm_with_values(adjacency, Tensor(), Tensor(), b);
+}
+
+}  // namespace sgnn::ops

@@ -1,0 +1,24 @@
+// Backend entry points of ops/spmm.hpp (see ops/backend.hpp). Outputs are
+// preallocated by the caller; every tensor is contiguous and on one device.
+#pragma once
+
+#include "core/csr.hpp"
+#include "ops/backend.hpp"
+
+namespace sgnn::ops {
+
+// c[i, h, :] = Σ_{e in row i} v[e, h] · b[col(e), h, :] for h < heads.
+//   values  undefined (every entry weighs 1) or [nnz · heads] float32
+//   b       [num_cols, heads · features], c [num_rows, heads · features]
+// Each output row is written exactly once (rows without entries get 0).
+void spmm_forward(Cpu, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
+                  Tensor& c);
+void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
+                  Tensor& c);
+
+// out[k, :] = in[map[k], :]: moves a per-edge tensor [nnz, ...] from one edge
+// order to another (A's to Aᵀ's through transpose_to_csr). map int32 or int64.
+void gather_edges(Cpu, const Tensor& map, const Tensor& in, Tensor& out);
+void gather_edges(Cuda, const Tensor& map, const Tensor& in, Tensor& out);
+
+}  // namespace sgnn::ops
