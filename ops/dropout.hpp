@@ -1,0 +1,17 @@
+// Inverted dropout, differentiable.
+#pragma once
+
+#include "core/generator.hpp"
+#include "core/tensor.hpp"
+
+namespace sgnn::ops {
+
+// training = false or p == 0: returns x itself. Otherwise takes
+// stream = generator.next_stream(x.numel()); element i is kept iff
+// stream.uniform(i) >= p and then scaled by 1/(1-p), else zeroed. The mask
+// depends only on the generator's state, not on the device: CPU and CUDA give
+// the same mask bit for bit. The mask is not stored; backward regenerates it.
+// p outside [0, 1) or a dtype other than float32 -> InvalidArgument.
+Tensor dropout(const Tensor& x, float p, bool training, Generator& generator = default_generator());
+
+}  // namespace sgnn::ops

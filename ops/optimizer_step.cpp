@@ -1,0 +1,74 @@
+#include "ops/optimizer_step.hpp"
+
+#include <cmath>
+
+#include "ops/optimizer_step_backend.hpp"
+
+namespace sgnn::ops {
+
+namespace {
+
+void check_parameter_and_gradient(const char* op, const Tensor& parameter, const Tensor& gradient) {
+  check_dtype(parameter, DType::Float32, op, "parameter");
+  check_dtype(gradient, DType::Float32, op, "gradient");
+  check_same_device(parameter, gradient, op);
+  SGNN_CHECK(parameter.shape() == gradient.shape(), op, ": gradient shape ", shape_str(gradient.shape()),
+             " differs from parameter shape ", shape_str(parameter.shape()));
+}
+
+// A state tensor: allocated as zeros when undefined, else checked against the parameter.
+void prepare_state(const char* op, const char* name, const Tensor& parameter, Tensor& state) {
+  if (!state.defined()) {
+    state = Tensor::zeros(parameter.shape(), DType::Float32, parameter.device());
+    return;
+  }
+  check_dtype(state, DType::Float32, op, name);
+  check_same_device(parameter, state, op);
+  SGNN_CHECK(state.shape() == parameter.shape(), op, ": ", name, " shape ", shape_str(state.shape()),
+             " differs from parameter shape ", shape_str(parameter.shape()));
+}
+
+}  // namespace
+
+void sgd_step(Tensor& parameter, const Tensor& gradient, Tensor& momentum_buffer, const SgdHyperparameters& hyper) {
+  constexpr const char* op = "sgd_step";
+  check_parameter_and_gradient(op, parameter, gradient);
+  SGNN_CHECK(hyper.learning_rate >= 0.0f, op, ": learning_rate must be >= 0, got ", hyper.learning_rate);
+  SGNN_CHECK(hyper.momentum >= 0.0f, op, ": momentum must be >= 0, got ", hyper.momentum);
+  SGNN_CHECK(hyper.weight_decay >= 0.0f, op, ": weight_decay must be >= 0, got ", hyper.weight_decay);
+  SGNN_CHECK(!hyper.nesterov || hyper.momentum > 0.0f, op, ": nesterov needs momentum > 0");
+  bool first_step = false;
+  if (hyper.momentum > 0.0f) {
+    first_step = !momentum_buffer.defined();
+    prepare_state(op, "momentum_buffer", parameter, momentum_buffer);
+  }
+  SGNN_DISPATCH(parameter.device(), sgd_update, parameter, gradient, momentum_buffer, hyper, first_step);
+}
+
+void adam_step(Tensor& parameter, const Tensor& gradient, Tensor& first_moment, Tensor& second_moment, int64_t step,
+               const AdamHyperparameters& hyper) {
+  constexpr const char* op = "adam_step";
+  check_parameter_and_gradient(op, parameter, gradient);
+  SGNN_CHECK(step >= 1, op, ": step is 1-based, got ", step);
+  SGNN_CHECK(hyper.learning_rate >= 0.0f, op, ": learning_rate must be >= 0, got ", hyper.learning_rate);
+  SGNN_CHECK(hyper.beta1 >= 0.0f && hyper.beta1 < 1.0f, op, ": beta1 must be in [0, 1), got ", hyper.beta1);
+  SGNN_CHECK(hyper.beta2 >= 0.0f && hyper.beta2 < 1.0f, op, ": beta2 must be in [0, 1), got ", hyper.beta2);
+  SGNN_CHECK(hyper.epsilon >= 0.0f, op, ": epsilon must be >= 0, got ", hyper.epsilon);
+  SGNN_CHECK(hyper.weight_decay >= 0.0f, op, ": weight_decay must be >= 0, got ", hyper.weight_decay);
+  prepare_state(op, "first_moment", parameter, first_moment);
+  prepare_state(op, "second_moment", parameter, second_moment);
+  const double t = static_cast<double>(step);
+  const double bias_correction1 = 1.0 - std::pow(static_cast<double>(hyper.beta1), t);
+  const double bias_correction2 = 1.0 - std::pow(static_cast<double>(hyper.beta2), t);
+  const AdamScalars scalars{hyper.learning_rate,
+                            hyper.beta1,
+                            hyper.beta2,
+                            hyper.epsilon,
+                            hyper.weight_decay,
+                            hyper.decoupled_weight_decay,
+                            static_cast<float>(static_cast<double>(hyper.learning_rate) / bias_correction1),
+                            static_cast<float>(std::sqrt(bias_correction2))};
+  SGNN_DISPATCH(parameter.device(), adam_update, parameter, gradient, first_moment, second_moment, scalars);
+}
+
+}  // namespace sgnn::ops
