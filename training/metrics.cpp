@@ -1,5 +1,8 @@
 #include "training/metrics.hpp"
 
+#include "ops/classification.hpp"
+#include "ops/loss.hpp"
+
 namespace sgnn::training {
 
 namespace {
@@ -49,6 +52,16 @@ double macro_f1(const Tensor& confusion) {
     ++counted;
   }
   return counted == 0 ? 0.0 : sum / static_cast<double>(counted);
+}
+
+SplitMetrics evaluate_split(const Tensor& logits, const Tensor& labels, const Tensor& index) {
+  check_dim(logits, 2, "evaluate_split", "logits");
+  const Tensor confusion = ops::confusion_matrix(logits, labels, index, logits.size(1));
+  SplitMetrics metrics;
+  metrics.loss = ops::cross_entropy(logits, labels, index).item();
+  metrics.accuracy = accuracy(confusion);
+  metrics.macro_f1 = macro_f1(confusion);
+  return metrics;
 }
 
 }  // namespace sgnn::training

@@ -15,4 +15,15 @@ double accuracy(const Tensor& confusion);
 // scikit-learn with zero_division ignored; 0 when no class counts.
 double macro_f1(const Tensor& confusion);
 
+struct SplitMetrics {
+  double loss = 0;
+  double accuracy = 0;
+  double macro_f1 = 0;
+};
+
+// Loss (cross entropy), accuracy and macro-F1 of `logits` [N, C] on the rows
+// `index` (int32, undefined = all) against `labels` [N] int32. Not
+// differentiable: call under autograd::NoGradGuard.
+SplitMetrics evaluate_split(const Tensor& logits, const Tensor& labels, const Tensor& index);
+
 }  // namespace sgnn::training
