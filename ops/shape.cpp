@@ -5,6 +5,27 @@
 
 namespace sgnn::ops {
 
+namespace {
+
+// Moves the blocks between `whole` [outer, Σ width_j] and `pieces` (each
+// [outer, width_j]) in either direction.
+void move_blocks(std::vector<Tensor>& pieces, Tensor& whole, int64_t outer, bool into_whole) {
+  if (outer == 0 || whole.numel() == 0) return;
+  const int64_t total_width = whole.numel() / outer;
+  int64_t offset = 0;
+  for (Tensor& piece : pieces) {
+    const int64_t width = piece.numel() / outer;
+    if (into_whole) {
+      SGNN_DISPATCH(whole.device(), copy_block, piece, whole, BlockCopy{0, width, offset, total_width, outer, width});
+    } else {
+      SGNN_DISPATCH(whole.device(), copy_block, whole, piece, BlockCopy{offset, total_width, 0, width, outer, width});
+    }
+    offset += width;
+  }
+}
+
+}  // namespace
+
 Tensor reshape(const Tensor& x, const Shape& shape) {
   check_defined(x, "reshape", "x");
   Tensor y = x.view(shape);  // detached: y gets its own autograd node below
@@ -43,7 +64,8 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
   for (std::size_t i = 0; i < axis_index; ++i) outer *= out_shape[i];
 
   Tensor out = Tensor::empty(out_shape, DType::Float32, first.device());
-  SGNN_DISPATCH(first.device(), concat_forward, xs, outer, out);
+  std::vector<Tensor> inputs = xs;
+  move_blocks(inputs, out, outer, true);
   bool any_requires_grad = false;
   for (const Tensor& x : xs) any_requires_grad = any_requires_grad || autograd::needs_recording({x});
   if (any_requires_grad) {
@@ -53,7 +75,8 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
                      [shapes, outer](const Tensor& grad, const autograd::NeedsGrad&) {
                        std::vector<Tensor> pieces;
                        for (const Shape& shape : shapes) pieces.push_back(Tensor::empty(shape, DType::Float32, grad.device()));
-                       SGNN_DISPATCH(grad.device(), split_backward, grad, outer, pieces);
+                       Tensor whole = grad;
+                       move_blocks(pieces, whole, outer, false);
                        return pieces;
                      });
   }

@@ -1,0 +1,75 @@
+// CUDA matmul through cuBLAS (row-major on top of column-major cuBLAS).
+//
+// A row-major [r, c] matrix is the column-major [c, r] matrix, its transpose.
+// So row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: we call
+// gemm with the operands swapped, (n, m, k) and each operand's leading
+// dimension = the column count of its row-major storage.
+#include <array>
+#include <climits>
+#include <mutex>
+
+#include "core/cuda/cublas_check.hpp"
+#include "core/cuda_runtime.hpp"
+#include "ops/matmul.hpp"
+#include "ops/matmul_backend.hpp"
+
+namespace sgnn::ops {
+
+namespace {
+
+constexpr int kMaxDevices = 64;
+// A fixed workspace makes cuBLAS allocate nothing per call, which CUDA Graph
+// capture of a training step requires.
+constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
+
+// One handle per device, bound to the library's stream; created on first use
+// and kept for the life of the process.
+cublasHandle_t handle(Device device) {
+  static std::array<cublasHandle_t, kMaxDevices> handles{};
+  static std::array<std::once_flag, kMaxDevices> created;
+  SGNN_CHECK(device.index >= 0 && device.index < kMaxDevices, "matmul: CUDA device index ", device.index,
+             " out of range");
+  const auto slot = static_cast<std::size_t>(device.index);
+  std::call_once(created[slot], [&] {
+    cuda::DeviceGuard guard(device);
+    cublasHandle_t created_handle = nullptr;
+    SGNN_CUBLAS_CHECK(cublasCreate(&created_handle));
+    SGNN_CUBLAS_CHECK(cublasSetStream(created_handle, cuda::stream(device)));
+    void* workspace = nullptr;
+    SGNN_CUDA_CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
+    SGNN_CUBLAS_CHECK(cublasSetWorkspace(created_handle, workspace, kWorkspaceBytes));
+    handles[slot] = created_handle;
+  });
+  return handles[slot];
+}
+
+int to_int(int64_t value, const char* what) {
+  SGNN_CHECK(value <= INT_MAX, "matmul: ", what, " = ", value, " exceeds cuBLAS's 32-bit limit");
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+void matmul_forward(Cuda, const Tensor& a, bool transpose_a, const Tensor& b, bool transpose_b, Tensor& c) {
+  const int64_t m = c.size(0);
+  const int64_t n = c.size(1);
+  const int64_t k = transpose_a ? a.size(0) : a.size(1);
+  if (m == 0 || n == 0) return;
+  const Device device = c.device();
+  cuda::DeviceGuard guard(device);
+  if (k == 0) {  // an empty sum: cuBLAS is not asked to handle zero-sized operands
+    SGNN_CUDA_CHECK(cudaMemsetAsync(c.data<float>(), 0, c.nbytes(), cuda::stream(device)));
+    return;
+  }
+  const cublasHandle_t cublas = handle(device);
+  const float alpha = 1.0f;
+  const float beta = 0.0f;
+  const cublasComputeType_t compute = allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  SGNN_CUBLAS_CHECK(cublasGemmEx(cublas, transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                 transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N, to_int(n, "n"), to_int(m, "m"),
+                                 to_int(k, "k"), &alpha, b.data<float>(), CUDA_R_32F, to_int(b.size(1), "ldb"),
+                                 a.data<float>(), CUDA_R_32F, to_int(a.size(1), "lda"), &beta, c.data<float>(),
+                                 CUDA_R_32F, to_int(n, "ldc"), compute, CUBLAS_GEMM_DEFAULT));
+}
+
+}  // namespace sgnn::ops

@@ -1,0 +1,157 @@
+// CUDA SDDMM after Sputnik (§VI): one subwarp per (row, head) of the plan's
+// row order walks that row's entries four at a time; each lane multiplies its
+// slice of x[row] and y[col] (float4 loads when the per-head width is a
+// multiple of 4 and the pointers are aligned), and the subwarp reduces the
+// dot products with shuffles. Narrow subwarps for small widths; grid-stride
+// over items, so any number of rows launches. sddmm_add: one subwarp per row
+// writes x[row] + y[col] for the row's entries and heads, coalesced.
+#include <cstdint>
+
+#include "ops/cuda/sparse_device.cuh"
+#include "ops/sddmm_backend.hpp"
+#include "ops/sparse_offsets.hpp"
+#include "ops/sparse_plan.hpp"
+
+namespace sgnn::ops {
+
+namespace {
+
+using sparse_cuda::Offsets;
+using sparse_cuda::offsets_of;
+
+struct SddmmArguments {
+  Offsets indptr;
+  const int32_t* indices;
+  const int32_t* row_order;
+  int64_t num_rows;
+  int heads;
+  int64_t features;  // per head
+  const float* x;
+  const float* y;
+  float* out;
+};
+
+template <int kVec>
+__device__ __forceinline__ float dot_slice(const float* a, const float* b) {
+  if constexpr (kVec == 4) {
+    const float4 p = __ldg(reinterpret_cast<const float4*>(a));
+    const float4 q = __ldg(reinterpret_cast<const float4*>(b));
+    return p.x * q.x + p.y * q.y + p.z * q.z + p.w * q.w;
+  } else {
+    return __ldg(a) * __ldg(b);
+  }
+}
+
+constexpr int kEntries = 4;  // entries per step: independent loads in flight
+
+template <int kVec, int kSub>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(SddmmArguments args) {
+  const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
+  const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
+  const int64_t width = args.heads * args.features;
+  const int64_t items = args.num_rows * args.heads;
+  for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
+    const int head = static_cast<int>(item % args.heads);
+    const int64_t row = args.row_order[item / args.heads];
+    const int64_t begin = args.indptr[row];
+    const int64_t end = args.indptr[row + 1];
+    const float* x_row = args.x + row * width + head * args.features;
+    for (int64_t e0 = begin; e0 < end; e0 += kEntries) {
+      const float* y_row[kEntries];
+#pragma unroll
+      for (int k = 0; k < kEntries; ++k) {
+        // Entries past the row end repeat the first one; their sums are not written.
+        const int64_t e = e0 + k < end ? e0 + k : e0;
+        y_row[k] = args.y + int64_t{__ldg(args.indices + e)} * width + head * args.features;
+      }
+      float partial[kEntries] = {};
+      for (int64_t f = lane * kVec; f < args.features; f += kSub * kVec) {
+#pragma unroll
+        for (int k = 0; k < kEntries; ++k) partial[k] += dot_slice<kVec>(x_row + f, y_row[k] + f);
+      }
+#pragma unroll
+      for (int k = 0; k < kEntries; ++k) {
+        const float sum = sparse_cuda::subwarp_sum<kSub>(partial[k], mask);
+        if (lane == 0 && e0 + k < end) args.out[(e0 + k) * args.heads + head] = sum;
+      }
+    }
+  }
+}
+
+template <int kVec, int kSub>
+void launch_dot(const SddmmArguments& args, Device device) {
+  const unsigned blocks = sparse_cuda::subwarp_blocks(args.num_rows * args.heads, kSub, device);
+  sddmm_dot_kernel<kVec, kSub><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
+  SGNN_CUDA_CHECK_LAUNCH("sddmm_dot_kernel");
+}
+
+template <int kVec>
+void launch_dot_sub(int sub, const SddmmArguments& args, Device device) {
+  switch (sub) {
+    case 1: return launch_dot<kVec, 1>(args, device);
+    case 2: return launch_dot<kVec, 2>(args, device);
+    case 4: return launch_dot<kVec, 4>(args, device);
+    case 8: return launch_dot<kVec, 8>(args, device);
+    case 16: return launch_dot<kVec, 16>(args, device);
+    default: return launch_dot<kVec, 32>(args, device);
+  }
+}
+
+template <int kSub>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_add_kernel(SddmmArguments args) {
+  const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
+  const int64_t heads = args.heads;
+  for (int64_t item = sparse_cuda::global_subwarp(kSub); item < args.num_rows;
+       item += sparse_cuda::subwarp_count(kSub)) {
+    const int64_t row = args.row_order[item];
+    const int64_t end = args.indptr[row + 1] * heads;
+    for (int64_t k = args.indptr[row] * heads + lane; k < end; k += kSub) {
+      const int64_t e = k / heads;
+      const int64_t head = k - e * heads;
+      args.out[k] = __ldg(args.x + row * heads + head) + __ldg(args.y + int64_t{__ldg(args.indices + e)} * heads + head);
+    }
+  }
+}
+
+template <int kSub>
+void launch_add(const SddmmArguments& args, Device device) {
+  const unsigned blocks = sparse_cuda::subwarp_blocks(args.num_rows, kSub, device);
+  sddmm_add_kernel<kSub><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
+  SGNN_CUDA_CHECK_LAUNCH("sddmm_add_kernel");
+}
+
+}  // namespace
+
+void sddmm_dot_forward(Cuda, const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
+                       Tensor& out) {
+  if (out.numel() == 0) return;
+  const Device device = x.device();
+  cuda::DeviceGuard guard(device);
+  const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
+  const SddmmArguments args{offsets_of(csr.indptr), csr.indices.data<int32_t>(), plan->row_order.data<int32_t>(),
+                            csr.num_rows,           static_cast<int>(heads),     features,
+                            x.data<float>(),        y.data<float>(),             out.data<float>()};
+  if (features % 4 == 0 && sparse_cuda::aligned16(x.raw_data()) && sparse_cuda::aligned16(y.raw_data())) {
+    launch_dot_sub<4>(sparse_cuda::next_power_of_two(features / 4, 32), args, device);
+  } else {
+    launch_dot_sub<1>(sparse_cuda::next_power_of_two(features, 32), args, device);
+  }
+}
+
+void sddmm_add_forward(Cuda, const Csr& csr, int64_t heads, const Tensor& x, const Tensor& y, Tensor& out) {
+  if (out.numel() == 0) return;
+  const Device device = x.device();
+  cuda::DeviceGuard guard(device);
+  const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
+  const SddmmArguments args{offsets_of(csr.indptr), csr.indices.data<int32_t>(), plan->row_order.data<int32_t>(),
+                            csr.num_rows,           static_cast<int>(heads),     1,
+                            x.data<float>(),        y.data<float>(),             out.data<float>()};
+  // Entries × heads of a typical row decide how many lanes share it.
+  const double per_row = plan->mean_row_length * static_cast<double>(heads);
+  if (per_row <= 4) launch_add<4>(args, device);
+  else if (per_row <= 8) launch_add<8>(args, device);
+  else if (per_row <= 16) launch_add<16>(args, device);
+  else launch_add<32>(args, device);
+}
+
+}  // namespace sgnn::ops

@@ -1,0 +1,68 @@
+// Softmax over rows on CUDA: one warp per row (rows are the classes of a node
+// or the features of a head: short), max and sum by warp shuffles.
+#include "ops/cuda/warp_reduce.cuh"
+#include "ops/softmax_backend.hpp"
+
+namespace sgnn::ops {
+
+namespace {
+
+__global__ void softmax_forward_kernel(bool log, const float* __restrict__ x, int64_t rows, int64_t cols,
+                                       float* __restrict__ y) {
+  const unsigned lane = threadIdx.x & 31u;
+  for (int64_t r = warp_row_begin(); r < rows; r += warp_row_step()) {
+    const float* row = x + r * cols;
+    float* out = y + r * cols;
+    float maximum = -INFINITY;
+    for (int64_t c = lane; c < cols; c += 32) maximum = fmaxf(maximum, row[c]);
+    maximum = warp_max(maximum);
+    // An all −inf row has no finite maximum: shift by 0 as the CPU backend does.
+    const float shift = isfinite(maximum) ? maximum : 0.0f;
+    float total = 0.0f;
+    for (int64_t c = lane; c < cols; c += 32) total += expf(row[c] - shift);
+    total = warp_sum(total);
+    if (log) {
+      const float log_total = logf(total);
+      for (int64_t c = lane; c < cols; c += 32) out[c] = row[c] - shift - log_total;
+    } else {
+      const float inverse = 1.0f / total;
+      for (int64_t c = lane; c < cols; c += 32) out[c] = expf(row[c] - shift) * inverse;
+    }
+  }
+}
+
+__global__ void softmax_backward_kernel(bool log, const float* __restrict__ y, const float* __restrict__ grad_y,
+                                        int64_t rows, int64_t cols, float* __restrict__ grad_x) {
+  const unsigned lane = threadIdx.x & 31u;
+  for (int64_t r = warp_row_begin(); r < rows; r += warp_row_step()) {
+    const float* yr = y + r * cols;
+    const float* gr = grad_y + r * cols;
+    float* dx = grad_x + r * cols;
+    float dot = 0.0f;
+    for (int64_t c = lane; c < cols; c += 32) dot += log ? gr[c] : gr[c] * yr[c];
+    dot = warp_sum(dot);
+    for (int64_t c = lane; c < cols; c += 32) dx[c] = log ? gr[c] - expf(yr[c]) * dot : yr[c] * (gr[c] - dot);
+  }
+}
+
+}  // namespace
+
+void softmax_forward(Cuda, bool log, const Tensor& x, int64_t cols, Tensor& y) {
+  if (cols == 0 || x.numel() == 0) return;
+  const int64_t rows = x.numel() / cols;
+  cuda::DeviceGuard guard(x.device());
+  softmax_forward_kernel<<<warp_row_blocks(rows, x.device()), kWarpRowThreads, 0, cuda::stream(x.device())>>>(
+      log, x.data<float>(), rows, cols, y.data<float>());
+  SGNN_CUDA_CHECK_LAUNCH("softmax_forward_kernel");
+}
+
+void softmax_backward(Cuda, bool log, const Tensor& y, const Tensor& grad_y, int64_t cols, Tensor& grad_x) {
+  if (cols == 0 || y.numel() == 0) return;
+  const int64_t rows = y.numel() / cols;
+  cuda::DeviceGuard guard(y.device());
+  softmax_backward_kernel<<<warp_row_blocks(rows, y.device()), kWarpRowThreads, 0, cuda::stream(y.device())>>>(
+      log, y.data<float>(), grad_y.data<float>(), rows, cols, grad_x.data<float>());
+  SGNN_CUDA_CHECK_LAUNCH("softmax_backward_kernel");
+}
+
+}  // namespace sgnn::ops

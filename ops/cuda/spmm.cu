@@ -1,0 +1,234 @@
+// CUDA SpMM after Sputnik (Gale et al. 2020, §V), for GNN shapes:
+//  - 1-D tiling of the output: one subwarp of kSub lanes owns one
+//    (row, head, feature tile) of C; small feature widths use narrow subwarps
+//    so a warp works on several rows at once (subwarp tiling);
+//  - rows are visited in the plan's row order (longest first, the row
+//    swizzle), grid-stride, so any number of rows launches;
+//  - each lane loads 4 consecutive column indices with one 128-bit load from
+//    the row start rounded down to a multiple of 4 (reverse offset memory
+//    alignment); entries outside the row are masked, loads past the row end
+//    fall back to scalar loads;
+//  - indices are pre-scaled to element offsets of B by the loading lane and
+//    broadcast with shuffles;
+//  - B and C are read and written with float4 when the per-head width is a
+//    multiple of 4 and the pointers are 16-byte aligned, else with scalars;
+//    any width works (feature residues are predicated).
+#include <cstdint>
+
+#include "ops/cuda/sparse_device.cuh"
+#include "ops/sparse_offsets.hpp"
+#include "ops/sparse_plan.hpp"
+#include "ops/spmm_backend.hpp"
+
+namespace sgnn::ops {
+
+namespace {
+
+using sparse_cuda::Offsets;
+using sparse_cuda::offsets_of;
+
+template <int kVec>
+struct Vector;
+template <>
+struct Vector<1> {
+  __device__ static void load(const float* p, float (&v)[1]) { v[0] = __ldg(p); }
+  __device__ static void store(float* p, const float (&v)[1]) { *p = v[0]; }
+};
+template <>
+struct Vector<4> {
+  __device__ static void load(const float* p, float (&v)[4]) {
+    const float4 q = __ldg(reinterpret_cast<const float4*>(p));
+    v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+  }
+  __device__ static void store(float* p, const float (&v)[4]) {
+    *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+  }
+};
+
+struct SpmmArguments {
+  Offsets indptr;
+  const int32_t* indices;
+  const float* values;  // [nnz · heads] or null (weight 1)
+  const int32_t* row_order;
+  int64_t num_rows;
+  int heads;
+  int64_t features;  // per head
+  int64_t tiles;     // feature tiles per (row, head)
+  bool vector_indices;
+  const float* b;
+  float* c;
+};
+
+template <int kVec, int kSub, int kRepeat, typename Index>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) spmm_kernel(SpmmArguments args) {
+  constexpr int kTile = kSub * kVec * kRepeat;
+  constexpr int kChunk = kSub * 4;  // entries a subwarp stages per step (4 per lane)
+  const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
+  const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
+  const int64_t width = args.heads * args.features;  // row stride of B and C
+  const int64_t items = args.num_rows * args.heads * args.tiles;
+  for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
+    const int64_t tile = item % args.tiles;
+    const int64_t row_head = item / args.tiles;
+    const int head = static_cast<int>(row_head % args.heads);
+    const int64_t row = args.row_order[row_head / args.heads];
+    const int64_t begin = args.indptr[row];
+    const int64_t end = args.indptr[row + 1];
+    const int64_t head_base = head * args.features;
+    const int64_t feature0 = tile * kTile + lane * kVec;
+
+    float acc[kRepeat][kVec];
+#pragma unroll
+    for (int r = 0; r < kRepeat; ++r) {
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) acc[r][v] = 0.0f;
+    }
+
+    const int64_t start = args.vector_indices ? (begin & ~int64_t{3}) : begin;
+    for (int64_t chunk = start; chunk < end; chunk += kChunk) {
+      // Stage: this lane's 4 entries, pre-scaled to offsets into B.
+      const int64_t mine = chunk + lane * 4;
+      int32_t column[4];
+      if (args.vector_indices && mine + 3 < end) {
+        const int4 quad = __ldg(reinterpret_cast<const int4*>(args.indices + mine));
+        column[0] = quad.x; column[1] = quad.y; column[2] = quad.z; column[3] = quad.w;
+      } else {
+#pragma unroll
+        for (int k = 0; k < 4; ++k) column[k] = (mine + k >= begin && mine + k < end) ? __ldg(args.indices + mine + k) : 0;
+      }
+      Index scaled[4];
+      float weight[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const int64_t position = mine + k;
+        const bool inside = position >= begin && position < end;
+        scaled[k] = static_cast<Index>(column[k]) * static_cast<Index>(width) + static_cast<Index>(head_base);
+        weight[k] = !inside ? 0.0f : (args.values ? __ldg(args.values + position * args.heads + head) : 1.0f);
+      }
+      // Accumulate the staged entries in row order (uniform control flow per subwarp).
+      const int64_t chunk_end = end < chunk + kChunk ? end : chunk + kChunk;
+      for (int source = 0; source < kSub; ++source) {
+        if (chunk + source * 4 >= chunk_end) break;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          const Index offset = __shfl_sync(mask, scaled[k], source, kSub);
+          const float w = __shfl_sync(mask, weight[k], source, kSub);
+          const int64_t position = chunk + source * 4 + k;
+          if (position < begin || position >= end) continue;
+#pragma unroll
+          for (int r = 0; r < kRepeat; ++r) {
+            const int64_t feature = feature0 + r * kSub * kVec;
+            if (feature < args.features) {
+              float loaded[kVec];
+              Vector<kVec>::load(args.b + offset + feature, loaded);
+#pragma unroll
+              for (int v = 0; v < kVec; ++v) acc[r][v] += w * loaded[v];
+            }
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < kRepeat; ++r) {
+      const int64_t feature = feature0 + r * kSub * kVec;
+      if (feature < args.features) Vector<kVec>::store(args.c + row * width + head_base + feature, acc[r]);
+    }
+  }
+}
+
+// The tile of one launch: kVec floats per access, kSub lanes, kRepeat accesses per lane.
+struct SpmmTile {
+  int vec;
+  int sub;
+  int repeat;
+  int width() const { return vec * sub * repeat; }
+};
+
+// The tile for a per-head feature width (DESIGN: launch plan per feature width).
+SpmmTile choose_tile(int64_t features, bool vectorizable) {
+  if (vectorizable && features % 4 == 0) {
+    const int64_t groups = features / 4;
+    if (groups <= 32) return {4, sparse_cuda::next_power_of_two(groups, 32), 1};
+    return {4, 32, 2};
+  }
+  if (features <= 32) return {1, sparse_cuda::next_power_of_two(features, 32), 1};
+  return {1, 32, 4};
+}
+
+template <int kVec, int kSub, int kRepeat>
+void launch(const SpmmArguments& args, bool wide_index, Device device) {
+  const int64_t items = args.num_rows * args.heads * args.tiles;
+  const unsigned blocks = sparse_cuda::subwarp_blocks(items, kSub, device);
+  cudaStream_t stream = cuda::stream(device);
+  if (wide_index) {
+    spmm_kernel<kVec, kSub, kRepeat, int64_t><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
+  } else {
+    spmm_kernel<kVec, kSub, kRepeat, int32_t><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
+  }
+  SGNN_CUDA_CHECK_LAUNCH("spmm_kernel");
+}
+
+template <int kVec, int kRepeat>
+void launch_sub(int sub, const SpmmArguments& args, bool wide_index, Device device) {
+  switch (sub) {
+    case 1: return launch<kVec, 1, kRepeat>(args, wide_index, device);
+    case 2: return launch<kVec, 2, kRepeat>(args, wide_index, device);
+    case 4: return launch<kVec, 4, kRepeat>(args, wide_index, device);
+    case 8: return launch<kVec, 8, kRepeat>(args, wide_index, device);
+    case 16: return launch<kVec, 16, kRepeat>(args, wide_index, device);
+    default: return launch<kVec, 32, kRepeat>(args, wide_index, device);
+  }
+}
+
+__global__ void gather_edges_kernel(Offsets map, const float* __restrict__ in, float* __restrict__ out, int64_t count,
+                                    int64_t width) {
+  const int64_t total = count * width;
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int64_t k = i / width;
+    out[i] = in[map[k] * width + (i - k * width)];
+  }
+}
+
+}  // namespace
+
+void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
+                  Tensor& c) {
+  if (c.numel() == 0) return;
+  const Device device = b.device();
+  cuda::DeviceGuard guard(device);
+  const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
+  const bool vectorizable = sparse_cuda::aligned16(b.raw_data()) && sparse_cuda::aligned16(c.raw_data());
+  const SpmmTile tile = choose_tile(features, vectorizable);
+  SpmmArguments args{offsets_of(csr.indptr),
+                     csr.indices.data<int32_t>(),
+                     values.defined() ? values.data<float>() : nullptr,
+                     plan->row_order.data<int32_t>(),
+                     csr.num_rows,
+                     static_cast<int>(heads),
+                     features,
+                     (features + tile.width() - 1) / tile.width(),
+                     sparse_cuda::aligned16(csr.indices.raw_data()),
+                     b.data<float>(),
+                     c.data<float>()};
+  const bool wide_index = csr.num_cols * heads * features >= (int64_t{1} << 31);
+  if (tile.vec == 4) {
+    if (tile.repeat == 1) launch_sub<4, 1>(tile.sub, args, wide_index, device);
+    else launch<4, 32, 2>(args, wide_index, device);  // wide rows: only full warps repeat
+  } else {
+    if (tile.repeat == 1) launch_sub<1, 1>(tile.sub, args, wide_index, device);
+    else launch<1, 32, 4>(args, wide_index, device);
+  }
+}
+
+void gather_edges(Cuda, const Tensor& map, const Tensor& in, Tensor& out) {
+  const int64_t count = map.numel();
+  if (out.numel() == 0) return;
+  const Device device = in.device();
+  cuda::DeviceGuard guard(device);
+  const LaunchShape shape = elementwise_launch_shape(out.numel(), device);
+  gather_edges_kernel<<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
+      offsets_of(map), in.data<float>(), out.data<float>(), count, out.numel() / count);
+  SGNN_CUDA_CHECK_LAUNCH("gather_edges_kernel");
+}
+
+}  // namespace sgnn::ops

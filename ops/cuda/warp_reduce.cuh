@@ -1,0 +1,58 @@
+// Warp- and block-level reductions with shuffles, and the warp-per-row launch
+// shape, shared by the row kernels of the dense CUDA backends (softmax,
+// losses, reductions).
+#pragma once
+
+#include <algorithm>
+
+#include "core/cuda/launch.cuh"
+
+namespace sgnn::ops {
+
+constexpr unsigned kFullWarp = 0xffffffffu;
+
+// Every lane returns the sum (max) over the warp's 32 lanes.
+__device__ __forceinline__ float warp_sum(float value) {
+  for (int offset = 16; offset > 0; offset >>= 1) value += __shfl_xor_sync(kFullWarp, value, offset);
+  return value;
+}
+__device__ __forceinline__ float warp_max(float value) {
+  for (int offset = 16; offset > 0; offset >>= 1) value = fmaxf(value, __shfl_xor_sync(kFullWarp, value, offset));
+  return value;
+}
+
+// Sum over a 1-D block of up to 1024 threads (blockDim.x a multiple of 32);
+// the result is valid in thread 0. Every thread of the block must call it.
+__device__ __forceinline__ float block_sum(float value) {
+  __shared__ float partial[32];
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned warp = threadIdx.x >> 5;
+  value = warp_sum(value);
+  __syncthreads();  // `partial` may still be read by a previous call
+  if (lane == 0) partial[warp] = value;
+  __syncthreads();
+  if (warp == 0) {
+    value = lane < (blockDim.x >> 5) ? partial[lane] : 0.0f;
+    value = warp_sum(value);
+  }
+  return value;
+}
+
+// Warp-per-row kernels: 256-thread blocks, each warp walks rows
+// warp_row_begin(), + warp_row_step(), ... All 32 lanes of a warp see the
+// same rows, so full-mask shuffles are safe inside the loop.
+constexpr unsigned kWarpRowThreads = 256;
+
+__device__ __forceinline__ int64_t warp_row_begin() {
+  return (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+}
+__device__ __forceinline__ int64_t warp_row_step() { return (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5; }
+
+inline unsigned warp_row_blocks(int64_t rows, Device device) {
+  constexpr int64_t warps_per_block = kWarpRowThreads / 32;
+  const int64_t wanted = (rows + warps_per_block - 1) / warps_per_block;
+  const int64_t cap = static_cast<int64_t>(cuda::properties(device).multiProcessorCount) * 16;
+  return static_cast<unsigned>(std::clamp<int64_t>(wanted, 1, cap));
+}
+
+}  // namespace sgnn::ops

@@ -1,0 +1,67 @@
+#include "ops/sparse_plan.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <mutex>
+#include <numeric>
+
+namespace sgnn::ops {
+
+namespace {
+
+std::mutex cache_mutex;
+std::deque<std::shared_ptr<const SparsePlan>> cache;  // most recent first
+int64_t plans_built = 0;
+
+bool same_key(const SparsePlan& plan, const Csr& csr) {
+  return plan.indptr.shares_storage_with(csr.indptr) && plan.indptr.raw_data() == csr.indptr.raw_data() &&
+         plan.num_rows == csr.num_rows && plan.nnz == csr.nnz;
+}
+
+std::shared_ptr<const SparsePlan> build_plan(const Csr& csr) {
+  auto plan = std::make_shared<SparsePlan>();
+  plan->indptr = csr.indptr;
+  plan->num_rows = csr.num_rows;
+  plan->nnz = csr.nnz;
+  const std::vector<int64_t> lengths = csr.row_lengths();
+  plan->max_row_length = lengths.empty() ? 0 : *std::max_element(lengths.begin(), lengths.end());
+  plan->mean_row_length = csr.num_rows == 0 ? 0.0 : static_cast<double>(csr.nnz) / static_cast<double>(csr.num_rows);
+  if (csr.row_order.defined()) {
+    plan->row_order = csr.row_order;
+  } else {
+    std::vector<int32_t> order(lengths.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      return lengths[static_cast<std::size_t>(a)] > lengths[static_cast<std::size_t>(b)];
+    });
+    plan->row_order = Tensor::from_vector(order, {csr.num_rows}, csr.device());
+  }
+  return plan;
+}
+
+}  // namespace
+
+std::shared_ptr<const SparsePlan> sparse_plan(const Csr& csr) {
+  SGNN_CHECK(csr.indptr.defined(), "sparse_plan: the CSR has no indptr");
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  for (auto it = cache.begin(); it != cache.end(); ++it) {
+    if (same_key(**it, csr)) {
+      std::shared_ptr<const SparsePlan> found = *it;
+      cache.erase(it);
+      cache.push_front(found);
+      return found;
+    }
+  }
+  std::shared_ptr<const SparsePlan> plan = build_plan(csr);
+  ++plans_built;
+  cache.push_front(plan);
+  if (cache.size() > kPlanCacheSize) cache.pop_back();
+  return plan;
+}
+
+int64_t sparse_plans_built() {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  return plans_built;
+}
+
+}  // namespace sgnn::ops

@@ -1,0 +1,38 @@
+// SparsePlan: what the CUDA sparse kernels need to know about a CSR beyond
+// its arrays, computed once per graph and cached (DESIGN.md: "per-graph launch
+// plans are computed once and reused every call").
+//
+//   row_order        int32 [num_rows] on the CSR's device: rows by decreasing
+//                    length (Sputnik's row swizzle); csr.row_order when the CSR
+//                    has one, else computed here once
+//   mean_row_length  nnz / num_rows, picks the subwarp width of row-wise kernels
+//   max_row_length   the longest row
+//
+// sparse_plan(csr) looks the plan up by csr.indptr's storage. The cache keeps
+// the indptr handle alive, so a freed graph's address can never be mistaken
+// for a new one; it holds the last kPlanCacheSize graphs. Thread safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "core/csr.hpp"
+
+namespace sgnn::ops {
+
+struct SparsePlan {
+  Tensor indptr;  // the key, held so its address stays unique while cached
+  Tensor row_order;
+  int64_t num_rows = 0;
+  int64_t nnz = 0;
+  int64_t max_row_length = 0;
+  double mean_row_length = 0.0;
+};
+
+inline constexpr std::size_t kPlanCacheSize = 16;
+
+std::shared_ptr<const SparsePlan> sparse_plan(const Csr& csr);
+// Number of plans computed so far (cache misses), for tests.
+int64_t sparse_plans_built();
+
+}  // namespace sgnn::ops

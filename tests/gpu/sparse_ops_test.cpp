@@ -1,0 +1,196 @@
+#include <doctest/doctest.h>
+
+#include "ops/edge_softmax.hpp"
+#include "ops/edge_softmax_backend.hpp"
+#include "ops/sddmm.hpp"
+#include "ops/sddmm_backend.hpp"
+#include "ops/sparse_plan.hpp"
+#include "ops/spmm.hpp"
+#include "ops/spmm_backend.hpp"
+#include "tests/support/gpu_testing.hpp"
+#include "tests/support/sparse_graphs.hpp"
+#include "tests/support/testing.hpp"
+
+using namespace sgnn;
+using namespace sgnn::testing;
+
+namespace {
+
+// Graphs of many shapes: n = 1, a single row, empty rows, random, R-MAT, and a
+// hub row of 100000 entries.
+std::vector<Adjacency> gpu_test_graphs() {
+  return {random_graph(1, 1, 1),        random_graph(1, 0, 2),          random_graph(5, 0, 3),
+          random_graph(33, 20, 4),      random_graph(1000, 9000, 5),    rmat_graph(4096, 60000, 6),
+          hub_graph(100001, 100000, 77)};
+}
+
+std::vector<int64_t> widths_for(int64_t nnz) {
+  if (nnz > 50000) return {1, 3, 16, 17, 64, 100, 257};
+  std::vector<int64_t> all;
+  for (int64_t f = 1; f <= 257; f += (f < 40 ? 1 : 27)) all.push_back(f);
+  all.push_back(256);
+  return all;
+}
+
+// Runs the CPU backend and the CUDA backend (output poisoned first) of an SpMM.
+void check_spmm(const Adjacency& cpu, const Adjacency& gpu, const Tensor& values, int64_t heads, int64_t features,
+                uint64_t seed) {
+  const Tensor b = random_tensor({cpu.num_cols(), heads * features}, seed);
+  Tensor expected = Tensor::empty({cpu.num_rows(), heads * features});
+  ops::spmm_forward(ops::Cpu{}, cpu.csr, values, heads, features, b, expected);
+  Tensor got = poisoned({cpu.num_rows(), heads * features}, kGpu);
+  ops::spmm_forward(ops::Cuda{}, gpu.csr, values.defined() ? values.to(kGpu) : Tensor(), heads, features, b.to(kGpu),
+                    got);
+  CAPTURE(cpu.num_rows());
+  CAPTURE(cpu.nnz());
+  CAPTURE(heads);
+  CAPTURE(features);
+  CHECK(relative_error(got, expected) < 1e-5);
+}
+
+}  // namespace
+
+TEST_CASE("GPU spmm matches the CPU backend on many graphs, widths 1..257, heads 1 and 8") {
+  uint64_t seed = 1000;
+  for (const Adjacency& cpu : gpu_test_graphs()) {
+    const Adjacency gpu = cpu.to(kGpu);
+    for (int64_t features : widths_for(cpu.nnz())) {
+      check_spmm(cpu, gpu, Tensor(), 1, features, ++seed);
+      check_spmm(cpu, gpu, random_tensor({cpu.nnz()}, seed + 1), 1, features, seed + 2);
+      seed += 2;
+      if (features <= 64) check_spmm(cpu, gpu, random_tensor({cpu.nnz() * 8}, seed + 1), 8, features, seed + 2);
+      seed += 2;
+    }
+  }
+}
+
+TEST_CASE("GPU spmm works on a misaligned view and on a CSR without a stored row order") {
+  Adjacency cpu = rmat_graph(2000, 20000, 9);
+  cpu.csr.row_order = Tensor();  // the plan computes its own
+  const Adjacency gpu = cpu.to(kGpu);
+  // Eight floats per row starting one float into the storage: float4 would be
+  // misaligned, so the kernel must take its scalar path.
+  const int64_t features = 8;
+  const int64_t count = cpu.num_cols() * features;
+  const Tensor storage = random_tensor({count + 1}, 10);
+  const Tensor b = storage.narrow_rows(1, count + 1).view({cpu.num_cols(), features});
+  Tensor expected = Tensor::empty({cpu.num_rows(), features});
+  ops::spmm_forward(ops::Cpu{}, cpu.csr, Tensor(), 1, features, b, expected);
+  const Tensor b_gpu = storage.to(kGpu).narrow_rows(1, count + 1).view({cpu.num_cols(), features});
+  Tensor got = poisoned({cpu.num_rows(), features}, kGpu);
+  ops::spmm_forward(ops::Cuda{}, gpu.csr, Tensor(), 1, features, b_gpu, got);
+  CHECK(relative_error(got, expected) < 1e-5);
+  // Three floats per row: every row start is misaligned for float4, scalar path.
+  const Tensor odd = random_tensor({cpu.num_cols() * 3 + 1}, 11);
+  const Tensor odd_b = odd.narrow_rows(1, cpu.num_cols() * 3 + 1).view({cpu.num_cols(), 3});
+  Tensor odd_expected = Tensor::empty({cpu.num_rows(), 3});
+  ops::spmm_forward(ops::Cpu{}, cpu.csr, Tensor(), 1, 3, odd_b, odd_expected);
+  Tensor odd_got = poisoned({cpu.num_rows(), 3}, kGpu);
+  ops::spmm_forward(ops::Cuda{}, gpu.csr, Tensor(), 1, 3,
+                    odd.to(kGpu).narrow_rows(1, cpu.num_cols() * 3 + 1).view({cpu.num_cols(), 3}), odd_got);
+  CHECK(relative_error(odd_got, odd_expected) < 1e-5);
+}
+
+TEST_CASE("GPU sddmm_dot and sddmm_add match the CPU backend") {
+  uint64_t seed = 2000;
+  for (const Adjacency& cpu : gpu_test_graphs()) {
+    const Adjacency gpu = cpu.to(kGpu);
+    for (int64_t features : widths_for(cpu.nnz())) {
+      for (int64_t heads : {int64_t{1}, int64_t{8}}) {
+        if (heads == 8 && features > 64) continue;
+        const Tensor x = random_tensor({cpu.num_rows(), heads * features}, ++seed);
+        const Tensor y = random_tensor({cpu.num_cols(), heads * features}, ++seed);
+        Tensor expected = Tensor::empty({cpu.nnz() * heads});
+        ops::sddmm_dot_forward(ops::Cpu{}, cpu.csr, heads, features, x, y, expected);
+        Tensor got = poisoned({cpu.nnz() * heads}, kGpu);
+        ops::sddmm_dot_forward(ops::Cuda{}, gpu.csr, heads, features, x.to(kGpu), y.to(kGpu), got);
+        CAPTURE(cpu.nnz());
+        CAPTURE(features);
+        CAPTURE(heads);
+        CHECK(relative_error(got, expected) < 1e-5);
+      }
+    }
+    for (int64_t heads : {1, 8}) {
+      const Tensor x = random_tensor({cpu.num_rows(), heads}, ++seed);
+      const Tensor y = random_tensor({cpu.num_cols(), heads}, ++seed);
+      Tensor expected = Tensor::empty({cpu.nnz() * heads});
+      ops::sddmm_add_forward(ops::Cpu{}, cpu.csr, heads, x, y, expected);
+      Tensor got = poisoned({cpu.nnz() * heads}, kGpu);
+      ops::sddmm_add_forward(ops::Cuda{}, gpu.csr, heads, x.to(kGpu), y.to(kGpu), got);
+      CHECK(relative_error(got, expected) < 1e-6);
+    }
+  }
+}
+
+TEST_CASE("GPU edge softmax forward and backward match the CPU backend") {
+  uint64_t seed = 3000;
+  for (const Adjacency& cpu : gpu_test_graphs()) {
+    const Adjacency gpu = cpu.to(kGpu);
+    for (int64_t heads : {1, 8}) {
+      const Tensor scores = random_tensor({cpu.nnz() * heads}, ++seed, -30.0, 30.0);
+      Tensor expected = Tensor::empty({cpu.nnz() * heads});
+      ops::edge_softmax_forward(ops::Cpu{}, cpu.csr, heads, scores, expected);
+      Tensor got = poisoned({cpu.nnz() * heads}, kGpu);
+      ops::edge_softmax_forward(ops::Cuda{}, gpu.csr, heads, scores.to(kGpu), got);
+      CAPTURE(cpu.nnz());
+      CHECK(relative_error(got, expected) < 1e-5);
+
+      const Tensor grad_out = random_tensor({cpu.nnz() * heads}, ++seed);
+      Tensor grad_expected = Tensor::empty({cpu.nnz() * heads});
+      ops::edge_softmax_backward(ops::Cpu{}, cpu.csr, heads, expected, grad_out, grad_expected);
+      Tensor grad_got = poisoned({cpu.nnz() * heads}, kGpu);
+      ops::edge_softmax_backward(ops::Cuda{}, gpu.csr, heads, expected.to(kGpu), grad_out.to(kGpu), grad_got);
+      CHECK(relative_error(grad_got, grad_expected) < 1e-5);
+    }
+  }
+}
+
+TEST_CASE("GPU sparse ops: autograd backward matches the CPU, gradients of every input") {
+  const Adjacency cpu = rmat_graph(3000, 40000, 21);
+  const Adjacency gpu = cpu.to(kGpu);
+  for (int64_t heads : {1, 8}) {
+    const int64_t features = 17;
+    const Tensor values = random_tensor({cpu.nnz(), heads}, 22);
+    const Tensor nodes = random_tensor({cpu.num_rows(), heads}, 23);
+    const Tensor b = random_tensor({cpu.num_cols(), heads, features}, 24);
+    const Tensor weights = random_tensor({cpu.num_rows(), heads, features}, 25);
+    std::vector<Tensor> grads[2];
+    for (int side = 0; side < 2; ++side) {
+      const Adjacency& a = side == 0 ? cpu : gpu;
+      const Device device = side == 0 ? Device::cpu() : kGpu;
+      Tensor v = values.clone().to(device).set_requires_grad(true);
+      Tensor u = nodes.clone().to(device).set_requires_grad(true);
+      Tensor bb = b.clone().to(device).set_requires_grad(true);
+      const Tensor w = weights.to(device);
+      ops::spmm(a, v, bb).backward(w);
+      ops::spmm(a, ops::edge_softmax(a, ops::sddmm_add(a, u, u)), bb).backward(w);
+      ops::spmm(a, ops::edge_softmax(a, ops::sddmm_dot(a, bb, bb)), bb).backward(w);
+      grads[side] = {v.grad(), u.grad(), bb.grad()};
+    }
+    CAPTURE(heads);
+    for (std::size_t i = 0; i < 3; ++i) CHECK(relative_error(grads[1][i], grads[0][i]) < 1e-4);
+  }
+}
+
+TEST_CASE("GPU sparse plan is computed once per graph and reused") {
+  const Adjacency gpu = rmat_graph(1000, 8000, 31).to(kGpu);
+  const Tensor b = random_tensor({1000, 16}, 32, -1.0, 1.0, kGpu);
+  (void)ops::spmm(gpu, b);
+  const int64_t built = ops::sparse_plans_built();
+  for (int i = 0; i < 5; ++i) (void)ops::spmm(gpu, b);
+  (void)ops::sddmm_dot(gpu, b, b);
+  CHECK(ops::sparse_plans_built() == built);
+}
+
+TEST_CASE("GPU sparse ops refuse tensors on another device") {
+  const Adjacency cpu = random_graph(10, 30, 41);
+  const Adjacency gpu = cpu.to(kGpu);
+  const Tensor b = random_tensor({10, 4}, 42);
+  CHECK_THROWS_AS(ops::spmm(gpu, b), InvalidArgument);
+  CHECK_THROWS_AS(ops::spmm(cpu, b.to(kGpu)), InvalidArgument);
+  CHECK_THROWS_AS(ops::spmm(gpu, random_tensor({cpu.nnz()}, 43), b.to(kGpu)), InvalidArgument);
+  CHECK_THROWS_AS(ops::sddmm_dot(gpu, b.to(kGpu), b), InvalidArgument);
+  CHECK_THROWS_AS(ops::sddmm_add(gpu, random_tensor({10, 2}, 44), random_tensor({10, 2}, 44, -1.0, 1.0, kGpu)),
+                  InvalidArgument);
+  CHECK_THROWS_AS(ops::edge_softmax(gpu, random_tensor({cpu.nnz()}, 45)), InvalidArgument);
+}

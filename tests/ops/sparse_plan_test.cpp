@@ -1,0 +1,29 @@
+#include <doctest/doctest.h>
+
+#include "ops/sparse_plan.hpp"
+#include "tests/support/sparse_graphs.hpp"
+
+using namespace sgnn;
+using namespace sgnn::testing;
+
+TEST_CASE("sparse plan: rows by decreasing length, computed once per CSR") {
+  Adjacency a = hub_graph(40, 30, 5);
+  a.csr.row_order = Tensor();  // the plan must compute the order itself
+  const int64_t before = ops::sparse_plans_built();
+  const auto plan = ops::sparse_plan(a.csr);
+  CHECK(ops::sparse_plans_built() == before + 1);
+  CHECK(ops::sparse_plan(a.csr).get() == plan.get());  // cached
+  CHECK(ops::sparse_plans_built() == before + 1);
+  const std::vector<int32_t> order = plan->row_order.to_vector<int32_t>();
+  const std::vector<int64_t> lengths = a.csr.row_lengths();
+  CHECK(order.front() == 5);  // the hub row first
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    const int64_t previous = lengths[static_cast<std::size_t>(order[i - 1])];
+    const int64_t current = lengths[static_cast<std::size_t>(order[i])];
+    CHECK((previous > current || (previous == current && order[i - 1] < order[i])));
+  }
+  CHECK(plan->max_row_length == 30);
+  CHECK(plan->mean_row_length == doctest::Approx(static_cast<double>(a.nnz()) / 40.0));
+  const Adjacency other = random_graph(40, 100, 3);
+  CHECK(ops::sparse_plan(other.csr).get() != plan.get());
+}
