@@ -11,13 +11,8 @@ namespace {
 
 // log Σ_c exp(row[c]) over a warp (every lane gets it), shifted by the row maximum.
 __device__ float warp_log_sum_exp(const float* row, int64_t cols, unsigned lane) {
-  float maximum = -INFINITY;
-  for (int64_t c = lane; c < cols; c += 32) maximum = fmaxf(maximum, row[c]);
-  maximum = warp_max(maximum);
-  const float shift = isfinite(maximum) ? maximum : 0.0f;
-  float total = 0.0f;
-  for (int64_t c = lane; c < cols; c += 32) total += expf(row[c] - shift);
-  return shift + logf(warp_sum(total));
+  const float shift = warp_row_shift(row, cols, lane);
+  return shift + logf(warp_row_exp_sum(row, cols, shift, lane));
 }
 
 // One warp per selected entry e.

@@ -13,14 +13,8 @@ __global__ void softmax_forward_kernel(bool log, const float* __restrict__ x, in
   for (int64_t r = warp_row_begin(); r < rows; r += warp_row_step()) {
     const float* row = x + r * cols;
     float* out = y + r * cols;
-    float maximum = -INFINITY;
-    for (int64_t c = lane; c < cols; c += 32) maximum = fmaxf(maximum, row[c]);
-    maximum = warp_max(maximum);
-    // An all −inf row has no finite maximum: shift by 0 as the CPU backend does.
-    const float shift = isfinite(maximum) ? maximum : 0.0f;
-    float total = 0.0f;
-    for (int64_t c = lane; c < cols; c += 32) total += expf(row[c] - shift);
-    total = warp_sum(total);
+    const float shift = warp_row_shift(row, cols, lane);
+    const float total = warp_row_exp_sum(row, cols, shift, lane);
     if (log) {
       const float log_total = logf(total);
       for (int64_t c = lane; c < cols; c += 32) out[c] = row[c] - shift - log_total;

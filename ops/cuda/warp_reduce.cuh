@@ -38,6 +38,22 @@ __device__ __forceinline__ float block_sum(float value) {
   return value;
 }
 
+// The shift that keeps exp() of a row in range: its maximum, or 0 for a row
+// with no finite maximum (all −inf), as the CPU backends do. Warp-wide.
+__device__ __forceinline__ float warp_row_shift(const float* row, int64_t cols, unsigned lane) {
+  float maximum = -INFINITY;
+  for (int64_t c = lane; c < cols; c += 32) maximum = fmaxf(maximum, row[c]);
+  maximum = warp_max(maximum);
+  return isfinite(maximum) ? maximum : 0.0f;
+}
+
+// Σ_c exp(row[c] − shift), warp-wide.
+__device__ __forceinline__ float warp_row_exp_sum(const float* row, int64_t cols, float shift, unsigned lane) {
+  float total = 0.0f;
+  for (int64_t c = lane; c < cols; c += 32) total += expf(row[c] - shift);
+  return warp_sum(total);
+}
+
 // Warp-per-row kernels: 256-thread blocks, each warp walks rows
 // warp_row_begin(), + warp_row_step(), ... All 32 lanes of a warp see the
 // same rows, so full-mask shuffles are safe inside the loop.

@@ -1,0 +1,107 @@
+// Optimizers: update parameters in place from their accumulated gradients,
+// with PyTorch's semantics (torch.optim.SGD, Adam, AdamW).
+//
+// Parameters come in groups; a group may override the optimizer's learning
+// rate and weight decay (e.g. no decay on biases). The optimizer holds tensor
+// handles that share storage and gradients with the model's parameters, so
+// build it after moving the model to its device. A parameter whose gradient
+// is undefined at step() is skipped, its state untouched (as in PyTorch).
+//
+// state() / load_state() save and restore everything a resumed run needs, as
+// host tensors in a fixed order (see each class); load_state checks counts,
+// dtypes and shapes and throws InvalidArgument on any mismatch, changing
+// nothing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/tensor.hpp"
+#include "ops/optimizer_step.hpp"
+
+namespace sgnn::training {
+
+struct ParameterGroup {
+  std::vector<Tensor> parameters;
+  std::optional<float> learning_rate;  // unset: the optimizer's
+  std::optional<float> weight_decay;   // unset: the optimizer's
+};
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
+
+  // One update of every parameter that has a gradient; step_count() + 1.
+  virtual void step();
+  // Drops every parameter's gradient (undefined, as set_to_none in PyTorch).
+  void zero_grad();
+  const std::vector<ParameterGroup>& groups() const { return groups_; }
+  int64_t step_count() const { return step_count_; }
+
+  // [step_count (int64 [1])], then per parameter, in group then parameter
+  // order: how many updates it received (int64 [1]) and its state tensors
+  // (float32, its shape). Host copies.
+  virtual std::vector<Tensor> state() const;
+  virtual void load_state(const std::vector<Tensor>& state);
+
+ protected:
+  // Groups must be non-empty and hold defined float32 tensors, none twice;
+  // every learning rate and weight decay >= 0. `slots` state tensors of the
+  // parameter's shape (float32, zeros, on its device) are kept per parameter.
+  Optimizer(std::vector<ParameterGroup> groups, float learning_rate, float weight_decay, int slots);
+
+  // Updates one parameter; `slots` is its state, `step` the 1-based count of
+  // its updates including this one.
+  virtual void update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>& slots, int64_t step,
+                      float learning_rate, float weight_decay) = 0;
+
+ private:
+  std::vector<ParameterGroup> groups_;
+  float learning_rate_;
+  float weight_decay_;
+  std::vector<std::vector<Tensor>> slots_;  // per parameter, group order
+  std::vector<int64_t> parameter_steps_;    // per parameter, group order
+  int64_t step_count_ = 0;
+};
+
+// SGD with momentum and L2 weight decay. State per parameter: the momentum
+// buffer when momentum > 0 (zeros before the first step, so the first step
+// gives buf = d as in PyTorch), nothing otherwise.
+class Sgd final : public Optimizer {
+ public:
+  Sgd(std::vector<ParameterGroup> groups, const ops::SgdHyperparameters& hyper);
+  Sgd(std::vector<Tensor> parameters, const ops::SgdHyperparameters& hyper);
+
+ private:
+  void update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>& slots, int64_t step,
+              float learning_rate, float weight_decay) override;
+  ops::SgdHyperparameters hyper_;
+};
+
+// Adam (weight decay added to the gradient, L2) and, with
+// decoupled_weight_decay, AdamW. State per parameter: first moment, second
+// moment (bias corrections use the parameter's own update count).
+class Adam : public Optimizer {
+ public:
+  Adam(std::vector<ParameterGroup> groups, const ops::AdamHyperparameters& hyper = {});
+  Adam(std::vector<Tensor> parameters, const ops::AdamHyperparameters& hyper = {});
+
+ private:
+  void update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>& slots, int64_t step,
+              float learning_rate, float weight_decay) override;
+  ops::AdamHyperparameters hyper_;
+};
+
+// AdamW: Adam with decoupled weight decay (p ·= 1 − lr·wd before the update),
+// PyTorch's default weight decay 0.01.
+class AdamW final : public Adam {
+ public:
+  static ops::AdamHyperparameters defaults();  // lr 1e-3, betas (0.9, 0.999), eps 1e-8, wd 0.01
+  AdamW(std::vector<ParameterGroup> groups, ops::AdamHyperparameters hyper = defaults());
+  AdamW(std::vector<Tensor> parameters, ops::AdamHyperparameters hyper = defaults());
+};
+
+}  // namespace sgnn::training
