@@ -4,7 +4,7 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "tests/training/tiny_task.hpp"
+#include "tests/support/training_task.hpp"
 #include "training/checkpoint.hpp"
 
 using namespace sgnn;

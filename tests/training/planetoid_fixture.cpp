@@ -24,6 +24,8 @@ fs::path find_dataset(const std::string& name) {
     candidates.push_back(root.parent_path() / "shared" / "data" / name);
     candidates.push_back(root.parent_path().parent_path() / "shared" / "data" / name);
   }
+  candidates.push_back(fs::path("data") / name);
+  candidates.push_back(fs::path("..") / "shared" / "data" / name);
   std::string searched;
   for (const fs::path& candidate : candidates) {
     if (fs::exists(candidate / "raw" / "edge.csv.gz")) return candidate;

@@ -2,7 +2,7 @@
 // layout (gzip CSV) so the accuracy tests depend on nothing but the files:
 // features row-normalised, adjacency prepared as for GCN or GAT.
 // Searched in $SGNN_DATA, <repo>/data, <repo>/../shared/data,
-// <repo>/../../shared/data (a worktree); a missing dataset fails the test
+// <repo>/../../shared/data (a worktree), ./data, ../shared/data; a missing dataset fails the test
 // with the places searched.
 #pragma once
 

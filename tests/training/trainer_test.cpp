@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "core/autograd.hpp"
-#include "tests/training/tiny_task.hpp"
+#include "tests/support/training_task.hpp"
 #include "training/gcn_conv.hpp"
 
 using namespace sgnn;

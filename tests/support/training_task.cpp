@@ -1,4 +1,4 @@
-#include "tests/training/tiny_task.hpp"
+#include "tests/support/training_task.hpp"
 
 #include <numeric>
 #include <random>
