@@ -1,11 +1,14 @@
 // Cache-blocked GEMM for the CPU backend.
 //
-// The product is computed as C = A · B with A [m,k] and B [k,n] row-major;
-// transposed operands are first copied into that layout (O(size) against the
-// O(m·n·k) product). Rows of C are split among threads in tiles; for each tile
-// a panel of K and a panel of N are walked so that the B panel (kKPanel ×
-// kNPanel floats = 256 KiB) stays in L2 while the innermost loop streams one
-// row of it into one row of C with SIMD.
+// C [m,n] = op(A) · B with B [k,n] row-major. op(A) is read through strides,
+// so Aᵀ (the weight gradient Xᵀ·dC, X being the large feature matrix) needs no
+// copy: a row tile × K panel of A is 32 KiB and stays in cache either way. A
+// transposed B (dA = dC·Bᵀ, B a small weight) is copied into row-major order
+// first, since the innermost loop must run along a contiguous row of B.
+// Rows of C are split among threads in tiles; for each tile a panel of K and
+// a panel of N are walked so that the B panel (kKPanel × kNPanel floats =
+// 256 KiB) stays in L2 while the innermost loop streams one row of it into
+// one row of C with SIMD.
 #include <algorithm>
 #include <vector>
 
@@ -32,7 +35,16 @@ std::vector<float> transposed_copy(const Tensor& t) {
   return out;
 }
 
-void gemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n) {
+// c_row[j] += a · b_row[j] for j in [j0, j1).
+inline void axpy(float a, const float* __restrict__ b_row, float* __restrict__ c_row, int64_t j0, int64_t j1) {
+#pragma omp simd
+  for (int64_t j = j0; j < j1; ++j) c_row[j] += a * b_row[j];
+}
+
+// op(A)[i, p] = a[i · a_row_stride + p · a_column_stride], with one of the
+// strides 1.
+void gemm(const float* a, int64_t a_row_stride, int64_t a_column_stride, const float* b, float* c, int64_t m,
+          int64_t k, int64_t n) {
   const int64_t row_tiles = (m + kRowTile - 1) / kRowTile;
 #pragma omp parallel for schedule(dynamic) if (m * n * k > 32768)
   for (int64_t tile = 0; tile < row_tiles; ++tile) {
@@ -43,14 +55,14 @@ void gemm(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_
       const int64_t k1 = std::min(k, k0 + kKPanel);
       for (int64_t j0 = 0; j0 < n; j0 += kNPanel) {
         const int64_t j1 = std::min(n, j0 + kNPanel);
-        for (int64_t i = row_begin; i < row_end; ++i) {
-          float* __restrict__ c_row = c + i * n;
-          const float* a_row = a + i * k;
+        // Loop order follows A's layout so that A is read along its rows.
+        if (a_column_stride == 1) {
+          for (int64_t i = row_begin; i < row_end; ++i) {
+            for (int64_t p = k0; p < k1; ++p) axpy(a[i * a_row_stride + p], b + p * n, c + i * n, j0, j1);
+          }
+        } else {
           for (int64_t p = k0; p < k1; ++p) {
-            const float a_ip = a_row[p];
-            const float* __restrict__ b_row = b + p * n;
-#pragma omp simd
-            for (int64_t j = j0; j < j1; ++j) c_row[j] += a_ip * b_row[j];
+            for (int64_t i = row_begin; i < row_end; ++i) axpy(a[i + p * a_column_stride], b + p * n, c + i * n, j0, j1);
           }
         }
       }
@@ -65,13 +77,11 @@ void matmul_forward(Cpu, const Tensor& a, bool transpose_a, const Tensor& b, boo
   const int64_t n = c.size(1);
   const int64_t k = transpose_a ? a.size(0) : a.size(1);
   if (m == 0 || n == 0) return;
-  std::vector<float> a_copy;
   std::vector<float> b_copy;
-  const float* a_data = a.data<float>();
   const float* b_data = b.data<float>();
-  if (transpose_a) a_data = (a_copy = transposed_copy(a)).data();
   if (transpose_b) b_data = (b_copy = transposed_copy(b)).data();
-  gemm(a_data, b_data, c.data<float>(), m, k, n);
+  // A stored [m,k] (row stride k, column stride 1) or, transposed, [k,m].
+  gemm(a.data<float>(), transpose_a ? 1 : k, transpose_a ? m : 1, b_data, c.data<float>(), m, k, n);
 }
 
 }  // namespace sgnn::ops

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "ops/matmul.hpp"
+#include "ops/matmul_backend.hpp"
 #include "tests/support/testing.hpp"
 
 using namespace sgnn;
@@ -29,6 +30,30 @@ TEST_CASE("matmul matches a float64 reference on shapes that cross the cache blo
     const Tensor product = ops::matmul(a, b);
     CHECK(product.shape() == Shape{c.m, c.n});
     CHECK(relative_error(product, reference_product(a, b)) < 1e-5);
+  }
+}
+
+TEST_CASE("the CPU backend's transposed forms (used by backward) match the reference across cache blocks") {
+  const int64_t m = 45, k = 300, n = 270;  // crosses the row tile, the K panel and the N panel
+  const Tensor a = random_tensor({m, k}, 5);
+  const Tensor b = random_tensor({k, n}, 6);
+  const std::vector<double> expected = reference_product(a, b);
+  // Transposed copies of the operands, so that op(stored) is a or b again.
+  auto transpose = [](const Tensor& t) {
+    const std::vector<float> v = t.to_vector<float>();
+    const int64_t rows = t.size(0), cols = t.size(1);
+    std::vector<float> out(v.size());
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) out[static_cast<std::size_t>(c * rows + r)] = v[static_cast<std::size_t>(r * cols + c)];
+    return Tensor::from_vector(out, {cols, rows});
+  };
+  const Tensor at = transpose(a), bt = transpose(b);
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      Tensor c = testing::poisoned({m, n}, Device::cpu());
+      ops::matmul_forward(ops::Cpu{}, ta ? at : a, ta, tb ? bt : b, tb, c);
+      CHECK(relative_error(c, expected) < 1e-5);
+    }
   }
 }
 

@@ -1,0 +1,70 @@
+#include <doctest/doctest.h>
+
+#include "ops/matmul.hpp"
+#include "ops/matmul_backend.hpp"
+#include "tests/support/gpu_testing.hpp"
+#include "tests/support/testing.hpp"
+
+using namespace sgnn;
+using namespace sgnn::testing;
+
+namespace {
+
+struct Extents {
+  int64_t m, k, n;
+};
+const Extents kExtents[] = {{1, 1, 1}, {3, 17, 1}, {17, 3, 257}, {257, 1433, 16}, {2708, 16, 7}, {5, 0, 3}};
+
+// Storage shape of an operand whose logical (op) shape is rows × cols.
+Shape stored(int64_t rows, int64_t cols, bool transposed) { return transposed ? Shape{cols, rows} : Shape{rows, cols}; }
+
+}  // namespace
+
+TEST_CASE("cuBLAS matmul matches the CPU backend for every transpose combination on poisoned outputs") {
+  for (const Extents e : kExtents) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        CAPTURE(e.m);
+        CAPTURE(e.k);
+        CAPTURE(e.n);
+        CAPTURE(ta);
+        CAPTURE(tb);
+        const Tensor a = random_tensor(stored(e.m, e.k, ta), 1);
+        const Tensor b = random_tensor(stored(e.k, e.n, tb), 2);
+        Tensor c_cpu = Tensor::empty({e.m, e.n});
+        ops::matmul_forward(ops::Cpu{}, a, ta, b, tb, c_cpu);
+        Tensor c_gpu = poisoned({e.m, e.n}, kGpu);
+        ops::matmul_forward(ops::Cuda{}, a.to(kGpu), ta, b.to(kGpu), tb, c_gpu);
+        CHECK(relative_error(c_gpu, c_cpu) < 1e-5);
+      }
+    }
+  }
+}
+
+TEST_CASE("TF32 matmul stays within TF32 rounding of the fp32 result, and the switch is honoured") {
+  const Tensor a = random_tensor({257, 1433}, 3);
+  const Tensor b = random_tensor({1433, 17}, 4);
+  const Tensor reference = ops::matmul(a, b);
+  ops::set_allow_tf32(true);
+  const Tensor tf32 = ops::matmul(a.to(kGpu), b.to(kGpu));
+  ops::set_allow_tf32(false);
+  const Tensor fp32 = ops::matmul(a.to(kGpu), b.to(kGpu));
+  CHECK(relative_error(tf32, reference) < 5e-3);
+  CHECK(relative_error(fp32, reference) < 1e-5);
+}
+
+TEST_CASE("GPU matmul backward matches the CPU gradients") {
+  const Tensor a0 = random_tensor({17, 33}, 5);
+  const Tensor b0 = random_tensor({33, 3}, 6);
+  const Tensor g = random_tensor({17, 3}, 7);
+  Tensor a_cpu = a0.clone().set_requires_grad(true), b_cpu = b0.clone().set_requires_grad(true);
+  ops::matmul(a_cpu, b_cpu).backward(g);
+  Tensor a_gpu = a0.to(kGpu).set_requires_grad(true), b_gpu = b0.to(kGpu).set_requires_grad(true);
+  ops::matmul(a_gpu, b_gpu).backward(g.to(kGpu));
+  CHECK(relative_error(a_gpu.grad(), a_cpu.grad()) < 1e-5);
+  CHECK(relative_error(b_gpu.grad(), b_cpu.grad()) < 1e-5);
+}
+
+TEST_CASE("GPU matmul refuses operands on different devices") {
+  CHECK_THROWS_AS(ops::matmul(Tensor::zeros({2, 2}), Tensor::zeros({2, 2}, DType::Float32, kGpu)), InvalidArgument);
+}
