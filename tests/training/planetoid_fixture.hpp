@@ -1,5 +1,4 @@
-// The citation graphs for the training tests, read straight from the OGB raw
-// layout (gzip CSV) so the accuracy tests depend on nothing but the files:
+// The citation graphs for the training tests (graph_io::load_dataset):
 // features row-normalised, adjacency prepared as for GCN or GAT.
 // Searched in $SGNN_DATA, <repo>/data, <repo>/../shared/data,
 // <repo>/../../shared/data (a worktree), ./data, ../shared/data; a missing dataset fails the test
