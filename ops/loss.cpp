@@ -30,17 +30,14 @@ int64_t check_loss_arguments(const char* op, const char* input_name, const Tenso
   }
   SGNN_CHECK(selected > 0, op, ": no rows selected (the mean over zero rows is undefined)");
   if (input.device().is_cpu()) {
+    // Only the selected rows' labels matter: unlabeled nodes (label −1) may sit outside the index.
     const int32_t* label = labels.data<int32_t>();
-    for (int64_t r = 0; r < rows; ++r) {
+    const int32_t* rows_selected = index.defined() ? index.data<int32_t>() : nullptr;
+    for (int64_t e = 0; e < selected; ++e) {
+      const int64_t r = rows_selected != nullptr ? rows_selected[e] : e;
+      SGNN_CHECK(r >= 0 && r < rows, op, ": index[", e, "] = ", r, " out of range [0, ", rows, ")");
       SGNN_CHECK(label[r] >= 0 && label[r] < classes, op, ": label ", label[r], " of row ", r,
                  " out of range [0, ", classes, ")");
-    }
-    if (index.defined()) {
-      const int32_t* rows_selected = index.data<int32_t>();
-      for (int64_t i = 0; i < selected; ++i) {
-        SGNN_CHECK(rows_selected[i] >= 0 && rows_selected[i] < rows, op, ": index[", i, "] = ", rows_selected[i],
-                   " out of range [0, ", rows, ")");
-      }
     }
   }
   return selected;

@@ -1,9 +1,11 @@
 // Classification losses, differentiable in their first argument.
 //
-// Arguments: log_probabilities / logits [N, C] float32; labels [N] int32 in
-// [0, C); index int32 [M] with values in [0, N): the rows the loss averages
-// over (the training split), undefined = all N rows. A row listed twice counts
-// twice. Result: shape [] (one element), the mean over the M selected rows.
+// Arguments: log_probabilities / logits [N, C] float32; labels [N] int32, in
+// [0, C) for every selected row (other rows are not read, so unlabeled nodes
+// may carry −1); index int32 [M] with values in [0, N): the rows the loss
+// averages over (the training split), undefined = all N rows. A row listed
+// twice counts twice. Result: shape [] (one element), the mean over the M
+// selected rows.
 //
 // Bad shapes, dtypes, mixed devices or M = 0 -> InvalidArgument. Label or
 // index values out of range: InvalidArgument on the CPU. On CUDA the values

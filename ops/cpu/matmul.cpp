@@ -35,8 +35,11 @@ std::vector<float> transposed_copy(const Tensor& t) {
   return out;
 }
 
-// c_row[j] += a · b_row[j] for j in [j0, j1).
+// c_row[j] += a · b_row[j] for j in [j0, j1). A zero `a` is skipped, as the
+// reference BLAS sgemm does: bag-of-words features (Cora, Citeseer) are ~99 %
+// zeros, and skipping them makes X·W and Xᵀ·dC an order of magnitude faster.
 inline void axpy(float a, const float* __restrict__ b_row, float* __restrict__ c_row, int64_t j0, int64_t j1) {
+  if (a == 0.0f) return;
 #pragma omp simd
   for (int64_t j = j0; j < j1; ++j) c_row[j] += a * b_row[j];
 }

@@ -4,6 +4,7 @@
 
 #include <zlib.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -38,6 +39,16 @@ inline void write_text(const std::filesystem::path& file, const std::string& tex
   std::ofstream out(file, std::ios::binary);
   out << text;
   if (!out) throw std::runtime_error("cannot write " + file.string());
+}
+
+inline std::string read_bytes(const std::filesystem::path& file) {
+  std::string bytes(std::filesystem::file_size(file), '\0');
+  std::FILE* handle = std::fopen(file.c_str(), "rb");
+  if (handle == nullptr) throw std::runtime_error("cannot read " + file.string());
+  const std::size_t got = std::fread(bytes.data(), 1, bytes.size(), handle);
+  std::fclose(handle);
+  bytes.resize(got);
+  return bytes;
 }
 
 inline std::string gzip_bytes(const std::string& text) {

@@ -87,6 +87,14 @@ TEST_CASE("rows outside the index get no gradient") {
   CHECK(grad[8] < 0.0f);
 }
 
+TEST_CASE("labels of rows outside the index are not read (unlabeled nodes may carry -1)") {
+  const Tensor x = random_tensor({3, 4}, 8);
+  const Tensor labels = Tensor::from_vector<int32_t>({2, -1, 1}, {3});
+  const Tensor index = Tensor::from_vector<int32_t>({0, 2}, {2});
+  CHECK(std::isfinite(ops::cross_entropy(x, labels, index).item()));
+  CHECK_THROWS_AS(ops::cross_entropy(x, labels), InvalidArgument);  // all rows: the −1 is selected
+}
+
 TEST_CASE("losses refuse bad arguments") {
   const Tensor x = Tensor::zeros({3, 4});
   const Tensor labels = Tensor::from_vector<int32_t>({0, 3, 1}, {3});

@@ -1,0 +1,275 @@
+// bench_dense: the dense CUDA ops of a GCN/GAT training step at the sizes
+// those models use. Every case is validated against the CPU backend before it
+// is timed (matmul on its first 256 rows); times are the median of 25 runs
+// after 5 warm-up runs, measured with CUDA events on the library's stream.
+//
+// Columns: ms, the achieved rate (TFLOP/s for matmul, GB/s of compulsory
+// traffic otherwise), and a ratio to a baseline measured in the same run:
+//   matmul           fp32 cuBLAS vs TF32 cuBLAS (the same call, TF32 allowed)
+//   memory-bound op  fraction of the bandwidth of a device-to-device
+//                    cudaMemcpyAsync of the same bytes (the practical roofline)
+//   bias_activation  speed-up over the unfused add + relu (forward + backward)
+//
+//   bench_dense [--quick] [--markdown FILE]
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/cuda_runtime.hpp"
+#include "ops/activation.hpp"
+#include "ops/bias_activation.hpp"
+#include "ops/dropout.hpp"
+#include "ops/elementwise.hpp"
+#include "ops/loss.hpp"
+#include "ops/matmul.hpp"
+#include "ops/optimizer_step.hpp"
+#include "ops/softmax.hpp"
+
+using namespace sgnn;
+
+namespace {
+
+constexpr Device kGpu = Device::cuda(0);
+constexpr int kWarmup = 5;
+constexpr int kRuns = 25;
+
+Tensor random_matrix(const Shape& shape, uint64_t seed, Device device = kGpu) {
+  std::mt19937_64 engine(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> values(static_cast<std::size_t>(shape_numel(shape)));
+  for (float& v : values) v = uniform(engine);
+  return Tensor::from_vector(values, shape, device);
+}
+
+double relative_difference(const Tensor& got, const Tensor& reference) {
+  const std::vector<float> a = got.to_vector<float>();
+  const std::vector<float> b = reference.to_vector<float>();
+  if (a.size() != b.size()) return std::numeric_limits<double>::infinity();
+  double diff = 0.0, norm = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double d = static_cast<double>(a[i]) - static_cast<double>(b[i]);
+    diff += d * d;
+    norm += static_cast<double>(b[i]) * static_cast<double>(b[i]);
+  }
+  return std::isfinite(diff) ? std::sqrt(diff / std::max(norm, 1e-30)) : std::numeric_limits<double>::infinity();
+}
+
+void require_close(const char* what, const Tensor& got, const Tensor& reference, double tolerance) {
+  const double difference = relative_difference(got, reference);
+  if (!(difference <= tolerance)) {
+    throw Error(detail::concat("bench_dense: ", what, " differs from the CPU backend (relative error ", difference,
+                               " > ", tolerance, "); not timing a wrong kernel"));
+  }
+}
+
+double median_ms(const std::function<void()>& call) {
+  const cudaStream_t stream = cuda::stream(kGpu);
+  for (int i = 0; i < kWarmup; ++i) call();
+  cudaEvent_t start, stop;
+  SGNN_CUDA_CHECK(cudaEventCreate(&start));
+  SGNN_CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<double> times;
+  for (int i = 0; i < kRuns; ++i) {
+    SGNN_CUDA_CHECK(cudaEventRecord(start, stream));
+    call();
+    SGNN_CUDA_CHECK(cudaEventRecord(stop, stream));
+    SGNN_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0.0f;
+    SGNN_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    times.push_back(static_cast<double>(ms));
+  }
+  SGNN_CUDA_CHECK(cudaEventDestroy(start));
+  SGNN_CUDA_CHECK(cudaEventDestroy(stop));
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+// Milliseconds of a device-to-device copy of `bytes` (read + write = 2·bytes of traffic).
+double copy_ms(std::size_t bytes) {
+  const Tensor source = Tensor::zeros({static_cast<int64_t>(bytes / 4)}, DType::Float32, kGpu);
+  Tensor destination = Tensor::empty({static_cast<int64_t>(bytes / 4)}, DType::Float32, kGpu);
+  return median_ms([&] {
+    SGNN_CUDA_CHECK(cudaMemcpyAsync(destination.raw_data(), source.raw_data(), bytes, cudaMemcpyDeviceToDevice,
+                                    cuda::stream(kGpu)));
+  });
+}
+
+struct Row {
+  std::string name, shape;
+  double ms, rate;
+  std::string unit;
+  double ratio;
+  std::string baseline;
+};
+
+void print(const std::vector<Row>& rows, std::ostream& out, bool markdown) {
+  char line[512];
+  if (markdown) {
+    out << "| case | shape | ms | rate | vs baseline | baseline |\n|---|---|---:|---:|---:|---|\n";
+  } else {
+    std::snprintf(line, sizeof line, "%-28s %-24s %10s %14s %12s  %s\n", "case", "shape", "ms", "rate", "vs base",
+                  "baseline");
+    out << line;
+  }
+  for (const Row& r : rows) {
+    if (markdown) {
+      std::snprintf(line, sizeof line, "| %s | %s | %.4f | %.2f %s | %.2f | %s |\n", r.name.c_str(), r.shape.c_str(),
+                    r.ms, r.rate, r.unit.c_str(), r.ratio, r.baseline.c_str());
+    } else {
+      std::snprintf(line, sizeof line, "%-28s %-24s %10.4f %9.2f %-4s %12.2f  %s\n", r.name.c_str(), r.shape.c_str(),
+                    r.ms, r.rate, r.unit.c_str(), r.ratio, r.baseline.c_str());
+    }
+    out << line;
+  }
+}
+
+std::string shape_text(std::initializer_list<int64_t> extents) {
+  std::ostringstream text;
+  const char* separator = "";
+  for (int64_t e : extents) {
+    text << separator << e;
+    separator = "x";
+  }
+  return text.str();
+}
+
+void bench_matmul(int64_t m, int64_t k, int64_t n, std::vector<Row>& rows) {
+  const Tensor a = random_matrix({m, k}, 1);
+  const Tensor b = random_matrix({k, n}, 2);
+  const int64_t check_rows = std::min<int64_t>(m, 256);
+  const Tensor reference = ops::matmul(a.narrow_rows(0, check_rows).to(Device::cpu()), b.to(Device::cpu()));
+  ops::set_allow_tf32(false);
+  require_close("matmul fp32", ops::matmul(a, b).narrow_rows(0, check_rows), reference, 1e-5);
+  const double fp32 = median_ms([&] { (void)ops::matmul(a, b); });
+  ops::set_allow_tf32(true);
+  require_close("matmul tf32", ops::matmul(a, b).narrow_rows(0, check_rows), reference, 5e-3);
+  const double tf32 = median_ms([&] { (void)ops::matmul(a, b); });
+  ops::set_allow_tf32(false);
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
+  rows.push_back({"matmul fp32", shape_text({m, k, n}), fp32, flops / fp32 / 1e9, "TF/s", 1.0, "itself"});
+  rows.push_back({"matmul tf32", shape_text({m, k, n}), tf32, flops / tf32 / 1e9, "TF/s", fp32 / tf32, "fp32"});
+}
+
+// A memory-bound case: `bytes` of compulsory traffic, compared with a copy moving the same traffic.
+void add_bandwidth_row(const std::string& name, const std::string& shape, double ms, double bytes,
+                       std::vector<Row>& rows) {
+  const double copy = copy_ms(static_cast<std::size_t>(bytes / 2.0));
+  rows.push_back({name, shape, ms, bytes / ms / 1e6, "GB/s", copy / ms, "D2D memcpy"});
+}
+
+void bench_memory_bound(int64_t nodes, int64_t width, int64_t classes, std::vector<Row>& rows) {
+  const double f = 4.0;  // bytes per float
+  const double cells = static_cast<double>(nodes * width);
+  const Tensor x = random_matrix({nodes, width}, 3);
+  const Tensor bias = random_matrix({width}, 4);
+  const Tensor x_cpu = x.to(Device::cpu()), bias_cpu = bias.to(Device::cpu());
+  const std::string shape = shape_text({nodes, width});
+
+  require_close("add", ops::add(x, bias), ops::add(x_cpu, bias_cpu), 1e-6);
+  add_bandwidth_row("add bias", shape, median_ms([&] { (void)ops::add(x, bias); }), 2 * cells * f, rows);
+
+  Generator gpu_generator(1), cpu_generator(1);
+  require_close("dropout", ops::dropout(x, 0.5f, true, gpu_generator), ops::dropout(x_cpu, 0.5f, true, cpu_generator),
+                0.0);
+  add_bandwidth_row("dropout p=0.5", shape, median_ms([&] { (void)ops::dropout(x, 0.5f, true, gpu_generator); }),
+                    2 * cells * f, rows);
+
+  // Fused epilogue, forward + backward, against add + relu.
+  Tensor xg = x.clone(), bg = bias.clone();
+  xg.set_requires_grad(true);
+  bg.set_requires_grad(true);
+  const Tensor grad = random_matrix({nodes, width}, 5);
+  // Gradients are dropped before each run so that no accumulation kernel is timed.
+  auto fused = [&] {
+    xg.zero_grad();
+    bg.zero_grad();
+    ops::bias_activation(xg, bg, ops::FusedActivation::Relu).backward(grad);
+  };
+  auto unfused = [&] {
+    xg.zero_grad();
+    bg.zero_grad();
+    ops::relu(ops::add(xg, bg)).backward(grad);
+  };
+  require_close("bias_activation", ops::bias_activation(x, bias, ops::FusedActivation::Relu),
+                ops::relu(ops::add(x_cpu, bias_cpu)), 1e-6);
+  const double fused_ms = median_ms(fused);
+  const double unfused_ms = median_ms(unfused);
+  // Compulsory traffic: forward reads x, writes y; backward reads y, dy, writes dx.
+  rows.push_back({"bias+relu fused fwd+bwd", shape, fused_ms, 5 * cells * f / fused_ms / 1e6, "GB/s",
+                  unfused_ms / fused_ms, "add+relu"});
+
+  const Tensor logits = random_matrix({nodes, classes}, 6);
+  const Tensor logits_cpu = logits.to(Device::cpu());
+  const std::string logit_shape = shape_text({nodes, classes});
+  const double logit_cells = static_cast<double>(nodes * classes);
+  require_close("log_softmax", ops::log_softmax(logits), ops::log_softmax(logits_cpu), 1e-5);
+  add_bandwidth_row("log_softmax", logit_shape, median_ms([&] { (void)ops::log_softmax(logits); }),
+                    2 * logit_cells * f, rows);
+
+  std::mt19937_64 engine(7);
+  std::vector<int32_t> labels(static_cast<std::size_t>(nodes));
+  for (int32_t& label : labels) label = static_cast<int32_t>(engine() % static_cast<uint64_t>(classes));
+  const Tensor labels_cpu = Tensor::from_vector(labels, {nodes});
+  const Tensor labels_gpu = labels_cpu.to(kGpu);
+  Tensor logits_grad = logits.clone();
+  logits_grad.set_requires_grad(true);
+  require_close("cross_entropy", ops::cross_entropy(logits, labels_gpu), ops::cross_entropy(logits_cpu, labels_cpu),
+                1e-5);
+  add_bandwidth_row("cross_entropy fwd+bwd", logit_shape,
+                    median_ms([&] {
+                      logits_grad.zero_grad();
+                      ops::cross_entropy(logits_grad, labels_gpu).backward();
+                    }),
+                    3 * logit_cells * f, rows);
+
+  Tensor p = x.clone(), m, v;
+  int64_t step = 0;
+  add_bandwidth_row("adam_step", shape, median_ms([&] { ops::adam_step(p, grad, m, v, ++step, {}); }),
+                    7 * cells * f, rows);  // reads p, g, m, v; writes p, m, v
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"bench_dense: dense CUDA ops of GCN/GAT training"};
+  bool quick = false;
+  std::string markdown;
+  app.add_flag("--quick", quick, "Cora-sized cases only");
+  app.add_option("--markdown", markdown, "also write the table as Markdown to this file");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    require_available(kGpu);
+    std::vector<Row> rows;
+    bench_matmul(2708, 1433, 16, rows);  // Cora, GCN layer 1
+    bench_matmul(2708, 1433, 64, rows);  // Cora, GAT layer 1 (8 heads x 8)
+    bench_memory_bound(2708, 64, 7, rows);
+    if (!quick) {
+      bench_matmul(169343, 128, 256, rows);  // ogbn-arxiv
+      bench_matmul(232965, 602, 256, rows);  // Reddit
+      bench_memory_bound(232965, 256, 41, rows);
+    }
+    const cudaDeviceProp& properties = cuda::properties(kGpu);
+    std::printf("device: %s\n", properties.name);
+    std::ostringstream table;
+    print(rows, table, false);
+    std::fputs(table.str().c_str(), stdout);
+    if (!markdown.empty()) {
+      std::ofstream file(markdown);
+      file << "Device: " << properties.name << " — median of " << kRuns << " runs after " << kWarmup
+           << " warm-up runs\n\n";
+      print(rows, file, true);
+    }
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s\n", error.what());
+    return 1;
+  }
+  return 0;
+}

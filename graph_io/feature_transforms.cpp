@@ -1,0 +1,38 @@
+#include "graph_io/feature_transforms.hpp"
+
+#include "graph_io/feature_transforms_backend.hpp"
+
+namespace sgnn::graph_io {
+
+void normalize_feature_rows_cpu(const float* input, float* output, int64_t rows, int64_t cols) {
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* in = input + r * cols;
+    float* out = output + r * cols;
+    double sum = 0.0;
+    for (int64_t c = 0; c < cols; ++c) sum += static_cast<double>(in[c]);
+    const float scale = sum != 0.0 ? static_cast<float>(1.0 / sum) : 1.0f;
+    for (int64_t c = 0; c < cols; ++c) out[c] = in[c] * scale;
+  }
+}
+
+Tensor normalize_feature_rows(const Tensor& features) {
+  check_defined(features, "normalize_feature_rows", "features");
+  check_dtype(features, DType::Float32, "normalize_feature_rows", "features");
+  check_dim(features, 2, "normalize_feature_rows", "features");
+  Tensor output = Tensor::empty(features.shape(), DType::Float32, features.device());
+  const int64_t rows = features.size(0);
+  const int64_t cols = features.size(1);
+  if (features.device().is_cpu()) {
+    normalize_feature_rows_cpu(features.data<float>(), output.data<float>(), rows, cols);
+  } else {
+#ifdef SGNN_WITH_CUDA
+    normalize_feature_rows_cuda(features.data<float>(), output.data<float>(), rows, cols, features.device());
+#else
+    require_available(features.device());
+#endif
+  }
+  return output;
+}
+
+}  // namespace sgnn::graph_io

@@ -1,0 +1,52 @@
+// Graph: everything a model needs, prepared once and kept on one device.
+//
+// make_graph(dataset, options, device, cache_dir):
+//   1. reorders the nodes (options.reordering) consistently in edges,
+//      features, labels and splits, keeping node_order to map results back;
+//   2. prepares the adjacency (prepare_adjacency with options.prepare, on
+//      `device`; options.prepare.device is ignored);
+//   3. moves features, labels and splits to `device`.
+// With a cache_dir, steps 1–2 are replaced by loading
+// <cache_dir>/adjacency-<fingerprint>.sgnn when its fingerprint (edges,
+// num_nodes, weights, prepare options, reordering, format version) matches;
+// otherwise the result is stored there (atomically). A corrupt, truncated,
+// stale or unwritable cache is reported on stderr and rebuilt, never trusted.
+// Throws what the steps throw (InvalidArgument for bad edges, device errors).
+#pragma once
+
+#include <string>
+
+#include "graph_io/dataset.hpp"
+#include "graph_io/prepare.hpp"
+#include "graph_io/reordering.hpp"
+
+namespace sgnn::graph_io {
+
+struct GraphOptions {
+  PrepareOptions prepare;
+  Reordering reordering = Reordering::None;
+};
+
+GraphOptions gcn_graph_options();  // symmetrize, self loops Add, Normalization::Symmetric
+GraphOptions gat_graph_options();  // symmetrize, self loops Add, Normalization::None
+
+struct PreparationStatistics {
+  double read_ms = 0;      // reading the dataset files (Dataset::read_ms)
+  double prepare_ms = 0;   // make_graph: cache load or build (+ store), reordering, uploads
+  bool cache_hit = false;
+  std::string cache_path;  // empty without a cache_dir
+};
+
+struct Graph {
+  Adjacency adjacency;
+  Tensor features, labels, train_index, valid_index, test_index;  // on the graph's device (undefined if absent)
+  int64_t num_nodes = 0;
+  int64_t num_classes = 0;
+  PreparationStatistics statistics;
+  // Host int32 [N]: node_order[i] = the dataset's id of node i (undefined without reordering).
+  Tensor node_order;
+};
+
+Graph make_graph(const Dataset& dataset, const GraphOptions& options, Device device, const std::string& cache_dir = "");
+
+}  // namespace sgnn::graph_io

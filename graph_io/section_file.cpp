@@ -1,0 +1,349 @@
+#include "graph_io/section_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+namespace sgnn::graph_io {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kMagic[8] = {'S', 'G', 'N', 'N', 'S', 'E', 'C', '\0'};
+constexpr uint32_t kContainerVersion = 1;
+constexpr uint32_t kByteOrderMark = 0x01020304u;
+constexpr std::size_t kPreambleBytes = 8 + 4 + 4 + 8;  // magic, version, byte order, header bytes
+constexpr std::size_t kAlignment = 64;
+constexpr uint64_t kMaxHeaderBytes = uint64_t{1} << 26;
+constexpr std::size_t kMaxNameBytes = 4096;
+
+std::size_t aligned(std::size_t offset) { return (offset + kAlignment - 1) / kAlignment * kAlignment; }
+
+// Appends plain values to a byte buffer.
+class ByteWriter {
+ public:
+  template <typename T>
+  void put(const T& value) {
+    const auto* bytes = reinterpret_cast<const char*>(&value);
+    buffer_.insert(buffer_.end(), bytes, bytes + sizeof(T));
+  }
+  void put_string(std::string_view text) {
+    put(static_cast<uint32_t>(text.size()));
+    buffer_.insert(buffer_.end(), text.begin(), text.end());
+  }
+  std::vector<char>& buffer() { return buffer_; }
+
+ private:
+  std::vector<char> buffer_;
+};
+
+// Reads plain values from a byte buffer; any read past the end is a corrupt header.
+class ByteReader {
+ public:
+  ByteReader(std::string_view bytes, std::string file) : bytes_(bytes), file_(std::move(file)) {}
+  template <typename T>
+  T get() {
+    need(sizeof(T));
+    T value;
+    std::memcpy(&value, bytes_.data() + position_, sizeof(T));
+    position_ += sizeof(T);
+    return value;
+  }
+  std::string get_string() {
+    const uint32_t size = get<uint32_t>();
+    if (size > kMaxNameBytes * 256) corrupt("string length out of range");
+    need(size);
+    std::string text(bytes_.substr(position_, size));
+    position_ += size;
+    return text;
+  }
+  [[noreturn]] void corrupt(const std::string& why) const {
+    throw IoError(file_, 0, detail::concat("corrupt section file header: ", why));
+  }
+
+ private:
+  void need(std::size_t count) const {
+    if (count > bytes_.size() - position_) corrupt("ends early");
+  }
+  std::string_view bytes_;
+  std::size_t position_ = 0;
+  std::string file_;
+};
+
+struct FileDescriptor {
+  int fd = -1;
+  ~FileDescriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+void write_all(int fd, const void* data, std::size_t bytes, const std::string& name) {
+  const char* cursor = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t written = ::write(fd, cursor, std::min<std::size_t>(bytes, std::size_t{1} << 30));
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      throw IoError(name, 0, detail::concat("write failed: ", std::strerror(errno)));
+    }
+    cursor += written;
+    bytes -= static_cast<std::size_t>(written);
+  }
+}
+
+// Reads exactly `bytes` at `offset`; false when the file ends first.
+bool read_at(int fd, void* data, std::size_t bytes, uint64_t offset, const std::string& name) {
+  char* cursor = static_cast<char*>(data);
+  while (bytes > 0) {
+    const ssize_t got = ::pread(fd, cursor, std::min<std::size_t>(bytes, std::size_t{1} << 30), static_cast<off_t>(offset));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw IoError(name, 0, detail::concat("read failed: ", std::strerror(errno)));
+    }
+    if (got == 0) return false;
+    cursor += got;
+    bytes -= static_cast<std::size_t>(got);
+    offset += static_cast<uint64_t>(got);
+  }
+  return true;
+}
+
+void fsync_folder(const fs::path& folder) {
+  FileDescriptor dir{::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY)};
+  if (dir.fd >= 0) (void)::fsync(dir.fd);  // best effort: some file systems refuse it
+}
+
+struct SectionEntry {
+  std::string name;
+  DType dtype;
+  Shape shape;
+  uint64_t offset;
+  uint64_t bytes;
+  uint32_t crc;
+};
+
+}  // namespace
+
+uint32_t crc32_of(const void* data, std::size_t bytes) {
+  constexpr std::size_t kBlock = std::size_t{1} << 24;
+  const auto* base = static_cast<const Bytef*>(data);
+  const std::size_t blocks = (bytes + kBlock - 1) / kBlock;
+  if (blocks <= 1) return static_cast<uint32_t>(crc32(0L, base, static_cast<uInt>(bytes)));
+  std::vector<uLong> partial(blocks);
+#pragma omp parallel for schedule(static)
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const std::size_t length = std::min(kBlock, bytes - b * kBlock);
+    partial[b] = crc32(0L, base + b * kBlock, static_cast<uInt>(length));
+  }
+  uLong crc = partial[0];
+  for (std::size_t b = 1; b < blocks; ++b) {
+    const std::size_t length = std::min(kBlock, bytes - b * kBlock);
+    crc = crc32_combine(crc, partial[b], static_cast<z_off_t>(length));
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+bool SectionFile::has(std::string_view name) const {
+  return std::any_of(sections.begin(), sections.end(), [&](const auto& s) { return s.first == name; });
+}
+
+const Tensor& SectionFile::at(std::string_view name) const {
+  for (const auto& [section_name, tensor] : sections) {
+    if (section_name == name) return tensor;
+  }
+  throw IoError(source, 0, detail::concat("missing section \"", name, "\" in this ", kind, " file"));
+}
+
+const std::string& SectionFile::meta(const std::string& key) const {
+  const auto found = metadata.find(key);
+  if (found == metadata.end()) throw IoError(source, 0, detail::concat("missing metadata \"", key, "\" in this ", kind, " file"));
+  return found->second;
+}
+
+void write_section_file(const fs::path& path, const SectionFile& contents) {
+  const std::string name = path.string();
+  SGNN_CHECK(!contents.kind.empty() && contents.kind.size() <= 64, "section file kind must have 1..64 bytes, got \"",
+             contents.kind, "\"");
+  std::set<std::string> names;
+  std::vector<Tensor> host;
+  for (const auto& [section_name, tensor] : contents.sections) {
+    SGNN_CHECK(!section_name.empty() && section_name.size() <= kMaxNameBytes, "section name must have 1..",
+               kMaxNameBytes, " bytes");
+    SGNN_CHECK(names.insert(section_name).second, "section \"", section_name, "\" given twice");
+    SGNN_CHECK(tensor.defined(), "section \"", section_name, "\" is an undefined tensor");
+    host.push_back(tensor.to(Device::cpu()));
+  }
+
+  // Header: offsets depend on the header's own size, which does not depend on
+  // the offsets' values, so lay it out once with zeros, then for real.
+  auto build_header = [&](const std::vector<uint64_t>& offsets, const std::vector<uint32_t>& crcs) {
+    ByteWriter header;
+    header.put_string(contents.kind);
+    header.put(contents.kind_version);
+    header.put(contents.fingerprint);
+    header.put(static_cast<uint32_t>(contents.metadata.size()));
+    for (const auto& [key, value] : contents.metadata) {
+      header.put_string(key);
+      header.put_string(value);
+    }
+    header.put(static_cast<uint32_t>(host.size()));
+    for (std::size_t s = 0; s < host.size(); ++s) {
+      header.put_string(contents.sections[s].first);
+      header.put(static_cast<uint8_t>(host[s].dtype()));
+      header.put(static_cast<uint8_t>(host[s].dim()));
+      for (const int64_t extent : host[s].shape()) header.put(extent);
+      header.put(offsets[s]);
+      header.put(static_cast<uint64_t>(host[s].nbytes()));
+      header.put(crcs[s]);
+    }
+    ByteWriter file;
+    file.buffer().insert(file.buffer().end(), kMagic, kMagic + 8);
+    file.put(kContainerVersion);
+    file.put(kByteOrderMark);
+    file.put(static_cast<uint64_t>(kPreambleBytes + header.buffer().size() + 4));
+    file.buffer().insert(file.buffer().end(), header.buffer().begin(), header.buffer().end());
+    file.put(crc32_of(file.buffer().data(), file.buffer().size()));
+    return std::move(file.buffer());
+  };
+  std::vector<uint64_t> offsets(host.size(), 0);
+  std::vector<uint32_t> crcs(host.size(), 0);
+  std::size_t cursor = aligned(build_header(offsets, crcs).size());
+  for (std::size_t s = 0; s < host.size(); ++s) {
+    offsets[s] = cursor;
+    crcs[s] = crc32_of(host[s].raw_data(), host[s].nbytes());
+    cursor = aligned(cursor + host[s].nbytes());
+  }
+  const std::vector<char> header = build_header(offsets, crcs);
+
+  std::error_code error;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), error);
+  static std::atomic<uint64_t> counter{0};
+  const fs::path temporary =
+      path.string() + detail::concat(".tmp-", ::getpid(), "-", counter.fetch_add(1));
+  try {
+    FileDescriptor out{::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
+    if (out.fd < 0) throw IoError(temporary.string(), 0, detail::concat("cannot create: ", std::strerror(errno)));
+    static const char zeros[kAlignment] = {};
+    write_all(out.fd, header.data(), header.size(), name);
+    std::size_t written = header.size();
+    for (std::size_t s = 0; s < host.size(); ++s) {
+      write_all(out.fd, zeros, offsets[s] - written, name);
+      write_all(out.fd, host[s].raw_data(), host[s].nbytes(), name);
+      written = offsets[s] + host[s].nbytes();
+    }
+    if (::fsync(out.fd) != 0) throw IoError(name, 0, detail::concat("fsync failed: ", std::strerror(errno)));
+    if (::close(out.fd) != 0) {
+      out.fd = -1;
+      throw IoError(name, 0, detail::concat("close failed: ", std::strerror(errno)));
+    }
+    out.fd = -1;
+    if (::rename(temporary.c_str(), path.c_str()) != 0) {
+      throw IoError(name, 0, detail::concat("cannot rename the temporary file into place: ", std::strerror(errno)));
+    }
+  } catch (...) {
+    fs::remove(temporary, error);
+    throw;
+  }
+  fsync_folder(path.parent_path());
+}
+
+SectionFile read_section_file(const fs::path& path, std::string_view expected_kind, uint32_t expected_kind_version) {
+  const std::string name = path.string();
+  FileDescriptor in{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (in.fd < 0) throw IoError(name, 0, detail::concat("cannot open: ", std::strerror(errno)));
+  std::error_code error;
+  const uint64_t file_bytes = fs::file_size(path, error);
+  if (error) throw IoError(name, 0, "cannot determine the file size");
+
+  char preamble[kPreambleBytes];
+  if (!read_at(in.fd, preamble, kPreambleBytes, 0, name)) throw IoError(name, 0, "truncated: shorter than a section file header");
+  if (std::memcmp(preamble, kMagic, 8) != 0) throw IoError(name, 0, "not a sparsegnn section file (bad magic)");
+  uint32_t container_version = 0, byte_order = 0;
+  uint64_t header_bytes = 0;
+  std::memcpy(&container_version, preamble + 8, 4);
+  std::memcpy(&byte_order, preamble + 12, 4);
+  std::memcpy(&header_bytes, preamble + 16, 8);
+  if (byte_order != kByteOrderMark) throw IoError(name, 0, "written on a machine of the other byte order");
+  if (container_version != kContainerVersion) {
+    throw IoError(name, 0, detail::concat("section file version ", container_version, ", this build reads version ",
+                                          kContainerVersion));
+  }
+  if (header_bytes < kPreambleBytes + 4 || header_bytes > kMaxHeaderBytes) {
+    throw IoError(name, 0, detail::concat("corrupt section file header: header size ", header_bytes));
+  }
+  if (header_bytes > file_bytes) throw IoError(name, 0, "truncated: the file ends inside its header");
+  std::string header(static_cast<std::size_t>(header_bytes), '\0');
+  if (!read_at(in.fd, header.data(), header.size(), 0, name)) throw IoError(name, 0, "truncated: the file ends inside its header");
+  uint32_t stored_crc = 0;
+  std::memcpy(&stored_crc, header.data() + header.size() - 4, 4);
+  if (crc32_of(header.data(), header.size() - 4) != stored_crc) {
+    throw IoError(name, 0, "corrupt section file header: checksum mismatch");
+  }
+
+  ByteReader reader(std::string_view(header).substr(kPreambleBytes, header.size() - kPreambleBytes - 4), name);
+  SectionFile contents;
+  contents.source = name;
+  contents.kind = reader.get_string();
+  contents.kind_version = reader.get<uint32_t>();
+  contents.fingerprint = reader.get<uint64_t>();
+  if (contents.kind != expected_kind) {
+    throw IoError(name, 0, detail::concat("holds a \"", contents.kind, "\", expected a \"", expected_kind, "\""));
+  }
+  if (contents.kind_version != expected_kind_version) {
+    throw IoError(name, 0, detail::concat(contents.kind, " format version ", contents.kind_version,
+                                          ", this build reads version ", expected_kind_version));
+  }
+  const uint32_t metadata_count = reader.get<uint32_t>();
+  for (uint32_t m = 0; m < metadata_count; ++m) {
+    std::string key = reader.get_string();
+    contents.metadata[key] = reader.get_string();
+  }
+  const uint32_t section_count = reader.get<uint32_t>();
+  std::vector<SectionEntry> entries;
+  for (uint32_t s = 0; s < section_count; ++s) {
+    SectionEntry entry;
+    entry.name = reader.get_string();
+    const auto dtype = reader.get<uint8_t>();
+    if (dtype > static_cast<uint8_t>(DType::Int64)) reader.corrupt(detail::concat("section ", entry.name, " has an unknown dtype"));
+    entry.dtype = static_cast<DType>(dtype);
+    const auto rank = reader.get<uint8_t>();
+    if (rank > 8) reader.corrupt(detail::concat("section ", entry.name, " has rank ", int{rank}));
+    uint64_t numel = 1;
+    for (uint8_t d = 0; d < rank; ++d) {
+      const auto extent = reader.get<int64_t>();
+      if (extent < 0 || extent > (int64_t{1} << 40)) reader.corrupt(detail::concat("section ", entry.name, " has extent ", extent));
+      entry.shape.push_back(extent);
+      numel *= static_cast<uint64_t>(extent);
+      if (numel > (uint64_t{1} << 42)) reader.corrupt(detail::concat("section ", entry.name, " is implausibly large"));
+    }
+    entry.offset = reader.get<uint64_t>();
+    entry.bytes = reader.get<uint64_t>();
+    entry.crc = reader.get<uint32_t>();
+    if (entry.bytes != numel * dtype_size(entry.dtype)) {
+      reader.corrupt(detail::concat("section ", entry.name, " size does not match its shape"));
+    }
+    if (entry.offset < header_bytes || entry.offset > file_bytes || entry.bytes > file_bytes - entry.offset) {
+      throw IoError(name, 0, detail::concat("truncated: section \"", entry.name, "\" lies beyond the end of the file"));
+    }
+    entries.push_back(std::move(entry));
+  }
+  for (const SectionEntry& entry : entries) {
+    Tensor tensor = Tensor::empty(entry.shape, entry.dtype);
+    if (!read_at(in.fd, tensor.raw_data(), entry.bytes, entry.offset, name)) {
+      throw IoError(name, 0, detail::concat("truncated: section \"", entry.name, "\" ends past the end of the file"));
+    }
+    if (crc32_of(tensor.raw_data(), entry.bytes) != entry.crc) {
+      throw IoError(name, 0, detail::concat("corrupt: checksum mismatch in section \"", entry.name, "\""));
+    }
+    contents.sections.emplace_back(entry.name, std::move(tensor));
+  }
+  return contents;
+}
+
+}  // namespace sgnn::graph_io
