@@ -24,6 +24,8 @@ struct EdgeList {
   int64_t num_edges() const { return source.defined() ? source.numel() : 0; }
   // Throws InvalidArgument on mismatched lengths, wrong dtypes or ids out of range.
   void validate() const;
+  // The cheap part of validate(): num_nodes range, dtypes and shapes (no element is read).
+  void validate_shapes() const;
 };
 
 }  // namespace sgnn::graph_io

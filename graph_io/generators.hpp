@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "graph_io/edge_list.hpp"
 
@@ -24,5 +25,10 @@ struct RmatOptions {
 
 // Host edge list of options.num_edges edges. Throws InvalidArgument on bad options.
 EdgeList generate_rmat(const RmatOptions& options);
+
+// The relabelling generate_rmat applies: node p of the recursive quadrant
+// structure (after folding) becomes node permutation[p]. Nodes with nearby p
+// share quadrants, i.e. communities (used to plant labels).
+std::vector<int32_t> rmat_node_permutation(const RmatOptions& options);
 
 }  // namespace sgnn::graph_io

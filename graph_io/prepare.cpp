@@ -1,12 +1,26 @@
-#include "graph_io/prepare.hpp"
+// prepare_adjacency: argument checks and the host instantiation of the
+// Thrust builder (graph_io/csr_builder.hpp) with OpenMP threads; CUDA
+// devices go to prepare_adjacency_cuda.
+#ifndef __CUDACC__
+// Thrust's "device" system in this host-only file is OpenMP, so no CUDA
+// header is pulled in by a host compiler.
+#define THRUST_DEVICE_SYSTEM THRUST_DEVICE_SYSTEM_OMP
+#endif
+// GCC reports -Wnull-dereference inside Thrust's sequential helpers after
+// inlining (the system-header exemption does not cover it); the pointers are
+// the outputs of our own allocations.
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+#include <thrust/system/omp/execution_policy.h>
 
-#include <algorithm>
 #include <cmath>
-#include <numeric>
+
+#include "graph_io/csr_builder.hpp"
+#include "graph_io/prepare.hpp"
+#include "graph_io/prepare_backend.hpp"
 
 namespace sgnn::graph_io {
 
-void EdgeList::validate() const {
+void EdgeList::validate_shapes() const {
   SGNN_CHECK(num_nodes >= 0 && num_nodes < (int64_t{1} << 31), "edge list: num_nodes ", num_nodes,
              " out of range [0, 2^31)");
   if (!source.defined() && !target.defined()) return;
@@ -19,6 +33,11 @@ void EdgeList::validate() const {
     SGNN_CHECK(weight.shape() == source.shape(), "edge list: weight has shape ", shape_str(weight.shape()),
                ", expected ", shape_str(source.shape()));
   }
+}
+
+void EdgeList::validate() const {
+  validate_shapes();
+  if (!source.defined() && !target.defined()) return;
   const std::vector<int32_t> sources = source.to_vector<int32_t>();
   const std::vector<int32_t> targets = target.to_vector<int32_t>();
   for (std::size_t k = 0; k < sources.size(); ++k) {
@@ -33,144 +52,23 @@ void EdgeList::validate() const {
   }
 }
 
-namespace {
-
-struct Entry {
-  int32_t row;
-  int32_t col;
-  float weight;
-};
-
-template <typename Offset>
-Tensor offsets_tensor(const std::vector<int64_t>& offsets) {
-  std::vector<Offset> narrow(offsets.begin(), offsets.end());
-  return Tensor::from_vector(narrow, {static_cast<int64_t>(offsets.size())});
-}
-
-Tensor make_offsets(const std::vector<int64_t>& offsets, int64_t nnz) {
-  return csr_offset_dtype(nnz) == DType::Int32 ? offsets_tensor<int32_t>(offsets) : offsets_tensor<int64_t>(offsets);
-}
-
-// Rows by decreasing length, ties by row id: the SpMM row swizzle.
-Tensor make_row_order(const std::vector<int64_t>& offsets) {
-  const std::size_t rows = offsets.size() - 1;
-  std::vector<int32_t> order(rows);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    return offsets[static_cast<std::size_t>(a) + 1] - offsets[static_cast<std::size_t>(a)] >
-           offsets[static_cast<std::size_t>(b) + 1] - offsets[static_cast<std::size_t>(b)];
-  });
-  return Tensor::from_vector(order, {static_cast<int64_t>(rows)});
-}
-
-Csr make_csr(int64_t rows, int64_t cols, const std::vector<int64_t>& offsets, const std::vector<int32_t>& columns) {
-  Csr csr;
-  csr.num_rows = rows;
-  csr.num_cols = cols;
-  csr.nnz = static_cast<int64_t>(columns.size());
-  csr.indptr = make_offsets(offsets, csr.nnz);
-  csr.indices = Tensor::from_vector(columns, {csr.nnz});
-  csr.row_order = make_row_order(offsets);
-  return csr;
-}
-
-}  // namespace
-
 Adjacency prepare_adjacency(const EdgeList& edges, const PrepareOptions& options) {
-  edges.validate();
-  const int64_t n = edges.num_nodes;
-  const bool weighted = edges.weight.defined();
-  std::vector<Entry> entries;
+  edges.validate_shapes();
+  const Device device = options.device;
+  require_available(device);
+  EdgeList here = edges;
   if (edges.num_edges() > 0) {
-    const std::vector<int32_t> sources = edges.source.to_vector<int32_t>();
-    const std::vector<int32_t> targets = edges.target.to_vector<int32_t>();
-    const std::vector<float> weights =
-        weighted ? edges.weight.to_vector<float>() : std::vector<float>(sources.size(), 1.0f);
-    entries.reserve(sources.size() * (options.symmetrize ? 2 : 1));
-    for (std::size_t k = 0; k < sources.size(); ++k) entries.push_back({targets[k], sources[k], weights[k]});
-    if (options.symmetrize) {
-      for (std::size_t k = 0; k < sources.size(); ++k) entries.push_back({sources[k], targets[k], weights[k]});
-    }
+    here.source = edges.source.to(device);
+    here.target = edges.target.to(device);
+    if (edges.weight.defined()) here.weight = edges.weight.to(device);
   }
-  if (options.self_loops == SelfLoops::Remove) {
-    std::erase_if(entries, [](const Entry& e) { return e.row == e.col; });
+  if (device.is_cuda()) {
+#ifdef SGNN_WITH_CUDA
+    return prepare_adjacency_cuda(here, options);
+#endif
   }
-  auto by_position = [](const Entry& a, const Entry& b) { return a.row != b.row ? a.row < b.row : a.col < b.col; };
-  std::stable_sort(entries.begin(), entries.end(), by_position);
-
-  // Merge or drop repeated positions (an unweighted graph just drops them).
-  std::vector<Entry> unique;
-  unique.reserve(entries.size());
-  for (const Entry& e : entries) {
-    if (!unique.empty() && unique.back().row == e.row && unique.back().col == e.col) {
-      if (weighted && options.duplicates == Duplicates::Merge) unique.back().weight += e.weight;
-      continue;
-    }
-    unique.push_back(e);
-  }
-  if (options.self_loops == SelfLoops::Add) {
-    std::vector<char> has_loop(static_cast<std::size_t>(n), 0);
-    for (const Entry& e : unique) {
-      if (e.row == e.col) has_loop[static_cast<std::size_t>(e.row)] = 1;
-    }
-    for (int32_t node = 0; node < n; ++node) {
-      if (!has_loop[static_cast<std::size_t>(node)]) unique.push_back({node, node, 1.0f});
-    }
-    std::stable_sort(unique.begin(), unique.end(), by_position);
-  }
-
-  const int64_t nnz = static_cast<int64_t>(unique.size());
-  std::vector<int64_t> offsets(static_cast<std::size_t>(n) + 1, 0);
-  std::vector<int32_t> columns(unique.size());
-  std::vector<float> values(unique.size());
-  for (std::size_t k = 0; k < unique.size(); ++k) {
-    ++offsets[static_cast<std::size_t>(unique[k].row) + 1];
-    columns[k] = unique[k].col;
-    values[k] = unique[k].weight;
-  }
-  std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
-
-  if (options.normalization != Normalization::None) {
-    std::vector<double> degree(static_cast<std::size_t>(n), 0.0);
-    for (const Entry& e : unique) degree[static_cast<std::size_t>(e.row)] += static_cast<double>(e.weight);
-    auto inverse_sqrt = [](double d) { return d > 0.0 ? 1.0 / std::sqrt(d) : 0.0; };
-    for (std::size_t k = 0; k < unique.size(); ++k) {
-      const double d_row = degree[static_cast<std::size_t>(unique[k].row)];
-      const double d_col = degree[static_cast<std::size_t>(unique[k].col)];
-      const double w = static_cast<double>(unique[k].weight);
-      values[k] = static_cast<float>(options.normalization == Normalization::Symmetric
-                                         ? w * inverse_sqrt(d_row) * inverse_sqrt(d_col)
-                                         : (d_row > 0.0 ? w / d_row : 0.0));
-    }
-  }
-
-  // Transpose by a stable counting sort on the column: within a column of
-  // Aᵀ's rows the entries stay ordered by A's row, i.e. sorted.
-  std::vector<int64_t> transpose_offsets(static_cast<std::size_t>(n) + 1, 0);
-  for (const int32_t c : columns) ++transpose_offsets[static_cast<std::size_t>(c) + 1];
-  std::partial_sum(transpose_offsets.begin(), transpose_offsets.end(), transpose_offsets.begin());
-  std::vector<int64_t> cursor(transpose_offsets.begin(), transpose_offsets.end() - 1);
-  std::vector<int32_t> transpose_columns(unique.size());
-  std::vector<int64_t> transpose_to_csr(unique.size());
-  for (std::size_t k = 0; k < unique.size(); ++k) {
-    const int64_t slot = cursor[static_cast<std::size_t>(columns[k])]++;
-    transpose_columns[static_cast<std::size_t>(slot)] = unique[k].row;
-    transpose_to_csr[static_cast<std::size_t>(slot)] = static_cast<int64_t>(k);
-  }
-
-  Adjacency adjacency;
-  adjacency.csr = make_csr(n, n, offsets, columns);
-  adjacency.transpose = make_csr(n, n, transpose_offsets, transpose_columns);
-  adjacency.transpose_to_csr = make_offsets(transpose_to_csr, nnz);
-  if (weighted || options.normalization != Normalization::None) {
-    std::vector<float> transpose_values(unique.size());
-    for (std::size_t k = 0; k < unique.size(); ++k) {
-      transpose_values[k] = values[static_cast<std::size_t>(transpose_to_csr[k])];
-    }
-    adjacency.values = Tensor::from_vector(values, {nnz});
-    adjacency.transpose_values = Tensor::from_vector(transpose_values, {nnz});
-  }
-  return adjacency.to(options.device);
+  csr_builder::check_edges(thrust::omp::par, here);
+  return csr_builder::build(thrust::omp::par, here, options, device);
 }
 
 }  // namespace sgnn::graph_io

@@ -24,6 +24,12 @@ std::vector<int32_t> random_permutation(int64_t n, uint64_t seed) {
 
 }  // namespace
 
+std::vector<int32_t> rmat_node_permutation(const RmatOptions& options) {
+  SGNN_CHECK(options.num_nodes >= 1 && options.num_nodes < (int64_t{1} << 31), "R-MAT: num_nodes ",
+             options.num_nodes, " out of range [1, 2^31)");
+  return random_permutation(options.num_nodes, options.seed ^ 0x9e3779b97f4a7c15ull);
+}
+
 EdgeList generate_rmat(const RmatOptions& options) {
   SGNN_CHECK(options.num_nodes >= 1 && options.num_nodes < (int64_t{1} << 31), "R-MAT: num_nodes ",
              options.num_nodes, " out of range [1, 2^31)");
@@ -42,7 +48,7 @@ EdgeList generate_rmat(const RmatOptions& options) {
   edges.target = Tensor::empty({options.num_edges}, DType::Int32);
   int32_t* source = edges.source.data<int32_t>();
   int32_t* target = edges.target.data<int32_t>();
-  const std::vector<int32_t> relabel = random_permutation(options.num_nodes, options.seed ^ 0x9e3779b97f4a7c15ull);
+  const std::vector<int32_t> relabel = rmat_node_permutation(options);
   // Two uniforms per level (row half, then column half given the row half).
   const PhiloxStream stream{options.seed, 1};
   const uint64_t draws_per_edge = 2 * static_cast<uint64_t>(levels);

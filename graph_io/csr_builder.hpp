@@ -1,0 +1,376 @@
+// The adjacency builder behind prepare_adjacency, written once with Thrust
+// and instantiated with a host policy (graph_io/prepare.cpp: OpenMP threads)
+// and a device policy (graph_io/cuda/prepare_device.cu: the library's stream,
+// temporaries from its memory pool). Include only from those two files.
+//
+// Steps (E input edges, n nodes; entry (row, col) of A is the edge col -> row):
+//   keys     row << 32 | col for every edge (and the reverse when symmetrising)
+//   loops    removed (SelfLoops::Remove) before sorting
+//   sort     stable by key, so "first occurrence" means input order
+//   repeats  Merge: weights summed in input order; Drop (or no weights): first kept
+//   loops    added where missing (SelfLoops::Add), weight 1, by a sorted merge
+//   CSR      indptr by a vectorised lower_bound over the sorted rows
+//   values   weights, or D^-1/2 A D^-1/2 / D^-1 A with D the float64 row sums
+//   CSC      sort of (col << 32 | row, edge id): transpose pattern + transpose_to_csr
+//   order    rows by decreasing length, ties by id, for A and Aᵀ
+// Every floating-point operation happens in the same order on both policies
+// (per-row and per-run sums are sequential loops, no parallel reductions), so
+// host and device results are bitwise equal.
+#pragma once
+
+#include <thrust/binary_search.h>
+#include <thrust/copy.h>
+#include <thrust/count.h>
+#include <thrust/fill.h>
+#include <thrust/for_each.h>
+#include <thrust/gather.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/zip_iterator.h>
+#include <thrust/merge.h>
+#include <thrust/remove.h>
+#include <thrust/sequence.h>
+#include <thrust/sort.h>
+#include <thrust/transform.h>
+#include <thrust/unique.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "core/adjacency.hpp"
+#include "graph_io/prepare.hpp"
+
+#if defined(__CUDACC__)
+#define SGNN_CSR_HD __host__ __device__
+#else
+#define SGNN_CSR_HD
+#endif
+
+namespace sgnn::graph_io::csr_builder {
+
+using Key = uint64_t;
+constexpr Key kLowMask = 0xffffffffull;
+
+SGNN_CSR_HD inline int32_t key_high(Key key) { return static_cast<int32_t>(key >> 32); }
+SGNN_CSR_HD inline int32_t key_low(Key key) { return static_cast<int32_t>(key & kLowMask); }
+SGNN_CSR_HD inline Key make_key(int32_t high, int32_t low) {
+  return (static_cast<Key>(static_cast<uint32_t>(high)) << 32) | static_cast<uint32_t>(low);
+}
+
+// Key of entry k: edge k as (target, source) for k < E, else edge k − E reversed.
+struct EntryKey {
+  const int32_t* source;
+  const int32_t* target;
+  int64_t num_edges;
+  SGNN_CSR_HD Key operator()(int64_t k) const {
+    return k < num_edges ? make_key(target[k], source[k]) : make_key(source[k - num_edges], target[k - num_edges]);
+  }
+};
+
+struct EntryWeight {
+  const float* weight;
+  int64_t num_edges;
+  SGNN_CSR_HD float operator()(int64_t k) const { return weight[k < num_edges ? k : k - num_edges]; }
+};
+
+struct IsLoopKey {
+  SGNN_CSR_HD bool operator()(Key key) const { return key_high(key) == key_low(key); }
+  SGNN_CSR_HD bool operator()(const thrust::tuple<Key, float>& entry) const {
+    return (*this)(thrust::get<0>(entry));
+  }
+};
+
+struct OutOfRange {
+  const int32_t* source;
+  const int32_t* target;
+  int64_t num_nodes;
+  SGNN_CSR_HD bool operator()(int64_t k) const {
+    return source[k] < 0 || source[k] >= num_nodes || target[k] < 0 || target[k] >= num_nodes;
+  }
+};
+
+struct NotFinite {
+  // w - w is 0 for every finite w and NaN for NaN and ±Inf.
+  SGNN_CSR_HD bool operator()(float w) const { return !(w - w == 0.0f); }
+};
+
+struct IsRunStart {
+  const Key* keys;
+  SGNN_CSR_HD bool operator()(int64_t k) const { return k == 0 || keys[k] != keys[k - 1]; }
+};
+
+// Sum of the weights of run u, in input order (float, like a sequential merge).
+struct RunSum {
+  const float* weights;
+  const int64_t* starts;
+  int64_t runs;
+  int64_t total;
+  SGNN_CSR_HD float operator()(int64_t u) const {
+    const int64_t end = u + 1 < runs ? starts[u + 1] : total;
+    float sum = weights[starts[u]];
+    for (int64_t k = starts[u] + 1; k < end; ++k) sum += weights[k];
+    return sum;
+  }
+};
+
+struct GatherKey {
+  const Key* keys;
+  SGNN_CSR_HD Key operator()(int64_t k) const { return keys[k]; }
+};
+
+struct MarkLoop {
+  const Key* keys;
+  int32_t* has_loop;
+  SGNN_CSR_HD void operator()(int64_t k) const {
+    if (key_high(keys[k]) == key_low(keys[k])) has_loop[key_high(keys[k])] = 1;
+  }
+};
+
+struct IsZero {
+  SGNN_CSR_HD bool operator()(int32_t v) const { return v == 0; }
+};
+
+struct LoopKey {
+  SGNN_CSR_HD Key operator()(int32_t node) const { return make_key(node, node); }
+};
+
+struct HighOf {
+  SGNN_CSR_HD int32_t operator()(Key key) const { return key_high(key); }
+};
+
+struct LowOf {
+  SGNN_CSR_HD int32_t operator()(Key key) const { return key_low(key); }
+};
+
+struct SwapKey {
+  SGNN_CSR_HD Key operator()(Key key) const { return make_key(key_low(key), key_high(key)); }
+};
+
+// Per node: 1/sqrt(degree) (symmetric; 0 for an empty row) or the degree
+// itself (row), degree = float64 sum of the row's weights in CSR order.
+template <typename Offset>
+struct DegreeScale {
+  const Offset* indptr;
+  const float* weights;  // nullptr: every entry weighs 1
+  bool symmetric;
+  SGNN_CSR_HD double operator()(int64_t row) const {
+    double degree = 0.0;
+    for (int64_t k = static_cast<int64_t>(indptr[row]); k < static_cast<int64_t>(indptr[row + 1]); ++k) {
+      degree += weights != nullptr ? static_cast<double>(weights[k]) : 1.0;
+    }
+    if (!symmetric) return degree;
+    return degree > 0.0 ? 1.0 / std::sqrt(degree) : 0.0;
+  }
+};
+
+// Normalised value of entry k: w / sqrt(d_row d_col) as w · s_row · s_col, or w / d_row.
+struct NormalisedValue {
+  const Key* keys;
+  const float* weights;
+  const double* scale;
+  bool symmetric;
+  SGNN_CSR_HD float operator()(int64_t k) const {
+    const double w = weights != nullptr ? static_cast<double>(weights[k]) : 1.0;
+    const double row_scale = scale[key_high(keys[k])];
+    if (!symmetric) return static_cast<float>(row_scale > 0.0 ? w / row_scale : 0.0);
+    return static_cast<float>(w * row_scale * scale[key_low(keys[k])]);
+  }
+};
+
+// Sort key of a row for row_order: shorter rows later, then by id.
+template <typename Offset>
+struct RowOrderKey {
+  const Offset* indptr;
+  int64_t num_rows;
+  SGNN_CSR_HD Key operator()(int64_t row) const {
+    const int64_t length = static_cast<int64_t>(indptr[row + 1]) - static_cast<int64_t>(indptr[row]);
+    return (static_cast<Key>(num_rows - length) << 32) | static_cast<Key>(row);
+  }
+};
+
+inline Key* key_data(const Tensor& t) { return reinterpret_cast<Key*>(t.data<int64_t>()); }
+
+// Rows of A by decreasing length, ties by id.
+template <typename Policy, typename Offset>
+Tensor row_order(const Policy& policy, const Offset* indptr, int64_t num_rows, Device device) {
+  Tensor keys = Tensor::empty({num_rows}, DType::Int64, device);
+  Tensor order = Tensor::empty({num_rows}, DType::Int32, device);
+  thrust::counting_iterator<int64_t> rows(0);
+  thrust::transform(policy, rows, rows + num_rows, key_data(keys), RowOrderKey<Offset>{indptr, num_rows});
+  thrust::sort(policy, key_data(keys), key_data(keys) + num_rows);
+  thrust::transform(policy, key_data(keys), key_data(keys) + num_rows, order.data<int32_t>(), LowOf{});
+  return order;
+}
+
+// indptr [num_rows + 1] of the row ids `rows` (sorted, length nnz).
+template <typename Policy, typename Offset>
+Tensor row_offsets(const Policy& policy, const int32_t* rows, int64_t nnz, int64_t num_rows, Device device) {
+  Tensor indptr = Tensor::empty({num_rows + 1}, dtype_of<Offset>(), device);
+  thrust::counting_iterator<int32_t> first(0);
+  thrust::lower_bound(policy, rows, rows + nnz, first, first + (num_rows + 1), indptr.data<Offset>());
+  return indptr;
+}
+
+template <typename Policy, typename Offset>
+Adjacency assemble(const Policy& policy, const Tensor& keys, const Tensor& weights, const PrepareOptions& options,
+                   int64_t n, Device device) {
+  const int64_t nnz = keys.numel();
+  const Key* key = key_data(keys);
+  const float* weight = weights.defined() ? weights.data<float>() : nullptr;
+  Adjacency adjacency;
+  Tensor rows = Tensor::empty({nnz}, DType::Int32, device);
+  thrust::transform(policy, key, key + nnz, rows.data<int32_t>(), HighOf{});
+  Csr& csr = adjacency.csr;
+  csr.num_rows = csr.num_cols = n;
+  csr.nnz = nnz;
+  csr.indptr = row_offsets<Policy, Offset>(policy, rows.data<int32_t>(), nnz, n, device);
+  csr.indices = Tensor::empty({nnz}, DType::Int32, device);
+  thrust::transform(policy, key, key + nnz, csr.indices.data<int32_t>(), LowOf{});
+  csr.row_order = row_order(policy, csr.indptr.data<Offset>(), n, device);
+
+  thrust::counting_iterator<int64_t> entries(0);
+  if (options.normalization != Normalization::None) {
+    const bool symmetric = options.normalization == Normalization::Symmetric;
+    // float64 scales stored in an int64 tensor's bytes (Tensor has no float64 dtype).
+    Tensor scale_storage = Tensor::empty({n}, DType::Int64, device);
+    auto* scale = reinterpret_cast<double*>(scale_storage.data<int64_t>());
+    thrust::counting_iterator<int64_t> nodes(0);
+    thrust::transform(policy, nodes, nodes + n, scale, DegreeScale<Offset>{csr.indptr.data<Offset>(), weight, symmetric});
+    adjacency.values = Tensor::empty({nnz}, DType::Float32, device);
+    thrust::transform(policy, entries, entries + nnz, adjacency.values.data<float>(),
+                      NormalisedValue{key, weight, scale, symmetric});
+  } else if (weights.defined()) {
+    adjacency.values = weights;
+  }
+
+  // Transpose: sort (col, row) keys with the entry ids riding along.
+  Tensor transpose_keys = Tensor::empty({nnz}, DType::Int64, device);
+  thrust::transform(policy, key, key + nnz, key_data(transpose_keys), SwapKey{});
+  adjacency.transpose_to_csr = Tensor::empty({nnz}, dtype_of<Offset>(), device);
+  Offset* map = adjacency.transpose_to_csr.data<Offset>();
+  thrust::sequence(policy, map, map + nnz);
+  thrust::sort_by_key(policy, key_data(transpose_keys), key_data(transpose_keys) + nnz, map);
+  Csr& transpose = adjacency.transpose;
+  transpose.num_rows = transpose.num_cols = n;
+  transpose.nnz = nnz;
+  thrust::transform(policy, key_data(transpose_keys), key_data(transpose_keys) + nnz, rows.data<int32_t>(), HighOf{});
+  transpose.indptr = row_offsets<Policy, Offset>(policy, rows.data<int32_t>(), nnz, n, device);
+  transpose.indices = Tensor::empty({nnz}, DType::Int32, device);
+  thrust::transform(policy, key_data(transpose_keys), key_data(transpose_keys) + nnz, transpose.indices.data<int32_t>(),
+                    LowOf{});
+  transpose.row_order = row_order(policy, transpose.indptr.data<Offset>(), n, device);
+  if (adjacency.values.defined()) {
+    adjacency.transpose_values = Tensor::empty({nnz}, DType::Float32, device);
+    thrust::gather(policy, map, map + nnz, adjacency.values.data<float>(), adjacency.transpose_values.data<float>());
+  }
+  return adjacency;
+}
+
+// Checks ids and weights on the policy's side (shapes and dtypes were checked
+// already); when something is wrong, the host validate() names the first bad edge.
+template <typename Policy>
+void check_edges(const Policy& policy, const EdgeList& edges) {
+  const int64_t e = edges.num_edges();
+  if (e == 0) return;
+  thrust::counting_iterator<int64_t> first(0);
+  const auto bad_ids = thrust::count_if(policy, first, first + e,
+                                        OutOfRange{edges.source.data<int32_t>(), edges.target.data<int32_t>(), edges.num_nodes});
+  const auto bad_weights =
+      edges.weight.defined()
+          ? thrust::count_if(policy, edges.weight.data<float>(), edges.weight.data<float>() + e, NotFinite{})
+          : 0;
+  if (bad_ids != 0 || bad_weights != 0) {
+    edges.validate();  // throws with the first offending edge
+    throw InvalidArgument("edge list: invalid node ids or weights");  // not reached: validate() found them
+  }
+}
+
+// The whole build on `device` with `policy` (edges already on `device`).
+template <typename Policy>
+Adjacency build(const Policy& policy, const EdgeList& edges, const PrepareOptions& options, Device device) {
+  const int64_t n = edges.num_nodes;
+  const int64_t e = edges.num_edges();
+  const bool weighted = edges.weight.defined();
+  const int64_t m = options.symmetrize ? 2 * e : e;
+  Tensor keys = Tensor::empty({m}, DType::Int64, device);
+  Tensor weights = weighted ? Tensor::empty({m}, DType::Float32, device) : Tensor();
+  thrust::counting_iterator<int64_t> entries(0);
+  if (m > 0) {
+    thrust::transform(policy, entries, entries + m, key_data(keys),
+                      EntryKey{edges.source.data<int32_t>(), edges.target.data<int32_t>(), e});
+    if (weighted) {
+      thrust::transform(policy, entries, entries + m, weights.data<float>(), EntryWeight{edges.weight.data<float>(), e});
+    }
+  }
+  int64_t count = m;
+  if (options.self_loops == SelfLoops::Remove && count > 0) {
+    // remove_if is stable: input order survives for the duplicate rules below.
+    if (weighted) {
+      auto zipped = thrust::make_zip_iterator(thrust::make_tuple(key_data(keys), weights.data<float>()));
+      auto end = thrust::remove_if(policy, zipped, zipped + count, IsLoopKey{});
+      count = end - zipped;
+    } else {
+      count = thrust::remove_if(policy, key_data(keys), key_data(keys) + count, IsLoopKey{}) - key_data(keys);
+    }
+  }
+
+  // Sort and collapse repeated positions.
+  int64_t unique_count = 0;
+  Tensor unique_keys;
+  Tensor unique_weights;
+  if (!weighted) {
+    thrust::sort(policy, key_data(keys), key_data(keys) + count);
+    unique_count = thrust::unique(policy, key_data(keys), key_data(keys) + count) - key_data(keys);
+    unique_keys = keys;
+  } else {
+    thrust::stable_sort_by_key(policy, key_data(keys), key_data(keys) + count, weights.data<float>());
+    Tensor starts = Tensor::empty({count}, DType::Int64, device);
+    int64_t* start = starts.data<int64_t>();
+    unique_count = thrust::copy_if(policy, entries, entries + count, start, IsRunStart{key_data(keys)}) - start;
+    unique_keys = Tensor::empty({unique_count}, DType::Int64, device);
+    unique_weights = Tensor::empty({unique_count}, DType::Float32, device);
+    thrust::counting_iterator<int64_t> runs(0);
+    thrust::transform(policy, start, start + unique_count, key_data(unique_keys), GatherKey{key_data(keys)});
+    if (options.duplicates == Duplicates::Merge) {
+      thrust::transform(policy, runs, runs + unique_count, unique_weights.data<float>(),
+                        RunSum{weights.data<float>(), start, unique_count, count});
+    } else {
+      thrust::gather(policy, start, start + unique_count, weights.data<float>(), unique_weights.data<float>());
+    }
+  }
+
+  Tensor final_keys = unique_keys.numel() == unique_count ? unique_keys : unique_keys.narrow_rows(0, unique_count);
+  Tensor final_weights = unique_weights;
+  if (options.self_loops == SelfLoops::Add && n > 0) {
+    Tensor has_loop = Tensor::zeros({n}, DType::Int32, device);
+    thrust::for_each(policy, entries, entries + unique_count, MarkLoop{key_data(final_keys), has_loop.data<int32_t>()});
+    Tensor missing = Tensor::empty({n}, DType::Int32, device);
+    thrust::counting_iterator<int32_t> nodes(0);
+    const int64_t missing_count =
+        thrust::copy_if(policy, nodes, nodes + static_cast<int32_t>(n), has_loop.data<int32_t>(), missing.data<int32_t>(),
+                        IsZero{}) -
+        missing.data<int32_t>();
+    Tensor loop_keys = Tensor::empty({missing_count}, DType::Int64, device);
+    thrust::transform(policy, missing.data<int32_t>(), missing.data<int32_t>() + missing_count, key_data(loop_keys),
+                      LoopKey{});
+    const int64_t total = unique_count + missing_count;
+    Tensor merged_keys = Tensor::empty({total}, DType::Int64, device);
+    if (weighted) {
+      Tensor loop_weights = Tensor::full({missing_count}, 1.0, DType::Float32, device);
+      Tensor merged_weights = Tensor::empty({total}, DType::Float32, device);
+      thrust::merge_by_key(policy, key_data(final_keys), key_data(final_keys) + unique_count, key_data(loop_keys),
+                           key_data(loop_keys) + missing_count, final_weights.data<float>(), loop_weights.data<float>(),
+                           key_data(merged_keys), merged_weights.data<float>());
+      final_weights = merged_weights;
+    } else {
+      thrust::merge(policy, key_data(final_keys), key_data(final_keys) + unique_count, key_data(loop_keys),
+                    key_data(loop_keys) + missing_count, key_data(merged_keys));
+    }
+    final_keys = merged_keys;
+  }
+  if (csr_offset_dtype(final_keys.numel()) == DType::Int32) {
+    return assemble<Policy, int32_t>(policy, final_keys, final_weights, options, n, device);
+  }
+  return assemble<Policy, int64_t>(policy, final_keys, final_weights, options, n, device);
+}
+
+}  // namespace sgnn::graph_io::csr_builder

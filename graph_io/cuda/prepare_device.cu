@@ -1,0 +1,44 @@
+// prepare_adjacency on a CUDA device: the csr_builder templates with Thrust's
+// CUDA policy, queued on the library's stream, temporaries from its pool.
+#include <thrust/system/cuda/execution_policy.h>
+#include <thrust/system_error.h>
+
+#include <cstddef>
+
+#include "core/cuda_runtime.hpp"
+#include "core/memory.hpp"
+#include "graph_io/csr_builder.hpp"
+#include "graph_io/prepare_backend.hpp"
+
+namespace sgnn::graph_io {
+
+namespace {
+
+// Thrust's temporary storage (sort buffers, ...) from the library's stream-ordered pool.
+struct PoolAllocator {
+  using value_type = char;
+  Device device;
+  char* allocate(std::ptrdiff_t bytes) {
+    return static_cast<char*>(memory::allocate(static_cast<std::size_t>(bytes), device));
+  }
+  void deallocate(char* pointer, std::size_t bytes) { memory::deallocate(pointer, bytes, device); }
+};
+
+}  // namespace
+
+Adjacency prepare_adjacency_cuda(const EdgeList& edges, const PrepareOptions& options) {
+  const Device device = options.device;
+  cuda::DeviceGuard guard(device);
+  PoolAllocator allocator{device};
+  const auto policy = thrust::cuda::par_nosync(allocator).on(cuda::stream(device));
+  try {
+    csr_builder::check_edges(policy, edges);
+    Adjacency adjacency = csr_builder::build(policy, edges, options, device);
+    SGNN_CUDA_CHECK(cudaGetLastError());
+    return adjacency;
+  } catch (const thrust::system_error& error) {
+    throw CudaError(detail::concat("prepare_adjacency on ", device.str(), ": Thrust failed: ", error.what()));
+  }
+}
+
+}  // namespace sgnn::graph_io

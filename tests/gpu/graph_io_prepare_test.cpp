@@ -1,0 +1,72 @@
+#include <doctest/doctest.h>
+
+#include "graph_io/feature_transforms.hpp"
+#include "graph_io/graph.hpp"
+#include "graph_io/prepare.hpp"
+#include "tests/graph_io/adjacency_equality.hpp"
+#include "tests/graph_io/random_graphs.hpp"
+#include "tests/support/gpu_testing.hpp"
+#include "tests/support/testing.hpp"
+
+using namespace sgnn;
+using namespace sgnn::graph_io;
+using namespace sgnn::testing;
+
+TEST_CASE("GPU prepare_adjacency equals the host build bitwise, every option, adversarial graphs") {
+  for (const auto& graph : test_graphs(/*large=*/true)) {
+    for (const PrepareOptions& host_options : all_prepare_options()) {
+      CAPTURE(graph.name);
+      CAPTURE(describe(host_options));
+      PrepareOptions device_options = host_options;
+      device_options.device = kGpu;
+      const Adjacency on_device = prepare_adjacency(graph.edges, device_options);
+      CHECK(on_device.device() == kGpu);
+      CHECK(on_device.csr.indices.device() == kGpu);
+      const Adjacency host = prepare_adjacency(graph.edges, host_options);
+      check_same_adjacency(on_device, host);
+      // Device input edges give the same result.
+      EdgeList device_edges = graph.edges;
+      if (graph.edges.num_edges() > 0) {
+        device_edges.source = graph.edges.source.to(kGpu);
+        device_edges.target = graph.edges.target.to(kGpu);
+        if (graph.edges.weight.defined()) device_edges.weight = graph.edges.weight.to(kGpu);
+      }
+      check_same_adjacency(prepare_adjacency(device_edges, device_options), host);
+    }
+  }
+}
+
+TEST_CASE("GPU prepare refuses bad ids and weights with the host's message") {
+  PrepareOptions options;
+  options.device = kGpu;
+  CHECK_THROWS_WITH_AS(prepare_adjacency(edges_from(3, {0, 1, 2}, {1, 3, 0}), options), doctest::Contains("edge 1 (1 -> 3)"),
+                       InvalidArgument);
+  CHECK_THROWS_WITH_AS(prepare_adjacency(edges_from(3, {0, 1}, {1, 2}, {1.0f, NAN}), options), doctest::Contains("not finite"),
+                       InvalidArgument);
+}
+
+TEST_CASE("GPU make_graph keeps everything on the device and equals the CPU graph") {
+  Dataset d;
+  d.edges = random_edges(997, 5000, 5, false);
+  d.features = random_tensor({997, 19}, 6, 0.0, 1.0);
+  d.num_classes = 0;
+  const Graph gpu = make_graph(d, gcn_graph_options(), kGpu);
+  const Graph cpu = make_graph(d, gcn_graph_options(), Device::cpu());
+  CHECK(gpu.adjacency.device() == kGpu);
+  CHECK(gpu.features.device() == kGpu);
+  check_same_adjacency(gpu.adjacency, cpu.adjacency);
+}
+
+TEST_CASE("GPU normalize_feature_rows matches the host, zero rows included") {
+  for (const Shape& shape : {Shape{1, 1}, Shape{37, 5}, Shape{1000, 1433}, Shape{3, 100000}}) {
+    Tensor x = random_tensor(shape, 8, 0.0, 1.0);
+    // A zero row stays zero.
+    std::vector<float> values = x.to_vector<float>();
+    for (int64_t c = 0; c < shape[1]; ++c) values[static_cast<std::size_t>(c)] = 0.0f;
+    x = Tensor::from_vector(values, shape);
+    const Tensor host = normalize_feature_rows(x);
+    const Tensor device = normalize_feature_rows(x.to(kGpu));
+    CHECK(device.device() == kGpu);
+    CHECK(relative_error(device, host) < 1e-5);
+  }
+}
