@@ -1,0 +1,188 @@
+// The command line shared by train_gcn and train_gat: flags (CLI11), the
+// progress line, the final summary, and the --out / --plot / --print-json
+// outputs. Header-only so each example stays one .cpp file.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "core/error.hpp"
+#include "training/experiment.hpp"
+#include "training/progress.hpp"
+#include "training/svg_plot.hpp"
+
+namespace sgnn::examples {
+
+struct ProgramOptions {
+  training::ExperimentOptions experiment;
+  std::string out_json;  // --out
+  std::string plot;      // --plot
+  bool quiet = false;
+  bool print_json = false;
+};
+
+namespace detail {
+// Number checks with messages a user can act on (CLI11's own print the whole
+// double range for a non-number).
+inline CLI::Validator number_check(const std::string& description, bool (*accept)(double)) {
+  return CLI::Validator(
+      [description, accept](std::string& text) -> std::string {
+        std::size_t used = 0;
+        double value = 0;
+        try {
+          value = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != text.size()) return "expected a number, got \"" + text + "\"";
+        if (!accept(value)) return "must be " + description + ", got " + text;
+        return "";
+      },
+      description);
+}
+inline const CLI::Validator kPositive = number_check("positive", [](double v) { return v > 0; });
+inline const CLI::Validator kNonNegative = number_check("non-negative", [](double v) { return v >= 0; });
+inline const CLI::Validator kProbability = number_check("in [0, 1)", [](double v) { return v >= 0 && v < 1; });
+
+// Binds an option whose unset state means "the paper's default".
+template <typename T>
+void optional_flag(CLI::App& app, const std::string& name, std::optional<T>& target, const std::string& help,
+                   const CLI::Validator& check) {
+  auto* option = app.add_option_function<T>(name, [&target](const T& value) { target = value; }, help);
+  option->check(check);
+}
+}  // namespace detail
+
+inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramOptions& options) {
+  training::ExperimentOptions& e = options.experiment;
+  e.model = kind;
+  const bool gat = kind == training::ModelKind::Gat;
+  const training::Hyperparameters d = training::paper_defaults(kind, "");
+  app.add_option("--dataset", e.dataset,
+                 "dataset name (cora, citeseer, pubmed: searched in $SGNN_DATA, ./data, ../shared/data) or a path "
+                 "(OGB raw-layout directory, edge list, Matrix Market file)")
+      ->required();
+  detail::optional_flag(app, "--epochs", e.epochs, "training epochs (default " + std::to_string(d.epochs) + ")",
+                        detail::kPositive);
+  detail::optional_flag(app, "--lr", e.learning_rate,
+                        std::string("Adam learning rate (default ") + (gat ? "0.005; 0.01 on pubmed" : "0.01") + ")",
+                        detail::kPositive);
+  detail::optional_flag(app, "--weight-decay", e.weight_decay,
+                        std::string("L2 weight decay (default 5e-4") + (gat ? "; 1e-3 on pubmed" : ", first layer only") +
+                            ")",
+                        detail::kNonNegative);
+  detail::optional_flag(app, "--hidden", e.hidden,
+                        std::string("hidden features") + (gat ? " per head" : "") + " (default " +
+                            std::to_string(d.hidden) + ")",
+                        detail::kPositive);
+  if (gat) {
+    detail::optional_flag(app, "--heads", e.heads, "attention heads of the hidden layer (default 8)",
+                          detail::kPositive);
+    detail::optional_flag(app, "--output-heads", e.output_heads,
+                          "attention heads of the output layer, averaged (default 1; 8 on pubmed)",
+                          detail::kPositive);
+  }
+  detail::optional_flag(app, "--dropout", e.dropout,
+                        std::string("dropout probability in [0, 1)") + (gat ? " on features and attention" : "") +
+                            " (default " + (gat ? "0.6" : "0.5") + ")",
+                        detail::kProbability);
+  detail::optional_flag(app, "--patience", e.patience,
+                        std::string("stop after this many epochs without a better validation score, 0 = never "
+                                    "(default ") +
+                            std::to_string(d.patience) + ")",
+                        detail::kNonNegative);
+  app.add_option_function<std::string>(
+         "--monitor",
+         [&e](const std::string& value) {
+           e.monitor = value == "loss" ? training::Monitor::ValidationLoss : training::Monitor::ValidationAccuracy;
+         },
+         "validation score for early stopping and the best epoch: accuracy or loss (default accuracy)")
+      ->check(CLI::IsMember({"accuracy", "loss"}));
+  app.add_flag_function(
+      "--no-row-normalize", [&e](int64_t) { e.row_normalize_features = false; },
+      "use the features as stored (default: rows scaled to sum 1)");
+  app.add_option("--seed", e.seed, "seed of run 1; run k uses seed + k - 1 (default 0)");
+  app.add_option("--runs", e.runs, "independent runs; the summary gives mean ± std (default 1)")
+      ->check(detail::kPositive);
+  app.add_option("--device", e.device, "cpu, cuda or cuda:<k> (default cpu)");
+  app.add_option("--spmm", e.spmm, "aggregation kernel: csr, hrpb or auto (default csr)")
+      ->check(CLI::IsMember({"csr", "hrpb", "auto"}));
+  app.add_option("--cache", e.cache_dir, "directory of the prepared-adjacency cache (default: no cache)");
+  app.add_option("--out", options.out_json, "write the results as JSON here (schema: docs/results-json.md)");
+  app.add_option("--plot", options.plot, "draw loss and train/validation accuracy per epoch of run 1 as SVG here");
+  app.add_option("--checkpoint", e.checkpoint, "save model, optimizer and progress here (single run)");
+  app.add_option("--checkpoint-every", e.checkpoint_every, "epochs between checkpoint saves (default 1)")
+      ->check(detail::kPositive);
+  app.add_option("--resume", e.resume, "continue training from this checkpoint (single run)")
+      ->check(CLI::ExistingFile);
+  app.add_flag("--quiet", options.quiet, "no progress line and no summary");
+  app.add_flag("--print-json", options.print_json, "print the results JSON as the last line of stdout");
+}
+
+inline void print_summary(const training::ExperimentResult& r, std::FILE* stream) {
+  std::fprintf(stream, "%s on %s (%s, spmm %s): %zu run(s)\n", r.model.c_str(), r.dataset.c_str(), r.device.c_str(),
+               r.spmm.c_str(), r.runs.size());
+  std::fprintf(stream, "  test accuracy at best validation: %.2f%% ± %.2f%%  (macro-F1 %.4f)\n",
+               100.0 * r.test_accuracy, 100.0 * r.test_accuracy_std, r.test_macro_f1);
+  std::fprintf(stream, "  epoch time (median): %.3f ms, training time (median run): %.2f s\n", r.epoch_ms_median,
+               r.train_seconds);
+  std::fprintf(stream, "  peak device memory: %.1f MiB\n", static_cast<double>(r.peak_device_bytes) / (1024.0 * 1024.0));
+  std::fprintf(stream, "  read %.1f ms, preprocessing %.1f ms (adjacency cache %s)\n", r.read_ms, r.preprocess_ms,
+               r.cache_hit ? "hit" : "miss");
+}
+
+inline int training_main(training::ModelKind kind, int argc, char** argv) {
+  const std::string program = kind == training::ModelKind::Gcn ? "train_gcn" : "train_gat";
+  CLI::App app{kind == training::ModelKind::Gcn
+                   ? "Train a GCN (Kipf & Welling 2017) for node classification; flags left out take the paper's values"
+                   : "Train a GAT (Velickovic et al. 2018) for node classification; flags left out take the paper's "
+                     "values",
+               program};
+  ProgramOptions options;
+  add_training_flags(app, kind, options);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  }
+  try {
+    training::ProgressLine progress(stderr, options.quiet ? training::ProgressLine::Mode::Quiet
+                                                          : training::ProgressLine::Mode::Auto);
+    training::ExperimentHooks hooks;
+    hooks.on_epoch = [&](int64_t run, int64_t epochs, const training::EpochRecord& record) {
+      std::string line = training::format_epoch(record, epochs);
+      if (options.experiment.runs > 1) line = "run " + std::to_string(run + 1) + "  " + line;
+      progress.update(line);
+    };
+    hooks.on_note = [&](const std::string& text) {
+      progress.finish();
+      if (!options.quiet) std::fprintf(stderr, "%s: %s\n", program.c_str(), text.c_str());
+    };
+    const training::ExperimentResult result = training::run_experiment(options.experiment, hooks);
+    progress.finish();
+    const std::string json = training::experiment_json(result, program);
+    if (!options.out_json.empty()) {
+      std::ofstream out(options.out_json, std::ios::trunc);
+      out << json << "\n";
+      if (!out) throw IoError(options.out_json, 0, "cannot write the results JSON");
+    }
+    if (!options.plot.empty()) {
+      training::write_training_curves_svg(options.plot, result.runs.front().result.history,
+                                          result.model + " on " + result.dataset + " (seed " +
+                                              std::to_string(result.runs.front().seed) + ")");
+    }
+    if (!options.quiet) print_summary(result, stdout);
+    if (options.print_json) std::printf("%s\n", json.c_str());
+    return 0;
+  } catch (const Error& error) {
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), error.what());
+    return 1;
+  }
+}
+
+}  // namespace sgnn::examples

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# End-to-end checks of the example programs (CPU tier), run by ctest:
+#   examples_test.sh <build/examples> <data directory or "">
+# Bad flags must fail with a message naming the flag; short runs must write
+# a results JSON with the documented fields and a well-formed SVG; a run
+# resumed from a checkpoint must end with the same accuracy as a run without
+# the interruption; custom_dataset must train on CSV files.
+set -euo pipefail
+bin="$1"
+export SGNN_DATA="${2:-${SGNN_DATA:-}}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "examples_test: $*" >&2; exit 1; }
+
+expect_error() {  # expect_error <pattern> <program> <args...>
+  local pattern="$1"; shift
+  if "$@" >"$work/out" 2>&1; then fail "'$*' succeeded, expected an error"; fi
+  grep -q -- "$pattern" "$work/out" || fail "'$*' printed $(cat "$work/out"), expected '$pattern'"
+}
+expect_error "--epochs" "$bin/train_gcn" --dataset cora --epochs 0
+expect_error "--spmm" "$bin/train_gcn" --dataset cora --spmm fast
+expect_error "heads" "$bin/train_gcn" --dataset cora --heads 4
+expect_error "--dataset is required\|--dataset" "$bin/train_gat"
+expect_error "error:" "$bin/train_gcn" --dataset /nonexistent/dataset --quiet
+expect_error "single run" "$bin/train_gcn" --dataset cora --runs 2 --checkpoint "$work/x.ckpt"
+expect_error "cpu\|cuda" "$bin/train_gcn" --dataset cora --device tpu
+
+"$bin/train_gcn" --dataset cora --epochs 12 --out "$work/gcn.json" --plot "$work/gcn.svg" --print-json \
+  >"$work/stdout" 2>"$work/stderr"
+tail -n1 "$work/stdout" | python3 -c '
+import json, sys
+result = json.loads(sys.stdin.read())
+for field in ("test_accuracy", "test_accuracy_std", "runs", "epoch_ms_median", "train_seconds",
+              "peak_device_bytes", "preprocess_ms", "cache_hit", "device", "dataset", "model"):
+    assert field in result, field
+assert result["model"] == "gcn" and result["dataset"] == "cora" and result["runs"] == 1
+assert len(result["history"]) == 12, len(result["history"])
+' || fail "bad --print-json output: $(tail -n1 "$work/stdout")"
+cmp <(tail -n1 "$work/stdout") "$work/gcn.json" || fail "--out and --print-json differ"
+[ "$(grep -c '^epoch' "$work/stderr")" -eq 12 ] || fail "expected 12 plain progress lines when piped"
+python3 -c '
+import sys, xml.etree.ElementTree as tree
+root = tree.parse(sys.argv[1]).getroot()
+lines = [e for e in root.iter() if e.tag.endswith("polyline")]
+assert len(lines) == 4 and all(len(e.get("points").split()) == 12 for e in lines)
+' "$work/gcn.svg" || fail "bad SVG"
+
+# Resume: 6 epochs + 6 more from the checkpoint == 12 epochs straight.
+"$bin/train_gcn" --dataset cora --epochs 6 --checkpoint "$work/gcn.ckpt" --quiet --print-json >/dev/null
+"$bin/train_gcn" --dataset cora --epochs 12 --resume "$work/gcn.ckpt" --quiet --print-json >"$work/resumed"
+python3 -c '
+import json, sys
+a = json.loads(open(sys.argv[1]).read())
+b = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
+assert a["test_accuracy"] == b["test_accuracy"], (a["test_accuracy"], b["test_accuracy"])
+assert [e["train_loss"] for e in a["history"]] == [e["train_loss"] for e in b["history"]]
+' "$work/gcn.json" "$work/resumed" || fail "resumed run differs from the uninterrupted one"
+
+"$bin/train_gat" --dataset cora --epochs 3 --hidden 4 --heads 2 --quiet --print-json | tail -n1 | grep -q '"model":"gat"' \
+  || fail "train_gat did not run"
+
+# custom_dataset on a small two-community graph written here.
+python3 - "$work" <<'PY'
+import random, sys
+random.seed(1)
+work = sys.argv[1]
+n = 60
+with open(f"{work}/edges.csv", "w") as edges:
+    for _ in range(240):
+        a = random.randrange(n)
+        b = random.randrange(n // 2) * 2 + a % 2 if random.random() < 0.9 else random.randrange(n)
+        edges.write(f"{a},{b}\n")
+with open(f"{work}/features.csv", "w") as features:
+    for i in range(n):
+        features.write(",".join(f"{random.random() + (0.5 if j == i % 2 else 0):.3f}" for j in range(4)) + "\n")
+with open(f"{work}/labels.csv", "w") as labels:
+    labels.writelines(f"{i % 2}\n" for i in range(n))
+PY
+"$bin/custom_dataset" --edges "$work/edges.csv" --features "$work/features.csv" --labels "$work/labels.csv" \
+  --epochs 50 >"$work/custom" || fail "custom_dataset failed: $(cat "$work/custom")"
+grep -q "test accuracy" "$work/custom" || fail "custom_dataset printed $(cat "$work/custom")"
+echo "1,x" >>"$work/edges.csv"
+expect_error "edges.csv:241" "$bin/custom_dataset" --edges "$work/edges.csv" --features "$work/features.csv" \
+  --labels "$work/labels.csv"
+echo "examples_test: all passed"

@@ -1,0 +1,142 @@
+#include "training/checkpoint.hpp"
+
+#include <algorithm>
+#include <bit>
+
+#include "graph_io/section_file.hpp"
+
+namespace sgnn::training {
+
+namespace {
+
+constexpr const char* kCheckpointKind = "checkpoint";
+
+Tensor int64_scalar(int64_t value) { return Tensor::from_vector(std::vector<int64_t>{value}, {1}); }
+// Doubles kept as their bit patterns: the file restores them exactly.
+Tensor double_bits(const std::vector<double>& values) {
+  std::vector<int64_t> bits;
+  for (double v : values) bits.push_back(std::bit_cast<int64_t>(v));
+  return Tensor::from_vector(bits, {static_cast<int64_t>(bits.size())});
+}
+
+std::vector<std::pair<std::string, Tensor>> encode_state(const TrainingState& state, const Generator& generator) {
+  std::vector<std::pair<std::string, Tensor>> entries;
+  entries.emplace_back("trainer.epoch", int64_scalar(state.epoch));
+  entries.emplace_back("trainer.best_epoch", int64_scalar(state.best_epoch));
+  entries.emplace_back("trainer.epochs_without_improvement", int64_scalar(state.epochs_without_improvement));
+  entries.emplace_back("trainer.stopped_early", int64_scalar(state.stopped_early ? 1 : 0));
+  entries.emplace_back("trainer.best_scores", double_bits({state.best_validation_accuracy, state.best_validation_loss}));
+  std::vector<double> history;
+  for (const EpochRecord& r : state.history) {
+    history.insert(history.end(), {static_cast<double>(r.epoch), r.train_loss, r.train_accuracy, r.validation_loss,
+                                   r.validation_accuracy, r.epoch_ms});
+  }
+  entries.emplace_back("trainer.history", double_bits(history));
+  entries.emplace_back("generator", Tensor::from_vector(std::vector<int64_t>{std::bit_cast<int64_t>(generator.seed()),
+                                                                             std::bit_cast<int64_t>(generator.offset())},
+                                                        {2}));
+  return entries;
+}
+
+const Tensor& entry(const graph_io::SectionFile& contents, const std::string& name, const std::filesystem::path& path) {
+  if (!contents.has(name)) throw IoError(path.string(), 0, "missing entry \"" + name + "\"");
+  return contents.at(name);
+}
+
+int64_t int64_entry(const graph_io::SectionFile& contents, const std::string& name, const std::filesystem::path& path) {
+  const Tensor& t = entry(contents, name, path);
+  if (t.dtype() != DType::Int64 || t.numel() != 1) throw IoError(path.string(), 0, "entry \"" + name + "\" malformed");
+  return t.data<int64_t>()[0];
+}
+
+std::vector<double> double_entry(const graph_io::SectionFile& contents, const std::string& name, const std::filesystem::path& path) {
+  const Tensor& t = entry(contents, name, path);
+  if (t.dtype() != DType::Int64 || t.dim() != 1) throw IoError(path.string(), 0, "entry \"" + name + "\" malformed");
+  std::vector<double> values;
+  for (const int64_t bits : t.to_vector<int64_t>()) values.push_back(std::bit_cast<double>(bits));
+  return values;
+}
+
+std::vector<Tensor> numbered(const graph_io::SectionFile& contents, const std::string& prefix) {
+  std::vector<Tensor> out;
+  while (contents.has(prefix + std::to_string(out.size()))) out.push_back(contents.at(prefix + std::to_string(out.size())));
+  return out;
+}
+
+TrainingState decode_state(const graph_io::SectionFile& contents, const std::filesystem::path& path) {
+  TrainingState state;
+  state.epoch = int64_entry(contents, "trainer.epoch", path);
+  state.best_epoch = int64_entry(contents, "trainer.best_epoch", path);
+  state.epochs_without_improvement = int64_entry(contents, "trainer.epochs_without_improvement", path);
+  state.stopped_early = int64_entry(contents, "trainer.stopped_early", path) != 0;
+  const std::vector<double> scores = double_entry(contents, "trainer.best_scores", path);
+  if (scores.size() != 2) throw IoError(path.string(), 0, "entry \"trainer.best_scores\" malformed");
+  state.best_validation_accuracy = scores[0];
+  state.best_validation_loss = scores[1];
+  const std::vector<double> history = double_entry(contents, "trainer.history", path);
+  if (history.size() % 6 != 0) throw IoError(path.string(), 0, "entry \"trainer.history\" malformed");
+  for (std::size_t i = 0; i < history.size(); i += 6) {
+    state.history.push_back(EpochRecord{static_cast<int64_t>(history[i]), history[i + 1], history[i + 2],
+                                        history[i + 3], history[i + 4], history[i + 5]});
+  }
+  state.best_parameters = numbered(contents, "best.");
+  return state;
+}
+
+}  // namespace
+
+void save_checkpoint(const std::filesystem::path& path, const Model& model, const Optimizer& optimizer,
+                     const TrainingState& state, const Generator& generator) {
+  graph_io::SectionFile file;
+  file.kind = kCheckpointKind;
+  file.kind_version = kCheckpointVersion;
+  file.metadata["model"] = model.kind();
+  for (const auto& [name, parameter] : model.named_parameters()) file.add("param." + name, parameter);
+  const std::vector<Tensor> optimizer_state = optimizer.state();
+  for (std::size_t i = 0; i < optimizer_state.size(); ++i) file.add("optimizer." + std::to_string(i), optimizer_state[i]);
+  for (std::size_t i = 0; i < state.best_parameters.size(); ++i) {
+    file.add("best." + std::to_string(i), state.best_parameters[i]);
+  }
+  for (auto& [name, tensor] : encode_state(state, generator)) file.add(name, tensor);
+  graph_io::write_section_file(path, file);
+}
+
+void load_checkpoint(const std::filesystem::path& path, Model& model, Optimizer& optimizer, Trainer& trainer,
+                     Generator& generator) {
+  const graph_io::SectionFile contents = graph_io::read_section_file(path, kCheckpointKind, kCheckpointVersion);
+  const std::string where = path.string() + ": ";
+  const std::string& kind = contents.meta("model");
+  SGNN_CHECK(kind == model.kind(), where, "the checkpoint holds a ", kind, " model, not a ", model.kind());
+  // Validate every parameter before touching any.
+  const auto named = model.named_parameters();
+  const auto stored_parameters = static_cast<std::size_t>(
+      std::count_if(contents.sections.begin(), contents.sections.end(),
+                    [](const auto& section) { return section.first.starts_with("param."); }));
+  SGNN_CHECK(stored_parameters == named.size(), where, "the checkpoint has ", stored_parameters,
+             " parameters, the model ", named.size(), " (another architecture?)");
+  for (const auto& [name, parameter] : named) {
+    SGNN_CHECK(contents.has("param." + name), where, "no parameter \"", name, "\" in the checkpoint");
+    const Tensor& stored = contents.at("param." + name);
+    SGNN_CHECK(stored.shape() == parameter.shape() && stored.dtype() == parameter.dtype(), where, "parameter \"",
+               name, "\" is ", shape_str(stored.shape()), " in the checkpoint, ", shape_str(parameter.shape()),
+               " in the model (other sizes: --hidden, --heads, dataset?)");
+  }
+  TrainingState state = decode_state(contents, path);
+  const std::vector<int64_t> generator_state = entry(contents, "generator", path).to_vector<int64_t>();
+  if (generator_state.size() != 2) throw IoError(path.string(), 0, "entry \"generator\" malformed");
+  // Optimizer::load_state and Trainer::set_state check their parts and change
+  // nothing on failure; parameters are copied last, once all checks passed.
+  const std::vector<Tensor> saved_optimizer_state = optimizer.state();
+  optimizer.load_state(numbered(contents, "optimizer."));
+  try {
+    trainer.set_state(std::move(state));
+  } catch (...) {
+    optimizer.load_state(saved_optimizer_state);
+    throw;
+  }
+  for (auto& [name, parameter] : model.named_parameters()) copy_into(parameter, contents.at("param." + name));
+  generator.reset(std::bit_cast<uint64_t>(generator_state[0]));
+  generator.set_offset(std::bit_cast<uint64_t>(generator_state[1]));
+}
+
+}  // namespace sgnn::training

@@ -1,0 +1,137 @@
+#include "training/experiment.hpp"
+
+#include <chrono>
+
+#include "core/memory.hpp"
+#include "graph_io/load_dataset.hpp"
+#include "graph_io/feature_transforms.hpp"
+#include "graph_io/graph.hpp"
+#include "training/checkpoint.hpp"
+
+namespace sgnn::training {
+
+namespace {
+
+void note(const ExperimentHooks& hooks, const std::string& text) {
+  if (hooks.on_note) hooks.on_note(text);
+}
+
+std::shared_ptr<Model> build_model(ModelKind kind, const Hyperparameters& h, int64_t features, int64_t classes,
+                                   Generator& generator) {
+  if (kind == ModelKind::Gcn) {
+    GcnConfig config;
+    config.in_features = features;
+    config.classes = classes;
+    config.hidden = h.hidden;
+    config.dropout = h.dropout;
+    return make_gcn(config, generator);
+  }
+  GatConfig config;
+  config.in_features = features;
+  config.classes = classes;
+  config.hidden = h.hidden;
+  config.heads = h.heads;
+  config.output_heads = h.output_heads;
+  config.dropout = h.dropout;
+  return make_gat(config, generator);
+}
+
+void require_splits(const graph_io::Dataset& dataset) {
+  const std::string where = " (dataset \"" + dataset.name + "\" from " + dataset.source + ")";
+  SGNN_CHECK(dataset.features.defined(), "node classification needs node features", where);
+  SGNN_CHECK(dataset.labels.defined(), "node classification needs node labels", where);
+  SGNN_CHECK(dataset.train_index.defined() && dataset.valid_index.defined(),
+             "node classification needs train and validation splits", where);
+  SGNN_CHECK(dataset.num_classes >= 2, "node classification needs at least 2 classes, got ", dataset.num_classes,
+             where);
+}
+
+}  // namespace
+
+ExperimentResult run_experiment(const ExperimentOptions& options, const ExperimentHooks& hooks) {
+  validate_options(options);
+  const Device device = Device::parse(options.device);
+  require_available(device);
+
+  ExperimentResult result;
+  result.model = model_name(options.model);
+  result.device = device.str();
+  result.spmm = "csr";
+  if (options.spmm != "csr") {
+    result.notes.push_back("--spmm " + options.spmm + ": the HRPB kernel is not wired into the layers yet; using csr");
+    note(hooks, result.notes.back());
+  }
+
+  memory::reset_peak(device);
+  const graph_io::Dataset dataset = graph_io::load_dataset(options.dataset);
+  require_splits(dataset);
+  result.dataset = dataset.name;
+  result.dataset_source = dataset.source;
+  result.hyperparameters = resolve_hyperparameters(options, dataset.name);
+  const Hyperparameters& h = result.hyperparameters;
+
+  const graph_io::GraphOptions graph_options =
+      options.model == ModelKind::Gcn ? graph_io::gcn_graph_options() : graph_io::gat_graph_options();
+  graph_io::Graph graph = graph_io::make_graph(dataset, graph_options, device, options.cache_dir);
+  const auto feature_start = std::chrono::steady_clock::now();
+  const Tensor features =
+      options.row_normalize_features ? graph_io::normalize_feature_rows(graph.features) : graph.features;
+  memory::synchronize(device);
+  const double feature_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - feature_start).count();
+  result.read_ms = graph.statistics.read_ms;
+  result.preprocess_ms = graph.statistics.prepare_ms + feature_ms;
+  result.cache_hit = graph.statistics.cache_hit;
+  result.nodes = graph.num_nodes;
+  result.edges = graph.adjacency.nnz();
+  result.features = features.size(1);
+  result.classes = graph.num_classes;
+
+  TrainingData data;
+  data.graph = GraphInput(graph.adjacency);
+  data.features = features;
+  data.labels = graph.labels;
+  data.train_index = graph.train_index;
+  data.valid_index = graph.valid_index;
+  data.test_index = graph.test_index;
+  TrainerOptions trainer_options;
+  trainer_options.epochs = h.epochs;
+  trainer_options.patience = h.patience;
+  trainer_options.monitor = options.monitor;
+
+  std::vector<double> accuracies, f1s, steps, totals;
+  for (int64_t run = 0; run < options.runs; ++run) {
+    const uint64_t seed = options.seed + static_cast<uint64_t>(run);
+    Generator generator(seed);
+    const std::shared_ptr<Model> model = build_model(options.model, h, result.features, result.classes, generator);
+    model->to(device);
+    ops::AdamHyperparameters adam;
+    adam.learning_rate = h.learning_rate;
+    Adam optimizer(model->parameter_groups(h.weight_decay), adam);
+    Trainer trainer(*model, optimizer, data, trainer_options);
+    if (!options.resume.empty()) {
+      load_checkpoint(options.resume, *model, optimizer, trainer, generator);
+      note(hooks, "resumed from " + options.resume + " after epoch " + std::to_string(trainer.state().epoch));
+    }
+    const auto on_epoch = [&](const EpochRecord& record) {
+      if (hooks.on_epoch) hooks.on_epoch(run, h.epochs, record);
+      if (!options.checkpoint.empty() && (record.epoch % options.checkpoint_every == 0 || trainer.finished())) {
+        save_checkpoint(options.checkpoint, *model, optimizer, trainer.state(), generator);
+      }
+    };
+    RunSummary summary{seed, trainer.fit(on_epoch)};
+    accuracies.push_back(summary.result.best.test.accuracy);
+    f1s.push_back(summary.result.best.test.macro_f1);
+    steps.push_back(summary.result.epoch_ms_median);
+    totals.push_back(summary.result.train_seconds);
+    result.runs.push_back(std::move(summary));
+  }
+  std::tie(result.test_accuracy, result.test_accuracy_std) = mean_and_std(accuracies);
+  result.test_macro_f1 = mean_and_std(f1s).first;
+  result.epoch_ms_median = median(steps);
+  result.train_seconds = median(totals);
+  result.peak_device_bytes = memory::usage(device).peak_bytes;
+  return result;
+}
+
+}  // namespace sgnn::training

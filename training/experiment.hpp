@@ -1,0 +1,88 @@
+// Experiment: what train_gcn / train_gat run. Loads a dataset, prepares the
+// graph once (cached when asked), trains `runs` models with seeds seed,
+// seed+1, ... and summarises them (mean ± std of test accuracy at the best
+// validation epoch, step times, memory, preprocessing time). Also the JSON
+// document of --out / --print-json (schema: docs/results-json.md).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "training/trainer.hpp"
+
+namespace sgnn::training {
+
+enum class ModelKind : unsigned char { Gcn, Gat };
+const char* model_name(ModelKind kind);  // "gcn", "gat"
+
+// Flags left unset take the paper's value for the model and dataset.
+struct ExperimentOptions {
+  ModelKind model = ModelKind::Gcn;
+  std::string dataset;  // a name (cora, citeseer, pubmed, ...) or a path
+  std::optional<int64_t> epochs, hidden, heads, output_heads, patience;
+  std::optional<float> learning_rate, weight_decay, dropout;
+  Monitor monitor = Monitor::ValidationAccuracy;
+  bool row_normalize_features = true;
+  uint64_t seed = 0;
+  int64_t runs = 1;
+  std::string device = "cpu";  // cpu | cuda | cuda:k
+  std::string spmm = "csr";    // csr | hrpb | auto
+  std::string cache_dir;       // empty: no adjacency cache
+  std::string checkpoint;      // save here after every `checkpoint_every` epochs and at the end (runs = 1)
+  int64_t checkpoint_every = 1;
+  std::string resume;          // continue from this checkpoint (runs = 1)
+};
+
+// The resolved hyperparameters of one experiment.
+struct Hyperparameters {
+  int64_t epochs = 200, hidden = 16, heads = 1, output_heads = 1, patience = 0;
+  float learning_rate = 0.01f, weight_decay = 5e-4f, dropout = 0.5f;
+};
+
+// Kipf & Welling / Veličković et al. settings; `dataset_name` matters for
+// GAT on Pubmed (8 output heads, lr 0.01, weight decay 1e-3).
+Hyperparameters paper_defaults(ModelKind model, const std::string& dataset_name);
+// paper_defaults overridden by the options that are set. InvalidArgument on
+// out-of-range values (epochs < 1, dropout outside [0, 1), ...).
+Hyperparameters resolve_hyperparameters(const ExperimentOptions& options, const std::string& dataset_name);
+// Checks the options that do not depend on the dataset (device string, spmm
+// kind, runs, checkpoint with several runs, ...). InvalidArgument otherwise.
+void validate_options(const ExperimentOptions& options);
+
+struct RunSummary {
+  uint64_t seed = 0;
+  TrainResult result;
+};
+
+struct ExperimentResult {
+  std::string dataset, dataset_source, model, device, spmm;
+  Hyperparameters hyperparameters;
+  std::vector<RunSummary> runs;
+  std::vector<std::string> notes;  // e.g. a fallback that was taken
+  int64_t nodes = 0, edges = 0, features = 0, classes = 0;
+  double test_accuracy = 0, test_accuracy_std = 0;  // mean and population std over runs
+  double test_macro_f1 = 0;                         // mean over runs
+  double epoch_ms_median = 0;                       // median over runs of each run's median step
+  double train_seconds = 0;                         // median over runs
+  double read_ms = 0, preprocess_ms = 0;
+  bool cache_hit = false;
+  int64_t peak_device_bytes = 0;
+};
+
+struct ExperimentHooks {
+  std::function<void(int64_t run, int64_t epochs, const EpochRecord&)> on_epoch;  // run 0-based; epochs planned
+  std::function<void(const std::string&)> on_note;               // fallbacks, checkpoint saves
+};
+
+ExperimentResult run_experiment(const ExperimentOptions& options, const ExperimentHooks& hooks = {});
+
+// The --out document (compact, one line) for `program` ("train_gcn").
+std::string experiment_json(const ExperimentResult& result, const std::string& program);
+
+// Mean and population standard deviation.
+std::pair<double, double> mean_and_std(const std::vector<double>& values);
+
+}  // namespace sgnn::training

@@ -1,0 +1,161 @@
+#include "training/experiment.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "training/json.hpp"
+
+namespace sgnn::training {
+
+namespace {
+
+std::string lowercase_name(const std::string& dataset) {
+  std::string name = std::filesystem::path(dataset).lexically_normal().filename().string();
+  if (name.empty()) name = std::filesystem::path(dataset).lexically_normal().parent_path().filename().string();
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return name;
+}
+
+}  // namespace
+
+const char* model_name(ModelKind kind) { return kind == ModelKind::Gcn ? "gcn" : "gat"; }
+
+Hyperparameters paper_defaults(ModelKind model, const std::string& dataset_name) {
+  Hyperparameters h;
+  if (model == ModelKind::Gcn) return h;  // 200 epochs, 16 hidden, dropout 0.5, lr 0.01, wd 5e-4
+  h.hidden = 8;
+  h.heads = 8;
+  h.output_heads = 1;
+  h.dropout = 0.6f;
+  h.learning_rate = 0.005f;
+  h.weight_decay = 5e-4f;
+  h.patience = 100;
+  if (lowercase_name(dataset_name) == "pubmed") {
+    h.output_heads = 8;
+    h.learning_rate = 0.01f;
+    h.weight_decay = 1e-3f;
+  }
+  return h;
+}
+
+Hyperparameters resolve_hyperparameters(const ExperimentOptions& options, const std::string& dataset_name) {
+  Hyperparameters h = paper_defaults(options.model, dataset_name);
+  h.epochs = options.epochs.value_or(h.epochs);
+  h.hidden = options.hidden.value_or(h.hidden);
+  h.heads = options.heads.value_or(h.heads);
+  h.output_heads = options.output_heads.value_or(h.output_heads);
+  h.patience = options.patience.value_or(h.patience);
+  h.learning_rate = options.learning_rate.value_or(h.learning_rate);
+  h.weight_decay = options.weight_decay.value_or(h.weight_decay);
+  h.dropout = options.dropout.value_or(h.dropout);
+  SGNN_CHECK(h.epochs >= 1, "--epochs must be at least 1, got ", h.epochs);
+  SGNN_CHECK(h.hidden >= 1, "--hidden must be at least 1, got ", h.hidden);
+  SGNN_CHECK(h.heads >= 1 && h.output_heads >= 1, "--heads and --output-heads must be at least 1, got ", h.heads,
+             " and ", h.output_heads);
+  SGNN_CHECK(h.patience >= 0, "--patience must be non-negative (0: no early stopping), got ", h.patience);
+  SGNN_CHECK(h.learning_rate > 0.0f && std::isfinite(h.learning_rate), "--lr must be positive, got ",
+             h.learning_rate);
+  SGNN_CHECK(h.weight_decay >= 0.0f && std::isfinite(h.weight_decay), "--weight-decay must be non-negative, got ",
+             h.weight_decay);
+  SGNN_CHECK(h.dropout >= 0.0f && h.dropout < 1.0f, "--dropout must be in [0, 1), got ", h.dropout);
+  return h;
+}
+
+void validate_options(const ExperimentOptions& options) {
+  SGNN_CHECK(!options.dataset.empty(), "--dataset is required (a name such as cora, or a path)");
+  SGNN_CHECK(options.runs >= 1, "--runs must be at least 1, got ", options.runs);
+  SGNN_CHECK(options.spmm == "csr" || options.spmm == "hrpb" || options.spmm == "auto",
+             "--spmm must be csr, hrpb or auto, got \"", options.spmm, "\"");
+  (void)Device::parse(options.device);  // throws with the accepted spellings
+  SGNN_CHECK(options.runs == 1 || (options.checkpoint.empty() && options.resume.empty()),
+             "--checkpoint and --resume apply to a single run; drop --runs ", options.runs);
+  SGNN_CHECK(options.checkpoint_every >= 1, "--checkpoint-every must be at least 1, got ", options.checkpoint_every);
+  SGNN_CHECK(options.model == ModelKind::Gat || (!options.heads && !options.output_heads),
+             "--heads and --output-heads apply to GAT only");
+}
+
+std::pair<double, double> mean_and_std(const std::vector<double>& values) {
+  if (values.empty()) return {0.0, 0.0};
+  double sum = 0;
+  for (double v : values) sum += v;
+  const double mean = sum / static_cast<double>(values.size());
+  double squares = 0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  return {mean, std::sqrt(squares / static_cast<double>(values.size()))};
+}
+
+std::string experiment_json(const ExperimentResult& result, const std::string& program) {
+  const Hyperparameters& h = result.hyperparameters;
+  JsonWriter json;
+  json.begin_object()
+      .field("program", program)
+      .field("framework", "sparsegnn")
+      .field("status", "ok")
+      .field("model", result.model)
+      .field("dataset", result.dataset)
+      .field("dataset_source", result.dataset_source)
+      .field("device", result.device)
+      .field("spmm", result.spmm)
+      .field("runs", static_cast<int64_t>(result.runs.size()))
+      .field("test_accuracy", result.test_accuracy)
+      .field("test_accuracy_std", result.test_accuracy_std)
+      .field("test_macro_f1", result.test_macro_f1)
+      .field("epoch_ms_median", result.epoch_ms_median)
+      .field("train_seconds", result.train_seconds)
+      .field("peak_device_bytes", result.peak_device_bytes)
+      .field("read_ms", result.read_ms)
+      .field("preprocess_ms", result.preprocess_ms)
+      .field("cache_hit", result.cache_hit)
+      .field("nodes", result.nodes)
+      .field("edges", result.edges)
+      .field("features", result.features)
+      .field("classes", result.classes);
+  json.key("hyperparameters")
+      .begin_object()
+      .field("epochs", h.epochs)
+      .field("hidden", h.hidden)
+      .field("heads", h.heads)
+      .field("output_heads", h.output_heads)
+      .field("patience", h.patience)
+      .field("lr", static_cast<double>(h.learning_rate))
+      .field("weight_decay", static_cast<double>(h.weight_decay))
+      .field("dropout", static_cast<double>(h.dropout))
+      .end_object();
+  json.key("per_run").begin_array();
+  for (const RunSummary& run : result.runs) {
+    json.begin_object()
+        .field("seed", static_cast<int64_t>(run.seed))
+        .field("test_accuracy", run.result.best.test.accuracy)
+        .field("test_macro_f1", run.result.best.test.macro_f1)
+        .field("validation_accuracy", run.result.best.validation.accuracy)
+        .field("best_epoch", run.result.best_epoch)
+        .field("epochs", static_cast<int64_t>(run.result.history.size()))
+        .field("stopped_early", run.result.stopped_early)
+        .field("epoch_ms_median", run.result.epoch_ms_median)
+        .field("train_seconds", run.result.train_seconds)
+        .end_object();
+  }
+  json.end_array();
+  json.key("history").begin_array();  // the first run's curves
+  if (!result.runs.empty()) {
+    for (const EpochRecord& r : result.runs.front().result.history) {
+      json.begin_object()
+          .field("epoch", r.epoch)
+          .field("train_loss", r.train_loss)
+          .field("train_accuracy", r.train_accuracy)
+          .field("validation_loss", r.validation_loss)
+          .field("validation_accuracy", r.validation_accuracy)
+          .field("epoch_ms", r.epoch_ms)
+          .end_object();
+    }
+  }
+  json.end_array();
+  json.key("notes").begin_array();
+  for (const std::string& text : result.notes) json.value(text);
+  json.end_array();
+  json.end_object();
+  return json.str();
+}
+
+}  // namespace sgnn::training

@@ -1,0 +1,58 @@
+#include "training/gat_conv.hpp"
+
+#include "ops/activation.hpp"
+#include "ops/dropout.hpp"
+#include "ops/edge_softmax.hpp"
+#include "ops/elementwise.hpp"
+#include "ops/matmul.hpp"
+#include "ops/reduce.hpp"
+#include "ops/sddmm.hpp"
+#include "ops/shape.hpp"
+#include "ops/spmm.hpp"
+#include "training/init.hpp"
+#include "training/linear.hpp"
+
+namespace sgnn::training {
+
+GATConv::GATConv(int64_t in_features, int64_t out_features_per_head, Generator& generator, GATOptions options)
+    : heads_(options.heads), features_(out_features_per_head), options_(options), generator_(&generator) {
+  SGNN_CHECK(heads_ > 0, "GATConv: heads must be positive, got ", heads_);
+  SGNN_CHECK(options.attention_dropout >= 0.0f && options.attention_dropout < 1.0f,
+             "GATConv: attention dropout must be in [0, 1), got ", options.attention_dropout);
+  SGNN_CHECK(options.negative_slope >= 0.0f, "GATConv: negative slope must be non-negative, got ",
+             options.negative_slope);
+  weight_ = glorot_uniform({in_features, heads_ * features_}, in_features, heads_ * features_, generator);
+  // PyG's glorot on att [1, H, F] uses fans H and F.
+  attention_row_ = glorot_uniform({heads_, features_}, heads_, features_, generator);
+  attention_column_ = glorot_uniform({heads_, features_}, heads_, features_, generator);
+  register_parameter("weight", weight_);
+  register_parameter("attention_row", attention_row_);
+  register_parameter("attention_column", attention_column_);
+  if (options.bias) {
+    bias_ = Tensor::zeros({output_features()});
+    register_parameter("bias", bias_);
+  }
+}
+
+int64_t GATConv::output_features() const { return options_.concat ? heads_ * features_ : features_; }
+
+Tensor GATConv::forward(const GraphInput& graph, const Tensor& x) {
+  check_layer_input(x, weight_.size(0), "GATConv");
+  const Adjacency& adjacency = graph.graph();
+  SGNN_CHECK(x.size(0) == adjacency.num_cols() && adjacency.num_rows() == adjacency.num_cols(),
+             "GATConv: x has ", x.size(0), " rows, the graph is ", adjacency.num_rows(), " x ",
+             adjacency.num_cols(), " (must be square with one row per node)");
+  const int64_t nodes = x.size(0);
+  const Tensor projected = ops::reshape(ops::matmul(x, weight_), {nodes, heads_, features_});
+  const Tensor score_row = ops::sum(ops::mul(projected, attention_row_), 2);        // [N, H]
+  const Tensor score_column = ops::sum(ops::mul(projected, attention_column_), 2);  // [N, H]
+  const Tensor scores = ops::leaky_relu(ops::sddmm_add(adjacency, score_row, score_column), options_.negative_slope);
+  const Tensor attention =
+      ops::dropout(ops::edge_softmax(adjacency, scores), options_.attention_dropout, is_training(), *generator_);
+  const Tensor aggregated = ops::spmm(adjacency, attention, projected);  // [N, H, F]
+  const Tensor combined = options_.concat ? ops::reshape(aggregated, {nodes, heads_ * features_})
+                                          : ops::mean(aggregated, 1);
+  return bias_.defined() ? ops::add(combined, bias_) : combined;
+}
+
+}  // namespace sgnn::training

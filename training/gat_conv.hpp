@@ -1,0 +1,45 @@
+// GATConv (Veličković et al. 2018), H heads of F features each:
+//   Wh      = x·W                              [N, H, F]   (W [in, H·F], Glorot)
+//   e[i←j]  = LeakyReLU_0.2(a_l·Wh_i + a_r·Wh_j)  per edge of A and head
+//             (a_l on the target/row side, a_r on the source/column side;
+//              ops::sddmm_add of the per-node scores)
+//   α       = edge_softmax(e) over each row, then attention dropout
+//   out_i   = Σ_j α[i←j] Wh_j                   (ops::spmm with per-head edge values)
+//   concat: [N, H·F]; otherwise the mean over heads [N, F]; plus a bias.
+// Uses the adjacency's pattern only (prepare with gat_graph_options(): self
+// loops added, no normalisation).
+#pragma once
+
+#include "core/generator.hpp"
+#include "training/layer.hpp"
+
+namespace sgnn::training {
+
+struct GATOptions {
+  int64_t heads = 1;
+  bool concat = true;
+  float attention_dropout = 0.0f;  // in [0, 1)
+  float negative_slope = 0.2f;
+  bool bias = true;
+};
+
+class GATConv : public Layer {
+ public:
+  // Draws W, a_l, a_r (Glorot) from `generator` now and the attention dropout
+  // masks from it during training; `generator` must outlive the layer.
+  GATConv(int64_t in_features, int64_t out_features_per_head, Generator& generator, GATOptions options = {});
+  Tensor forward(const GraphInput& graph, const Tensor& x) override;
+  int64_t output_features() const;  // H·F when concat, else F
+
+ private:
+  int64_t heads_;
+  int64_t features_;
+  GATOptions options_;
+  Generator* generator_;
+  Tensor weight_;
+  Tensor attention_row_;     // a_l [H, F]
+  Tensor attention_column_;  // a_r [H, F]
+  Tensor bias_;
+};
+
+}  // namespace sgnn::training

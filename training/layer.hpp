@@ -1,0 +1,38 @@
+// Layer: a Module with a forward pass over node features on a graph. Every
+// layer takes the same arguments so layers stack in a Sequential: layers that
+// ignore the graph (Linear, Dropout, activations) simply do not read it.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "core/adjacency.hpp"
+#include "training/module.hpp"
+
+namespace sgnn::training {
+
+// What a layer sees of the graph. `adjacency` is the prepared Adjacency of a
+// graph_io::Graph (its values are the fixed GCN weights when the graph was
+// prepared with gcn_graph_options()); it must outlive the forward call.
+struct GraphInput {
+  GraphInput() = default;
+  explicit GraphInput(const Adjacency& graph_adjacency) : adjacency(&graph_adjacency) {}
+
+  const Adjacency* adjacency = nullptr;
+  // The fixed-weight aggregation A·X used by GCNConv. Empty: ops::spmm (CSR).
+  // Another SpMM kernel (HRPB) is plugged in here without touching the layers.
+  std::function<Tensor(const Tensor&)> weighted_spmm;
+  // A short name of the aggregation kernel in use, for reports ("csr").
+  std::string spmm_name = "csr";
+
+  const Adjacency& graph() const;    // InvalidArgument when adjacency is null
+  Tensor aggregate(const Tensor& x) const;  // weighted_spmm(x) or ops::spmm(graph(), x)
+};
+
+class Layer : public Module {
+ public:
+  // x: [N, in] float32 on the parameters' device -> [N, out].
+  virtual Tensor forward(const GraphInput& graph, const Tensor& x) = 0;
+};
+
+}  // namespace sgnn::training

@@ -1,0 +1,96 @@
+#include "training/module.hpp"
+
+#include "core/memory.hpp"
+
+namespace sgnn::training {
+
+void Module::register_parameter(std::string name, Tensor& parameter) {
+  check_unique_name(name);
+  SGNN_CHECK(parameter.defined(), "Module::register_parameter: parameter \"", name, "\" is undefined");
+  SGNN_CHECK(parameter.dtype() == DType::Float32, "Module::register_parameter: parameter \"", name,
+             "\" must be float32, got ", dtype_name(parameter.dtype()));
+  parameter = parameter.detach();
+  parameter.set_requires_grad(true);
+  parameters_.emplace_back(std::move(name), &parameter);
+}
+
+void Module::add_child(std::string name, std::shared_ptr<Module> module) {
+  check_unique_name(name);
+  SGNN_CHECK(module != nullptr, "Module::register_module: submodule \"", name, "\" is null");
+  module->train(training_);
+  children_.emplace_back(std::move(name), std::move(module));
+}
+
+void Module::check_unique_name(const std::string& name) const {
+  SGNN_CHECK(!name.empty() && name.find('.') == std::string::npos, "Module: name \"", name,
+             "\" must be non-empty and contain no '.'");
+  for (const auto& entry : parameters_) {
+    SGNN_CHECK(entry.first != name, "Module: name \"", name, "\" is already a parameter");
+  }
+  for (const auto& entry : children_) {
+    SGNN_CHECK(entry.first != name, "Module: name \"", name, "\" is already a submodule");
+  }
+}
+
+void Module::collect(const std::string& prefix, std::vector<std::pair<std::string, Tensor*>>& out) const {
+  for (const auto& [name, parameter] : parameters_) out.emplace_back(prefix + name, parameter);
+  for (const auto& [name, child] : children_) child->collect(prefix + name + ".", out);
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_parameters() const {
+  std::vector<std::pair<std::string, Tensor*>> pointers;
+  collect("", pointers);
+  std::vector<std::pair<std::string, Tensor>> out;
+  out.reserve(pointers.size());
+  for (const auto& [name, parameter] : pointers) out.emplace_back(name, *parameter);
+  return out;
+}
+
+std::vector<Tensor> Module::parameters() const {
+  std::vector<Tensor> out;
+  for (const auto& entry : named_parameters()) out.push_back(entry.second);
+  return out;
+}
+
+int64_t Module::parameter_count() const {
+  int64_t count = 0;
+  for (const Tensor& parameter : parameters()) count += parameter.numel();
+  return count;
+}
+
+void Module::train(bool training) {
+  training_ = training;
+  for (const auto& entry : children_) entry.second->train(training);
+}
+
+void Module::to(Device device) {
+  std::vector<std::pair<std::string, Tensor*>> pointers;
+  collect("", pointers);
+  for (const auto& entry : pointers) {
+    Tensor& parameter = *entry.second;
+    if (parameter.device() == device) continue;
+    parameter = parameter.detach().to(device);
+    parameter.set_requires_grad(true);
+  }
+}
+
+Device Module::device() const {
+  const std::vector<Tensor> all = parameters();
+  return all.empty() ? Device::cpu() : all.front().device();
+}
+
+void Module::zero_grad() {
+  for (Tensor& parameter : parameters()) parameter.zero_grad();
+}
+
+void copy_into(Tensor& destination, const Tensor& source) {
+  check_defined(destination, "copy_into", "destination");
+  check_defined(source, "copy_into", "source");
+  SGNN_CHECK(destination.shape() == source.shape() && destination.dtype() == source.dtype(),
+             "copy_into: source ", shape_str(source.shape()), " ", dtype_name(source.dtype()),
+             " does not match destination ", shape_str(destination.shape()), " ",
+             dtype_name(destination.dtype()));
+  memory::copy(destination.raw_data(), destination.device(), source.raw_data(), source.device(), source.nbytes());
+}
+
+}  // namespace sgnn::training

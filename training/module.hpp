@@ -1,0 +1,81 @@
+// Module: the base of every layer and model. Holds named parameters (leaf
+// tensors with requires_grad) and named submodules, the train/eval mode, and
+// moves its parameters between devices.
+//
+// Parameters are registered as pointers to members of the derived layer, so a
+// layer uses its own `weight_` in forward while the registry sees the same
+// handle. Modules are neither copyable nor movable (the pointers must stay
+// valid); hold them by std::shared_ptr.
+//
+// Names are dotted paths: "layers.0.weight". Registration order is the order
+// of parameters() (and of the optimizer state and checkpoints).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/tensor.hpp"
+
+namespace sgnn::training {
+
+class Module {
+ public:
+  Module() = default;
+  virtual ~Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  Module(Module&&) = delete;
+  Module& operator=(Module&&) = delete;
+
+  // Every parameter of this module and its submodules, depth first in
+  // registration order.
+  std::vector<Tensor> parameters() const;
+  std::vector<std::pair<std::string, Tensor>> named_parameters() const;
+  // Direct submodules with their names.
+  const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& children() const { return children_; }
+  int64_t parameter_count() const;  // total number of elements
+
+  // Mode: training (dropout active) or evaluation; applies to every submodule.
+  void train(bool training = true);
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+
+  // Moves every parameter to `device` (a fresh leaf with requires_grad there;
+  // gradients are dropped). Call before building the optimizer, which holds
+  // the parameter handles.
+  void to(Device device);
+  // The device of the parameters (CPU for a module without any).
+  Device device() const;
+
+  // Sets every parameter gradient to undefined.
+  void zero_grad();
+
+ protected:
+  // `parameter` must be a member of the derived module (it is updated in
+  // place by to()). Marks it as a leaf requiring gradients. Names must be
+  // unique within the module; InvalidArgument otherwise.
+  void register_parameter(std::string name, Tensor& parameter);
+  template <typename M>
+  std::shared_ptr<M> register_module(std::string name, std::shared_ptr<M> module) {
+    add_child(std::move(name), module);
+    return module;
+  }
+
+ private:
+  void add_child(std::string name, std::shared_ptr<Module> module);
+  void check_unique_name(const std::string& name) const;
+  void collect(const std::string& prefix, std::vector<std::pair<std::string, Tensor*>>& out) const;
+
+  std::vector<std::pair<std::string, Tensor*>> parameters_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  bool training_ = true;
+};
+
+// Copies the values of `source` into `destination` in place (same shape and
+// dtype, any devices): handles held elsewhere (the optimizer) see the new
+// values. Used to restore the best parameters and to load checkpoints.
+void copy_into(Tensor& destination, const Tensor& source);
+
+}  // namespace sgnn::training

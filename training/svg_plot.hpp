@@ -1,0 +1,25 @@
+// Training curves as a standalone SVG (no plotting dependency): two panels,
+// loss (train, validation) and accuracy (train, validation) per epoch. Each
+// series is one <polyline> with one point per epoch (non-finite values are
+// left out of their series), with axes, tick labels and a legend.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "training/epoch_record.hpp"
+
+namespace sgnn::training {
+
+// `title` is escaped for XML. InvalidArgument when `records` is empty.
+std::string training_curves_svg(const std::vector<EpochRecord>& records, const std::string& title);
+
+// Writes training_curves_svg to `path` (IoError when it cannot be written).
+void write_training_curves_svg(const std::filesystem::path& path, const std::vector<EpochRecord>& records,
+                               const std::string& title);
+
+// Escapes &, <, >, " and ' for XML text and attribute values.
+std::string xml_escape(const std::string& text);
+
+}  // namespace sgnn::training

@@ -1,0 +1,181 @@
+#include "training/trainer.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/autograd.hpp"
+#include "core/memory.hpp"
+#include "ops/loss.hpp"
+
+namespace sgnn::training {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double milliseconds_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+void check_index(const Tensor& index, const Tensor& features, const char* name, bool required) {
+  if (!index.defined()) {
+    SGNN_CHECK(!required, "Trainer: the ", name, " split is required but undefined");
+    return;
+  }
+  check_dtype(index, DType::Int32, "Trainer", name);
+  check_dim(index, 1, "Trainer", name);
+  check_same_device(index, features, "Trainer");
+  SGNN_CHECK(index.numel() > 0 || !required, "Trainer: the ", name, " split is empty");
+}
+
+void check_data(const TrainingData& data, const Model& model) {
+  check_defined(data.features, "Trainer", "features");
+  check_dtype(data.features, DType::Float32, "Trainer", "features");
+  check_dim(data.features, 2, "Trainer", "features");
+  check_defined(data.labels, "Trainer", "labels");
+  check_dtype(data.labels, DType::Int32, "Trainer", "labels");
+  check_dim(data.labels, 1, "Trainer", "labels");
+  SGNN_CHECK(data.labels.size(0) == data.features.size(0), "Trainer: ", data.labels.size(0), " labels for ",
+             data.features.size(0), " nodes");
+  check_same_device(data.labels, data.features, "Trainer");
+  SGNN_CHECK(data.features.device() == model.device(), "Trainer: the data is on ", data.features.device().str(),
+             ", the model on ", model.device().str(), " (move the model with to() first)");
+  SGNN_CHECK(data.graph.graph().device() == data.features.device(), "Trainer: the graph is on ",
+             data.graph.graph().device().str(), ", the features on ", data.features.device().str());
+  check_index(data.train_index, data.features, "train_index", true);
+  check_index(data.valid_index, data.features, "valid_index", true);
+  check_index(data.test_index, data.features, "test_index", false);
+}
+
+}  // namespace
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  const std::size_t middle = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle), values.end());
+  const double upper = values[middle];
+  if (values.size() % 2 == 1) return upper;
+  const double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle));
+  return (lower + upper) / 2.0;
+}
+
+Trainer::Trainer(Model& model, Optimizer& optimizer, TrainingData data, TrainerOptions options)
+    : model_(model), optimizer_(optimizer), data_(std::move(data)), options_(options) {
+  SGNN_CHECK(options.epochs >= 1, "Trainer: epochs must be at least 1, got ", options.epochs);
+  SGNN_CHECK(options.patience >= 0, "Trainer: patience must be non-negative, got ", options.patience);
+  check_data(data_, model_);
+}
+
+double Trainer::train_step() {
+  model_.train();
+  optimizer_.zero_grad();
+  const Tensor logits = model_.forward(data_.graph, data_.features);
+  const Tensor loss = ops::cross_entropy(logits, data_.labels, data_.train_index);
+  loss.backward();
+  optimizer_.step();
+  return loss.item();
+}
+
+Evaluation Trainer::evaluate() {
+  const bool was_training = model_.is_training();
+  model_.eval();
+  Evaluation evaluation;
+  {
+    autograd::NoGradGuard no_grad;
+    const Tensor logits = model_.forward(data_.graph, data_.features);
+    evaluation.train = evaluate_split(logits, data_.labels, data_.train_index);
+    evaluation.validation = evaluate_split(logits, data_.labels, data_.valid_index);
+    if (data_.test_index.defined()) evaluation.test = evaluate_split(logits, data_.labels, data_.test_index);
+  }
+  model_.train(was_training);
+  return evaluation;
+}
+
+EpochRecord Trainer::run_epoch() {
+  SGNN_CHECK(!finished(), "Trainer::run_epoch: training is finished (epoch ", state_.epoch, " of ", options_.epochs,
+             state_.stopped_early ? ", stopped early" : "", ")");
+  const Device device = data_.features.device();
+  const Clock::time_point start = Clock::now();
+  EpochRecord record;
+  record.train_loss = train_step();  // item() waits for the device
+  memory::synchronize(device);
+  record.epoch_ms = milliseconds_since(start);
+  record.epoch = ++state_.epoch;
+
+  const Evaluation evaluation = evaluate();
+  record.train_accuracy = evaluation.train.accuracy;
+  record.validation_accuracy = evaluation.validation.accuracy;
+  record.validation_loss = evaluation.validation.loss;
+  state_.history.push_back(record);
+
+  const bool improved = options_.monitor == Monitor::ValidationAccuracy
+                            ? record.validation_accuracy > state_.best_validation_accuracy
+                            : record.validation_loss < state_.best_validation_loss;
+  if (improved) {
+    state_.best_epoch = record.epoch;
+    state_.best_validation_accuracy = record.validation_accuracy;
+    state_.best_validation_loss = record.validation_loss;
+    state_.epochs_without_improvement = 0;
+    remember_best();
+  } else {
+    ++state_.epochs_without_improvement;
+    if (options_.patience > 0 && state_.epochs_without_improvement >= options_.patience) state_.stopped_early = true;
+  }
+  return record;
+}
+
+bool Trainer::finished() const { return state_.stopped_early || state_.epoch >= options_.epochs; }
+
+void Trainer::remember_best() {
+  const std::vector<Tensor> parameters = model_.parameters();
+  if (state_.best_parameters.size() != parameters.size()) {
+    state_.best_parameters.clear();
+    for (const Tensor& parameter : parameters) state_.best_parameters.push_back(parameter.detach().clone());
+    return;
+  }
+  for (std::size_t i = 0; i < parameters.size(); ++i) copy_into(state_.best_parameters[i], parameters[i]);
+}
+
+void Trainer::restore_best() {
+  std::vector<Tensor> parameters = model_.parameters();
+  if (state_.best_parameters.size() != parameters.size()) return;  // no epoch ran
+  for (std::size_t i = 0; i < parameters.size(); ++i) copy_into(parameters[i], state_.best_parameters[i]);
+}
+
+TrainResult Trainer::fit(const std::function<void(const EpochRecord&)>& on_epoch) {
+  const Clock::time_point start = Clock::now();
+  while (!finished()) {
+    const EpochRecord record = run_epoch();
+    if (on_epoch) on_epoch(record);
+  }
+  if (options_.restore_best) restore_best();
+  TrainResult result;
+  result.best = evaluate();
+  memory::synchronize(data_.features.device());
+  result.train_seconds = milliseconds_since(start) / 1e3;
+  result.history = state_.history;
+  result.best_epoch = state_.best_epoch;
+  result.stopped_early = state_.stopped_early;
+  std::vector<double> times;
+  for (const EpochRecord& record : state_.history) times.push_back(record.epoch_ms);
+  result.epoch_ms_median = median(times);
+  return result;
+}
+
+void Trainer::set_state(TrainingState state) {
+  const std::vector<Tensor> parameters = model_.parameters();
+  SGNN_CHECK(state.best_parameters.empty() || state.best_parameters.size() == parameters.size(),
+             "Trainer::set_state: ", state.best_parameters.size(), " best parameters for a model with ",
+             parameters.size());
+  for (std::size_t i = 0; i < state.best_parameters.size(); ++i) {
+    SGNN_CHECK(state.best_parameters[i].shape() == parameters[i].shape(), "Trainer::set_state: best parameter ", i,
+               " has shape ", shape_str(state.best_parameters[i].shape()), ", the model's ",
+               shape_str(parameters[i].shape()));
+    state.best_parameters[i] = state.best_parameters[i].to(parameters[i].device());
+  }
+  SGNN_CHECK(state.epoch >= 0 && state.epoch == static_cast<int64_t>(state.history.size()),
+             "Trainer::set_state: epoch ", state.epoch, " with ", state.history.size(), " history records");
+  state_ = std::move(state);
+}
+
+}  // namespace sgnn::training

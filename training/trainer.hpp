@@ -1,0 +1,104 @@
+// Trainer: full-batch node classification on one graph.
+//
+// Each epoch: one optimizer step on the training rows (train mode, dropout
+// on), then an evaluation of every split in eval mode under NoGradGuard (no
+// dropout, no tape). The best epoch by the monitored validation metric is
+// remembered with a copy of its parameters; training stops after `patience`
+// epochs without improvement (0: never early) and the best parameters are
+// restored at the end. Deterministic from the generator's seed on the CPU.
+//
+// TrainingState holds everything besides the model, optimizer and generator
+// that a resumed run needs to continue bit-identically (see checkpoint.hpp).
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "training/epoch_record.hpp"
+#include "training/layer.hpp"
+#include "training/metrics.hpp"
+#include "training/models.hpp"
+#include "training/optimizer.hpp"
+
+namespace sgnn::training {
+
+// Features, labels and splits of one graph, all on the model's device.
+struct TrainingData {
+  GraphInput graph;
+  Tensor features;     // [N, F] float32
+  Tensor labels;       // [N] int32 in [0, classes)
+  Tensor train_index;  // int32 row ids; train and validation are required
+  Tensor valid_index;
+  Tensor test_index;   // may be undefined (no test metrics then)
+};
+
+enum class Monitor : unsigned char { ValidationAccuracy, ValidationLoss };
+
+struct TrainerOptions {
+  int64_t epochs = 200;
+  int64_t patience = 0;  // 0: run every epoch
+  Monitor monitor = Monitor::ValidationAccuracy;
+  bool restore_best = true;
+};
+
+struct Evaluation {
+  SplitMetrics train, validation, test;
+};
+
+struct TrainingState {
+  int64_t epoch = 0;  // epochs completed
+  int64_t best_epoch = 0;  // 0: none yet
+  double best_validation_accuracy = -1.0;
+  double best_validation_loss = std::numeric_limits<double>::infinity();
+  int64_t epochs_without_improvement = 0;
+  bool stopped_early = false;
+  std::vector<EpochRecord> history;
+  std::vector<Tensor> best_parameters;  // copies, in Model::parameters() order; empty before the first epoch
+};
+
+struct TrainResult {
+  std::vector<EpochRecord> history;
+  int64_t best_epoch = 0;
+  bool stopped_early = false;
+  Evaluation best;  // every split, with the restored (best) parameters
+  double train_seconds = 0;    // wall time of this fit() call
+  double epoch_ms_median = 0;  // median training-step time over the history
+};
+
+class Trainer {
+ public:
+  // Checks the data (shapes, dtypes, devices, label range) and the options;
+  // InvalidArgument with the problem otherwise. Holds references to all three.
+  Trainer(Model& model, Optimizer& optimizer, TrainingData data, TrainerOptions options);
+
+  // One epoch: step, evaluate, update the best epoch and patience.
+  EpochRecord run_epoch();
+  bool finished() const;
+  // Runs epochs until finished(), calling `on_epoch` after each, then restores
+  // the best parameters (when asked) and evaluates every split.
+  TrainResult fit(const std::function<void(const EpochRecord&)>& on_epoch = {});
+  // Every split in eval mode without building a tape; the mode is restored.
+  Evaluation evaluate();
+
+  const TrainingState& state() const { return state_; }
+  // For checkpoints: InvalidArgument when best_parameters do not match the model.
+  void set_state(TrainingState state);
+  const TrainerOptions& options() const { return options_; }
+  const TrainingData& data() const { return data_; }
+
+ private:
+  double train_step();  // returns the training loss
+  void remember_best();
+  void restore_best();
+
+  Model& model_;
+  Optimizer& optimizer_;
+  TrainingData data_;
+  TrainerOptions options_;
+  TrainingState state_;
+};
+
+double median(std::vector<double> values);  // 0 for an empty list
+
+}  // namespace sgnn::training
