@@ -205,7 +205,8 @@ Tensor row_order(const Policy& policy, const Offset* indptr, int64_t num_rows, D
 template <typename Policy, typename Offset>
 Tensor row_offsets(const Policy& policy, const int32_t* rows, int64_t nnz, int64_t num_rows, Device device) {
   Tensor indptr = Tensor::empty({num_rows + 1}, dtype_of<Offset>(), device);
-  thrust::counting_iterator<int32_t> first(0);
+  // int64 row ids: num_rows + 1 reaches 2^31 for the largest graphs.
+  thrust::counting_iterator<int64_t> first(0);
   thrust::lower_bound(policy, rows, rows + nnz, first, first + (num_rows + 1), indptr.data<Offset>());
   return indptr;
 }

@@ -110,7 +110,9 @@ std::string gunzip(std::string_view compressed, const std::string& name) {
 
 std::string read_file_text(const std::filesystem::path& file) {
   std::string bytes = read_raw_bytes(file);
-  if (is_gzip(bytes)) return gunzip(bytes, file.string());
+  if (is_gzip(bytes)) bytes = gunzip(bytes, file.string());
+  // A UTF-8 byte order mark (spreadsheet exports write one) is not data.
+  if (bytes.starts_with("\xEF\xBB\xBF")) bytes.erase(0, 3);
   return bytes;
 }
 

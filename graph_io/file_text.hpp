@@ -7,7 +7,8 @@
 
 namespace sgnn::graph_io {
 
-// Returns the (decompressed) contents of `file`. Throws IoError(file, 0, reason)
+// Returns the (decompressed) contents of `file`, without a leading UTF-8 byte
+// order mark. Throws IoError(file, 0, reason)
 // when the file is missing, unreadable, or a gzip stream that is corrupt,
 // truncated or followed by trailing garbage.
 std::string read_file_text(const std::filesystem::path& file);

@@ -5,6 +5,7 @@
 #include "graph_io/prepare.hpp"
 #include "tests/graph_io/adjacency_equality.hpp"
 #include "tests/graph_io/random_graphs.hpp"
+#include "tests/graph_io/temp_files.hpp"
 #include "tests/support/gpu_testing.hpp"
 #include "tests/support/testing.hpp"
 
@@ -69,4 +70,20 @@ TEST_CASE("GPU normalize_feature_rows matches the host, zero rows included") {
     CHECK(device.device() == kGpu);
     CHECK(relative_error(device, host) < 1e-5);
   }
+}
+
+TEST_CASE("GPU make_graph stores a cache the next run loads, on the device, identical") {
+  sgnn::testing::TempDir dir;
+  Dataset d;
+  d.edges = random_edges(3001, 20000, 9, true);
+  GraphOptions options = gcn_graph_options();
+  options.reordering = Reordering::Rcm;
+  const Graph first = make_graph(d, options, kGpu, dir.path().string());
+  CHECK_FALSE(first.statistics.cache_hit);
+  const Graph second = make_graph(d, options, kGpu, dir.path().string());
+  CHECK(second.statistics.cache_hit);
+  CHECK(second.adjacency.device() == kGpu);
+  CHECK(second.adjacency.values.device() == kGpu);
+  check_same_adjacency(second.adjacency, first.adjacency);
+  CHECK(second.node_order.to_vector<int32_t>() == first.node_order.to_vector<int32_t>());
 }

@@ -226,6 +226,14 @@ TEST_CASE("OGB reader: feature rows of different lengths") {
               "row has 4 feature values");
   check_error(error_with("raw/node-feat.csv", "1,0,0.5\n0,1,\n-1.5,0,0\n0,0,1\n"), "node-feat.csv.gz", 2,
               "expected a number");
+  // 200001 rows of 3 values then 300000 of 2: 2400006 bytes parse as two chunks,
+  // the second starting exactly at the first short row.
+  std::string text;
+  for (int i = 0; i < 200001; ++i) text += "1,2,3\n";
+  for (int i = 0; i < 300000; ++i) text += "1,2\n";
+  REQUIRE(text.size() == 2400006);
+  check_error(error_with("raw/node-feat.csv", text), "node-feat.csv.gz", 200002,
+              "row has 2 feature values, the rows before have 3");
 }
 
 TEST_CASE("OGB reader: labels out of range") {

@@ -54,6 +54,13 @@ TEST_CASE("edge list: whitespace, commas, comments, blank lines") {
   CHECK_FALSE(d.features.defined());
 }
 
+TEST_CASE("edge list: a UTF-8 byte order mark is skipped") {
+  TempDir dir;
+  sgnn::testing::write_text(dir / "bom.csv", "\xEF\xBB\xBF" "0,1\n1,2\n");
+  const Dataset d = read_edge_list(dir / "bom.csv", {});
+  CHECK(ints(d.edges.source) == std::vector<int32_t>{0, 1});
+}
+
 TEST_CASE("edge list: weight column, 1-based ids, a given node count, gzip") {
   TempDir dir;
   sgnn::testing::write_gzip(dir / "w.txt.gz", "1 2 0.5\n2 3 -2e1\n3 1 4\n");
