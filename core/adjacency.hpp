@@ -12,11 +12,26 @@
 //   values            optional [nnz] float32 weights in A's edge order (e.g. the
 //                     GCN normalisation D^-1/2 (A+I) D^-1/2)
 //   transpose_values  the same weights in Aᵀ's order (defined iff values is)
+//   hrpb              optional: the HRPB layout of (csr, values) and of its
+//                     transpose (graph_io::attach_hrpb), for the tensor-core SpMM
+//   spmm_format       which SpMM ops::spmm(adjacency, b) runs: Csr (FP32
+//                     scalar kernel), Hrpb (TF32 tensor cores; needs hrpb), or
+//                     Auto (HRPB where its brick density makes it pay, see
+//                     ops/spmm_format.hpp)
 #pragma once
 
+#include <memory>
+#include <string_view>
+
 #include "core/csr.hpp"
+#include "core/hrpb.hpp"
 
 namespace sgnn {
+
+enum class SpmmFormat : unsigned char { Csr, Hrpb, Auto };
+// "csr", "hrpb", "auto" (and back); parse throws InvalidArgument on other text.
+SpmmFormat parse_spmm_format(std::string_view text);
+const char* spmm_format_name(SpmmFormat format);
 
 struct Adjacency {
   Csr csr;
@@ -24,6 +39,8 @@ struct Adjacency {
   Tensor transpose_to_csr;
   Tensor values;
   Tensor transpose_values;
+  std::shared_ptr<const HrpbAdjacency> hrpb;
+  SpmmFormat spmm_format = SpmmFormat::Csr;
 
   int64_t num_rows() const { return csr.num_rows; }
   int64_t num_cols() const { return csr.num_cols; }

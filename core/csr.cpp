@@ -92,7 +92,24 @@ Adjacency Adjacency::to(Device device) const {
   moved.transpose_to_csr = to_if_defined(transpose_to_csr, device);
   moved.values = to_if_defined(values, device);
   moved.transpose_values = to_if_defined(transpose_values, device);
+  if (hrpb) moved.hrpb = std::make_shared<const HrpbAdjacency>(hrpb->to(device));
   return moved;
+}
+
+SpmmFormat parse_spmm_format(std::string_view text) {
+  if (text == "csr") return SpmmFormat::Csr;
+  if (text == "hrpb") return SpmmFormat::Hrpb;
+  if (text == "auto") return SpmmFormat::Auto;
+  throw InvalidArgument(detail::concat("unknown SpMM format '", text, "': expected csr, hrpb or auto"));
+}
+
+const char* spmm_format_name(SpmmFormat format) {
+  switch (format) {
+    case SpmmFormat::Csr: return "csr";
+    case SpmmFormat::Hrpb: return "hrpb";
+    case SpmmFormat::Auto: return "auto";
+  }
+  return "csr";
 }
 
 void Adjacency::validate() const {

@@ -110,7 +110,7 @@ inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramO
   app.add_option("--runs", e.runs, "independent runs; the summary gives mean ± std (default 1)")
       ->check(detail::kPositive);
   app.add_option("--device", e.device, "cpu, cuda or cuda:<k> (default cpu)");
-  app.add_option("--spmm", e.spmm, "aggregation kernel: csr, hrpb or auto (default csr)")
+  app.add_option("--spmm", e.spmm, "GCN aggregation kernel: csr (FP32), hrpb (TF32 tensor cores) or auto (hrpb where the graph's brick density pays; default auto); GAT always uses csr")
       ->check(CLI::IsMember({"csr", "hrpb", "auto"}));
   app.add_option("--cache", e.cache_dir, "directory of the prepared-adjacency cache (default: no cache)");
   app.add_option("--out", options.out_json, "write the results as JSON here (schema: docs/results-json.md)");

@@ -6,6 +6,9 @@
 
 #include "graph_io/hrpb_builder.hpp"
 
+#include <chrono>
+#include <memory>
+
 #include <thrust/system/omp/execution_policy.h>
 
 #include "core/hrpb_schedule.hpp"
@@ -101,6 +104,19 @@ Hrpb build_hrpb(const Csr& csr, const Tensor& values, const HrpbOptions& options
 HrpbAdjacency build_hrpb(const Adjacency& adjacency, const HrpbOptions& options) {
   return {build_hrpb(adjacency.csr, adjacency.values, options),
           build_hrpb(adjacency.transpose, adjacency.transpose_values, options)};
+}
+
+double attach_hrpb(Adjacency& adjacency, SpmmFormat format, const HrpbOptions& options) {
+  adjacency.spmm_format = format;
+  if (format == SpmmFormat::Csr || adjacency.hrpb) return 0.0;
+  SGNN_CHECK(!adjacency.values.defined() || adjacency.values.dim() == 1,
+             "attach_hrpb: HRPB holds one weight per edge; adjacency.values has shape ",
+             shape_str(adjacency.values.shape()));
+  memory::synchronize(adjacency.device());
+  const auto start = std::chrono::steady_clock::now();
+  adjacency.hrpb = std::make_shared<const HrpbAdjacency>(build_hrpb(adjacency, options));
+  memory::synchronize(adjacency.device());
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace sgnn::graph_io

@@ -29,4 +29,10 @@ Hrpb build_hrpb(const Csr& csr, const Tensor& values, const HrpbOptions& options
 // (transpose, transpose_values); the pattern (weight 1) when values is undefined.
 HrpbAdjacency build_hrpb(const Adjacency& adjacency, const HrpbOptions& options);
 
+// Sets adjacency.spmm_format and, for Hrpb or Auto, builds adjacency.hrpb on
+// the adjacency's device when it is not there yet (once per graph; every
+// layer and epoch reuses it). Returns the milliseconds the build took (0
+// when nothing was built). InvalidArgument when values are per-head.
+double attach_hrpb(Adjacency& adjacency, SpmmFormat format, const HrpbOptions& options = {});
+
 }  // namespace sgnn::graph_io

@@ -3,6 +3,8 @@
 #include "core/autograd.hpp"
 #include "ops/sparse_checks.hpp"
 #include "ops/sparse_runners.hpp"
+#include "ops/spmm_format.hpp"
+#include "ops/spmm_hrpb.hpp"
 
 namespace sgnn::ops {
 
@@ -62,6 +64,9 @@ Tensor spmm(const Adjacency& adjacency, const Tensor& edge_values, const Tensor&
 }
 
 Tensor spmm(const Adjacency& adjacency, const Tensor& b) {
+  if (b.defined() && b.dim() == 2 && chosen_spmm_format(adjacency, b.size(1)) == SpmmFormat::Hrpb) {
+    return spmm_hrpb(*adjacency.hrpb, b);
+  }
   if (adjacency.has_values()) {
     SGNN_CHECK(adjacency.transpose_values.defined() && adjacency.transpose_values.numel() == adjacency.nnz() &&
                    adjacency.values.dim() == 1,

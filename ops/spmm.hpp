@@ -11,6 +11,8 @@
 //
 //   spmm(A, b)  the GCN form: weights adjacency.values (transpose_values in
 //               backward) when defined, else the pattern; differentiable in b.
+//               Runs the HRPB tensor-core kernel instead when
+//               adjacency.spmm_format selects it (ops/spmm_format.hpp).
 //
 // Every tensor on A's device; bad shapes, dtypes or devices -> InvalidArgument.
 #pragma once

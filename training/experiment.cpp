@@ -6,6 +6,9 @@
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/graph.hpp"
+#include "graph_io/hrpb_cache.hpp"
+#include "ops/spmm_hrpb.hpp"
+#include "ops/spmm_format.hpp"
 #include "training/checkpoint.hpp"
 
 namespace sgnn::training {
@@ -56,10 +59,14 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   ExperimentResult result;
   result.model = model_name(options.model);
   result.device = device.str();
-  result.spmm = "csr";
-  if (options.spmm != "csr") {
-    result.notes.push_back("--spmm " + options.spmm + ": the HRPB kernel is not wired into the layers yet; using csr");
-    note(hooks, result.notes.back());
+  SpmmFormat spmm_format = parse_spmm_format(options.spmm);
+  if (options.model == ModelKind::Gat && spmm_format != SpmmFormat::Csr) {
+    if (spmm_format == SpmmFormat::Hrpb) {
+      result.notes.push_back("--spmm hrpb: GAT aggregates with learned per-head attention weights, which the HRPB "
+                             "layout (fixed weights) cannot hold; using csr");
+      note(hooks, result.notes.back());
+    }
+    spmm_format = SpmmFormat::Csr;
   }
 
   memory::reset_peak(device);
@@ -73,6 +80,13 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   const graph_io::GraphOptions graph_options =
       options.model == ModelKind::Gcn ? graph_io::gcn_graph_options() : graph_io::gat_graph_options();
   graph_io::Graph graph = graph_io::make_graph(dataset, graph_options, device, options.cache_dir);
+  graph_io::HrpbOptions hrpb_options;
+  hrpb_options.concurrent_blocks = ops::spmm_hrpb_concurrent_blocks(device, h.hidden);
+  const graph_io::HrpbAttachment hrpb =
+      graph_io::attach_hrpb_cached(graph.adjacency, spmm_format, hrpb_options, graph.statistics.cache_path);
+  const double hrpb_ms = hrpb.milliseconds;
+  result.spmm = spmm_format_name(ops::chosen_spmm_format(graph.adjacency, h.hidden));
+  if (spmm_format == SpmmFormat::Auto) result.spmm = "auto: " + result.spmm;
   const auto feature_start = std::chrono::steady_clock::now();
   const Tensor features =
       options.row_normalize_features ? graph_io::normalize_feature_rows(graph.features) : graph.features;
@@ -80,7 +94,7 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   const double feature_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - feature_start).count();
   result.read_ms = graph.statistics.read_ms;
-  result.preprocess_ms = graph.statistics.prepare_ms + feature_ms;
+  result.preprocess_ms = graph.statistics.prepare_ms + hrpb_ms + feature_ms;
   result.cache_hit = graph.statistics.cache_hit;
   result.nodes = graph.num_nodes;
   result.edges = graph.adjacency.nnz();

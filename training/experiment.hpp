@@ -29,7 +29,7 @@ struct ExperimentOptions {
   uint64_t seed = 0;
   int64_t runs = 1;
   std::string device = "cpu";  // cpu | cuda | cuda:k
-  std::string spmm = "csr";    // csr | hrpb | auto
+  std::string spmm = "auto";   // csr | hrpb | auto (ops/spmm_format.hpp); GAT always uses csr
   std::string cache_dir;       // empty: no adjacency cache
   std::string checkpoint;      // save here after every `checkpoint_every` epochs and at the end (runs = 1)
   int64_t checkpoint_every = 1;

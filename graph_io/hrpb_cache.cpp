@@ -1,0 +1,207 @@
+#include "graph_io/hrpb_cache.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string_view>
+
+#include "core/memory.hpp"
+
+#include "graph_io/section_file.hpp"
+
+namespace sgnn::graph_io {
+
+namespace {
+
+constexpr std::string_view kKind = "hrpb-cache";
+constexpr uint32_t kKindVersion = 1;
+
+uint64_t fnv1a(std::string_view text) {
+  uint64_t hash = 1469598103934665603ull;
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+// Scalars of one Hrpb as metadata "<prefix>.<name>" = decimal text.
+struct ScalarField {
+  const char* name;
+  int64_t Hrpb::*integer;
+};
+constexpr ScalarField kHrpbIntegers[] = {{"num_rows", &Hrpb::num_rows},     {"num_cols", &Hrpb::num_cols},
+                                         {"nnz", &Hrpb::nnz},               {"num_panels", &Hrpb::num_panels},
+                                         {"num_blocks", &Hrpb::num_blocks}};
+struct StatisticsField {
+  const char* name;
+  int64_t HrpbStatistics::*integer;
+};
+constexpr StatisticsField kStatisticsIntegers[] = {
+    {"nnz", &HrpbStatistics::nnz},
+    {"num_panels", &HrpbStatistics::num_panels},
+    {"empty_panels", &HrpbStatistics::empty_panels},
+    {"active_columns", &HrpbStatistics::active_columns},
+    {"num_blocks", &HrpbStatistics::num_blocks},
+    {"num_bricks", &HrpbStatistics::num_bricks},
+    {"hrpb_bytes", &HrpbStatistics::hrpb_bytes},
+    {"csr_bytes", &HrpbStatistics::csr_bytes}};
+struct ScheduleField {
+  const char* name;
+  int64_t HrpbSchedule::*integer;
+};
+constexpr ScheduleField kScheduleIntegers[] = {{"num_virtual_panels", &HrpbSchedule::num_virtual_panels},
+                                               {"num_split_panels", &HrpbSchedule::num_split_panels},
+                                               {"num_slots", &HrpbSchedule::num_slots},
+                                               {"concurrent_blocks", &HrpbSchedule::concurrent_blocks}};
+struct TensorField {
+  const char* name;
+  Tensor Hrpb::*tensor;
+};
+constexpr TensorField kHrpbTensors[] = {{"blocked_row_ptr", &Hrpb::blocked_row_ptr},
+                                        {"active_cols", &Hrpb::active_cols},
+                                        {"size_ptr", &Hrpb::size_ptr},
+                                        {"packed_blocks", &Hrpb::packed_blocks}};
+struct ScheduleTensorField {
+  const char* name;
+  Tensor HrpbSchedule::*tensor;
+};
+constexpr ScheduleTensorField kScheduleTensors[] = {{"virtual_panel", &HrpbSchedule::virtual_panel},
+                                                    {"virtual_block_ptr", &HrpbSchedule::virtual_block_ptr},
+                                                    {"virtual_slot", &HrpbSchedule::virtual_slot},
+                                                    {"split_panel", &HrpbSchedule::split_panel},
+                                                    {"split_slot_ptr", &HrpbSchedule::split_slot_ptr}};
+
+std::string key(const std::string& prefix, const char* name) { return prefix + "." + name; }
+
+void add_hrpb(SectionFile& file, const std::string& prefix, const Hrpb& hrpb) {
+  for (const ScalarField& f : kHrpbIntegers) file.metadata[key(prefix, f.name)] = std::to_string(hrpb.*f.integer);
+  for (const StatisticsField& f : kStatisticsIntegers) {
+    file.metadata[key(prefix, "statistics") + "." + f.name] = std::to_string(hrpb.statistics.*f.integer);
+  }
+  for (const ScheduleField& f : kScheduleIntegers) {
+    file.metadata[key(prefix, "schedule") + "." + f.name] = std::to_string(hrpb.schedule.*f.integer);
+  }
+  // Doubles as exact hexadecimal floating-point text.
+  char text[64];
+  std::snprintf(text, sizeof text, "%a", hrpb.schedule.waves_unsplit);
+  file.metadata[key(prefix, "schedule.waves_unsplit")] = text;
+  std::snprintf(text, sizeof text, "%a", hrpb.schedule.waves_planned);
+  file.metadata[key(prefix, "schedule.waves_planned")] = text;
+  file.metadata[key(prefix, "deterministic")] = hrpb.deterministic ? "1" : "0";
+  for (const TensorField& f : kHrpbTensors) {
+    if ((hrpb.*f.tensor).defined()) file.add(key(prefix, f.name), hrpb.*f.tensor);
+  }
+  for (const ScheduleTensorField& f : kScheduleTensors) {
+    if ((hrpb.schedule.*f.tensor).defined()) file.add(key(prefix, "schedule") + "." + f.name, hrpb.schedule.*f.tensor);
+  }
+}
+
+int64_t parse_integer(const SectionFile& file, const std::string& name) {
+  const std::string& text = file.meta(name);
+  std::size_t used = 0;
+  const long long value = std::stoll(text, &used);
+  if (used != text.size()) throw IoError(file.source, 0, "metadata " + name + " is not an integer: " + text);
+  return value;
+}
+
+double parse_double(const SectionFile& file, const std::string& name) {
+  const std::string& text = file.meta(name);
+  std::size_t used = 0;
+  const double value = std::stod(text, &used);
+  if (used != text.size()) throw IoError(file.source, 0, "metadata " + name + " is not a number: " + text);
+  return value;
+}
+
+Hrpb read_hrpb(const SectionFile& file, const std::string& prefix) {
+  Hrpb hrpb;
+  for (const ScalarField& f : kHrpbIntegers) hrpb.*f.integer = parse_integer(file, key(prefix, f.name));
+  for (const StatisticsField& f : kStatisticsIntegers) {
+    hrpb.statistics.*f.integer = parse_integer(file, key(prefix, "statistics") + "." + f.name);
+  }
+  for (const ScheduleField& f : kScheduleIntegers) {
+    hrpb.schedule.*f.integer = parse_integer(file, key(prefix, "schedule") + "." + f.name);
+  }
+  hrpb.schedule.waves_unsplit = parse_double(file, key(prefix, "schedule.waves_unsplit"));
+  hrpb.schedule.waves_planned = parse_double(file, key(prefix, "schedule.waves_planned"));
+  hrpb.deterministic = parse_integer(file, key(prefix, "deterministic")) != 0;
+  for (const TensorField& f : kHrpbTensors) {
+    if (file.has(key(prefix, f.name))) hrpb.*f.tensor = file.at(key(prefix, f.name));
+  }
+  for (const ScheduleTensorField& f : kScheduleTensors) {
+    const std::string name = key(prefix, "schedule") + "." + f.name;
+    if (file.has(name)) hrpb.schedule.*f.tensor = file.at(name);
+  }
+  return hrpb;
+}
+
+}  // namespace
+
+uint64_t hrpb_cache_fingerprint(const std::filesystem::path& adjacency_cache_file, const HrpbOptions& options) {
+  return fnv1a(detail::concat(adjacency_cache_file.filename().string(), "|load_balance=", options.load_balance,
+                              "|deterministic=", options.deterministic,
+                              "|concurrent_blocks=", options.concurrent_blocks));
+}
+
+void store_hrpb_cache(const std::filesystem::path& file, uint64_t fingerprint, const HrpbAdjacency& hrpb) {
+  SectionFile contents;
+  contents.kind = std::string(kKind);
+  contents.kind_version = kKindVersion;
+  contents.fingerprint = fingerprint;
+  add_hrpb(contents, "forward", hrpb.forward);
+  add_hrpb(contents, "transpose", hrpb.transpose);
+  write_section_file(file, contents);
+}
+
+std::optional<HrpbAdjacency> load_hrpb_cache(const std::filesystem::path& file, uint64_t fingerprint,
+                                             std::string& why) {
+  if (!std::filesystem::exists(file)) {
+    why = "no HRPB cache file yet";
+    return std::nullopt;
+  }
+  try {
+    const SectionFile contents = read_section_file(file, kKind, kKindVersion);
+    if (contents.fingerprint != fingerprint) {
+      why = "the HRPB cache was made for other inputs or options";
+      return std::nullopt;
+    }
+    return HrpbAdjacency{read_hrpb(contents, "forward"), read_hrpb(contents, "transpose")};
+  } catch (const std::exception& error) {  // IoError, or std::stoll/stod on damaged metadata
+    why = error.what();
+    return std::nullopt;
+  }
+}
+
+HrpbAttachment attach_hrpb_cached(Adjacency& adjacency, SpmmFormat format, const HrpbOptions& options,
+                                  const std::filesystem::path& adjacency_cache_file) {
+  SGNN_CHECK(options.concurrent_blocks > 0, "attach_hrpb_cached: options.concurrent_blocks must be resolved");
+  HrpbAttachment attachment;
+  if (adjacency_cache_file.empty() || format == SpmmFormat::Csr || adjacency.hrpb) {
+    attachment.milliseconds = attach_hrpb(adjacency, format, options);
+    return attachment;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::filesystem::path file = adjacency_cache_file;
+  file += ".hrpb";
+  const uint64_t fingerprint = hrpb_cache_fingerprint(adjacency_cache_file, options);
+  std::string why;
+  if (std::optional<HrpbAdjacency> cached = load_hrpb_cache(file, fingerprint, why)) {
+    adjacency.hrpb = std::make_shared<const HrpbAdjacency>(cached->to(adjacency.device()));
+    adjacency.spmm_format = format;
+    attachment.cache_hit = true;
+  } else {
+    if (std::filesystem::exists(file)) std::cerr << "sparsegnn: rebuilding the HRPB cache " << file << ": " << why << "\n";
+    attach_hrpb(adjacency, format, options);
+    try {
+      store_hrpb_cache(file, fingerprint, *adjacency.hrpb);
+    } catch (const IoError& error) {
+      std::cerr << "sparsegnn: could not store the HRPB cache: " << error.what() << "\n";
+    }
+  }
+  memory::synchronize(adjacency.device());
+  attachment.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return attachment;
+}
+
+}  // namespace sgnn::graph_io

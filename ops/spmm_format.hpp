@@ -1,0 +1,29 @@
+// The SpMM dispatcher: which kernel ops::spmm(adjacency, b) runs for a graph
+// and a feature width.
+//
+//   Csr   the FP32 scalar CSR kernel (always available; exact to ~1e-6)
+//   Hrpb  the TF32 tensor-core HRPB kernel (adjacency.hrpb must be set;
+//         relative error ~1e-3)
+//   Auto  HRPB when the graph's brick-column density α (cuTeSpMM's
+//         TCU-synergy measure, HrpbStatistics::alpha) reaches
+//         kHrpbAutoMinimumAlpha and adjacency.hrpb is set, else CSR.
+//
+// Multi-head SpMM (per-edge-per-head values) always runs on CSR.
+#pragma once
+
+#include <cstdint>
+
+#include "core/adjacency.hpp"
+
+namespace sgnn::ops {
+
+// Calibrated on the H100 with bench_hrpb (bench/RESULTS.md): below this α the
+// CSR kernel beats HRPB at every width measured.
+inline constexpr double kHrpbAutoMinimumAlpha = 0.25;
+
+// The kernel ops::spmm(adjacency, b) uses for b of `width` columns: Csr or
+// Hrpb, never Auto. Throws InvalidArgument when Hrpb is requested without an
+// HRPB layout.
+SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width);
+
+}  // namespace sgnn::ops
