@@ -3,7 +3,6 @@
 namespace sgnn::ops {
 
 SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width) {
-  (void)width;  // the calibration found no width where the choice flips (bench/RESULTS.md)
   switch (adjacency.spmm_format) {
     case SpmmFormat::Csr:
       return SpmmFormat::Csr;
@@ -13,7 +12,8 @@ SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width) {
                  "graph_io::attach_hrpb, or use SpmmFormat::Csr)");
       return SpmmFormat::Hrpb;
     case SpmmFormat::Auto:
-      return adjacency.hrpb != nullptr && adjacency.hrpb->forward.statistics.alpha() >= kHrpbAutoMinimumAlpha
+      return adjacency.hrpb != nullptr && adjacency.hrpb->forward.statistics.alpha() >= kHrpbAutoMinimumAlpha &&
+                     width >= kHrpbAutoMinimumWidth
                  ? SpmmFormat::Hrpb
                  : SpmmFormat::Csr;
   }

@@ -4,9 +4,10 @@
 //   Csr   the FP32 scalar CSR kernel (always available; exact to ~1e-6)
 //   Hrpb  the TF32 tensor-core HRPB kernel (adjacency.hrpb must be set;
 //         relative error ~1e-3)
-//   Auto  HRPB when the graph's brick-column density α (cuTeSpMM's
-//         TCU-synergy measure, HrpbStatistics::alpha) reaches
-//         kHrpbAutoMinimumAlpha and adjacency.hrpb is set, else CSR.
+//   Auto  HRPB when adjacency.hrpb is set, the graph's brick-column density
+//         α (cuTeSpMM's TCU-synergy measure, HrpbStatistics::alpha) reaches
+//         kHrpbAutoMinimumAlpha and the width reaches kHrpbAutoMinimumWidth;
+//         else CSR.
 //
 // Multi-head SpMM (per-edge-per-head values) always runs on CSR.
 #pragma once
@@ -17,9 +18,12 @@
 
 namespace sgnn::ops {
 
-// Calibrated on the H100 with bench_hrpb (bench/RESULTS.md): below this α the
-// CSR kernel beats HRPB at every width measured.
+// Calibrated on the H100 with bench_hrpb (bench/RESULTS.md): on power-law
+// graphs (α ≈ 0.06) our CSR kernel is 5–30× faster than HRPB; on a banded
+// matrix (α = 0.53) HRPB is 1.3–1.6× faster than CSR at widths 64–256 but
+// slower at 16 and 32.
 inline constexpr double kHrpbAutoMinimumAlpha = 0.25;
+inline constexpr int64_t kHrpbAutoMinimumWidth = 64;
 
 // The kernel ops::spmm(adjacency, b) uses for b of `width` columns: Csr or
 // Hrpb, never Auto. Throws InvalidArgument when Hrpb is requested without an

@@ -93,12 +93,14 @@ double median_ms(const std::function<void()>& call) {
 }
 
 // Milliseconds of a device-to-device copy of `bytes` (read + write = 2·bytes of traffic).
+// Rounded up to whole floats, at least one (a zero-size copy has no buffer).
 double copy_ms(std::size_t bytes) {
-  const Tensor source = Tensor::zeros({static_cast<int64_t>(bytes / 4)}, DType::Float32, kGpu);
-  Tensor destination = Tensor::empty({static_cast<int64_t>(bytes / 4)}, DType::Float32, kGpu);
+  const auto elements = static_cast<int64_t>(std::max<std::size_t>(1, (bytes + 3) / 4));
+  const Tensor source = Tensor::zeros({elements}, DType::Float32, kGpu);
+  Tensor destination = Tensor::empty({elements}, DType::Float32, kGpu);
   return median_ms([&] {
-    SGNN_CUDA_CHECK(cudaMemcpyAsync(destination.raw_data(), source.raw_data(), bytes, cudaMemcpyDeviceToDevice,
-                                    cuda::stream(kGpu)));
+    SGNN_CUDA_CHECK(cudaMemcpyAsync(destination.raw_data(), source.raw_data(), destination.nbytes(),
+                                    cudaMemcpyDeviceToDevice, cuda::stream(kGpu)));
   });
 }
 

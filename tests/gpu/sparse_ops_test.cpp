@@ -34,8 +34,10 @@ std::vector<int64_t> widths_for(int64_t nnz) {
 }
 
 // Runs the CPU backend and the CUDA backend (output poisoned first) of an SpMM.
+// tolerance: 1e-5, looser only for rows of ~1e5 entries, whose float sums
+// (sequential on the CPU, in segments on the GPU) differ by ~√n·ε ≈ 2e-5.
 void check_spmm(const Adjacency& cpu, const Adjacency& gpu, const Tensor& values, int64_t heads, int64_t features,
-                uint64_t seed) {
+                uint64_t seed, double tolerance = 1e-5) {
   const Tensor b = random_tensor({cpu.num_cols(), heads * features}, seed);
   Tensor expected = Tensor::empty({cpu.num_rows(), heads * features});
   ops::spmm_forward(ops::Cpu{}, cpu.csr, values, heads, features, b, expected);
@@ -46,7 +48,7 @@ void check_spmm(const Adjacency& cpu, const Adjacency& gpu, const Tensor& values
   CAPTURE(cpu.nnz());
   CAPTURE(heads);
   CAPTURE(features);
-  CHECK(relative_error(got, expected) < 1e-5);
+  CHECK(relative_error(got, expected) < tolerance);
 }
 
 }  // namespace
@@ -199,7 +201,7 @@ TEST_CASE("GPU spmm and sddmm split a hub row of 100000 entries into many segmen
       for (int64_t features : {int64_t{3}, int64_t{16}, int64_t{33}}) {
         CAPTURE(ordered);
         seed += 2;
-        check_spmm(cpu, gpu, random_tensor({cpu.nnz() * heads}, seed), heads, features, seed + 1);
+        check_spmm(cpu, gpu, random_tensor({cpu.nnz() * heads}, seed), heads, features, seed + 1, 1e-4);
         const Tensor x = random_tensor({cpu.num_rows(), heads * features}, ++seed);
         const Tensor y = random_tensor({cpu.num_cols(), heads * features}, ++seed);
         Tensor expected = Tensor::empty({cpu.nnz() * heads});

@@ -60,7 +60,7 @@ TEST_CASE("ops::spmm runs the kernel the adjacency's format selects, forward and
   CHECK(relative_error(input.grad(), expected) < 1e-5);
 }
 
-TEST_CASE("auto picks HRPB on a dense panel and CSR on a power-law graph; HRPB without a layout is an error") {
+TEST_CASE("auto picks HRPB on a dense panel at wide features and CSR on narrow ones or a power-law graph; HRPB without a layout is an error") {
   const std::vector<NamedGraph> graphs = hrpb_test_graphs();
   const Adjacency& dense = graph_named(graphs, "a full dense panel").adjacency;
   const Adjacency& power_law = graphs[2].adjacency;
@@ -68,8 +68,9 @@ TEST_CASE("auto picks HRPB on a dense panel and CSR on a power-law graph; HRPB w
   const Adjacency power_law_auto = with_doubled_hrpb(power_law, SpmmFormat::Auto);
   REQUIRE(dense_auto.hrpb->forward.statistics.alpha() >= ops::kHrpbAutoMinimumAlpha);
   REQUIRE(power_law_auto.hrpb->forward.statistics.alpha() < ops::kHrpbAutoMinimumAlpha);
-  CHECK(ops::chosen_spmm_format(dense_auto, 32) == SpmmFormat::Hrpb);
-  CHECK(ops::chosen_spmm_format(power_law_auto, 32) == SpmmFormat::Csr);
+  CHECK(ops::chosen_spmm_format(dense_auto, ops::kHrpbAutoMinimumWidth) == SpmmFormat::Hrpb);
+  CHECK(ops::chosen_spmm_format(dense_auto, ops::kHrpbAutoMinimumWidth - 1) == SpmmFormat::Csr);
+  CHECK(ops::chosen_spmm_format(power_law_auto, 256) == SpmmFormat::Csr);
 
   Adjacency missing = dense;
   missing.spmm_format = SpmmFormat::Hrpb;
