@@ -8,6 +8,10 @@
 set -euo pipefail
 bin="$1"
 export SGNN_DATA="${2:-${SGNN_DATA:-}}"
+if [ ! -d "${SGNN_DATA:-/nonexistent}/cora/raw" ]; then
+  echo "skipped: the Cora dataset was not found (set SGNN_DATA to a folder holding cora/ in OGB raw layout)"
+  exit 77
+fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 fail() { echo "examples_test: $*" >&2; exit 1; }

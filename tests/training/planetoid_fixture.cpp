@@ -1,5 +1,7 @@
 #include "tests/training/planetoid_fixture.hpp"
 
+#include <doctest/doctest.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <vector>
@@ -33,6 +35,16 @@ fs::path find_dataset(const std::string& name) {
 }
 
 }  // namespace
+
+bool planetoid_available(const std::string& name) {
+  try {
+    find_dataset(name);
+    return true;
+  } catch (const IoError& error) {
+    MESSAGE("skipped: " << std::string(error.what()));
+    return false;
+  }
+}
 
 Planetoid load_planetoid(const std::string& name, bool symmetric_normalization) {
   const graph_io::Dataset dataset = graph_io::load_dataset(find_dataset(name).string());

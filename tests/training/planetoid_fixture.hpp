@@ -21,6 +21,11 @@ struct Planetoid {
 };
 
 // `symmetric_normalization`: GCN's D^-1/2 (A+I) D^-1/2; otherwise the pattern of A+I (GAT).
+// Whether load_planetoid(name) can find the dataset ($SGNN_DATA, <repo>/data,
+// <repo>/../shared/data, ./data, ../shared/data); tests that need it are
+// skipped with a message when it cannot (datasets are never committed).
+bool planetoid_available(const std::string& name);
+
 Planetoid load_planetoid(const std::string& name, bool symmetric_normalization);
 
 }  // namespace sgnn::testing
