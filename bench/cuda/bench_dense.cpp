@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/support/bench_support.hpp"
 #include "core/cuda_runtime.hpp"
 #include "ops/activation.hpp"
 #include "ops/bias_activation.hpp"
@@ -49,48 +50,15 @@ Tensor random_matrix(const Shape& shape, uint64_t seed, Device device = kGpu) {
   return Tensor::from_vector(values, shape, device);
 }
 
-double relative_difference(const Tensor& got, const Tensor& reference) {
-  const std::vector<float> a = got.to_vector<float>();
-  const std::vector<float> b = reference.to_vector<float>();
-  if (a.size() != b.size()) return std::numeric_limits<double>::infinity();
-  double diff = 0.0, norm = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double d = static_cast<double>(a[i]) - static_cast<double>(b[i]);
-    diff += d * d;
-    norm += static_cast<double>(b[i]) * static_cast<double>(b[i]);
-  }
-  return std::isfinite(diff) ? std::sqrt(diff / std::max(norm, 1e-30)) : std::numeric_limits<double>::infinity();
-}
-
 void require_close(const char* what, const Tensor& got, const Tensor& reference, double tolerance) {
-  const double difference = relative_difference(got, reference);
+  const double difference = bench::relative_difference(got, reference);
   if (!(difference <= tolerance)) {
     throw Error(detail::concat("bench_dense: ", what, " differs from the CPU backend (relative error ", difference,
                                " > ", tolerance, "); not timing a wrong kernel"));
   }
 }
 
-double median_ms(const std::function<void()>& call) {
-  const cudaStream_t stream = cuda::stream(kGpu);
-  for (int i = 0; i < kWarmup; ++i) call();
-  cudaEvent_t start, stop;
-  SGNN_CUDA_CHECK(cudaEventCreate(&start));
-  SGNN_CUDA_CHECK(cudaEventCreate(&stop));
-  std::vector<double> times;
-  for (int i = 0; i < kRuns; ++i) {
-    SGNN_CUDA_CHECK(cudaEventRecord(start, stream));
-    call();
-    SGNN_CUDA_CHECK(cudaEventRecord(stop, stream));
-    SGNN_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0.0f;
-    SGNN_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(static_cast<double>(ms));
-  }
-  SGNN_CUDA_CHECK(cudaEventDestroy(start));
-  SGNN_CUDA_CHECK(cudaEventDestroy(stop));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
+double median_ms(const std::function<void()>& call) { return bench::median_ms(call, kWarmup, kRuns, kGpu); }
 
 // Milliseconds of a device-to-device copy of `bytes` (read + write = 2·bytes of traffic).
 // Rounded up to whole floats, at least one (a zero-size copy has no buffer).

@@ -6,30 +6,17 @@
 #include <cstddef>
 
 #include "core/cuda_runtime.hpp"
+#include "core/cuda/thrust_allocator.cuh"
 #include "core/memory.hpp"
 #include "graph_io/csr_builder.hpp"
 #include "graph_io/prepare_backend.hpp"
 
 namespace sgnn::graph_io {
 
-namespace {
-
-// Thrust's temporary storage (sort buffers, ...) from the library's stream-ordered pool.
-struct PoolAllocator {
-  using value_type = char;
-  Device device;
-  char* allocate(std::ptrdiff_t bytes) {
-    return static_cast<char*>(memory::allocate(static_cast<std::size_t>(bytes), device));
-  }
-  void deallocate(char* pointer, std::size_t bytes) { memory::deallocate(pointer, bytes, device); }
-};
-
-}  // namespace
-
 Adjacency prepare_adjacency_cuda(const EdgeList& edges, const PrepareOptions& options) {
   const Device device = options.device;
   cuda::DeviceGuard guard(device);
-  PoolAllocator allocator{device};
+  cuda::ThrustPoolAllocator allocator{device};
   const auto policy = thrust::cuda::par_nosync(allocator).on(cuda::stream(device));
   try {
     csr_builder::check_edges(policy, edges);
