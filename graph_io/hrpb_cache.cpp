@@ -8,6 +8,7 @@
 
 #include "core/memory.hpp"
 
+#include "graph_io/fingerprint.hpp"
 #include "graph_io/section_file.hpp"
 
 namespace sgnn::graph_io {
@@ -16,15 +17,6 @@ namespace {
 
 constexpr std::string_view kKind = "hrpb-cache";
 constexpr uint32_t kKindVersion = 1;
-
-uint64_t fnv1a(std::string_view text) {
-  uint64_t hash = 1469598103934665603ull;
-  for (const char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
 
 // Scalars of one Hrpb as metadata "<prefix>.<name>" = decimal text.
 struct ScalarField {
@@ -139,9 +131,10 @@ Hrpb read_hrpb(const SectionFile& file, const std::string& prefix) {
 }  // namespace
 
 uint64_t hrpb_cache_fingerprint(const std::filesystem::path& adjacency_cache_file, const HrpbOptions& options) {
-  return fnv1a(detail::concat(adjacency_cache_file.filename().string(), "|load_balance=", options.load_balance,
-                              "|deterministic=", options.deterministic,
-                              "|concurrent_blocks=", options.concurrent_blocks));
+  const std::string key = detail::concat(adjacency_cache_file.filename().string(), "|load_balance=",
+                                         options.load_balance, "|deterministic=", options.deterministic,
+                                         "|concurrent_blocks=", options.concurrent_blocks);
+  return hash_bytes(key.data(), key.size());
 }
 
 void store_hrpb_cache(const std::filesystem::path& file, uint64_t fingerprint, const HrpbAdjacency& hrpb) {
