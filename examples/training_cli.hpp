@@ -99,10 +99,14 @@ inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramO
   app.add_option_function<std::string>(
          "--monitor",
          [&e](const std::string& value) {
-           e.monitor = value == "loss" ? training::Monitor::ValidationLoss : training::Monitor::ValidationAccuracy;
+           e.monitor = value == "loss"       ? training::Monitor::ValidationLoss
+                       : value == "accuracy" ? training::Monitor::ValidationAccuracy
+                                             : training::Monitor::ValidationLossAndAccuracy;
          },
-         "validation score for early stopping and the best epoch: accuracy or loss (default accuracy)")
-      ->check(CLI::IsMember({"accuracy", "loss"}));
+         std::string("validation score for early stopping and the best epoch: accuracy, loss, or loss+accuracy "
+                     "(patience resets when either improves, the best epoch needs both; default ") +
+             training::monitor_name(d.monitor) + ")")
+      ->check(CLI::IsMember({"accuracy", "loss", "loss+accuracy"}));
   app.add_flag_function(
       "--no-row-normalize", [&e](int64_t) { e.row_normalize_features = false; },
       "use the features as stored (default: rows scaled to sum 1)");

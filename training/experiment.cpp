@@ -111,7 +111,7 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   TrainerOptions trainer_options;
   trainer_options.epochs = h.epochs;
   trainer_options.patience = h.patience;
-  trainer_options.monitor = options.monitor;
+  trainer_options.monitor = h.monitor;
 
   std::vector<double> accuracies, f1s, steps, totals;
   for (int64_t run = 0; run < options.runs; ++run) {

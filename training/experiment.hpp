@@ -24,7 +24,7 @@ struct ExperimentOptions {
   std::string dataset;  // a name (cora, citeseer, pubmed, ...) or a path
   std::optional<int64_t> epochs, hidden, heads, output_heads, patience;
   std::optional<float> learning_rate, weight_decay, dropout;
-  Monitor monitor = Monitor::ValidationAccuracy;
+  std::optional<Monitor> monitor;
   bool row_normalize_features = true;
   uint64_t seed = 0;
   int64_t runs = 1;
@@ -40,6 +40,7 @@ struct ExperimentOptions {
 struct Hyperparameters {
   int64_t epochs = 200, hidden = 16, heads = 1, output_heads = 1, patience = 0;
   float learning_rate = 0.01f, weight_decay = 5e-4f, dropout = 0.5f;
+  Monitor monitor = Monitor::ValidationAccuracy;
 };
 
 // Kipf & Welling / Veličković et al. settings; `dataset_name` matters for

@@ -30,7 +30,11 @@ Hyperparameters paper_defaults(ModelKind model, const std::string& dataset_name)
   h.dropout = 0.6f;
   h.learning_rate = 0.005f;
   h.weight_decay = 5e-4f;
+  // Veličković et al. train until 100 epochs pass without a better validation
+  // loss or accuracy; 1000 epochs bound a run (Cora and Citeseer stop earlier).
+  h.epochs = 1000;
   h.patience = 100;
+  h.monitor = Monitor::ValidationLossAndAccuracy;
   if (lowercase_name(dataset_name) == "pubmed") {
     h.output_heads = 8;
     h.learning_rate = 0.01f;
@@ -46,6 +50,7 @@ Hyperparameters resolve_hyperparameters(const ExperimentOptions& options, const 
   h.heads = options.heads.value_or(h.heads);
   h.output_heads = options.output_heads.value_or(h.output_heads);
   h.patience = options.patience.value_or(h.patience);
+  h.monitor = options.monitor.value_or(h.monitor);
   h.learning_rate = options.learning_rate.value_or(h.learning_rate);
   h.weight_decay = options.weight_decay.value_or(h.weight_decay);
   h.dropout = options.dropout.value_or(h.dropout);
@@ -118,6 +123,7 @@ std::string experiment_json(const ExperimentResult& result, const std::string& p
       .field("heads", h.heads)
       .field("output_heads", h.output_heads)
       .field("patience", h.patience)
+      .field("monitor", monitor_name(h.monitor))
       .field("lr", static_cast<double>(h.learning_rate))
       .field("weight_decay", static_cast<double>(h.weight_decay))
       .field("dropout", static_cast<double>(h.dropout))

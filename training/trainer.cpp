@@ -49,6 +49,37 @@ void check_data(const TrainingData& data, const Model& model) {
 
 }  // namespace
 
+const char* monitor_name(Monitor monitor) {
+  switch (monitor) {
+    case Monitor::ValidationAccuracy: return "accuracy";
+    case Monitor::ValidationLoss: return "loss";
+    case Monitor::ValidationLossAndAccuracy: return "loss+accuracy";
+  }
+  return "?";
+}
+
+EpochVerdict judge_epoch(Monitor monitor, const EpochRecord& record, TrainingState& state) {
+  EpochVerdict verdict;
+  if (monitor == Monitor::ValidationLossAndAccuracy) {
+    const bool accuracy_best = record.validation_accuracy >= state.best_validation_accuracy;
+    const bool loss_best = record.validation_loss <= state.best_validation_loss;
+    verdict.improved = accuracy_best || loss_best;
+    verdict.keep = accuracy_best && loss_best;
+    state.best_validation_accuracy = std::max(state.best_validation_accuracy, record.validation_accuracy);
+    state.best_validation_loss = std::min(state.best_validation_loss, record.validation_loss);
+    return verdict;
+  }
+  verdict.improved = monitor == Monitor::ValidationAccuracy
+                         ? record.validation_accuracy > state.best_validation_accuracy
+                         : record.validation_loss < state.best_validation_loss;
+  verdict.keep = verdict.improved;
+  if (verdict.improved) {
+    state.best_validation_accuracy = record.validation_accuracy;
+    state.best_validation_loss = record.validation_loss;
+  }
+  return verdict;
+}
+
 double median(std::vector<double> values) {
   if (values.empty()) return 0.0;
   const std::size_t middle = values.size() / 2;
@@ -108,15 +139,13 @@ EpochRecord Trainer::run_epoch() {
   record.validation_loss = evaluation.validation.loss;
   state_.history.push_back(record);
 
-  const bool improved = options_.monitor == Monitor::ValidationAccuracy
-                            ? record.validation_accuracy > state_.best_validation_accuracy
-                            : record.validation_loss < state_.best_validation_loss;
-  if (improved) {
+  const EpochVerdict verdict = judge_epoch(options_.monitor, record, state_);
+  if (verdict.keep) {
     state_.best_epoch = record.epoch;
-    state_.best_validation_accuracy = record.validation_accuracy;
-    state_.best_validation_loss = record.validation_loss;
-    state_.epochs_without_improvement = 0;
     remember_best();
+  }
+  if (verdict.improved) {
+    state_.epochs_without_improvement = 0;
   } else {
     ++state_.epochs_without_improvement;
     if (options_.patience > 0 && state_.epochs_without_improvement >= options_.patience) state_.stopped_early = true;

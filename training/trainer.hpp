@@ -33,7 +33,12 @@ struct TrainingData {
   Tensor test_index;   // may be undefined (no test metrics then)
 };
 
-enum class Monitor : unsigned char { ValidationAccuracy, ValidationLoss };
+// What counts as a better epoch. ValidationLossAndAccuracy is the rule of
+// Veličković et al.'s GAT code: patience resets when the validation accuracy
+// reaches its best or the loss its lowest so far, and the parameters are kept
+// only when both do at once (ties count as better).
+enum class Monitor : unsigned char { ValidationAccuracy, ValidationLoss, ValidationLossAndAccuracy };
+const char* monitor_name(Monitor monitor);  // "accuracy", "loss", "loss+accuracy"
 
 struct TrainerOptions {
   int64_t epochs = 200;
@@ -49,8 +54,8 @@ struct Evaluation {
 struct TrainingState {
   int64_t epoch = 0;  // epochs completed
   int64_t best_epoch = 0;  // 0: none yet
-  double best_validation_accuracy = -1.0;
-  double best_validation_loss = std::numeric_limits<double>::infinity();
+  double best_validation_accuracy = -1.0;  // highest / lowest so far (of the best epoch
+  double best_validation_loss = std::numeric_limits<double>::infinity();  // unless loss+accuracy)
   int64_t epochs_without_improvement = 0;
   bool stopped_early = false;
   std::vector<EpochRecord> history;
@@ -98,6 +103,14 @@ class Trainer {
   TrainerOptions options_;
   TrainingState state_;
 };
+
+// Whether `record` resets the patience (improved) and becomes the best epoch
+// (keep) under `monitor`; updates the best scores in `state`.
+struct EpochVerdict {
+  bool improved = false;
+  bool keep = false;
+};
+EpochVerdict judge_epoch(Monitor monitor, const EpochRecord& record, TrainingState& state);
 
 double median(std::vector<double> values);  // 0 for an empty list
 

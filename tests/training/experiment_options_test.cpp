@@ -32,6 +32,10 @@ TEST_CASE("paper defaults: GCN, GAT, and GAT on Pubmed (name taken from a path, 
   CHECK(gat.output_heads == 1);
   CHECK(gat.dropout == 0.6f);
   CHECK(gat.learning_rate == 0.005f);
+  CHECK(gat.epochs == 1000);
+  CHECK(gat.patience == 100);
+  CHECK(gat.monitor == Monitor::ValidationLossAndAccuracy);
+  CHECK(gcn.monitor == Monitor::ValidationAccuracy);
   const Hyperparameters pubmed = paper_defaults(ModelKind::Gat, "/data/PubMed/");
   CHECK(pubmed.output_heads == 8);
   CHECK(pubmed.learning_rate == 0.01f);

@@ -106,6 +106,41 @@ TEST_CASE("early stopping stops after `patience` epochs without improvement") {
   CHECK_THROWS_WITH_AS(trainer.run_epoch(), doctest::Contains("training is finished"), InvalidArgument);
 }
 
+TEST_CASE("the loss+accuracy monitor resets patience on either score and keeps an epoch only on both") {
+  // (accuracy, loss) per epoch and the expected verdicts under Veličković et al.'s rule.
+  struct Step {
+    double accuracy, loss;
+    bool improved, keep;
+  };
+  const std::vector<Step> steps{
+      {0.50, 1.00, true, true},    // first epoch: best on both
+      {0.60, 1.10, true, false},   // accuracy up, loss up: patience resets, not kept
+      {0.55, 0.90, true, false},   // loss down, accuracy below 0.60: not kept
+      {0.60, 0.90, true, true},    // ties on both count as best
+      {0.59, 0.95, false, false},  // neither
+  };
+  TrainingState state;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    CAPTURE(i);
+    EpochRecord record;
+    record.validation_accuracy = steps[i].accuracy;
+    record.validation_loss = steps[i].loss;
+    const EpochVerdict verdict = judge_epoch(Monitor::ValidationLossAndAccuracy, record, state);
+    CHECK(verdict.improved == steps[i].improved);
+    CHECK(verdict.keep == steps[i].keep);
+  }
+  CHECK(state.best_validation_accuracy == 0.60);
+  CHECK(state.best_validation_loss == 0.90);
+
+  TrainingState strict;  // the single-score monitors need a strict improvement
+  EpochRecord record;
+  record.validation_accuracy = 0.5;
+  record.validation_loss = 1.0;
+  CHECK(judge_epoch(Monitor::ValidationAccuracy, record, strict).keep);
+  CHECK_FALSE(judge_epoch(Monitor::ValidationAccuracy, record, strict).improved);
+  CHECK_FALSE(judge_epoch(Monitor::ValidationLoss, record, strict).improved);
+}
+
 TEST_CASE("evaluation runs in eval mode without building a tape, training steps build one") {
   const TinyTask task = tiny_task();
   Generator generator(1);
