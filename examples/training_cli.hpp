@@ -96,6 +96,14 @@ inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramO
                                     "(default ") +
                             std::to_string(d.patience) + ")",
                         detail::kNonNegative);
+  if (gat) {
+    app.add_option_function<std::string>(
+           "--projected-dropout", [&e](const std::string& value) { e.projected_dropout = value == "on"; },
+           std::string("also drop W·x before aggregation, as Veličković et al.'s code does (PyG does not): on or "
+                       "off (default ") +
+               (d.projected_dropout ? "on" : "off") + ")")
+        ->check(CLI::IsMember({"on", "off"}));
+  }
   app.add_option_function<std::string>(
          "--monitor",
          [&e](const std::string& value) {

@@ -36,6 +36,7 @@ std::shared_ptr<Model> build_model(ModelKind kind, const Hyperparameters& h, int
   config.heads = h.heads;
   config.output_heads = h.output_heads;
   config.dropout = h.dropout;
+  config.projected_dropout = h.projected_dropout;
   return make_gat(config, generator);
 }
 

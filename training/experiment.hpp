@@ -25,6 +25,7 @@ struct ExperimentOptions {
   std::optional<int64_t> epochs, hidden, heads, output_heads, patience;
   std::optional<float> learning_rate, weight_decay, dropout;
   std::optional<Monitor> monitor;
+  std::optional<bool> projected_dropout;  // GAT only
   bool row_normalize_features = true;
   uint64_t seed = 0;
   int64_t runs = 1;
@@ -41,6 +42,7 @@ struct Hyperparameters {
   int64_t epochs = 200, hidden = 16, heads = 1, output_heads = 1, patience = 0;
   float learning_rate = 0.01f, weight_decay = 5e-4f, dropout = 0.5f;
   Monitor monitor = Monitor::ValidationAccuracy;
+  bool projected_dropout = false;  // GAT: dropout on W·x too
 };
 
 // Kipf & Welling / Veličković et al. settings; `dataset_name` matters for

@@ -51,6 +51,7 @@ Hyperparameters resolve_hyperparameters(const ExperimentOptions& options, const 
   h.output_heads = options.output_heads.value_or(h.output_heads);
   h.patience = options.patience.value_or(h.patience);
   h.monitor = options.monitor.value_or(h.monitor);
+  h.projected_dropout = options.projected_dropout.value_or(h.projected_dropout);
   h.learning_rate = options.learning_rate.value_or(h.learning_rate);
   h.weight_decay = options.weight_decay.value_or(h.weight_decay);
   h.dropout = options.dropout.value_or(h.dropout);
@@ -78,6 +79,8 @@ void validate_options(const ExperimentOptions& options) {
   SGNN_CHECK(options.checkpoint_every >= 1, "--checkpoint-every must be at least 1, got ", options.checkpoint_every);
   SGNN_CHECK(options.model == ModelKind::Gat || (!options.heads && !options.output_heads),
              "--heads and --output-heads apply to GAT only");
+  SGNN_CHECK(options.model == ModelKind::Gat || !options.projected_dropout,
+             "--projected-dropout applies to GAT only");
 }
 
 std::pair<double, double> mean_and_std(const std::vector<double>& values) {
@@ -127,6 +130,7 @@ std::string experiment_json(const ExperimentResult& result, const std::string& p
       .field("lr", static_cast<double>(h.learning_rate))
       .field("weight_decay", static_cast<double>(h.weight_decay))
       .field("dropout", static_cast<double>(h.dropout))
+      .field("projected_dropout", h.projected_dropout)
       .end_object();
   json.key("per_run").begin_array();
   for (const RunSummary& run : result.runs) {

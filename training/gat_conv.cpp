@@ -19,6 +19,8 @@ GATConv::GATConv(int64_t in_features, int64_t out_features_per_head, Generator& 
   SGNN_CHECK(heads_ > 0, "GATConv: heads must be positive, got ", heads_);
   SGNN_CHECK(options.attention_dropout >= 0.0f && options.attention_dropout < 1.0f,
              "GATConv: attention dropout must be in [0, 1), got ", options.attention_dropout);
+  SGNN_CHECK(options.projected_dropout >= 0.0f && options.projected_dropout < 1.0f,
+             "GATConv: projected dropout must be in [0, 1), got ", options.projected_dropout);
   SGNN_CHECK(options.negative_slope >= 0.0f, "GATConv: negative slope must be non-negative, got ",
              options.negative_slope);
   weight_ = glorot_uniform({in_features, heads_ * features_}, in_features, heads_ * features_, generator);
@@ -49,7 +51,8 @@ Tensor GATConv::forward(const GraphInput& graph, const Tensor& x) {
   const Tensor scores = ops::leaky_relu(ops::sddmm_add(adjacency, score_row, score_column), options_.negative_slope);
   const Tensor attention =
       ops::dropout(ops::edge_softmax(adjacency, scores), options_.attention_dropout, is_training(), *generator_);
-  const Tensor aggregated = ops::spmm(adjacency, attention, projected);  // [N, H, F]
+  const Tensor values = ops::dropout(projected, options_.projected_dropout, is_training(), *generator_);
+  const Tensor aggregated = ops::spmm(adjacency, attention, values);  // [N, H, F]
   const Tensor combined = options_.concat ? ops::reshape(aggregated, {nodes, heads_ * features_})
                                           : ops::mean(aggregated, 1);
   return bias_.defined() ? ops::add(combined, bias_) : combined;

@@ -19,6 +19,9 @@ struct GATOptions {
   int64_t heads = 1;
   bool concat = true;
   float attention_dropout = 0.0f;  // in [0, 1)
+  // Dropout on W·x before aggregation, as in Veličković et al.'s code (PyG's
+  // GATConv has none); in [0, 1).
+  float projected_dropout = 0.0f;
   float negative_slope = 0.2f;
   bool bias = true;
 };

@@ -53,6 +53,7 @@ std::shared_ptr<Model> make_gat(const GatConfig& config, Generator& generator) {
   hidden_options.heads = config.heads;
   hidden_options.concat = true;
   hidden_options.attention_dropout = config.dropout;
+  hidden_options.projected_dropout = config.projected_dropout ? config.dropout : 0.0f;
   GATOptions output_options = hidden_options;
   output_options.heads = config.output_heads;
   output_options.concat = false;

@@ -51,6 +51,7 @@ struct GatConfig {
   int64_t heads = 8;
   int64_t output_heads = 1;  // averaged
   float dropout = 0.6f;      // on features and on attention
+  bool projected_dropout = false;  // also on W·x before aggregation (Veličković et al.'s code)
 };
 
 // Initial weights come from `generator`, and so do the dropout masks during

@@ -8,6 +8,7 @@
 #include "training/basic_layers.hpp"
 #include "training/gat_conv.hpp"
 #include "training/gcn_conv.hpp"
+#include "graph_io/prepare.hpp"
 #include "training/linear.hpp"
 #include "tests/support/sparse_graphs.hpp"
 #include "tests/support/testing.hpp"
@@ -184,6 +185,46 @@ TEST_CASE("GATConv gradients match finite differences on a small graph (weights,
                                         1e-3);
     CHECK(error < 2e-2);
   }
+}
+
+TEST_CASE("GATConv's projected dropout drops W·x before aggregation in training mode only") {
+  // Self loops only: every attention weight is 1, so row i of the output is
+  // exactly the (dropped) projection of node i (the bias starts at zero).
+  const int64_t nodes = 64;
+  graph_io::EdgeList edges;
+  edges.num_nodes = nodes;
+  std::vector<int32_t> ids(static_cast<std::size_t>(nodes));
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i);
+  edges.source = Tensor::from_vector(ids, {nodes});
+  edges.target = Tensor::from_vector(ids, {nodes});
+  const Adjacency adjacency = graph_io::prepare_adjacency(edges, graph_io::PrepareOptions{});
+  const GraphInput graph{adjacency};
+  Generator generator(3);
+  GATOptions options;
+  options.heads = 2;
+  options.projected_dropout = 0.5f;
+  GATConv conv(4, 3, generator, options);
+  const Tensor x = random_tensor({nodes, 4}, 21);
+  conv.eval();
+  const std::vector<float> kept = conv.forward(graph, x).to_vector<float>();
+  conv.train();
+  const std::vector<float> dropped = conv.forward(graph, x).to_vector<float>();
+  REQUIRE(kept.size() == dropped.size());
+  std::size_t zeros = 0;
+  for (std::size_t k = 0; k < kept.size(); ++k) {
+    CAPTURE(k);
+    if (dropped[k] == 0.0f) {
+      ++zeros;
+    } else {
+      CHECK(dropped[k] == doctest::Approx(2.0f * kept[k]).epsilon(1e-5));
+    }
+  }
+  CHECK(zeros > kept.size() / 4);  // about half are dropped
+  CHECK(zeros < 3 * kept.size() / 4);
+
+  GATOptions full;
+  full.projected_dropout = 1.0f;
+  CHECK_THROWS_WITH_AS(GATConv(3, 2, generator, full), doctest::Contains("projected dropout"), InvalidArgument);
 }
 
 TEST_CASE("GATConv rejects bad options") {
