@@ -36,6 +36,7 @@ TEST_CASE("paper defaults: GCN, GAT, and GAT on Pubmed (name taken from a path, 
   CHECK(gat.patience == 100);
   CHECK(gat.monitor == Monitor::ValidationLossAndAccuracy);
   CHECK(gcn.monitor == Monitor::ValidationAccuracy);
+  CHECK(gat.projected_dropout);
   const Hyperparameters pubmed = paper_defaults(ModelKind::Gat, "/data/PubMed/");
   CHECK(pubmed.output_heads == 8);
   CHECK(pubmed.learning_rate == 0.01f);
