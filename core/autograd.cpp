@@ -18,6 +18,11 @@ GradientObserver& gradient_observer() {
   return observer;
 }
 
+RecordObserver& record_observer() {
+  static RecordObserver observer;
+  return observer;
+}
+
 // Gradients are summed out of place: a gradient tensor may be shared (an add
 // passes its output gradient to both inputs), so it is never modified.
 Tensor add_gradients(const Tensor& a, const Tensor& b) {
@@ -102,9 +107,12 @@ void record(std::string_view name, const std::vector<Tensor>& inputs, Tensor& ou
   meta->requires_grad = true;
   meta->grad_fn = std::make_shared<Node>(std::string(name), std::move(edges), std::move(backward));
   output.set_autograd_meta(std::move(meta));
+  if (const RecordObserver& observer = record_observer()) observer(*output.grad_fn(), output);
 }
 
 void set_gradient_observer(GradientObserver observer) { gradient_observer() = std::move(observer); }
+
+void set_record_observer(RecordObserver observer) { record_observer() = std::move(observer); }
 
 void run_backward(const Tensor& root, const Tensor& gradient, bool retain_graph) {
   check_defined(root, "backward", "self");

@@ -89,4 +89,11 @@ void run_backward(const Tensor& root, const Tensor& gradient, bool retain_graph)
 using GradientObserver = std::function<void(const Node& node, std::size_t input, const Tensor& gradient)>;
 void set_gradient_observer(GradientObserver observer);
 
+// Observer called by record() with each node it creates and the op's output
+// (for numerical-fault checks after every recorded forward op); empty by
+// default. It may throw: the op then throws. Not thread safe: set it before
+// training.
+using RecordObserver = std::function<void(const Node& node, const Tensor& output)>;
+void set_record_observer(RecordObserver observer);
+
 }  // namespace sgnn::autograd

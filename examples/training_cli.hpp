@@ -132,6 +132,9 @@ inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramO
       ->check(detail::kPositive);
   app.add_option("--resume", e.resume, "continue training from this checkpoint (single run)")
       ->check(CLI::ExistingFile);
+  app.add_flag("--check-numerics", e.check_numerics,
+               "after every op of the training step, stop at the first NaN/Inf output or gradient and name the "
+               "epoch, layer and op (slow: one device read per op)");
   app.add_flag("--quiet", options.quiet, "no progress line and no summary");
   app.add_flag("--print-json", options.print_json, "print the results JSON as the last line of stdout");
 }

@@ -10,6 +10,8 @@
 #include "ops/spmm_hrpb.hpp"
 #include "ops/spmm_format.hpp"
 #include "training/checkpoint.hpp"
+#include "training/memory_estimate_check.hpp"
+#include "training/numerics_check.hpp"
 
 namespace sgnn::training {
 
@@ -77,6 +79,10 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   result.dataset_source = dataset.source;
   result.hyperparameters = resolve_hyperparameters(options, dataset.name);
   const Hyperparameters& h = result.hyperparameters;
+
+  // Refuse before allocating anything on the device when it cannot fit.
+  require_experiment_fits(options.model, dataset, h, spmm_format != SpmmFormat::Csr, device);
+  const CheckNumericsScope numerics_scope(options.check_numerics);
 
   const graph_io::GraphOptions graph_options =
       options.model == ModelKind::Gcn ? graph_io::gcn_graph_options() : graph_io::gat_graph_options();

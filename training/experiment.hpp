@@ -35,6 +35,7 @@ struct ExperimentOptions {
   std::string checkpoint;      // save here after every `checkpoint_every` epochs and at the end (runs = 1)
   int64_t checkpoint_every = 1;
   std::string resume;          // continue from this checkpoint (runs = 1)
+  bool check_numerics = false; // stop at the first op whose output or gradient is NaN/Inf (training/numerics_check.hpp)
 };
 
 // The resolved hyperparameters of one experiment.

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <optional>
 
 #include "core/autograd.hpp"
 #include "core/memory.hpp"
 #include "ops/loss.hpp"
+#include "training/numerics_check.hpp"
 
 namespace sgnn::training {
 
@@ -15,6 +18,16 @@ using Clock = std::chrono::steady_clock;
 
 double milliseconds_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Always on: the loss is read back every epoch anyway, so this costs nothing.
+void require_finite_loss(double loss, int64_t epoch) {
+  if (std::isfinite(loss)) return;
+  throw NumericalError(detail::concat(
+      "epoch ", epoch, ": the training loss is ", loss,
+      "; training stopped. A NaN or Inf reached the loss (non-finite features or weights, a diverging learning "
+      "rate, ...); rerun with --check-numerics (training::set_check_numerics) to find the op and layer that "
+      "produced it"));
 }
 
 void check_index(const Tensor& index, const Tensor& features, const char* name, bool required) {
@@ -128,7 +141,15 @@ EpochRecord Trainer::run_epoch() {
   const Device device = data_.features.device();
   const Clock::time_point start = Clock::now();
   EpochRecord record;
-  record.train_loss = train_step();  // item() waits for the device
+  const int64_t epoch = state_.epoch + 1;
+  try {
+    std::optional<LayerNaming> naming;  // check mode: errors name the layer, and here the epoch
+    if (check_numerics()) naming.emplace(model_);
+    record.train_loss = train_step();  // item() waits for the device
+  } catch (const NumericalError& error) {
+    throw NumericalError(detail::concat("epoch ", epoch, ": ", error.what()));
+  }
+  require_finite_loss(record.train_loss, epoch);
   memory::synchronize(device);
   record.epoch_ms = milliseconds_since(start);
   record.epoch = ++state_.epoch;

@@ -6,6 +6,9 @@
 // remembered with a copy of its parameters; training stops after `patience`
 // epochs without improvement (0: never early) and the best parameters are
 // restored at the end. Deterministic from the generator's seed on the CPU.
+// A NaN or Inf training loss stops training with NumericalError naming the
+// epoch; in the numerics check mode (training/numerics_check.hpp) the error
+// also names the layer and the op that first produced a non-finite value.
 //
 // TrainingState holds everything besides the model, optimizer and generator
 // that a resumed run needs to continue bit-identically (see checkpoint.hpp).

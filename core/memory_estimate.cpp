@@ -1,0 +1,218 @@
+#include "core/memory_estimate.hpp"
+
+#include <algorithm>
+#include <atomic>
+
+#include "core/error.hpp"
+#include "core/hrpb.hpp"
+#ifdef SGNN_WITH_CUDA
+#include "core/cuda_runtime.hpp"
+#endif
+
+namespace sgnn::memory {
+
+namespace {
+
+constexpr int64_t kFloat = 4;
+constexpr int64_t kIndex = 4;  // int32 ids; offsets switch to int64 only past 2^31 entries
+constexpr int64_t kKey = 8;    // the (row << 32 | col) sort keys of preparation
+
+int64_t offset_bytes(int64_t nnz) { return nnz < (int64_t{1} << 31) ? 4 : 8; }
+
+// One CSR: indptr, indices, row_order.
+int64_t csr_bytes(int64_t rows, int64_t nnz) {
+  return (rows + 1) * offset_bytes(nnz) + nnz * kIndex + rows * kIndex;
+}
+
+// An upper bound of one HRPB layout (core/hrpb.hpp): a panel of 16 rows has
+// at most one 16-column block per 16 of its entries plus one, so
+// blocks ≤ nnz / 16 + panels; each block holds at most 4 bricks.
+int64_t hrpb_bytes(int64_t rows, int64_t nnz) {
+  const int64_t panels = (rows + hrpb::kPanelRows - 1) / hrpb::kPanelRows;
+  const int64_t blocks = nnz / hrpb::kBlockCols + panels;
+  const int64_t words_per_block = hrpb::kColPtrWords + 3 * hrpb::kMaxBricks + 2;  // colPtr, rows, patterns, pads
+  return (panels + 1) * 4                      // blocked_row_ptr
+         + blocks * hrpb::kBlockCols * 4      // active_cols
+         + (blocks + 1) * 8                   // size_ptr
+         + (blocks * words_per_block + nnz) * 4  // packed blocks: headers and values
+         + (panels + 1) * 4 * 5;              // the schedule, at most a few words per panel
+}
+
+// Activations of one training step: the tensors the tape saves for backward
+// (dropout outputs a matmul or spmm reads back, ReLU/ELU outputs, the
+// attention tensors of GAT, the loss's probabilities), which stay alive until
+// backward reaches them, plus the gradients live at once during backward.
+// Intermediate outputs no backward needs (matmul before spmm, bias sums,
+// score sums) are freed as the forward goes and are not counted.
+int64_t gcn_activation_floats(const ModelShape& m) {
+  int64_t saved = 0;
+  int64_t width = m.features;
+  for (int64_t layer = 0; layer < m.layers; ++layer) {
+    const bool last = layer + 1 == m.layers;
+    const int64_t out = last ? m.classes : m.hidden;
+    saved += m.nodes * width;           // the dropout output the layer's matmul saves
+    if (!last) saved += m.nodes * out;  // the ReLU output
+    width = out;
+  }
+  saved += 2 * m.nodes * m.classes;  // the loss's probabilities and the logits' gradient
+  const int64_t gradients = 2 * m.nodes * std::max(m.hidden, m.classes);
+  return saved + gradients;
+}
+
+// One GATConv: its input (saved by x·W), the projected features (saved by the
+// attention products and the spmm), and per edge and head the LeakyReLU
+// input, the softmax output and the attention after dropout.
+int64_t gat_layer_saved_floats(const ModelShape& m, int64_t in, int64_t heads, int64_t per_head) {
+  return m.nodes * in + m.nodes * heads * per_head + 3 * m.nnz * heads;
+}
+
+int64_t gat_activation_floats(const ModelShape& m) {
+  const int64_t hidden_width = m.hidden * m.heads;
+  const int64_t saved = gat_layer_saved_floats(m, m.features, m.heads, m.hidden) +
+                        m.nodes * hidden_width  // the ELU output
+                        + gat_layer_saved_floats(m, hidden_width, m.output_heads, m.classes) +
+                        2 * m.nodes * m.classes;  // the loss
+  const int64_t gradients =
+      2 * std::max(m.nnz * std::max(m.heads, m.output_heads), m.nodes * std::max(hidden_width, m.classes));
+  return saved + gradients;
+}
+
+int64_t parameter_floats(const ModelShape& m) {
+  if (m.kind == ModelKind::Gcn) {
+    int64_t floats = 0;
+    int64_t width = m.features;
+    for (int64_t layer = 0; layer < m.layers; ++layer) {
+      const int64_t out = layer + 1 == m.layers ? m.classes : m.hidden;
+      floats += width * out + out;
+      width = out;
+    }
+    return floats;
+  }
+  const auto gat_layer = [](int64_t in, int64_t heads, int64_t per_head, bool concat) {
+    return in * heads * per_head + 2 * heads * per_head + (concat ? heads * per_head : per_head);
+  };
+  return gat_layer(m.features, m.heads, m.hidden, true) +
+         gat_layer(m.hidden * m.heads, m.output_heads, m.classes, false);
+}
+
+std::atomic<int64_t> free_override{-1};
+
+}  // namespace
+
+int64_t Estimate::total_bytes() const {
+  int64_t persistent = 0;
+  int64_t transient = 0;
+  for (const EstimatePart& part : parts) {
+    if (part.transient) transient = std::max(transient, part.bytes);
+    else persistent += part.bytes;
+  }
+  return persistent + transient;
+}
+
+std::string mebibytes(int64_t bytes) {
+  constexpr int64_t kMiB = int64_t{1} << 20;
+  return detail::concat((bytes + kMiB - 1) / kMiB, " MiB");
+}
+
+std::string Estimate::describe() const {
+  std::string text;
+  for (const EstimatePart& part : parts) {
+    if (part.bytes == 0) continue;
+    text += (text.empty() ? "" : ", ") + part.what + " " + mebibytes(part.bytes) + (part.transient ? " (transient)" : "");
+  }
+  return text;
+}
+
+int64_t prepared_nnz_bound(const GraphShape& graph) {
+  return (graph.symmetrize ? 2 * graph.edges : graph.edges) + (graph.self_loops ? graph.nodes : 0);
+}
+
+Estimate estimate_graph(const GraphShape& graph) {
+  SGNN_CHECK(graph.nodes >= 0 && graph.edges >= 0 && graph.features >= 0 && graph.nnz >= 0,
+             "estimate_graph: negative size (nodes ", graph.nodes, ", edges ", graph.edges, ", features ",
+             graph.features, ", nnz ", graph.nnz, ")");
+  const int64_t nnz = graph.nnz > 0 ? graph.nnz : prepared_nnz_bound(graph);
+  const int64_t candidates = graph.symmetrize ? 2 * graph.edges : graph.edges;
+  Estimate estimate;
+  // Freed once the CSR is built: the edge list copied to the device and the
+  // (row << 32 | col) sort keys of the candidate entries with their
+  // deduplicated copy (csr_builder.hpp).
+  estimate.parts.push_back({"preparation workspace", graph.edges * 2 * kIndex + 2 * candidates * kKey, true});
+  estimate.parts.push_back({"CSR and transpose", 2 * csr_bytes(graph.nodes, nnz) + nnz * offset_bytes(nnz), false});
+  if (graph.edge_weights) estimate.parts.push_back({"edge weights", 2 * nnz * kFloat, false});
+  if (graph.hrpb) estimate.parts.push_back({"HRPB layout", 2 * hrpb_bytes(graph.nodes, nnz), false});
+  // As stored and row-normalised (two copies), labels and the three splits.
+  estimate.parts.push_back(
+      {"features and labels", 2 * graph.nodes * graph.features * kFloat + 2 * graph.nodes * kIndex, false});
+  return estimate;
+}
+
+Estimate estimate_model(const ModelShape& model) {
+  SGNN_CHECK(model.nodes >= 0 && model.nnz >= 0 && model.features > 0 && model.hidden > 0 && model.heads > 0 &&
+                 model.output_heads > 0 && model.classes > 0 && model.layers >= 1,
+             "estimate_model: sizes must be positive (features ", model.features, ", hidden ", model.hidden,
+             ", heads ", model.heads, ", output heads ", model.output_heads, ", classes ", model.classes,
+             ", layers ", model.layers, ")");
+  const int64_t parameters = parameter_floats(model);
+  Estimate estimate;
+  // Gradients, Adam's two moments and the trainer's best copy: 4 more per parameter.
+  estimate.parts.push_back({"parameters and optimizer state", 5 * parameters * kFloat, false});
+  const int64_t activations = model.kind == ModelKind::Gcn ? gcn_activation_floats(model) : gat_activation_floats(model);
+  estimate.parts.push_back({"activations", activations * kFloat, false});
+  return estimate;
+}
+
+Estimate estimate_training(const GraphShape& graph, const ModelShape& model) {
+  Estimate estimate = estimate_graph(graph);
+  for (EstimatePart& part : estimate_model(model).parts) estimate.parts.push_back(std::move(part));
+  return estimate;
+}
+
+std::optional<int64_t> free_bytes(Device device) {
+  const int64_t override_bytes = free_override.load();
+  if (override_bytes >= 0) return override_bytes;
+  if (!device.is_cuda()) return std::nullopt;
+#ifdef SGNN_WITH_CUDA
+  cuda::DeviceGuard guard(device);
+  std::size_t free_memory = 0;
+  std::size_t total_memory = 0;
+  SGNN_CUDA_CHECK(cudaMemGetInfo(&free_memory, &total_memory));
+  // Freed tensors stay in the default pool (core/memory.cpp), which the
+  // driver counts as used; the library can reuse them.
+  cudaMemPool_t pool = nullptr;
+  SGNN_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device.index));
+  uint64_t reserved = 0;
+  uint64_t used = 0;
+  SGNN_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  SGNN_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+  return static_cast<int64_t>(free_memory) + static_cast<int64_t>(reserved > used ? reserved - used : 0);
+#else
+  return std::nullopt;
+#endif
+}
+
+void require_fits(const Estimate& estimate, Device device, const std::string& what,
+                  const std::vector<FitOption>& alternatives) {
+  const std::optional<int64_t> available = free_bytes(device);
+  const int64_t needed = estimate.total_bytes();
+  if (!available || needed <= *available) return;
+  std::string fits;
+  for (const FitOption& option : alternatives) {
+    const int64_t option_bytes = option.estimate.total_bytes();
+    if (option.always_fits || option_bytes <= *available) {
+      fits += detail::concat(fits.empty() ? "" : "; ", option.change,
+                             option.always_fits ? "" : " (about " + mebibytes(option_bytes) + ")");
+    }
+  }
+  throw OutOfMemoryError(detail::concat(
+      "not enough memory on ", device.str(), " for ", what, ": it needs about ", mebibytes(needed), " (",
+      estimate.describe(), "), ", mebibytes(*available), " are free. ",
+      fits.empty() ? std::string("No smaller setting tried would fit either") : "What would fit: " + fits));
+}
+
+void set_free_bytes_override(std::optional<int64_t> bytes) {
+  SGNN_CHECK(!bytes || *bytes >= 0, "set_free_bytes_override: negative byte count ", bytes.value_or(0));
+  free_override.store(bytes.value_or(-1));
+}
+
+}  // namespace sgnn::memory

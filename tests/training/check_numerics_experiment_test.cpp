@@ -1,0 +1,45 @@
+// --check-numerics end to end: the flag reaches the experiment, GCN and GAT
+// train under the check without a false alarm, and the mode is restored.
+#include <doctest/doctest.h>
+
+#include "examples/training_cli.hpp"
+#include "graph_io/ogb_writer.hpp"
+#include "graph_io/synthetic_dataset.hpp"
+#include "tests/graph_io/temp_files.hpp"
+#include "training/experiment.hpp"
+#include "training/numerics_check.hpp"
+
+using namespace sgnn;
+using namespace sgnn::training;
+
+TEST_CASE("--check-numerics sets the experiment option; it is off by default") {
+  for (const bool flag : {false, true}) {
+    CLI::App app{"test"};
+    examples::ProgramOptions options;
+    examples::add_training_flags(app, ModelKind::Gat, options);
+    app.parse(std::string("--dataset cora") + (flag ? " --check-numerics" : ""), false);
+    CHECK(options.experiment.check_numerics == flag);
+  }
+}
+
+TEST_CASE("GCN and GAT train under the numerics check without a false alarm, and the mode is restored") {
+  testing::TempDir folder;
+  graph_io::SyntheticOptions synthetic;
+  synthetic.num_nodes = 300;
+  synthetic.num_edges = 1500;
+  synthetic.symmetric = true;
+  synthetic.num_features = 12;
+  synthetic.seed = 4;
+  graph_io::write_ogb_dataset(graph_io::generate_synthetic_dataset(synthetic), folder / "small");
+  for (const ModelKind kind : {ModelKind::Gcn, ModelKind::Gat}) {
+    CAPTURE(model_name(kind));
+    ExperimentOptions options;
+    options.model = kind;
+    options.dataset = (folder / "small").string();
+    options.epochs = 3;
+    options.check_numerics = true;
+    const ExperimentResult result = run_experiment(options);
+    CHECK(result.runs.front().result.history.size() == 3);
+    CHECK_FALSE(check_numerics());
+  }
+}

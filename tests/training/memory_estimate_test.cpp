@@ -1,0 +1,149 @@
+// The memory estimate (core/memory_estimate.hpp) against the measured peak of
+// sparsegnn tensors on the CPU, and the refusal of run_experiment when the
+// estimate exceeds the free bytes (made testable here by the override).
+#include <doctest/doctest.h>
+
+#include "core/memory.hpp"
+#include "core/memory_estimate.hpp"
+#include "graph_io/feature_transforms.hpp"
+#include "graph_io/graph.hpp"
+#include "graph_io/ogb_writer.hpp"
+#include "graph_io/synthetic_dataset.hpp"
+#include "tests/graph_io/temp_files.hpp"
+#include "training/memory_estimate_check.hpp"
+
+using namespace sgnn;
+using namespace sgnn::training;
+using namespace sgnn::testing;
+
+namespace {
+
+graph_io::Dataset synthetic(int64_t nodes, int64_t edges, int64_t features) {
+  graph_io::SyntheticOptions options;
+  options.num_nodes = nodes;
+  options.num_edges = edges;
+  options.symmetric = true;
+  options.num_features = features;
+  options.num_classes = 5;
+  options.seed = 3;
+  return graph_io::generate_synthetic_dataset(options);
+}
+
+// Sets the free-bytes override for the scope.
+class FreeBytes {
+ public:
+  explicit FreeBytes(int64_t bytes) { memory::set_free_bytes_override(bytes); }
+  ~FreeBytes() { memory::set_free_bytes_override(std::nullopt); }
+  FreeBytes(const FreeBytes&) = delete;
+  FreeBytes& operator=(const FreeBytes&) = delete;
+};
+
+// Peak bytes of live CPU tensors while `work` runs, above what was live before.
+template <typename Work>
+int64_t measured_peak(Work&& work) {
+  const int64_t before = memory::usage(Device::cpu()).current_bytes;
+  memory::reset_peak(Device::cpu());
+  work();
+  return memory::usage(Device::cpu()).peak_bytes - before;
+}
+
+void check_within_factor_two(int64_t estimate, int64_t measured) {
+  CAPTURE(estimate);
+  CAPTURE(measured);
+  REQUIRE(measured > 0);
+  CHECK(static_cast<double>(estimate) >= 0.5 * static_cast<double>(measured));
+  CHECK(static_cast<double>(estimate) <= 2.0 * static_cast<double>(measured));
+}
+
+}  // namespace
+
+TEST_CASE("the graph and model estimates are within 2x of the measured CPU peak (GCN and GAT)") {
+  const graph_io::Dataset dataset = synthetic(3000, 30000, 200);
+  for (const ModelKind kind : {ModelKind::Gcn, ModelKind::Gat}) {
+    const std::string model_label = model_name(kind);
+    CAPTURE(model_label);
+    Hyperparameters h = paper_defaults(kind, "synthetic");
+    h.hidden = kind == ModelKind::Gcn ? 64 : 8;
+    h.heads = 8;
+    graph_io::Graph graph;
+    Tensor features;
+    const int64_t graph_peak = measured_peak([&] {
+      graph = graph_io::make_graph(dataset, kind == ModelKind::Gcn ? graph_io::gcn_graph_options()
+                                                                   : graph_io::gat_graph_options(),
+                                   Device::cpu());
+      features = graph_io::normalize_feature_rows(graph.features);
+    });
+    // The estimator given the real entry count (the experiment's check uses an
+    // upper bound, up to 2x over for a dataset stored in both directions).
+    memory::GraphShape graph_shape = experiment_graph_shape(kind, dataset, false);
+    graph_shape.nnz = graph.adjacency.nnz();
+    // On the CPU the graph's features, labels and edge list are the dataset's own tensors (no copy).
+    const int64_t feature_copy = graph_shape.nodes * graph_shape.features * 4;
+    check_within_factor_two(memory::estimate_graph(graph_shape).total_bytes() - feature_copy, graph_peak);
+
+    const TrainingData data{GraphInput(graph.adjacency), features, graph.labels, graph.train_index,
+                            graph.valid_index, Tensor()};
+    const int64_t model_peak = measured_peak([&] {
+      Generator generator(1);
+      std::shared_ptr<Model> model;
+      if (kind == ModelKind::Gcn) {
+        model = make_gcn({dataset.features.size(1), dataset.num_classes, h.hidden, 2, h.dropout}, generator);
+      } else {
+        model = make_gat({dataset.features.size(1), dataset.num_classes, h.hidden, h.heads, h.output_heads, h.dropout},
+                         generator);
+      }
+      Adam optimizer(model->parameter_groups(h.weight_decay), ops::AdamHyperparameters{});
+      TrainerOptions options;
+      options.epochs = 2;
+      Trainer trainer(*model, optimizer, data, options);
+      trainer.fit();
+    });
+    memory::ModelShape model_shape = experiment_model_shape(kind, dataset, h);
+    model_shape.nnz = graph.adjacency.nnz();
+    check_within_factor_two(memory::estimate_model(model_shape).total_bytes(), model_peak);
+  }
+}
+
+TEST_CASE("an experiment that does not fit is refused with needed vs free bytes and what would fit") {
+  const graph_io::Dataset dataset = synthetic(2000, 20000, 64);
+  Hyperparameters h;
+  h.hidden = 256;
+  const memory::ModelShape model = experiment_model_shape(ModelKind::Gcn, dataset, h);
+  const int64_t needed = memory::estimate_training(experiment_graph_shape(ModelKind::Gcn, dataset, true), model).total_bytes();
+  {
+    FreeBytes override_free(needed);  // exactly enough
+    CHECK_NOTHROW(require_experiment_fits(ModelKind::Gcn, dataset, h, true, Device::cpu()));
+  }
+  {
+    FreeBytes override_free(needed - 1);
+    CHECK_THROWS_WITH_AS(require_experiment_fits(ModelKind::Gcn, dataset, h, true, Device::cpu()),
+                         doctest::Contains("not enough memory on cpu for gcn on"), OutOfMemoryError);
+    try {
+      require_experiment_fits(ModelKind::Gcn, dataset, h, true, Device::cpu());
+    } catch (const OutOfMemoryError& error) {
+      const std::string message = error.what();
+      CHECK(message.find("needs about " + memory::mebibytes(needed)) != std::string::npos);
+      CHECK(message.find("HRPB layout") != std::string::npos);
+      CHECK(message.find("the CSR format instead of HRPB (--spmm csr)") != std::string::npos);
+      CHECK(message.find("--hidden 128") != std::string::npos);
+      CHECK(message.find("--device cpu") == std::string::npos);  // already on the CPU
+    }
+  }
+  {
+    FreeBytes override_free(0);
+    CHECK_THROWS_WITH_AS(require_experiment_fits(ModelKind::Gcn, dataset, h, false, Device::cpu()),
+                         doctest::Contains("No smaller setting tried would fit"), OutOfMemoryError);
+  }
+  // Without the override the CPU is never refused (its free memory is not queried).
+  CHECK_NOTHROW(require_experiment_fits(ModelKind::Gcn, dataset, h, true, Device::cpu()));
+}
+
+TEST_CASE("run_experiment refuses before preparing the graph when the estimate does not fit") {
+  TempDir folder;
+  graph_io::write_ogb_dataset(synthetic(500, 3000, 16), folder / "tiny");
+  ExperimentOptions options;
+  options.dataset = (folder / "tiny").string();
+  options.epochs = 1;
+  FreeBytes override_free(1000);
+  CHECK_THROWS_WITH_AS(run_experiment(options), doctest::Contains("1 MiB are free"), OutOfMemoryError);
+}

@@ -1,0 +1,58 @@
+#include "training/memory_estimate_check.hpp"
+
+namespace sgnn::training {
+
+memory::GraphShape experiment_graph_shape(ModelKind kind, const graph_io::Dataset& dataset, bool hrpb) {
+  memory::GraphShape shape;
+  shape.nodes = dataset.num_nodes();
+  shape.edges = dataset.edges.num_edges();
+  shape.features = dataset.features.defined() ? dataset.features.size(1) : 0;
+  shape.symmetrize = true;  // gcn_graph_options / gat_graph_options
+  shape.self_loops = true;
+  shape.edge_weights = kind == ModelKind::Gcn;
+  shape.hrpb = hrpb;
+  return shape;
+}
+
+memory::ModelShape experiment_model_shape(ModelKind kind, const graph_io::Dataset& dataset, const Hyperparameters& h) {
+  memory::ModelShape shape;
+  shape.kind = kind == ModelKind::Gcn ? memory::ModelKind::Gcn : memory::ModelKind::Gat;
+  shape.nodes = dataset.num_nodes();
+  shape.nnz = memory::prepared_nnz_bound(experiment_graph_shape(kind, dataset, false));
+  shape.features = dataset.features.defined() ? dataset.features.size(1) : 0;
+  shape.hidden = h.hidden;
+  shape.heads = h.heads;
+  shape.output_heads = h.output_heads;
+  shape.classes = dataset.num_classes;
+  return shape;
+}
+
+void require_experiment_fits(ModelKind kind, const graph_io::Dataset& dataset, const Hyperparameters& h, bool hrpb,
+                             Device device) {
+  const memory::GraphShape graph = experiment_graph_shape(kind, dataset, hrpb);
+  memory::ModelShape model = experiment_model_shape(kind, dataset, h);
+  const memory::Estimate estimate = memory::estimate_training(graph, model);
+  std::vector<memory::FitOption> alternatives;
+  if (hrpb) {
+    memory::GraphShape csr = graph;
+    csr.hrpb = false;
+    alternatives.push_back({"the CSR format instead of HRPB (--spmm csr)", memory::estimate_training(csr, model)});
+  }
+  // The largest power-of-two fraction of the hidden size that fits, if any.
+  const std::optional<int64_t> available = memory::free_bytes(device);
+  for (int64_t hidden = h.hidden / 2; hidden >= 1 && available; hidden /= 2) {
+    model.hidden = hidden;
+    memory::Estimate smaller = memory::estimate_training(graph, model);
+    if (smaller.total_bytes() <= *available) {
+      alternatives.push_back({"a smaller hidden size (--hidden " + std::to_string(hidden) + ")", std::move(smaller)});
+      break;
+    }
+  }
+  if (device.is_cuda()) alternatives.push_back({"training on the CPU (--device cpu)", {}, true});
+  memory::require_fits(estimate, device,
+                       std::string(model_name(kind)) + " on \"" + dataset.name + "\" (" +
+                           std::to_string(graph.nodes) + " nodes, " + std::to_string(graph.edges) + " edges)",
+                       alternatives);
+}
+
+}  // namespace sgnn::training

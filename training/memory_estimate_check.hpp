@@ -1,0 +1,23 @@
+// The memory check of run_experiment: before the graph is prepared, estimate
+// what the prepared graph and one model's training need on the device
+// (core/memory_estimate.hpp) and refuse with OutOfMemoryError — needed vs
+// free bytes, and which of the CSR format, a smaller hidden size or the CPU
+// would fit — instead of failing inside a kernel later.
+#pragma once
+
+#include "core/memory_estimate.hpp"
+#include "graph_io/dataset.hpp"
+#include "training/experiment.hpp"
+
+namespace sgnn::training {
+
+// The shapes the experiment will allocate for `dataset` (hrpb: the HRPB
+// layout may be built, i.e. --spmm hrpb or auto for GCN).
+memory::GraphShape experiment_graph_shape(ModelKind kind, const graph_io::Dataset& dataset, bool hrpb);
+memory::ModelShape experiment_model_shape(ModelKind kind, const graph_io::Dataset& dataset, const Hyperparameters& h);
+
+// No-op where free memory is unknown (the CPU, unless a test override is set).
+void require_experiment_fits(ModelKind kind, const graph_io::Dataset& dataset, const Hyperparameters& h, bool hrpb,
+                             Device device);
+
+}  // namespace sgnn::training
