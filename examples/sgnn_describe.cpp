@@ -126,7 +126,8 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--degrees", options.degrees_svg, "write the row degree distribution as a log-log histogram SVG");
   app.add_option("--hrpb-density", options.hrpb_svg,
-                 "write the HRPB brick-density map (non-zeros per 16x4 brick per row panel and block column) as "
+                 "write the HRPB brick-density map (non-zeros per active 16x4 brick; rows: row panels, columns: "
+                 "each panel's blocks of 16 compacted columns) as "
                  "an SVG, one panel per ordering");
   app.add_option("--cells", options.cells, "grid cells per side of the density images, 1 to 4096 (default 256)");
   app.add_flag("--symmetrize", options.symmetrize,

@@ -50,9 +50,10 @@ std::string shade(double t) {
   return color;
 }
 
-std::string format(const char* pattern, double value) {
+// `value` with `digits` significant digits ("%g" style).
+std::string significant(double value, int digits) {
   char buffer[64];
-  std::snprintf(buffer, sizeof buffer, pattern, value);
+  std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
   return buffer;
 }
 
@@ -96,26 +97,28 @@ DensityGrid nonzero_pattern_grid(const Csr& csr, int64_t max_cells) {
 
 DensityGrid hrpb_brick_density_grid(const Hrpb& hrpb, int64_t max_cells) {
   check_max_cells(max_cells, "hrpb_brick_density_grid");
-  const int64_t block_columns = (hrpb.num_cols + hrpb::kBlockCols - 1) / hrpb::kBlockCols;
+  const std::vector<int32_t> row_ptr =
+      hrpb.num_panels > 0 ? hrpb.blocked_row_ptr.to_vector<int32_t>() : std::vector<int32_t>{0};
+  int64_t widest_panel = 0;  // blocks
+  for (std::size_t panel = 0; panel + 1 < row_ptr.size(); ++panel) {
+    widest_panel = std::max<int64_t>(widest_panel, row_ptr[panel + 1] - row_ptr[panel]);
+  }
   DensityGrid grid = empty_grid(hrpb.num_rows, hrpb.num_cols, std::min(max_cells, hrpb.num_panels),
-                                std::min(max_cells, block_columns));
+                                std::min(max_cells, widest_panel));
   if (hrpb.num_blocks == 0) return grid;
-  const std::vector<int32_t> row_ptr = hrpb.blocked_row_ptr.to_vector<int32_t>();
-  const std::vector<int32_t> active = hrpb.active_cols.to_vector<int32_t>();
   const std::vector<int64_t> size_ptr = hrpb.size_ptr.to_vector<int64_t>();
   const std::vector<int32_t> words = hrpb.packed_blocks.to_vector<int32_t>();
   std::vector<double> bricks_per_cell(grid.values.size(), 0.0);
   for (int64_t panel = 0; panel < hrpb.num_panels; ++panel) {
     const int64_t cell_row = bin_of(panel, hrpb.num_panels, grid.grid_rows);
-    for (int32_t block = row_ptr[static_cast<std::size_t>(panel)];
-         block < row_ptr[static_cast<std::size_t>(panel) + 1]; ++block) {
+    const int32_t first_block = row_ptr[static_cast<std::size_t>(panel)];
+    for (int32_t block = first_block; block < row_ptr[static_cast<std::size_t>(panel) + 1]; ++block) {
       const int32_t* record = words.data() + size_ptr[static_cast<std::size_t>(block)];
       const int bricks = record[hrpb::kBrickColumns];
       const int32_t* patterns = record + hrpb::patterns_offset(bricks);
       int64_t nonzeros = 0;
       for (int k = 0; k < 2 * bricks; ++k) nonzeros += std::popcount(static_cast<uint32_t>(patterns[k]));
-      const int64_t first_column = active[static_cast<std::size_t>(block) * hrpb::kBlockCols];
-      const int64_t cell_col = bin_of(first_column / hrpb::kBlockCols, block_columns, grid.grid_cols);
+      const int64_t cell_col = bin_of(block - first_block, widest_panel, grid.grid_cols);
       const auto cell = static_cast<std::size_t>(cell_row * grid.grid_cols + cell_col);
       grid.values[cell] += static_cast<double>(nonzeros);
       bricks_per_cell[cell] += bricks;
@@ -168,14 +171,16 @@ std::string density_panels_svg(const std::vector<DensityPanel>& panels, const st
   double left = kPanelGap;
   for (const DensityPanel& panel : panels) {
     const DensityGrid& grid = panel.grid;
-    const double cell = kPanelSize / static_cast<double>(std::max<int64_t>({grid.grid_rows, grid.grid_cols, 1}));
-    const double width = cell * static_cast<double>(grid.grid_cols);
-    const double height = cell * static_cast<double>(grid.grid_rows);
+    // Square cells for a square matrix; otherwise the cells stretch to fill the square panel.
+    const double cell_width = kPanelSize / static_cast<double>(std::max<int64_t>(grid.grid_cols, 1));
+    const double cell_height = kPanelSize / static_cast<double>(std::max<int64_t>(grid.grid_rows, 1));
+    const double width = kPanelSize;
+    const double height = kPanelSize;
     body += "<g class=\"panel\">\n";
     body += svg_text(left + width / 2, kTop - 10, panel.name, "text-anchor=\"middle\" font-size=\"13\"");
     // Cells at integer grid coordinates in a scaled group: a few bytes per cell.
     body += "<g transform=\"translate(" + svg_number(left) + " " + svg_number(kTop) + ") scale(" +
-            format("%.6g", cell) + ")\" shape-rendering=\"crispEdges\">\n";
+            significant(cell_width, 6) + " " + significant(cell_height, 6) + ")\" shape-rendering=\"crispEdges\">\n";
     for (int64_t r = 0; r < grid.grid_rows; ++r) {
       for (int64_t c = 0; c < grid.grid_cols; ++c) {
         const double value = grid.at(r, c);
@@ -199,7 +204,7 @@ std::string density_panels_svg(const std::vector<DensityPanel>& panels, const st
   body += svg_rect(kPanelGap, total_height - 24, 12, 12, "fill=\"" + shade(0.15) + "\"");
   body += svg_rect(kPanelGap + 14, total_height - 24, 12, 12, "fill=\"" + shade(1.0) + "\"");
   body += svg_text(kPanelGap + 32, total_height - 14,
-                   value_label + ": light = lowest, dark = " + format("%.4g", largest) +
+                   value_label + ": light = lowest, dark = " + significant(largest, 4) +
                        (log_scale ? " (log scale)" : ""),
                    "font-size=\"11\"");
   return svg_document(total_width, total_height, title, body);
@@ -210,7 +215,7 @@ std::string nonzero_pattern_svg(const std::vector<DensityPanel>& panels, const s
 }
 
 std::string hrpb_density_svg(const std::vector<DensityPanel>& panels, const std::string& title) {
-  return density_panels_svg(panels, title, "non-zeros per active 16×4 brick (of 64), cells = row panel × block column",
+  return density_panels_svg(panels, title, "non-zeros per active 16×4 brick (of 64); rows: row panels, columns: a panel's blocks in order",
                             false, 64.0);
 }
 
@@ -238,7 +243,7 @@ std::string degree_histogram_svg(const DegreeHistogram& histogram, const std::st
                      "text-anchor=\"middle\" font-size=\"9\"");
   }
   for (double power = 1; power <= static_cast<double>(largest); power *= 10) {
-    body += svg_text(kLeft - 6, kTop + kPlotHeight - height_of(power) + 4, format("%.0f", power),
+    body += svg_text(kLeft - 6, kTop + kPlotHeight - height_of(power) + 4, significant(power, 12),
                      "text-anchor=\"end\" font-size=\"10\"");
   }
   body += svg_text(kLeft + kPlotWidth / 2, kTop + kPlotHeight + 32,

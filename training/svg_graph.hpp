@@ -4,7 +4,7 @@
 //     shade = non-zeros per cell (log scale), so 100M edges stay a small file;
 //   - the row degree distribution as a log-log histogram;
 //   - the HRPB brick-density map: the same kind of grid over (row panel,
-//     16-column block), shade = non-zeros per active 16×4 brick (1..64).
+//     block of the panel), shade = non-zeros per active 16×4 brick (1..64).
 // Host computations on host (or device-copied) inputs; every function throws
 // InvalidArgument on a bad argument.
 #pragma once
@@ -37,9 +37,10 @@ struct DensityGrid {
 // max_cells in [1, 4096].
 DensityGrid nonzero_pattern_grid(const Csr& csr, int64_t max_cells = 256);
 
-// Mean non-zeros per active brick for each cell of (row panel, block column),
-// where a block's column is that of its first active column / 16. The grid
-// has min(max_cells, panels) × min(max_cells, ceil(cols / 16)) cells.
+// Mean non-zeros per active brick for each cell of (row panel, block index
+// within the panel): HRPB compacts a panel's active columns, so block j of a
+// panel holds its active columns 16j .. 16j + 15. The grid has
+// min(max_cells, panels) × min(max_cells, most blocks in a panel) cells.
 DensityGrid hrpb_brick_density_grid(const Hrpb& hrpb, int64_t max_cells = 256);
 
 // The largest |row − column| over the non-zeros of `csr` (0 when empty).

@@ -158,38 +158,40 @@ TEST_CASE("the degree histogram has one bar per non-empty power-of-two bin") {
   CHECK(testing::occurrences(none, "class=\"bar\"") == 0);
 }
 
-TEST_CASE("the HRPB density map holds non-zeros per brick at (row panel, block column)") {
-  // Panel 0 (rows 0-15): a full 16x4 brick at columns 0-3 -> 64 per brick in block column 0.
-  // Panel 1 (rows 16-31): one non-zero at column 30 -> 1 per brick in block column 1
-  // (its block's first active column is 30, though it is the panel's first block).
-  // Panel 2 (rows 32-47): columns 5 and 40, compacted into one brick of 2 -> block column 0.
+TEST_CASE("the HRPB density map holds non-zeros per brick at (row panel, block of the panel)") {
+  // Panel 0 (rows 0-15): a full 16x4 brick at columns 0-3 -> block 0: 64 per brick.
+  // Panel 1 (rows 16-31): row 20 has columns 0..16, 17 active columns -> block 0:
+  //   columns 0-15 in 4 bricks of 4 (4 per brick); block 1: column 16 (1 per brick).
+  // Panel 2 (rows 32-47): columns 5 and 40, compacted into one brick of 2 -> block 0.
   std::vector<std::pair<int32_t, int32_t>> entries;
   for (int32_t r = 0; r < 16; ++r) {
     for (int32_t c = 0; c < 4; ++c) entries.emplace_back(r, c);
   }
-  entries.emplace_back(20, 30);
+  for (int32_t c = 0; c <= 16; ++c) entries.emplace_back(20, c);
   entries.emplace_back(33, 5);
   entries.emplace_back(40, 40);
   const Csr csr = csr_of(48, entries);
   const Hrpb hrpb = graph_io::build_hrpb(csr, Tensor(), graph_io::HrpbOptions{});
   const DensityGrid grid = hrpb_brick_density_grid(hrpb, 256);
   REQUIRE(grid.grid_rows == 3);
-  REQUIRE(grid.grid_cols == 3);
+  REQUIRE(grid.grid_cols == 2);
   CHECK(grid.at(0, 0) == 64);
+  CHECK(grid.at(1, 0) == 4);
   CHECK(grid.at(1, 1) == 1);
   CHECK(grid.at(2, 0) == 2);
-  CHECK(grid.nonempty_cells() == 3);
+  CHECK(grid.nonempty_cells() == 4);
 
-  // Binned to 2x2: panels 0,1 -> row 0, panel 2 -> row 1; block columns 0,1 -> 0, 2 -> 1.
-  // Cell (0, 0) then holds 65 non-zeros in 2 bricks.
+  // Binned to 2 rows: panels 0,1 -> row 0 (64 + 16 non-zeros in 1 + 4 bricks), panel 2 -> row 1.
   const DensityGrid binned = hrpb_brick_density_grid(hrpb, 2);
-  CHECK(binned.at(0, 0) == 32.5);
+  REQUIRE(binned.grid_rows == 2);
+  CHECK(binned.at(0, 0) == 16);
+  CHECK(binned.at(0, 1) == 1);
   CHECK(binned.at(1, 0) == 2);
-  CHECK(binned.nonempty_cells() == 2);
+  CHECK(binned.nonempty_cells() == 3);
 
   const std::string svg = hrpb_density_svg({{"original", grid}, {"binned", binned}}, "HRPB");
   check_well_formed(svg);
-  CHECK(per_panel(svg, "class=\"cell\"") == std::vector<std::size_t>{3, 2});
+  CHECK(per_panel(svg, "class=\"cell\"") == std::vector<std::size_t>{4, 3});
 }
 
 TEST_CASE("the HRPB density map's cell means weigh blocks by their bricks") {
