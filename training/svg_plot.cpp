@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <limits>
 
 #include "core/error.hpp"
+#include "training/svg_document.hpp"
 
 namespace sgnn::training {
 
@@ -25,12 +25,6 @@ struct Series {
   const char* color;
   std::function<double(const EpochRecord&)> value;
 };
-
-std::string number(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f", value);
-  return buffer;
-}
 
 std::string tick_label(double value) {
   char buffer[32];
@@ -53,21 +47,18 @@ void draw_panel(std::string& svg, double left, const std::string& name, const st
   auto y_of = [&](double value) { return plot_top + (1.0 - (value - low) / span_y) * plot_height; };
 
   svg += "<g class=\"panel\">\n";
-  svg += "<text x=\"" + number(plot_left + plot_width / 2) + "\" y=\"" + number(plot_top - 12) +
-         "\" text-anchor=\"middle\" font-size=\"14\">" + xml_escape(name) + "</text>\n";
-  svg += "<rect x=\"" + number(plot_left) + "\" y=\"" + number(plot_top) + "\" width=\"" + number(plot_width) +
-         "\" height=\"" + number(plot_height) + "\" fill=\"none\" stroke=\"#888\"/>\n";
+  svg += svg_text(plot_left + plot_width / 2, plot_top - 12, name, "text-anchor=\"middle\" font-size=\"14\"");
+  svg += svg_rect(plot_left, plot_top, plot_width, plot_height, "fill=\"none\" stroke=\"#888\"");
   for (int tick = 0; tick <= 4; ++tick) {
     const double fraction = tick / 4.0;
     const double y_value = low + fraction * span_y;
-    svg += "<text x=\"" + number(plot_left - 6) + "\" y=\"" + number(y_of(y_value) + 4) +
-           "\" text-anchor=\"end\" font-size=\"10\">" + tick_label(y_value) + "</text>\n";
+    svg += svg_text(plot_left - 6, y_of(y_value) + 4, tick_label(y_value), "text-anchor=\"end\" font-size=\"10\"");
     const double x_value = first + fraction * span_x;
-    svg += "<text x=\"" + number(x_of(x_value)) + "\" y=\"" + number(plot_top + plot_height + 16) +
-           "\" text-anchor=\"middle\" font-size=\"10\">" + tick_label(std::round(x_value)) + "</text>\n";
+    svg += svg_text(x_of(x_value), plot_top + plot_height + 16, tick_label(std::round(x_value)),
+                    "text-anchor=\"middle\" font-size=\"10\"");
   }
-  svg += "<text x=\"" + number(plot_left + plot_width / 2) + "\" y=\"" + number(plot_top + plot_height + 34) +
-         "\" text-anchor=\"middle\" font-size=\"11\">epoch</text>\n";
+  svg += svg_text(plot_left + plot_width / 2, plot_top + plot_height + 34, "epoch",
+                  "text-anchor=\"middle\" font-size=\"11\"");
   double legend_y = plot_top + 14;
   for (const Series& line : series) {
     std::string points;
@@ -75,13 +66,12 @@ void draw_panel(std::string& svg, double left, const std::string& name, const st
       const double value = line.value(record);
       if (!std::isfinite(value)) continue;
       if (!points.empty()) points += ' ';
-      points += number(x_of(static_cast<double>(record.epoch))) + "," + number(y_of(value));
+      points += svg_number(x_of(static_cast<double>(record.epoch))) + "," + svg_number(y_of(value));
     }
     svg += "<polyline class=\"series\" data-label=\"" + xml_escape(line.label) + "\" fill=\"none\" stroke=\"" +
            line.color + "\" stroke-width=\"1.5\" points=\"" + points + "\"/>\n";
-    svg += "<text x=\"" + number(plot_left + plot_width - 8) + "\" y=\"" + number(legend_y) +
-           "\" text-anchor=\"end\" font-size=\"11\" fill=\"" + line.color + "\">" + xml_escape(line.label) +
-           "</text>\n";
+    svg += svg_text(plot_left + plot_width - 8, legend_y, line.label,
+                    std::string("text-anchor=\"end\" font-size=\"11\" fill=\"") + line.color + "\"");
     legend_y += 14;
   }
   svg += "</g>\n";
@@ -105,22 +95,6 @@ std::pair<double, double> value_range(const std::vector<EpochRecord>& records, c
 
 }  // namespace
 
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string training_curves_svg(const std::vector<EpochRecord>& records, const std::string& title) {
   SGNN_CHECK(!records.empty(), "training_curves_svg: no epochs to plot");
   const std::vector<Series> losses = {
@@ -131,28 +105,16 @@ std::string training_curves_svg(const std::vector<EpochRecord>& records, const s
       {"validation accuracy", "#d62728", [](const EpochRecord& r) { return r.validation_accuracy; }}};
   const double width = 2 * kPanelWidth + kGap;
   const double height = kPanelHeight + 24;
-  std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + number(width) + "\" height=\"" + number(height) +
-         "\" viewBox=\"0 0 " + number(width) + " " + number(height) + "\" font-family=\"sans-serif\">\n";
-  svg += "<title>" + xml_escape(title) + "</title>\n";
-  svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  svg += "<text x=\"" + number(width / 2) + "\" y=\"18\" text-anchor=\"middle\" font-size=\"15\">" +
-         xml_escape(title) + "</text>\n";
+  std::string body = svg_text(width / 2, 18, title, "text-anchor=\"middle\" font-size=\"15\"");
   const auto [loss_low, loss_high] = value_range(records, losses);
-  draw_panel(svg, 0, "loss", records, losses, std::min(0.0, loss_low), loss_high);
-  draw_panel(svg, kPanelWidth + kGap, "accuracy", records, accuracies, 0.0, 1.0);
-  svg += "</svg>\n";
-  return svg;
+  draw_panel(body, 0, "loss", records, losses, std::min(0.0, loss_low), loss_high);
+  draw_panel(body, kPanelWidth + kGap, "accuracy", records, accuracies, 0.0, 1.0);
+  return svg_document(width, height, title, body);
 }
 
 void write_training_curves_svg(const std::filesystem::path& path, const std::vector<EpochRecord>& records,
                                const std::string& title) {
-  const std::string svg = training_curves_svg(records, title);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw IoError(path.string(), 0, "cannot open for writing");
-  out << svg;
-  out.close();
-  if (!out) throw IoError(path.string(), 0, "write failed");
+  write_svg_file(path, training_curves_svg(records, title));
 }
 
 }  // namespace sgnn::training

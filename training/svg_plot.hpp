@@ -9,17 +9,16 @@
 #include <vector>
 
 #include "training/epoch_record.hpp"
+#include "training/svg_document.hpp"
 
 namespace sgnn::training {
 
 // `title` is escaped for XML. InvalidArgument when `records` is empty.
 std::string training_curves_svg(const std::vector<EpochRecord>& records, const std::string& title);
 
-// Writes training_curves_svg to `path` (IoError when it cannot be written).
+// Writes training_curves_svg to `path` atomically (write_svg_file: IoError
+// when it cannot be written, and then nothing is left there).
 void write_training_curves_svg(const std::filesystem::path& path, const std::vector<EpochRecord>& records,
                                const std::string& title);
-
-// Escapes &, <, >, " and ' for XML text and attribute values.
-std::string xml_escape(const std::string& text);
 
 }  // namespace sgnn::training

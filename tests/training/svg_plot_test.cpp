@@ -9,62 +9,14 @@
 
 #include "core/error.hpp"
 #include "training/svg_plot.hpp"
+#include "tests/training/svg_checker.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;
 
 namespace {
 
-// A small well-formedness check: every tag closes in order, attributes are
-// quoted, no stray '<' or '&' in text. Enough for the SVG we write.
-bool well_formed(const std::string& xml, std::string& problem) {
-  std::vector<std::string> open;
-  std::size_t i = 0;
-  while (i < xml.size()) {
-    if (xml[i] == '&') {
-      const std::size_t end = xml.find(';', i);
-      const std::string entity = xml.substr(i, end == std::string::npos ? 0 : end - i + 1);
-      if (entity != "&amp;" && entity != "&lt;" && entity != "&gt;" && entity != "&quot;" && entity != "&apos;") {
-        problem = "bad entity at " + std::to_string(i);
-        return false;
-      }
-      i = end + 1;
-      continue;
-    }
-    if (xml[i] != '<') {
-      if (xml[i] == '>') {
-        problem = "stray '>' at " + std::to_string(i);
-        return false;
-      }
-      ++i;
-      continue;
-    }
-    const std::size_t end = xml.find('>', i);
-    if (end == std::string::npos) {
-      problem = "unterminated tag";
-      return false;
-    }
-    const std::string tag = xml.substr(i + 1, end - i - 1);
-    i = end + 1;
-    if (tag.starts_with("?")) continue;
-    if (tag.starts_with("/")) {
-      if (open.empty() || open.back() != tag.substr(1)) {
-        problem = "unexpected </" + tag.substr(1) + ">";
-        return false;
-      }
-      open.pop_back();
-      continue;
-    }
-    if (std::count(tag.begin(), tag.end(), '"') % 2 != 0 || tag.find('<') != std::string::npos) {
-      problem = "bad attributes in <" + tag + ">";
-      return false;
-    }
-    if (tag.ends_with("/")) continue;
-    open.push_back(tag.substr(0, tag.find_first_of(" \n")));
-  }
-  if (!open.empty()) problem = "unclosed <" + open.back() + ">";
-  return open.empty();
-}
+bool well_formed(const std::string& xml, std::string& problem) { return testing::well_formed_svg(xml, problem); }
 
 std::vector<EpochRecord> records(int64_t count) {
   std::vector<EpochRecord> out;
@@ -116,7 +68,10 @@ TEST_CASE("the well-formedness check catches broken markup") {
   std::string problem;
   CHECK_FALSE(well_formed("<svg><g></svg>", problem));
   CHECK_FALSE(well_formed("<svg>a & b</svg>", problem));
-  CHECK(well_formed("<svg><g a=\"1\"/></svg>", problem));
+  CHECK_FALSE(well_formed("<svg></svg><svg></svg>", problem));
+  CHECK_FALSE(well_formed("<g></g>", problem));
+  CHECK_FALSE(well_formed("<svg></svg>tail", problem));
+  CHECK(well_formed("<?xml version=\"1.0\"?>\n<svg><g a=\"1\"/></svg>\n", problem));
 }
 
 TEST_CASE("an empty history or an unwritable path gives a clear error") {
