@@ -43,6 +43,8 @@ std::shared_ptr<const SparsePlan> build_plan(const Csr& csr) {
   plan->segments = static_cast<int64_t>(segments.row.size());
   plan->split_segments = segments.split_segments;
   plan->num_split_rows = static_cast<int64_t>(segments.split_rows.size());
+  plan->mean_segment_length =
+      plan->segments == 0 ? 0.0 : static_cast<double>(csr.nnz) / static_cast<double>(plan->segments);
   plan->segment_row = Tensor::from_vector(segments.row, {plan->segments}, csr.device());
   plan->segment_begin = Tensor::from_vector(segments.begin, {plan->segments}, csr.device());
   plan->split_rows = Tensor::from_vector(segments.split_rows, {plan->num_split_rows}, csr.device());

@@ -11,6 +11,8 @@
 //                    segment_row int32 [S] and segment_begin int64 [S] on the
 //                    CSR's device; split_rows int32 [R] and split_offsets
 //                    int64 [R + 1] (segments of each split row), R may be 0
+//   mean_segment_length  nnz / segments: entries a segment's worker walks per
+//                    x row, picks the SDDMM kernel (ops/sddmm_path.hpp)
 //
 // sparse_plan(csr) looks the plan up by csr.indptr's storage. The cache keeps
 // the indptr handle alive, so a freed graph's address can never be mistaken
@@ -36,6 +38,7 @@ struct SparsePlan {
   int64_t segments = 0;
   int64_t split_segments = 0;  // segments [0, split_segments) belong to split rows
   int64_t num_split_rows = 0;
+  double mean_segment_length = 0.0;
   Tensor segment_row;
   Tensor segment_begin;
   Tensor split_rows;

@@ -5,7 +5,12 @@
 // against cuSPARSE before it is timed; times are the median of ≥ 20 runs after
 // warm-up, measured with CUDA events on the library's stream.
 //
-//   bench_sparse [--quick] [--markdown FILE]
+//   bench_sparse [--quick] [--markdown FILE] [--graph SUBSTRING]
+//                [--sddmm-path auto|segments|dense-rows|all]
+// --sddmm-path forces our SDDMM kernel (ops/sddmm_path.hpp); `all` times
+// both kernels against the same cuSPARSE run, one row each. The op column
+// names the kernel that ran ("SDDMM dense-rows"). --graph keeps only the
+// graphs whose name contains SUBSTRING (e.g. "reddit").
 #include <cusparse.h>
 
 #include <CLI/CLI.hpp>
@@ -24,6 +29,8 @@
 #include "graph_io/generators.hpp"
 #include "graph_io/prepare.hpp"
 #include "ops/sddmm_backend.hpp"
+#include "ops/sddmm_path.hpp"
+#include "ops/sparse_plan.hpp"
 #include "ops/spmm_backend.hpp"
 #include "bench/support/bench_support.hpp"
 
@@ -117,9 +124,9 @@ double time_cusparse_spmm(const Cusparse& cs, const Adjacency& a, const Tensor& 
   return ms;
 }
 
-double time_cusparse_sddmm(const Cusparse& cs, const Adjacency& a, const Tensor& x, const Tensor& y,
-                           const Tensor& ours, int warmup, int runs, double& error) {
-  Tensor out = Tensor::zeros({a.nnz()}, DType::Float32, kGpu);
+// Times cuSPARSE's SDDMM; `out` ([nnz], on the GPU) receives its result.
+double time_cusparse_sddmm(const Cusparse& cs, const Adjacency& a, const Tensor& x, const Tensor& y, Tensor& out,
+                           int warmup, int runs) {
   cusparseSpMatDescr_t matrix = csr_descriptor(a, out);
   cusparseDnMatDescr_t dense_x = dense_descriptor(x);
   cusparseDnMatDescr_t dense_y = dense_descriptor(y);  // used transposed: out = x · yᵀ on the pattern
@@ -138,7 +145,6 @@ double time_cusparse_sddmm(const Cusparse& cs, const Adjacency& a, const Tensor&
                                  workspace.raw_data()));
   };
   call();
-  error = std::max(error, bench::relative_difference(ours, out));
   const double ms = bench::median_ms(call, warmup, runs);
   cusparseDestroySpMat(matrix);
   cusparseDestroyDnMat(dense_x);
@@ -172,11 +178,19 @@ int main(int argc, char** argv) {
   CLI::App app{"SpMM and SDDMM: sparsegnn's CUDA kernels against cuSPARSE"};
   bool quick = false;
   std::string markdown;
+  std::string graph_filter;
+  std::string sddmm_path = "auto";
   app.add_flag("--quick", quick, "small graphs, fewer runs");
   app.add_option("--markdown", markdown, "also write the table to this file");
+  app.add_option("--graph", graph_filter, "only the graphs whose name contains this");
+  app.add_option("--sddmm-path", sddmm_path, "our SDDMM kernel: auto (the plan's choice), segments, dense-rows, or all")
+      ->check(CLI::IsMember({"auto", "segments", "dense-rows", "all"}));
   CLI11_PARSE(app, argc, argv);
   try {
     require_available(kGpu);
+    const std::vector<ops::SddmmPath> sddmm_paths =
+        sddmm_path == "all" ? std::vector<ops::SddmmPath>{ops::SddmmPath::Segments, ops::SddmmPath::DenseRows}
+                            : std::vector<ops::SddmmPath>{ops::parse_sddmm_path(sddmm_path)};
     std::vector<GraphCase> graphs = {{"cora-like R-MAT", 2708, 5278}, {"citeseer-like R-MAT", 3327, 4552}};
     if (quick) {
       graphs.push_back({"R-MAT 100K", 100000, 1600000});
@@ -185,6 +199,8 @@ int main(int argc, char** argv) {
       graphs.push_back({"reddit-scale R-MAT", 232965, 55000000});
       graphs.push_back({"products-scale R-MAT", 2449029, 61000000});
     }
+    std::erase_if(graphs, [&](const GraphCase& g) { return g.name.find(graph_filter) == std::string::npos; });
+    SGNN_CHECK(!graphs.empty(), "bench_sparse: no graph name contains '", graph_filter, "'");
     const int warmup = 5;
     const int runs = quick ? 20 : 30;
     Cusparse cs;
@@ -209,15 +225,21 @@ int main(int argc, char** argv) {
         rows.push_back(spmm);
 
         const Tensor x = random_matrix(a.num_rows(), features, 2);
-        Tensor out = Tensor::empty({a.nnz()}, DType::Float32, kGpu);
-        auto ours_sddmm = [&] { ops::sddmm_dot_forward(ops::Cuda{}, a.csr, 1, features, x, b, out); };
-        ours_sddmm();
-        Row sddmm{graph.name, "SDDMM", a.num_rows(), a.nnz(), features, 0, 0, NAN, 0};
-        sddmm.cusparse_default = time_cusparse_sddmm(cs, a, x, b, out, warmup, runs, sddmm.error);
-        SGNN_CHECK(sddmm.error < 1e-4, "SDDMM differs from cuSPARSE on ", graph.name, " F=", features, ": ",
-                   sddmm.error);
-        sddmm.ours = bench::median_ms(ours_sddmm, warmup, runs);
-        rows.push_back(sddmm);
+        Tensor reference = Tensor::zeros({a.nnz()}, DType::Float32, kGpu);
+        const double cusparse_sddmm_ms = time_cusparse_sddmm(cs, a, x, b, reference, warmup, runs);
+        for (ops::SddmmPath path : sddmm_paths) {
+          const ops::ScopedSddmmPath forced(path);
+          const ops::SddmmPath used = ops::choose_sddmm_path(*ops::sparse_plan(a.csr), features);
+          Tensor out = Tensor::empty({a.nnz()}, DType::Float32, kGpu);
+          auto ours_sddmm = [&] { ops::sddmm_dot_forward(ops::Cuda{}, a.csr, 1, features, x, b, out); };
+          ours_sddmm();
+          Row sddmm{graph.name, "SDDMM " + std::string(ops::sddmm_path_name(used)), a.num_rows(), a.nnz(),
+                    features, 0, cusparse_sddmm_ms, NAN, bench::relative_difference(out, reference)};
+          SGNN_CHECK(sddmm.error < 1e-4, "SDDMM (", ops::sddmm_path_name(used), ") differs from cuSPARSE on ",
+                     graph.name, " F=", features, ": ", sddmm.error);
+          sddmm.ours = bench::median_ms(ours_sddmm, warmup, runs);
+          rows.push_back(sddmm);
+        }
       }
     }
     const std::string table = format_table(rows, cuda::properties(kGpu).name);

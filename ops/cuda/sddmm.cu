@@ -1,4 +1,6 @@
-// CUDA SDDMM after Sputnik (§VI): one subwarp per (segment, head) of the
+// CUDA SDDMM after Sputnik (§VI), the Segments path of ops/sddmm_path.hpp
+// (the plan picks it for short rows; long rows go to sddmm_dense_rows.cu):
+// one subwarp per (segment, head) of the
 // plan's work segments (ops/sparse_segments.hpp: rows cut into pieces of at
 // most segment_length entries, so hub rows spread over many subwarps; every
 // edge output is independent, so no atomics) walks the segment's entries four
@@ -10,31 +12,18 @@
 // writes x[row] + y[col] for the segment's entries and heads, coalesced.
 #include <cstdint>
 
+#include "ops/cuda/sddmm_arguments.cuh"
 #include "ops/cuda/sparse_device.cuh"
 #include "ops/sddmm_backend.hpp"
-#include "ops/sparse_offsets.hpp"
+#include "ops/sddmm_path.hpp"
 #include "ops/sparse_plan.hpp"
 
 namespace sgnn::ops {
 
 namespace {
 
-using sparse_cuda::Offsets;
-using sparse_cuda::offsets_of;
-
-struct SddmmArguments {
-  Offsets indptr;
-  const int32_t* indices;
-  const int32_t* segment_row;
-  const int64_t* segment_begin;
-  int64_t segments;
-  int64_t segment_length;
-  int heads;
-  int64_t features;  // per head
-  const float* x;
-  const float* y;
-  float* out;
-};
+using sddmm_cuda::arguments_of;
+using sddmm_cuda::SddmmArguments;
 
 template <int kVec>
 __device__ __forceinline__ float dot_slice(const float* a, const float* b) {
@@ -130,21 +119,6 @@ void launch_add(const SddmmArguments& args, Device device) {
   SGNN_CUDA_CHECK_LAUNCH("sddmm_add_kernel");
 }
 
-SddmmArguments arguments_of(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features, const Tensor& x,
-                            const Tensor& y, Tensor& out) {
-  return {offsets_of(csr.indptr),
-          csr.indices.data<int32_t>(),
-          plan.segment_row.data<int32_t>(),
-          plan.segment_begin.data<int64_t>(),
-          plan.segments,
-          plan.segment_length,
-          static_cast<int>(heads),
-          features,
-          x.data<float>(),
-          y.data<float>(),
-          out.data<float>()};
-}
-
 }  // namespace
 
 void sddmm_dot_forward(Cuda, const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
@@ -154,7 +128,10 @@ void sddmm_dot_forward(Cuda, const Csr& csr, int64_t heads, int64_t features, co
   cuda::DeviceGuard guard(device);
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
   const SddmmArguments args = arguments_of(csr, *plan, heads, features, x, y, out);
-  if (features % 4 == 0 && sparse_cuda::aligned16(x.raw_data()) && sparse_cuda::aligned16(y.raw_data())) {
+  const bool vectorized = sddmm_cuda::vectorizable(features, x, y);
+  if (choose_sddmm_path(*plan, features) == SddmmPath::DenseRows) {
+    sddmm_cuda::launch_dense_rows(args, vectorized, device);
+  } else if (vectorized) {
     launch_dot_sub<4>(sparse_cuda::next_power_of_two(features / 4, 32), args, device);
   } else {
     launch_dot_sub<1>(sparse_cuda::next_power_of_two(features, 32), args, device);

@@ -1,0 +1,52 @@
+// The kernel arguments shared by the SDDMM kernels (ops/cuda/sddmm.cu: the
+// Segments path and sddmm_add; ops/cuda/sddmm_dense_rows.cu: the DenseRows
+// path) and the launch of the DenseRows kernel.
+#pragma once
+
+#include <cstdint>
+
+#include "core/csr.hpp"
+#include "ops/cuda/sparse_device.cuh"
+#include "ops/sparse_plan.hpp"
+
+namespace sgnn::ops::sddmm_cuda {
+
+struct SddmmArguments {
+  sparse_cuda::Offsets indptr;
+  const int32_t* indices;
+  const int32_t* segment_row;
+  const int64_t* segment_begin;
+  int64_t segments;
+  int64_t segment_length;
+  int heads;
+  int64_t features;  // per head
+  const float* x;
+  const float* y;
+  float* out;
+};
+
+inline SddmmArguments arguments_of(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features,
+                                   const Tensor& x, const Tensor& y, Tensor& out) {
+  return {sparse_cuda::offsets_of(csr.indptr),
+          csr.indices.data<int32_t>(),
+          plan.segment_row.data<int32_t>(),
+          plan.segment_begin.data<int64_t>(),
+          plan.segments,
+          plan.segment_length,
+          static_cast<int>(heads),
+          features,
+          x.data<float>(),
+          y.data<float>(),
+          out.data<float>()};
+}
+
+// Whether the float4 kernels may run: whole float4 per head, 16-byte bases.
+inline bool vectorizable(int64_t features, const Tensor& x, const Tensor& y) {
+  return features % 4 == 0 && sparse_cuda::aligned16(x.raw_data()) && sparse_cuda::aligned16(y.raw_data());
+}
+
+// sddmm_dot by the DenseRows kernel; features per head in
+// 1..kDenseRowsMaxFeatures (ops/sddmm_path.hpp), vectorized per vectorizable().
+void launch_dense_rows(const SddmmArguments& args, bool vectorized, Device device);
+
+}  // namespace sgnn::ops::sddmm_cuda

@@ -1,0 +1,201 @@
+// The DenseRows path of sddmm_dot (ops/sddmm_path.hpp), for graphs whose
+// rows are long (Reddit-scale: ~330 entries a row). One warp per (work
+// segment, head) of the plan:
+//   - x[row] is loaded once into registers for the whole segment (lane l of
+//     a group of kSub lanes holds features (c·kSub + l)·kVec … +kVec−1 for
+//     chunk c < kChunks), instead of once per few entries;
+//   - the warp reads 32 column indices with one coalesced load and hands
+//     them out by shuffles;
+//   - a step covers kStep = (32 / kSub) · kEntries entries: each group of
+//     kSub lanes issues the loads of kEntries y rows before any arithmetic,
+//     so kEntries · kChunks loads (128-bit when vectorized) are in flight;
+//   - the group's kEntries partial dot products are reduced together by a
+//     transposing butterfly (fold_sums), and consecutive lanes write the
+//     step's consecutive outputs (one coalesced store).
+// Every output is written by exactly one lane, in a fixed order of additions:
+// deterministic, no atomics. Grid-stride over items: any number of rows.
+#include <cstdint>
+#include <string>
+
+#include "core/error.hpp"
+#include "ops/cuda/sddmm_arguments.cuh"
+#include "ops/cuda/sparse_device.cuh"
+#include "ops/sddmm_path.hpp"
+
+namespace sgnn::ops::sddmm_cuda {
+
+namespace {
+
+constexpr unsigned kFullWarp = 0xffffffffu;
+constexpr int kWarp = 32;
+
+// Entries a group of lanes reduces per step: at most 32 floats of y in
+// registers per lane, at most 8 entries, and no more entries than lanes
+// (fold_sums needs one lane bit per halving).
+constexpr int entries_per_step(int vec, int sub, int chunks) {
+  int entries = 8;
+  while (entries > 1 && (entries * chunks * vec > 32 || entries > sub)) entries /= 2;
+  return entries;
+}
+
+template <int kVec>
+__device__ __forceinline__ void load_slice(const float* pointer, float (&slice)[kVec]) {
+  if constexpr (kVec == 4) {
+    const float4 value = __ldg(reinterpret_cast<const float4*>(pointer));
+    slice[0] = value.x;
+    slice[1] = value.y;
+    slice[2] = value.z;
+    slice[3] = value.w;
+  } else {
+    slice[0] = __ldg(pointer);
+  }
+}
+
+// Sums each of the first kCount values of `v` over the lanes that differ in
+// the bits kOffset, kOffset/2, …, 1 of `lane`, halving the number of values
+// at each of the first log2(kCount) steps: the lane whose bit kOffset is set
+// keeps the upper half of the values and sends the lower half to its
+// partner, and the other way round. Afterwards v[0] holds the full sum of
+// value number `returned` (built from the lane's top log2(kCount) bits
+// below 2·kOffset); lanes sharing those bits hold the same total.
+// kCount − 1 + log2(2·kOffset / kCount) shuffles for kCount dot products.
+template <int kCount, int kOffset, int kSize>
+__device__ __forceinline__ int fold_sums(float (&v)[kSize], int lane) {
+  if constexpr (kOffset == 0) {
+    return 0;
+  } else if constexpr (kCount > 1) {
+    constexpr int kHalf = kCount / 2;
+    const bool upper = (lane & kOffset) != 0;
+#pragma unroll
+    for (int i = 0; i < kHalf; ++i) {
+      const float send = upper ? v[i] : v[i + kHalf];
+      const float keep = upper ? v[i + kHalf] : v[i];
+      v[i] = keep + __shfl_xor_sync(kFullWarp, send, kOffset);
+    }
+    return (upper ? kHalf : 0) + fold_sums<kHalf, kOffset / 2>(v, lane);
+  } else {
+    v[0] += __shfl_xor_sync(kFullWarp, v[0], kOffset);
+    return fold_sums<1, kOffset / 2>(v, lane);
+  }
+}
+
+template <int kVec, int kSub, int kChunks>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dense_rows_kernel(SddmmArguments args) {
+  constexpr int kEntries = entries_per_step(kVec, kSub, kChunks);
+  constexpr int kGroups = kWarp / kSub;
+  constexpr int kStep = kGroups * kEntries;  // entries per step, divides 32
+  constexpr int kCopies = kSub / kEntries;   // lanes of a group holding each total
+  static_assert(kSub >= 1 && kSub <= kWarp && (kSub & (kSub - 1)) == 0, "kSub: a power of two up to 32");
+  static_assert(kEntries <= kSub && kWarp % kStep == 0, "a step's entries fit the warp");
+
+  const int lane = static_cast<int>(threadIdx.x) & (kWarp - 1);
+  const int group = lane / kSub;
+  const int sublane = lane & (kSub - 1);
+  const int64_t features = args.features;
+  const int64_t heads = args.heads;
+  const int64_t width = heads * features;
+  const int64_t items = args.segments * heads;
+  // Whole warps share an item (blockDim.x is a multiple of 32), so every
+  // branch on the item or the entry range below is uniform across the warp.
+  for (int64_t item = sparse_cuda::global_subwarp(kWarp); item < items; item += sparse_cuda::subwarp_count(kWarp)) {
+    const int64_t head = item % heads;
+    const int64_t segment = item / heads;
+    const sparse_cuda::SegmentRange range =
+        sparse_cuda::segment_range(args.segment_row, args.segment_begin, args.indptr, args.segment_length, segment);
+
+    // This lane's features of x[row, head], once for the whole segment.
+    // Features past the width stay 0 and are never loaded (f < features
+    // implies f + kVec ≤ features: vectorized widths are multiples of 4).
+    const float* x_row = args.x + range.row * width + head * features;
+    float x_slice[kChunks][kVec];
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      const int64_t f = static_cast<int64_t>(c * kSub + sublane) * kVec;
+      if (f < features) {
+        load_slice<kVec>(x_row + f, x_slice[c]);
+      } else {
+#pragma unroll
+        for (int v = 0; v < kVec; ++v) x_slice[c][v] = 0.0f;
+      }
+    }
+
+    for (int64_t base = range.begin; base < range.end; base += kWarp) {
+      // Columns of entries base … base+31; past the segment's end, column 0
+      // (a valid row of y: nnz > 0 implies n_cols ≥ 1), whose sums are not written.
+      const int64_t mine = base + lane;
+      const int32_t column = mine < range.end ? __ldg(args.indices + mine) : 0;
+      for (int step = 0; step < kWarp && base + step < range.end; step += kStep) {
+        float y_slice[kEntries][kChunks][kVec];
+#pragma unroll
+        for (int k = 0; k < kEntries; ++k) {
+          const int32_t col = __shfl_sync(kFullWarp, column, step + group * kEntries + k);
+          const float* y_row = args.y + int64_t{col} * width + head * features;
+#pragma unroll
+          for (int c = 0; c < kChunks; ++c) {
+            const int64_t f = static_cast<int64_t>(c * kSub + sublane) * kVec;
+            if (f < features) {
+              load_slice<kVec>(y_row + f, y_slice[k][c]);
+            } else {
+#pragma unroll
+              for (int v = 0; v < kVec; ++v) y_slice[k][c][v] = 0.0f;
+            }
+          }
+        }
+        float partial[kEntries];
+#pragma unroll
+        for (int k = 0; k < kEntries; ++k) {
+          float sum = 0.0f;
+#pragma unroll
+          for (int c = 0; c < kChunks; ++c) {
+#pragma unroll
+            for (int v = 0; v < kVec; ++v) sum += x_slice[c][v] * y_slice[k][c][v];
+          }
+          partial[k] = sum;
+        }
+        const int slot = fold_sums<kEntries, kSub / 2>(partial, sublane);
+        const int64_t e = base + step + group * kEntries + slot;
+        if (sublane % kCopies == 0 && e < range.end) args.out[e * heads + head] = partial[0];
+      }
+    }
+  }
+}
+
+template <int kVec, int kSub, int kChunks>
+void launch(const SddmmArguments& args, Device device) {
+  const unsigned blocks = sparse_cuda::subwarp_blocks(args.segments * args.heads, kWarp, device);
+  sddmm_dense_rows_kernel<kVec, kSub, kChunks><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
+  SGNN_CUDA_CHECK_LAUNCH("sddmm_dense_rows_kernel");
+}
+
+// Lanes per entry: enough for one vector per lane up to a full warp; wider
+// rows take more chunks per lane (a power of two, the last ones partly empty).
+template <int kVec>
+void launch_for_width(int64_t units, const SddmmArguments& args, Device device) {
+  switch (sparse_cuda::next_power_of_two(units, kWarp)) {
+    case 1: return launch<kVec, 1, 1>(args, device);
+    case 2: return launch<kVec, 2, 1>(args, device);
+    case 4: return launch<kVec, 4, 1>(args, device);
+    case 8: return launch<kVec, 8, 1>(args, device);
+    case 16: return launch<kVec, 16, 1>(args, device);
+    default: break;
+  }
+  const int64_t chunks = (units + kWarp - 1) / kWarp;
+  if (chunks <= 1) return launch<kVec, 32, 1>(args, device);
+  if (chunks <= 2) return launch<kVec, 32, 2>(args, device);
+  if (chunks <= 4) return launch<kVec, 32, 4>(args, device);
+  if constexpr (kVec == 1) {
+    if (chunks <= 8) return launch<kVec, 32, 8>(args, device);
+    if (chunks <= 16) return launch<kVec, 32, 16>(args, device);
+  }
+  throw InvalidArgument("sddmm_dot (dense rows): " + std::to_string(args.features) +
+                        " features per head exceed the kernel's " + std::to_string(kDenseRowsMaxFeatures));
+}
+
+}  // namespace
+
+void launch_dense_rows(const SddmmArguments& args, bool vectorized, Device device) {
+  if (vectorized) launch_for_width<4>(args.features / 4, args, device);
+  else launch_for_width<1>(args.features, args, device);
+}
+
+}  // namespace sgnn::ops::sddmm_cuda

@@ -1,0 +1,62 @@
+#include <doctest/doctest.h>
+
+#include "core/error.hpp"
+#include "ops/sddmm_path.hpp"
+#include "ops/sparse_plan.hpp"
+#include "tests/support/sparse_graphs.hpp"
+
+using namespace sgnn;
+using namespace sgnn::testing;
+using ops::SddmmPath;
+
+TEST_CASE("sddmm path: long rows take the dense-row kernel, short rows the segment kernel") {
+  REQUIRE(ops::forced_sddmm_path() == SddmmPath::Auto);
+  const Adjacency long_rows = random_graph(200, 60000, 21);  // ≈ 300 entries a row, one segment each
+  const auto long_plan = ops::sparse_plan(long_rows.csr);
+  CHECK(long_plan->mean_segment_length ==
+        doctest::Approx(static_cast<double>(long_rows.nnz()) / static_cast<double>(long_plan->segments)));
+  CHECK(long_plan->mean_segment_length >= ops::kDenseRowsMinMeanSegment);
+  for (int64_t features : {int64_t{1}, int64_t{3}, int64_t{64}, int64_t{257}, ops::kDenseRowsMaxFeatures}) {
+    CHECK(ops::choose_sddmm_path(*long_plan, features) == SddmmPath::DenseRows);
+  }
+  // Wider than the dense-row kernel's registers: segments.
+  CHECK(ops::choose_sddmm_path(*long_plan, ops::kDenseRowsMaxFeatures + 1) == SddmmPath::Segments);
+
+  const Adjacency short_rows = random_graph(1000, 9000, 22);  // ≈ 9 a row
+  CHECK(ops::choose_sddmm_path(*ops::sparse_plan(short_rows.csr), 64) == SddmmPath::Segments);
+  // One hub row of 5000 among rows of ≤ 1: split into segments, still short on average.
+  const Adjacency hub = hub_graph(6000, 5000, 7);
+  CHECK(ops::choose_sddmm_path(*ops::sparse_plan(hub.csr), 64) == SddmmPath::Segments);
+}
+
+TEST_CASE("sddmm path: forcing overrides the plan where the kernel exists, Auto restores it") {
+  const auto short_plan = ops::sparse_plan(random_graph(1000, 9000, 23).csr);
+  const auto long_plan = ops::sparse_plan(random_graph(200, 60000, 24).csr);
+  {
+    const ops::ScopedSddmmPath forced(SddmmPath::DenseRows);
+    CHECK(ops::forced_sddmm_path() == SddmmPath::DenseRows);
+    CHECK(ops::choose_sddmm_path(*short_plan, 17) == SddmmPath::DenseRows);
+    CHECK(ops::choose_sddmm_path(*short_plan, ops::kDenseRowsMaxFeatures + 1) == SddmmPath::Segments);
+  }
+  {
+    const ops::ScopedSddmmPath forced(SddmmPath::Segments);
+    CHECK(ops::choose_sddmm_path(*long_plan, 17) == SddmmPath::Segments);
+    {
+      const ops::ScopedSddmmPath inner(SddmmPath::DenseRows);
+      CHECK(ops::choose_sddmm_path(*long_plan, 17) == SddmmPath::DenseRows);
+    }
+    CHECK(ops::forced_sddmm_path() == SddmmPath::Segments);  // the outer choice is back
+  }
+  CHECK(ops::forced_sddmm_path() == SddmmPath::Auto);
+  CHECK(ops::choose_sddmm_path(*long_plan, 17) == SddmmPath::DenseRows);
+  CHECK(ops::choose_sddmm_path(*short_plan, 17) == SddmmPath::Segments);
+}
+
+TEST_CASE("sddmm path: names round-trip, unknown names are refused") {
+  for (SddmmPath path : {SddmmPath::Auto, SddmmPath::Segments, SddmmPath::DenseRows}) {
+    CHECK(ops::parse_sddmm_path(ops::sddmm_path_name(path)) == path);
+  }
+  CHECK(ops::sddmm_path_name(SddmmPath::DenseRows) == "dense-rows");
+  CHECK_THROWS_AS(ops::parse_sddmm_path("dense"), InvalidArgument);
+  CHECK_THROWS_AS(ops::parse_sddmm_path(""), InvalidArgument);
+}
