@@ -133,8 +133,9 @@ def main():
         total_ours, total_pyg = warm.get("train_seconds"), pyg.get("train_seconds")
         peak_ours, peak_pyg = warm.get("peak_device_bytes"), pyg.get("peak_device_bytes")
         status = "" if pyg.get("status") == "ok" else f" ({pyg.get('status')})"
+        captured = " (graph)" if warm.get("step_captured") else ""  # step replayed from a CUDA Graph
         lines.append(
-            f"| {label} | {model} | {mode}{status} | {number(step_ours, 1, 3)} | {number(step_pyg, 1, 3)} | "
+            f"| {label} | {model} | {mode}{status} | {number(step_ours, 1, 3)}{captured} | {number(step_pyg, 1, 3)} | "
             f"{ratio(step_ours, step_pyg)} | {number(total_ours)} | {number(total_pyg)} | "
             f"{ratio(total_ours, total_pyg)} | {number(peak_ours, 1e-9)} | {number(peak_pyg, 1e-9)} | "
             f"{ratio(peak_ours, peak_pyg)} | {number(cold.get('preprocess_ms'), 1, 1)} / "

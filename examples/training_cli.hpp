@@ -124,6 +124,10 @@ inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramO
   app.add_option("--device", e.device, "cpu, cuda or cuda:<k> (default cpu)");
   app.add_option("--spmm", e.spmm, "GCN aggregation kernel: csr (FP32), hrpb (TF32 tensor cores) or auto (hrpb where the graph's brick density pays; default auto); GAT always uses csr")
       ->check(CLI::IsMember({"csr", "hrpb", "auto"}));
+  app.add_option("--cuda-graph", e.cuda_graph,
+                 "capture the training step in a CUDA Graph and replay it each epoch: auto (on CUDA for graphs "
+                 "under 2M edges), on or off (default auto)")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--cache", e.cache_dir, "directory of the prepared-adjacency cache (default: no cache)");
   app.add_option("--out", options.out_json, "write the results as JSON here (schema: docs/results-json.md)");
   app.add_option("--plot", options.plot, "draw loss and train/validation accuracy per epoch of run 1 as SVG here");

@@ -10,7 +10,7 @@ Tensor dropout(const Tensor& x, float p, bool training, Generator& generator) {
   SGNN_CHECK(p >= 0.0f && p < 1.0f, "dropout: p must be in [0, 1), got ", p);
   if (!training || p == 0.0f) return x;
   const float keep_scale = 1.0f / (1.0f - p);
-  const PhiloxStream stream = generator.next_stream(static_cast<uint64_t>(x.numel()));
+  const RandomDraw stream = generator.next_draw(static_cast<uint64_t>(x.numel()));
   Tensor y = Tensor::empty_like(x);
   SGNN_DISPATCH(x.device(), dropout_apply, x, p, keep_scale, stream, y);
   if (autograd::needs_recording({x})) {

@@ -11,6 +11,9 @@ namespace sgnn::ops {
 // stream.uniform(i) >= p and then scaled by 1/(1-p), else zeroed. The mask
 // depends only on the generator's state, not on the device: CPU and CUDA give
 // the same mask bit for bit. The mask is not stored; backward regenerates it.
+// Under a ReplayParameters recording (a captured training step) the stream
+// comes from generator.next_draw: the kernels read its offset from device
+// memory, so a replayed step draws the same mask as the eager step would.
 // p outside [0, 1) or a dtype other than float32 -> InvalidArgument.
 Tensor dropout(const Tensor& x, float p, bool training, Generator& generator = default_generator());
 

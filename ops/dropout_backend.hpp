@@ -1,14 +1,15 @@
 // Backend entry points of ops/dropout.hpp (see ops/backend.hpp).
 #pragma once
 
-#include "core/philox.hpp"
+#include "core/generator.hpp"
 #include "ops/backend.hpp"
 
 namespace sgnn::ops {
 
-// y[i] = stream.uniform(i) >= p ? x[i] · scale : 0. Forward (x) and backward
-// (the upstream gradient) are the same function of the same stream.
-void dropout_apply(Cpu, const Tensor& x, float p, float scale, PhiloxStream stream, Tensor& y);
-void dropout_apply(Cuda, const Tensor& x, float p, float scale, PhiloxStream stream, Tensor& y);
+// y[i] = s.uniform(i) >= p ? x[i] · scale : 0 with s = draw.resolve() (the
+// offset base, when set, is read when the work runs). Forward (x) and
+// backward (the upstream gradient) are the same function of the same draw.
+void dropout_apply(Cpu, const Tensor& x, float p, float scale, RandomDraw draw, Tensor& y);
+void dropout_apply(Cuda, const Tensor& x, float p, float scale, RandomDraw draw, Tensor& y);
 
 }  // namespace sgnn::ops

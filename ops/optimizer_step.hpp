@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/tensor.hpp"
 
@@ -33,5 +34,42 @@ struct AdamHyperparameters {
 // outside [0,1) -> InvalidArgument).
 void adam_step(Tensor& parameter, const Tensor& gradient, Tensor& first_moment, Tensor& second_moment,
                int64_t step, const AdamHyperparameters&);
+
+// Adam's two step-dependent scalars, computed exactly as adam_step does
+// (in double, then rounded to float): lr / (1 − β1^t) and √(1 − β2^t).
+struct AdamBiasCorrection {
+  float step_size;
+  float bias_correction2_sqrt;
+};
+AdamBiasCorrection adam_bias_correction(int64_t step, const AdamHyperparameters&);
+
+// adam_step whose step-dependent scalars are read from `bias_correction`
+// when the update runs (device memory of the parameter's device; host memory
+// on the CPU): a captured training step is replayed with a new step count
+// each time. Same checks as adam_step; a null pointer -> InvalidArgument.
+// Bit-identical to adam_step(step) when *bias_correction ==
+// adam_bias_correction(step, hyper).
+void adam_step_deferred(Tensor& parameter, const Tensor& gradient, Tensor& first_moment, Tensor& second_moment,
+                        const AdamBiasCorrection* bias_correction, const AdamHyperparameters&);
+
+// One Adam update of one tensor inside adam_step_many. The pointers must stay
+// valid for the call; bias_correction, when set, is read as in
+// adam_step_deferred (and `step` is then ignored).
+struct AdamUpdate {
+  Tensor* parameter = nullptr;
+  const Tensor* gradient = nullptr;
+  Tensor* first_moment = nullptr;
+  Tensor* second_moment = nullptr;
+  AdamHyperparameters hyper;
+  int64_t step = 0;
+  const AdamBiasCorrection* bias_correction = nullptr;
+};
+
+// adam_step / adam_step_deferred of every entry, bit for bit, with one
+// kernel launch per up to 32 tensors on CUDA (the optimizer's per-parameter
+// launches dominate small models). All entries on one device, else
+// InvalidArgument; each entry is checked as its single-tensor form (nothing
+// is updated when any check fails).
+void adam_step_many(const std::vector<AdamUpdate>& updates);
 
 }  // namespace sgnn::ops

@@ -2,6 +2,8 @@
 // fused pass over the elements per step. Scalars are prepared by the caller.
 #pragma once
 
+#include <vector>
+
 #include "ops/backend.hpp"
 #include "ops/optimizer_step.hpp"
 
@@ -22,9 +24,25 @@ struct AdamScalars {
   float bias_correction2_sqrt;   // √(1 − β2^t)
 };
 
+// `deferred`, when not null, replaces scalars.step_size and
+// bias_correction2_sqrt and is read when the update runs (captured steps).
 void adam_update(Cpu, Tensor& parameter, const Tensor& gradient, Tensor& first_moment, Tensor& second_moment,
-                 const AdamScalars& scalars);
+                 const AdamScalars& scalars, const AdamBiasCorrection* deferred);
 void adam_update(Cuda, Tensor& parameter, const Tensor& gradient, Tensor& first_moment, Tensor& second_moment,
-                 const AdamScalars& scalars);
+                 const AdamScalars& scalars, const AdamBiasCorrection* deferred);
+
+// One tensor of a multi-tensor Adam update (checked by the caller).
+struct AdamTensorArguments {
+  float* parameter;
+  const float* gradient;
+  float* first_moment;
+  float* second_moment;
+  int64_t count;
+  AdamScalars scalars;
+  const AdamBiasCorrection* deferred;  // see adam_update
+};
+
+void adam_update_many(Cpu, Device device, const std::vector<AdamTensorArguments>& tensors);
+void adam_update_many(Cuda, Device device, const std::vector<AdamTensorArguments>& tensors);
 
 }  // namespace sgnn::ops

@@ -21,6 +21,15 @@ SGNN_HOST_DEVICE void sgd_element(float& p, float g, float* buf, float learning_
   p -= learning_rate * d;
 }
 
+// The scalars with the step-dependent ones taken from `deferred` when set.
+SGNN_HOST_DEVICE AdamScalars resolve_adam_scalars(AdamScalars scalars, const AdamBiasCorrection* deferred) {
+  if (deferred != nullptr) {
+    scalars.step_size = deferred->step_size;
+    scalars.bias_correction2_sqrt = deferred->bias_correction2_sqrt;
+  }
+  return scalars;
+}
+
 SGNN_HOST_DEVICE void adam_element(float& p, float g, float& m, float& v, const AdamScalars& s) {
   if (s.decoupled_weight_decay) {
     p *= 1.0f - s.learning_rate * s.weight_decay;

@@ -119,6 +119,10 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   trainer_options.epochs = h.epochs;
   trainer_options.patience = h.patience;
   trainer_options.monitor = h.monitor;
+  trainer_options.capture_step = parse_step_capture(options.cuda_graph);
+  const bool capture_planned = resolve_step_capture(trainer_options.capture_step, device, graph.adjacency.nnz());
+  result.cuda_graph = options.cuda_graph;
+  result.step_captured = capture_planned;
 
   std::vector<double> accuracies, f1s, steps, totals;
   for (int64_t run = 0; run < options.runs; ++run) {
@@ -141,6 +145,13 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
       }
     };
     RunSummary summary{seed, trainer.fit(on_epoch)};
+    if (capture_planned && !summary.result.step_captured && trainer.state().epoch > 1) {
+      result.step_captured = false;
+      result.notes.push_back("run " + std::to_string(run + 1) +
+                             ": the training step could not be captured in a CUDA Graph (see stderr); it ran eagerly");
+      note(hooks, result.notes.back());
+    }
+    if (trainer.state().epoch <= 1) result.step_captured = false;  // one eager step only: nothing replayed
     accuracies.push_back(summary.result.best.test.accuracy);
     f1s.push_back(summary.result.best.test.macro_f1);
     steps.push_back(summary.result.epoch_ms_median);

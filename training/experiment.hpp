@@ -32,6 +32,7 @@ struct ExperimentOptions {
   std::string device = "cpu";  // cpu | cuda | cuda:k
   std::string spmm = "auto";   // csr | hrpb | auto (ops/spmm_format.hpp); GAT always uses csr
   std::string cache_dir;       // empty: no adjacency cache
+  std::string cuda_graph = "auto";  // auto | on | off: capture the training step (TrainerOptions::capture_step)
   std::string checkpoint;      // save here after every `checkpoint_every` epochs and at the end (runs = 1)
   int64_t checkpoint_every = 1;
   std::string resume;          // continue from this checkpoint (runs = 1)
@@ -74,6 +75,8 @@ struct ExperimentResult {
   double read_ms = 0, preprocess_ms = 0;
   bool cache_hit = false;
   int64_t peak_device_bytes = 0;
+  std::string cuda_graph;      // the --cuda-graph option
+  bool step_captured = false;  // every run replayed its training step from a CUDA Graph
 };
 
 struct ExperimentHooks {

@@ -77,6 +77,9 @@ void validate_options(const ExperimentOptions& options) {
   (void)Device::parse(options.device);  // throws with the accepted spellings
   SGNN_CHECK(options.runs == 1 || (options.checkpoint.empty() && options.resume.empty()),
              "--checkpoint and --resume apply to a single run; drop --runs ", options.runs);
+  const StepCapture capture = parse_step_capture(options.cuda_graph);
+  SGNN_CHECK(capture != StepCapture::On || Device::parse(options.device).is_cuda(),
+             "--cuda-graph on needs a CUDA device (--device cuda), got --device ", options.device);
   SGNN_CHECK(options.checkpoint_every >= 1, "--checkpoint-every must be at least 1, got ", options.checkpoint_every);
   SGNN_CHECK(options.model == ModelKind::Gat || (!options.heads && !options.output_heads),
              "--heads and --output-heads apply to GAT only");
@@ -116,6 +119,8 @@ std::string experiment_json(const ExperimentResult& result, const std::string& p
       .field("read_ms", result.read_ms)
       .field("preprocess_ms", result.preprocess_ms)
       .field("cache_hit", result.cache_hit)
+      .field("cuda_graph", result.cuda_graph)
+      .field("step_captured", result.step_captured)
       .field("nodes", result.nodes)
       .field("edges", result.edges)
       .field("features", result.features)
@@ -144,6 +149,7 @@ std::string experiment_json(const ExperimentResult& result, const std::string& p
         .field("epochs", static_cast<int64_t>(run.result.history.size()))
         .field("stopped_early", run.result.stopped_early)
         .field("epoch_ms_median", run.result.epoch_ms_median)
+        .field("step_captured", run.result.step_captured)
         .field("train_seconds", run.result.train_seconds)
         .end_object();
   }

@@ -1,5 +1,10 @@
 #include "training/optimizer.hpp"
 
+#include <cstring>
+
+#include "core/replay_parameters.hpp"
+#include "training/module.hpp"
+
 namespace sgnn::training {
 
 namespace {
@@ -51,7 +56,14 @@ Optimizer::Optimizer(std::vector<ParameterGroup> groups, float learning_rate, fl
 }
 
 void Optimizer::step() {
-  ++step_count_;
+  begin_step();
+  // Recording a captured step: the counters advance once per launch instead.
+  ReplayParameters* replay = ReplayParameters::active();
+  if (replay != nullptr) {
+    replay->on_launch([this] { ++step_count_; });
+  } else {
+    ++step_count_;
+  }
   std::size_t position = 0;
   for (ParameterGroup& group : groups_) {
     const float learning_rate = group.learning_rate.value_or(learning_rate_);
@@ -60,9 +72,16 @@ void Optimizer::step() {
       const std::size_t slot = position++;
       const Tensor gradient = parameter.grad();
       if (!gradient.defined()) continue;
-      update(parameter, gradient, slots_[slot], ++parameter_steps_[slot], learning_rate, weight_decay);
+      if (replay != nullptr) {
+        // Registered before update()'s own refresh, so a launch counts first, then reads the count.
+        replay->on_launch([this, slot] { ++parameter_steps_[slot]; });
+        update(parameter, gradient, slots_[slot], slot, parameter_steps_[slot] + 1, learning_rate, weight_decay);
+      } else {
+        update(parameter, gradient, slots_[slot], slot, ++parameter_steps_[slot], learning_rate, weight_decay);
+      }
     }
   }
+  finish_step();
 }
 
 void Optimizer::zero_grad() {
@@ -103,11 +122,9 @@ void Optimizer::load_state(const std::vector<Tensor>& state) {
   position = 1;
   for (std::size_t p = 0; p < slots_.size(); ++p) {
     ++position;
-    for (Tensor& slot : slots_[p]) {
-      const Tensor& saved = state[position++];
-      // A fresh copy: the optimizer updates it in place and must not write into the caller's tensor.
-      slot = saved.device() == slot.device() ? saved.clone() : saved.to(slot.device());
-    }
+    // Copied into the existing tensors: a captured step holds their addresses,
+    // and the caller's tensors are never written by later updates.
+    for (Tensor& slot : slots_[p]) copy_into(slot, state[position++]);
   }
   parameter_steps_ = std::move(parameter_steps);
   step_count_ = steps;
@@ -123,8 +140,8 @@ Sgd::Sgd(std::vector<ParameterGroup> groups, const ops::SgdHyperparameters& hype
 Sgd::Sgd(std::vector<Tensor> parameters, const ops::SgdHyperparameters& hyper)
     : Sgd(one_group(std::move(parameters)), hyper) {}
 
-void Sgd::update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>& slots, int64_t /*step*/,
-                 float learning_rate, float weight_decay) {
+void Sgd::update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>& slots, std::size_t /*position*/,
+                 int64_t /*step*/, float learning_rate, float weight_decay) {
   ops::SgdHyperparameters hyper = hyper_;
   hyper.learning_rate = learning_rate;
   hyper.weight_decay = weight_decay;
@@ -143,12 +160,38 @@ Adam::Adam(std::vector<ParameterGroup> groups, const ops::AdamHyperparameters& h
 Adam::Adam(std::vector<Tensor> parameters, const ops::AdamHyperparameters& hyper)
     : Adam(one_group(std::move(parameters)), hyper) {}
 
-void Adam::update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>& slots, int64_t step,
-                  float learning_rate, float weight_decay) {
+void Adam::update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>& slots, std::size_t position,
+                  int64_t step, float learning_rate, float weight_decay) {
   ops::AdamHyperparameters hyper = hyper_;
   hyper.learning_rate = learning_rate;
   hyper.weight_decay = weight_decay;
-  ops::adam_step(parameter, gradient, slots[0], slots[1], step, hyper);
+  const ops::AdamBiasCorrection* deferred = nullptr;
+  if (ReplayParameters* replay = ReplayParameters::active()) {
+    // The bias corrections of each launch's step count, from a replay slot.
+    static_assert(sizeof(ops::AdamBiasCorrection) == sizeof(uint64_t), "one replay slot holds both scalars");
+    const auto write = [](ReplayParameters::Slot& slot, const ops::AdamBiasCorrection& correction) {
+      std::memcpy(slot.host, &correction, sizeof correction);
+    };
+    ReplayParameters::Slot& slot = replay->slot(&slots, [this, position, hyper, write](ReplayParameters::Slot& own) {
+      write(own, ops::adam_bias_correction(parameter_step(position), hyper));
+    });
+    write(slot, ops::adam_bias_correction(step, hyper));
+    deferred = reinterpret_cast<const ops::AdamBiasCorrection*>(slot.device);
+  }
+  pending_.push_back(PendingUpdate{&parameter, gradient, &slots, hyper, step, deferred});
+}
+
+void Adam::finish_step() {
+  // Taken out first: pending_ is empty again whatever the launch does.
+  std::vector<PendingUpdate> batch = std::move(pending_);
+  pending_.clear();
+  std::vector<ops::AdamUpdate> updates;
+  updates.reserve(batch.size());
+  for (PendingUpdate& pending : batch) {
+    updates.push_back(ops::AdamUpdate{pending.parameter, &pending.gradient, &(*pending.slots)[0], &(*pending.slots)[1],
+                                      pending.hyper, pending.step, pending.bias_correction});
+  }
+  ops::adam_step_many(updates);
 }
 
 ops::AdamHyperparameters AdamW::defaults() {

@@ -10,7 +10,13 @@
 // state() / load_state() save and restore everything a resumed run needs, as
 // host tensors in a fixed order (see each class); load_state checks counts,
 // dtypes and shapes and throws InvalidArgument on any mismatch, changing
-// nothing.
+// nothing. load_state writes into the existing state tensors (their device
+// addresses stay fixed, which a captured training step relies on).
+//
+// Captured steps (core/replay_parameters.hpp): under an active recording,
+// step() does not advance the host counters; it registers refreshes that
+// advance them once per launch, and Adam reads its bias corrections from a
+// replay slot, so every replay uses the right step count.
 #pragma once
 
 #include <cstdint>
@@ -53,10 +59,18 @@ class Optimizer {
   // parameter's shape (float32, zeros, on its device) are kept per parameter.
   Optimizer(std::vector<ParameterGroup> groups, float learning_rate, float weight_decay, int slots);
 
-  // Updates one parameter; `slots` is its state, `step` the 1-based count of
-  // its updates including this one.
-  virtual void update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>& slots, int64_t step,
-                      float learning_rate, float weight_decay) = 0;
+  // Updates one parameter; `slots` is its state, `position` its index in
+  // group then parameter order, `step` the 1-based count of its updates
+  // including this one.
+  virtual void update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>& slots, std::size_t position,
+                      int64_t step, float learning_rate, float weight_decay) = 0;
+  // Called at the start of step() and once at its end, after every
+  // update(): an optimizer that batches its updates launches them in
+  // finish_step (begin_step drops what an interrupted step left).
+  virtual void begin_step() {}
+  virtual void finish_step() {}
+  // How many updates the parameter at `position` has received.
+  int64_t parameter_step(std::size_t position) const { return parameter_steps_.at(position); }
 
  private:
   std::vector<ParameterGroup> groups_;
@@ -76,8 +90,8 @@ class Sgd final : public Optimizer {
   Sgd(std::vector<Tensor> parameters, const ops::SgdHyperparameters& hyper);
 
  private:
-  void update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>& slots, int64_t step,
-              float learning_rate, float weight_decay) override;
+  void update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>& slots, std::size_t position,
+              int64_t step, float learning_rate, float weight_decay) override;
   ops::SgdHyperparameters hyper_;
 };
 
@@ -90,9 +104,21 @@ class Adam : public Optimizer {
   Adam(std::vector<Tensor> parameters, const ops::AdamHyperparameters& hyper = {});
 
  private:
-  void update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>& slots, int64_t step,
-              float learning_rate, float weight_decay) override;
+  // Collected by update(), applied by finish_step() with one multi-tensor launch.
+  struct PendingUpdate {
+    Tensor* parameter;
+    Tensor gradient;
+    std::vector<Tensor>* slots;
+    ops::AdamHyperparameters hyper;
+    int64_t step;
+    const ops::AdamBiasCorrection* bias_correction;  // replay slot while recording, else null
+  };
+  void update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>& slots, std::size_t position,
+              int64_t step, float learning_rate, float weight_decay) override;
+  void begin_step() override { pending_.clear(); }
+  void finish_step() override;
   ops::AdamHyperparameters hyper_;
+  std::vector<PendingUpdate> pending_;
 };
 
 // AdamW: Adam with decoupled weight decay (p ·= 1 − lr·wd before the update),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iostream>
 #include <optional>
 
 #include "core/autograd.hpp"
@@ -103,14 +104,83 @@ double median(std::vector<double> values) {
   return (lower + upper) / 2.0;
 }
 
+bool resolve_step_capture(StepCapture capture, Device device, int64_t nonzeros) {
+  switch (capture) {
+    case StepCapture::Off: return false;
+    case StepCapture::On:
+      SGNN_CHECK(device.is_cuda(), "Trainer: step capture (--cuda-graph on) needs a CUDA device, got ", device.str());
+      return true;
+    case StepCapture::Auto: return device.is_cuda() && nonzeros < kCaptureMaxNonzeros;
+  }
+  return false;
+}
+
+StepCapture parse_step_capture(const std::string& text) {
+  if (text == "auto") return StepCapture::Auto;
+  if (text == "on") return StepCapture::On;
+  if (text == "off") return StepCapture::Off;
+  throw InvalidArgument(detail::concat("step capture must be auto, on or off, got \"", text, "\""));
+}
+
+const char* step_capture_name(StepCapture capture) {
+  switch (capture) {
+    case StepCapture::Auto: return "auto";
+    case StepCapture::On: return "on";
+    case StepCapture::Off: return "off";
+  }
+  return "?";
+}
+
 Trainer::Trainer(Model& model, Optimizer& optimizer, TrainingData data, TrainerOptions options)
     : model_(model), optimizer_(optimizer), data_(std::move(data)), options_(options) {
   SGNN_CHECK(options.epochs >= 1, "Trainer: epochs must be at least 1, got ", options.epochs);
   SGNN_CHECK(options.patience >= 0, "Trainer: patience must be non-negative, got ", options.patience);
   check_data(data_, model_);
+  capture_enabled_ = resolve_step_capture(options.capture_step, data_.features.device(), data_.graph.graph().nnz());
+}
+
+void Trainer::zero_all_gradients() {
+  optimizer_.zero_grad();
+  for (Tensor& parameter : model_.parameters()) parameter.zero_grad();
+}
+
+std::optional<double> Trainer::captured_train_step() {
+  if (check_numerics()) return std::nullopt;  // the per-op checks read the device back: eager only
+  if (captured_step_ == nullptr) {
+    if (!capture_enabled_ || capture_failed_ || eager_steps_ == 0) return std::nullopt;
+    model_.train();
+    // Outside the capture: the eager step's gradients are not graph allocations,
+    // and a captured free must only free graph allocations.
+    zero_all_gradients();
+    try {
+      captured_step_ = CapturedStep::capture(
+          data_.features.device(),
+          [this](CapturedStep& step) {
+            const Tensor logits = model_.forward(data_.graph, data_.features);
+            const Tensor loss = ops::cross_entropy(logits, data_.labels, data_.train_index);
+            loss.backward();
+            optimizer_.step();
+            step.record_output(0, loss);
+            zero_all_gradients();  // freed inside the graph, so nothing made in it outlives it
+          },
+          [this] { zero_all_gradients(); });
+    } catch (const Error& error) {
+      capture_failed_ = true;
+      const std::string message = error.what();
+      std::cerr << "sparsegnn: CUDA Graph capture of the training step failed; training eagerly ("
+                << message.substr(0, message.find('\n')) << ")\n";
+      return std::nullopt;
+    }
+  }
+  model_.train();
+  captured_step_->launch();
+  captured_step_->wait();
+  return static_cast<double>(captured_step_->output(0));
 }
 
 double Trainer::train_step() {
+  if (const std::optional<double> loss = captured_train_step()) return *loss;
+  ++eager_steps_;
   model_.train();
   optimizer_.zero_grad();
   const Tensor logits = model_.forward(data_.graph, data_.features);
@@ -209,6 +279,7 @@ TrainResult Trainer::fit(const std::function<void(const EpochRecord&)>& on_epoch
   std::vector<double> times;
   for (const EpochRecord& record : state_.history) times.push_back(record.epoch_ms);
   result.epoch_ms_median = median(times);
+  result.step_captured = step_captured();
   return result;
 }
 

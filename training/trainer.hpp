@@ -12,11 +12,25 @@
 //
 // TrainingState holds everything besides the model, optimizer and generator
 // that a resumed run needs to continue bit-identically (see checkpoint.hpp).
+//
+// Step capture (TrainerOptions::capture_step): on CUDA the first step runs
+// eagerly (it builds sparse plans and other lazily created state), the second
+// is captured into a CUDA Graph (core/cuda_graph.hpp) and every later step
+// replays it: same kernels, same dropout masks, same Adam updates, with the
+// generator and optimizer counters advancing as in eager mode. A captured
+// step leaves the parameter gradients undefined afterwards (they are freed
+// inside the graph). If the capture fails the trainer prints one line to
+// stderr and stays eager.
 #pragma once
 
 #include <functional>
 #include <limits>
+#include <memory>
+#include <optional>
+#include <string>
 #include <vector>
+
+#include "core/cuda_graph.hpp"
 
 #include "training/epoch_record.hpp"
 #include "training/layer.hpp"
@@ -43,11 +57,24 @@ struct TrainingData {
 enum class Monitor : unsigned char { ValidationAccuracy, ValidationLoss, ValidationLossAndAccuracy };
 const char* monitor_name(Monitor monitor);  // "accuracy", "loss", "loss+accuracy"
 
+// Auto: capture on a CUDA device when the graph has fewer than
+// kCaptureMaxNonzeros non-zeros (launch overhead dominates there), never on
+// the CPU. On: capture on CUDA (InvalidArgument on the CPU). Off: eager.
+enum class StepCapture : unsigned char { Auto, On, Off };
+inline constexpr int64_t kCaptureMaxNonzeros = 2'000'000;
+// Whether a trainer with this option captures its step on `device` for a
+// graph of `nonzeros` edges. On with a CPU device -> InvalidArgument.
+bool resolve_step_capture(StepCapture capture, Device device, int64_t nonzeros);
+// "auto" | "on" | "off" -> StepCapture; anything else -> InvalidArgument.
+StepCapture parse_step_capture(const std::string& text);
+const char* step_capture_name(StepCapture capture);
+
 struct TrainerOptions {
   int64_t epochs = 200;
   int64_t patience = 0;  // 0: run every epoch
   Monitor monitor = Monitor::ValidationAccuracy;
   bool restore_best = true;
+  StepCapture capture_step = StepCapture::Auto;
 };
 
 struct Evaluation {
@@ -72,6 +99,7 @@ struct TrainResult {
   Evaluation best;  // every split, with the restored (best) parameters
   double train_seconds = 0;    // wall time of this fit() call
   double epoch_ms_median = 0;  // median training-step time over the history
+  bool step_captured = false;  // the steps after the first two were CUDA Graph replays
 };
 
 class Trainer {
@@ -94,9 +122,15 @@ class Trainer {
   void set_state(TrainingState state);
   const TrainerOptions& options() const { return options_; }
   const TrainingData& data() const { return data_; }
+  // Whether the training step is now replayed from a CUDA Graph.
+  bool step_captured() const { return captured_step_ != nullptr; }
 
  private:
   double train_step();  // returns the training loss
+  // The step through the CUDA Graph when capture is on and possible (the
+  // first call after an eager step captures); nullopt: run it eagerly.
+  std::optional<double> captured_train_step();
+  void zero_all_gradients();
   void remember_best();
   void restore_best();
 
@@ -105,6 +139,10 @@ class Trainer {
   TrainingData data_;
   TrainerOptions options_;
   TrainingState state_;
+  bool capture_enabled_ = false;
+  bool capture_failed_ = false;
+  int64_t eager_steps_ = 0;  // in this trainer; capture waits for one
+  std::unique_ptr<CapturedStep> captured_step_;
 };
 
 // Whether `record` resets the patience (improved) and becomes the best epoch

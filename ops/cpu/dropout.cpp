@@ -2,7 +2,8 @@
 
 namespace sgnn::ops {
 
-void dropout_apply(Cpu, const Tensor& x, float p, float scale, PhiloxStream stream, Tensor& y) {
+void dropout_apply(Cpu, const Tensor& x, float p, float scale, RandomDraw draw, Tensor& y) {
+  const PhiloxStream stream = draw.resolve();
   const int64_t n = x.numel();
   const float* in = x.data<float>();
   float* out = y.data<float>();

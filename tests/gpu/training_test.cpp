@@ -14,14 +14,7 @@ using namespace sgnn::testing;
 namespace {
 
 std::shared_ptr<Model> build(bool gat, const TinyTask& task, Generator& generator) {
-  if (!gat) return tiny_gcn(task, generator);
-  GatConfig config;
-  config.in_features = task.features;
-  config.classes = task.classes;
-  config.hidden = 4;
-  config.heads = 3;
-  config.output_heads = 2;
-  return make_gat(config, generator);
+  return gat ? tiny_gat(task, generator) : tiny_gcn(task, generator);
 }
 
 }  // namespace

@@ -66,4 +66,14 @@ std::shared_ptr<training::Model> tiny_gcn(const TinyTask& task, Generator& gener
   return training::make_gcn(config, generator);
 }
 
+std::shared_ptr<training::Model> tiny_gat(const TinyTask& task, Generator& generator) {
+  training::GatConfig config;
+  config.in_features = task.features;
+  config.classes = task.classes;
+  config.hidden = 4;
+  config.heads = 3;
+  config.output_heads = 2;
+  return training::make_gat(config, generator);
+}
+
 }  // namespace sgnn::testing

@@ -22,5 +22,8 @@ TinyTask tiny_task(uint64_t seed = 1, Device device = Device::cpu());
 
 // A GCN for the task with dropout 0.5 and 8 hidden units.
 std::shared_ptr<training::Model> tiny_gcn(const TinyTask& task, Generator& generator);
+// A GAT for the task: 3 heads of 4 hidden units, 2 averaged output heads,
+// dropout 0.6 on features and attention.
+std::shared_ptr<training::Model> tiny_gat(const TinyTask& task, Generator& generator);
 
 }  // namespace sgnn::testing
