@@ -48,9 +48,10 @@ std::filesystem::path make_work_folder() {
 std::string write_synthetic_dataset(const std::filesystem::path& work) {
   graph_io::SyntheticOptions synthetic;
   synthetic.num_nodes = 400;
-  synthetic.num_edges = 1600;
+  synthetic.num_edges = 2400;
+  synthetic.homophily = 0.9;
   synthetic.symmetric = true;
-  synthetic.num_features = 16;
+  synthetic.num_features = 32;
   synthetic.num_classes = 4;
   synthetic.seed = 3;
   const graph_io::Dataset generated = graph_io::generate_synthetic_dataset(synthetic);

@@ -82,4 +82,18 @@ bars = [e for e in root.iter(ns + "rect") if e.get("class") == "bar"]
 assert len(bars) == len(bins), (len(bars), bins)
 assert sum(int(b.get("data-count")) for b in bars) == len(degrees)
 PY
+# --symmetrize draws A + Aᵀ + I: the band is symmetric already, so each row gains its self loop.
+"$bin" "$work/band.txt" --degrees "$work/d1.svg" --symmetrize >/dev/null || fail "--symmetrize failed"
+python3 - "$work" <<'PY'
+import collections, sys, xml.etree.ElementTree as tree
+work = sys.argv[1]
+degrees = collections.Counter()
+for line in open(f"{work}/band.txt"):
+    if not line.startswith("#"):
+        degrees[int(line.split()[1])] += 1
+expected = collections.Counter((d + 1).bit_length() - 1 for d in degrees.values())
+root = tree.parse(f"{work}/d1.svg").getroot()
+bars = [e for e in root.iter("{http://www.w3.org/2000/svg}rect") if e.get("class") == "bar"]
+assert sorted(int(b.get("data-count")) for b in bars) == sorted(expected.values()), (bars, expected)
+PY
 echo "describe_test: all passed"
