@@ -1,5 +1,6 @@
-// adjacency_from_pattern on the host (csr_builder::assemble_pattern with
-// Thrust's OpenMP policy; CUDA devices go to adjacency_from_pattern_cuda) and
+// adjacency_from_pattern on the host (csr_builder's functions with Thrust's
+// OpenMP policy and a counting-sort transpose; CUDA devices go to
+// adjacency_from_pattern_cuda, which runs csr_builder::assemble_pattern) and
 // the pattern check the adjacency cache runs before trusting a file.
 #ifndef __CUDACC__
 // Thrust's "device" system in this host-only file is OpenMP (as in prepare.cpp).
@@ -8,6 +9,10 @@
 // See prepare.cpp: a false positive inside Thrust's sequential helpers.
 #pragma GCC diagnostic ignored "-Wnull-dereference"
 #include <thrust/system/omp/execution_policy.h>
+
+#include <algorithm>
+#include <atomic>
+#include <vector>
 
 #include "graph_io/adjacency_from_pattern.hpp"
 #include "graph_io/adjacency_from_pattern_backend.hpp"
@@ -35,6 +40,61 @@ bool rows_sorted_and_in_range(const Offset* indptr, const int32_t* indices, int6
     }
   }
   return !bad;
+}
+
+// The host assemble of a pattern: the same row orders and values as
+// csr_builder::assemble (its own functions), but the transpose by a counting
+// sort (O(nnz)) instead of sorting every entry again, which is the slow part
+// on the host. A transpose of a duplicate-free pattern is unique, so the
+// result is bitwise what assemble makes (tests/graph_io/adjacency_cache_test.cpp).
+template <typename Offset>
+Adjacency assemble_on_host(const Csr& pattern, const Tensor& weights, const PrepareOptions& options) {
+  const auto& policy = thrust::omp::par;
+  const Device cpu = Device::cpu();
+  const int64_t n = pattern.num_rows;
+  const int64_t nnz = pattern.nnz;
+  const Offset* indptr = pattern.indptr.data<Offset>();
+  const int32_t* cols = pattern.indices.data<int32_t>();
+  const Tensor keys = csr_builder::pattern_keys<Offset>(policy, pattern, cpu);
+  const csr_builder::Key* key = csr_builder::key_data(keys);
+
+  Adjacency adjacency;
+  adjacency.csr = pattern;
+  adjacency.csr.row_order = csr_builder::row_order(policy, indptr, n, cpu);
+  adjacency.values = csr_builder::entry_values(policy, keys, weights, options, indptr, n, cpu);
+
+  // Column counts, then offsets; entries scattered to their column with an
+  // atomic cursor (any order), then each column sorted by entry id, which is
+  // the order of rows because the pattern is sorted by row.
+  Csr& transpose = adjacency.transpose;
+  transpose.num_rows = transpose.num_cols = n;
+  transpose.nnz = nnz;
+  transpose.indptr = Tensor::zeros({n + 1}, dtype_of<Offset>(), cpu);
+  Offset* offsets = transpose.indptr.data<Offset>();
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < nnz; ++k) std::atomic_ref<Offset>(offsets[cols[k] + 1]).fetch_add(1, std::memory_order_relaxed);
+  for (int64_t c = 0; c < n; ++c) offsets[c + 1] += offsets[c];
+  std::vector<Offset> cursor(offsets, offsets + n);
+  adjacency.transpose_to_csr = Tensor::empty({nnz}, dtype_of<Offset>(), cpu);
+  Offset* map = adjacency.transpose_to_csr.data<Offset>();
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < nnz; ++k) {
+    const Offset slot = std::atomic_ref<Offset>(cursor[static_cast<std::size_t>(cols[k])]).fetch_add(1, std::memory_order_relaxed);
+    map[slot] = static_cast<Offset>(k);
+  }
+  transpose.indices = Tensor::empty({nnz}, DType::Int32, cpu);
+  int32_t* rows = transpose.indices.data<int32_t>();
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (int64_t c = 0; c < n; ++c) {
+    std::sort(map + offsets[c], map + offsets[c + 1]);
+    for (Offset slot = offsets[c]; slot < offsets[c + 1]; ++slot) rows[slot] = csr_builder::key_high(key[map[slot]]);
+  }
+  transpose.row_order = csr_builder::row_order(policy, offsets, n, cpu);
+  if (adjacency.values.defined()) {
+    adjacency.transpose_values = Tensor::empty({nnz}, DType::Float32, cpu);
+    thrust::gather(policy, map, map + nnz, adjacency.values.data<float>(), adjacency.transpose_values.data<float>());
+  }
+  return adjacency;
 }
 
 }  // namespace
@@ -75,10 +135,9 @@ Adjacency adjacency_from_pattern(const Csr& pattern, const Tensor& weights, Norm
     return adjacency_from_pattern_cuda(here, here_weights, options);
 #endif
   }
-  if (csr_offset_dtype(pattern.nnz) == DType::Int32) {
-    return csr_builder::assemble_pattern<int32_t>(thrust::omp::par, here, here_weights, options, device);
-  }
-  return csr_builder::assemble_pattern<int64_t>(thrust::omp::par, here, here_weights, options, device);
+  here.row_order = Tensor();  // assemble_on_host computes it
+  if (csr_offset_dtype(pattern.nnz) == DType::Int32) return assemble_on_host<int32_t>(here, here_weights, options);
+  return assemble_on_host<int64_t>(here, here_weights, options);
 }
 
 }  // namespace sgnn::graph_io
