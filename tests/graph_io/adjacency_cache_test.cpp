@@ -13,6 +13,7 @@
 #include "graph_io/hrpb_cache.hpp"
 #include "graph_io/section_file.hpp"
 #include "tests/graph_io/adjacency_equality.hpp"
+#include "tests/graph_io/random_graphs.hpp"
 #include "tests/graph_io/temp_files.hpp"
 #include "tests/support/testing.hpp"
 
@@ -329,4 +330,22 @@ TEST_CASE("adjacency_from_pattern refuses weights that do not fit and check_sort
   Csr rectangular = pattern;
   rectangular.num_cols = pattern.num_rows + 1;
   CHECK_THROWS_WITH_AS(check_sorted_pattern(rectangular, "here"), doctest::Contains("do not fit together"), IoError);
+}
+
+TEST_CASE("adjacency_from_pattern on the host equals prepare_adjacency bitwise, every option, adversarial graphs") {
+  for (const auto& graph : sgnn::testing::test_graphs(/*large=*/false)) {
+    for (const PrepareOptions& options : sgnn::testing::all_prepare_options()) {
+      CAPTURE(graph.name);
+      CAPTURE(sgnn::testing::describe(options));
+      const Adjacency prepared = prepare_adjacency(graph.edges, options);
+      Csr pattern = prepared.csr;
+      pattern.row_order = Tensor();
+      CHECK_NOTHROW(check_sorted_pattern(pattern, "prepared"));
+      // What the cache keeps: the values themselves for weighted edges, else the normalisation.
+      const bool weighted = graph.edges.weight.defined();
+      check_same_adjacency(adjacency_from_pattern(pattern, weighted ? prepared.values : Tensor(),
+                                                  weighted ? Normalization::None : options.normalization, Device::cpu()),
+                           prepared);
+    }
+  }
 }
