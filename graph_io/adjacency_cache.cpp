@@ -1,7 +1,9 @@
 #include "graph_io/adjacency_cache.hpp"
 
 #include <cstdio>
+#include <vector>
 
+#include "graph_io/adjacency_from_pattern.hpp"
 #include "graph_io/fingerprint.hpp"
 #include "graph_io/section_file.hpp"
 
@@ -11,40 +13,33 @@ namespace {
 
 constexpr const char* kKind = "adjacency-cache";
 
-void add_csr(SectionFile& file, const std::string& prefix, const Csr& csr) {
-  file.add(prefix + ".indptr", csr.indptr);
-  file.add(prefix + ".indices", csr.indices);
-  if (csr.row_order.defined()) file.add(prefix + ".row_order", csr.row_order);
+// Metadata "values": how the loader gets adjacency.values.
+constexpr const char* kValuesNone = "none";            // no values
+constexpr const char* kValuesStored = "stored";        // section "values", as they are
+constexpr const char* kValuesSymmetric = "symmetric";  // derived: D^-1/2 A D^-1/2 of the pattern
+constexpr const char* kValuesRow = "row";              // derived: D^-1 A of the pattern
+
+const char* values_mode(const CachedAdjacency& cached) {
+  if (!cached.adjacency.values.defined()) return kValuesNone;
+  if (cached.weighted_edges) return kValuesStored;
+  switch (cached.normalization) {
+    case Normalization::Symmetric: return kValuesSymmetric;
+    case Normalization::Row: return kValuesRow;
+    case Normalization::None: break;
+  }
+  return kValuesStored;
 }
 
-Tensor optional_section(const SectionFile& file, const std::string& name) {
-  return file.has(name) ? file.at(name) : Tensor();
-}
-
-// Checks the cheap invariants a CRC cannot: the sections fit together.
-void check_csr(const Csr& csr, const std::string& file) {
-  const bool ok = csr.indptr.dtype() == csr_offset_dtype(csr.nnz) && csr.indptr.shape() == Shape{csr.num_rows + 1} &&
-                  csr.indices.dtype() == DType::Int32 && csr.indices.shape() == Shape{csr.nnz} &&
-                  (!csr.row_order.defined() ||
-                   (csr.row_order.dtype() == DType::Int32 && csr.row_order.shape() == Shape{csr.num_rows}));
-  if (!ok) throw IoError(file, 0, "sections do not fit together (shapes or dtypes)");
-  const auto last = [&]() -> int64_t {
-    if (csr.indptr.dtype() == DType::Int64) return csr.indptr.data<int64_t>()[csr.num_rows];
-    return csr.indptr.data<int32_t>()[csr.num_rows];
-  }();
-  if (last != csr.nnz) throw IoError(file, 0, "indptr does not end at nnz");
-}
-
-Csr read_csr(const SectionFile& file, const std::string& prefix, int64_t rows, int64_t nnz) {
-  Csr csr;
-  csr.num_rows = rows;
-  csr.num_cols = rows;
-  csr.nnz = nnz;
-  csr.indptr = file.at(prefix + ".indptr");
-  csr.indices = file.at(prefix + ".indices");
-  csr.row_order = optional_section(file, prefix + ".row_order");
-  check_csr(csr, file.source);
-  return csr;
+// Every id in [0, n) exactly once (n = numel).
+bool is_permutation(const Tensor& order) {
+  const auto n = static_cast<std::size_t>(order.numel());
+  std::vector<unsigned char> seen(n, 0);
+  const int32_t* ids = order.data<int32_t>();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (ids[i] < 0 || static_cast<std::size_t>(ids[i]) >= n || seen[static_cast<std::size_t>(ids[i])] != 0) return false;
+    seen[static_cast<std::size_t>(ids[i])] = 1;
+  }
+  return true;
 }
 
 int64_t parse_count(const SectionFile& file, const std::string& key) {
@@ -82,25 +77,25 @@ std::filesystem::path adjacency_cache_path(const std::filesystem::path& cache_di
 
 void store_adjacency_cache(const std::filesystem::path& file, uint64_t fingerprint, const CachedAdjacency& cached) {
   const Adjacency& a = cached.adjacency;
+  SGNN_CHECK(cached.weighted_edges || cached.normalization == Normalization::None || a.values.defined(),
+             "store_adjacency_cache: the adjacency has no values, yet its normalisation says it has");
   SectionFile contents;
   contents.kind = kKind;
   contents.kind_version = kAdjacencyCacheVersion;
   contents.fingerprint = fingerprint;
   contents.metadata["num_nodes"] = std::to_string(a.num_rows());
   contents.metadata["nnz"] = std::to_string(a.nnz());
-  add_csr(contents, "csr", a.csr);
-  add_csr(contents, "transpose", a.transpose);
-  contents.add("transpose_to_csr", a.transpose_to_csr);
-  if (a.values.defined()) {
-    contents.add("values", a.values);
-    contents.add("transpose_values", a.transpose_values);
-  }
+  const std::string mode = values_mode(cached);
+  contents.metadata["values"] = mode;
+  contents.add("csr.indptr", a.csr.indptr);
+  contents.add("csr.indices", a.csr.indices);
+  if (mode == kValuesStored) contents.add("values", a.values);
   if (cached.node_order.defined()) contents.add("node_order", cached.node_order);
   write_section_file(file, contents);
 }
 
 std::optional<CachedAdjacency> load_adjacency_cache(const std::filesystem::path& file, uint64_t fingerprint,
-                                                    std::string& problem) {
+                                                    std::string& problem, Device device) {
   problem.clear();
   std::error_code error;
   if (!std::filesystem::exists(file, error)) return std::nullopt;
@@ -109,24 +104,43 @@ std::optional<CachedAdjacency> load_adjacency_cache(const std::filesystem::path&
     if (contents.fingerprint != fingerprint) {
       throw IoError(file.string(), 0, "fingerprint differs from the inputs' (stale or renamed file)");
     }
-    const int64_t n = parse_count(contents, "num_nodes");
-    const int64_t nnz = parse_count(contents, "nnz");
+    Csr pattern;
+    pattern.num_rows = pattern.num_cols = parse_count(contents, "num_nodes");
+    pattern.nnz = parse_count(contents, "nnz");
+    pattern.indptr = contents.at("csr.indptr");
+    pattern.indices = contents.at("csr.indices");
+    check_sorted_pattern(pattern, file.string());
+
+    const std::string& mode = contents.meta("values");
+    Tensor weights;
+    Normalization normalization = Normalization::None;
+    if (mode == kValuesStored) {
+      weights = contents.at("values");
+      if (weights.dtype() != DType::Float32 || weights.shape() != Shape{pattern.nnz}) {
+        throw IoError(file.string(), 0, "section \"values\" does not fit the pattern (shape or dtype)");
+      }
+    } else if (mode == kValuesSymmetric) {
+      normalization = Normalization::Symmetric;
+    } else if (mode == kValuesRow) {
+      normalization = Normalization::Row;
+    } else if (mode != kValuesNone) {
+      throw IoError(file.string(), 0, detail::concat("metadata values=\"", mode, "\" is not a known mode"));
+    }
+    if (mode != kValuesStored && contents.has("values")) {
+      throw IoError(file.string(), 0, detail::concat("section \"values\" present although values=\"", mode, "\""));
+    }
+
     CachedAdjacency cached;
-    cached.adjacency.csr = read_csr(contents, "csr", n, nnz);
-    cached.adjacency.transpose = read_csr(contents, "transpose", n, nnz);
-    cached.adjacency.transpose_to_csr = contents.at("transpose_to_csr");
-    cached.adjacency.values = optional_section(contents, "values");
-    cached.adjacency.transpose_values = optional_section(contents, "transpose_values");
-    cached.node_order = optional_section(contents, "node_order");
-    const Adjacency& a = cached.adjacency;
-    const bool values_ok = a.values.defined() == a.transpose_values.defined() &&
-                           (!a.values.defined() || (a.values.dtype() == DType::Float32 && a.values.shape() == Shape{nnz} &&
-                                                    a.transpose_values.dtype() == DType::Float32 &&
-                                                    a.transpose_values.shape() == Shape{nnz}));
-    const bool map_ok = a.transpose_to_csr.dtype() == csr_offset_dtype(nnz) && a.transpose_to_csr.shape() == Shape{nnz};
-    const bool order_ok = !cached.node_order.defined() ||
-                          (cached.node_order.dtype() == DType::Int32 && cached.node_order.shape() == Shape{n});
-    if (!values_ok || !map_ok || !order_ok) throw IoError(file.string(), 0, "sections do not fit together");
+    if (contents.has("node_order")) {
+      cached.node_order = contents.at("node_order");
+      if (cached.node_order.dtype() != DType::Int32 || cached.node_order.shape() != Shape{pattern.num_rows} ||
+          !is_permutation(cached.node_order)) {
+        throw IoError(file.string(), 0, "section \"node_order\" is not a permutation of the nodes");
+      }
+    }
+    cached.weighted_edges = mode == kValuesStored;
+    cached.normalization = normalization;
+    cached.adjacency = adjacency_from_pattern(pattern, weights, normalization, device);
     return cached;
   } catch (const IoError& failure) {
     problem = failure.what();

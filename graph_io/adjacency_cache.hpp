@@ -1,6 +1,15 @@
-// The adjacency cache file: what make_graph prepared (Adjacency and node
-// order), stored as a section file (kind "adjacency-cache") keyed by a
-// fingerprint of the inputs, so a second run skips preparation.
+// The adjacency cache file: what make_graph prepared, stored as a section
+// file (kind "adjacency-cache") keyed by a fingerprint of the inputs, so a
+// second run skips preparation.
+//
+// Only what is costly to recompute is stored: the sorted, merged CSR pattern
+// (the sort of all edges, duplicates, symmetrisation, self loops), the node
+// order of a reordering, and the values when they cannot be derived from the
+// pattern (weighted edges). On load, the transpose, its edge map, the row
+// orders and the normalised values are derived again by prepare's own code
+// (adjacency_from_pattern) on the target device, bitwise equal to a fresh
+// prepare_adjacency; on a GPU that is a few tens of ms at 10^8 edges, far
+// less than reading them from disk.
 #pragma once
 
 #include <filesystem>
@@ -12,11 +21,18 @@
 namespace sgnn::graph_io {
 
 // Bump when the content or the preparation's semantics change: old files are then rebuilt.
-inline constexpr uint32_t kAdjacencyCacheVersion = 1;
+// 2: pattern (+ values only when not derivable) instead of every prepared tensor.
+inline constexpr uint32_t kAdjacencyCacheVersion = 2;
 
 struct CachedAdjacency {
-  Adjacency adjacency;  // host tensors after loading
-  Tensor node_order;    // undefined without reordering
+  Adjacency adjacency;  // any device when storing; on the requested device after loading
+  Tensor node_order;    // host; undefined without reordering
+  // How adjacency.values were made. With unweighted edges and a normalisation,
+  // the values are a function of the pattern and are derived on load instead
+  // of stored. The defaults (weighted, None) store the values as they are,
+  // which is right for any adjacency.
+  bool weighted_edges = true;
+  Normalization normalization = Normalization::None;
 };
 
 // Fingerprint of the edges (num_nodes, source, target, weight), the prepare
@@ -26,13 +42,16 @@ uint64_t adjacency_fingerprint(const EdgeList& edges, const GraphOptions& option
 // <cache_dir>/adjacency-<16 hex digits>.sgnn
 std::filesystem::path adjacency_cache_path(const std::filesystem::path& cache_dir, uint64_t fingerprint);
 
-// Writes the cache atomically. Throws IoError when it cannot be written.
+// Writes the cache atomically. Throws IoError when it cannot be written and
+// InvalidArgument when `cached` says its values are derived but has none.
 void store_adjacency_cache(const std::filesystem::path& file, uint64_t fingerprint, const CachedAdjacency& cached);
 
-// The cached adjacency, or nullopt when the file is missing or unusable
-// (corrupt, truncated, other version, other fingerprint, inconsistent
-// sizes); `problem` then says why (empty when the file is simply missing).
+// The cached adjacency on `device`, or nullopt when the file is missing or
+// unusable (corrupt, truncated, other version, other fingerprint, sections
+// that do not fit together, a pattern that is not sorted and in range);
+// `problem` then says why (empty when the file is simply missing). Device
+// errors while deriving (e.g. out of memory) propagate as exceptions.
 std::optional<CachedAdjacency> load_adjacency_cache(const std::filesystem::path& file, uint64_t fingerprint,
-                                                    std::string& problem);
+                                                    std::string& problem, Device device = Device::cpu());
 
 }  // namespace sgnn::graph_io

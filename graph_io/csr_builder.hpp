@@ -1,7 +1,9 @@
 // The adjacency builder behind prepare_adjacency, written once with Thrust
 // and instantiated with a host policy (graph_io/prepare.cpp: OpenMP threads)
 // and a device policy (graph_io/cuda/prepare_device.cu: the library's stream,
-// temporaries from its memory pool). Include only from those two files.
+// temporaries from its memory pool); assemble_pattern likewise from
+// graph_io/adjacency_from_pattern.cpp and graph_io/cuda/adjacency_from_pattern.cu.
+// Include only from those files.
 //
 // Steps (E input edges, n nodes; entry (row, col) of A is the edge col -> row):
 //   keys     row << 32 | col for every edge (and the reverse when symmetrising)
@@ -28,6 +30,7 @@
 #include <thrust/iterator/zip_iterator.h>
 #include <thrust/merge.h>
 #include <thrust/remove.h>
+#include <thrust/scan.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
 #include <thrust/transform.h>
@@ -211,12 +214,32 @@ Tensor row_offsets(const Policy& policy, const int32_t* rows, int64_t nnz, int64
   return indptr;
 }
 
+// Values of the entries `keys` (sorted, unique; rows given by `indptr`):
+// the weights, or their normalisation (undefined without either).
+template <typename Policy, typename Offset>
+Tensor entry_values(const Policy& policy, const Tensor& keys, const Tensor& weights, const PrepareOptions& options,
+                    const Offset* indptr, int64_t n, Device device) {
+  if (options.normalization == Normalization::None) return weights;
+  const int64_t nnz = keys.numel();
+  const float* weight = weights.defined() ? weights.data<float>() : nullptr;
+  const bool symmetric = options.normalization == Normalization::Symmetric;
+  // float64 scales stored in an int64 tensor's bytes (Tensor has no float64 dtype).
+  Tensor scale_storage = Tensor::empty({n}, DType::Int64, device);
+  auto* scale = reinterpret_cast<double*>(scale_storage.data<int64_t>());
+  thrust::counting_iterator<int64_t> nodes(0);
+  thrust::transform(policy, nodes, nodes + n, scale, DegreeScale<Offset>{indptr, weight, symmetric});
+  Tensor values = Tensor::empty({nnz}, DType::Float32, device);
+  thrust::counting_iterator<int64_t> entries(0);
+  thrust::transform(policy, entries, entries + nnz, values.data<float>(),
+                    NormalisedValue{key_data(keys), weight, scale, symmetric});
+  return values;
+}
+
 template <typename Policy, typename Offset>
 Adjacency assemble(const Policy& policy, const Tensor& keys, const Tensor& weights, const PrepareOptions& options,
                    int64_t n, Device device) {
   const int64_t nnz = keys.numel();
   const Key* key = key_data(keys);
-  const float* weight = weights.defined() ? weights.data<float>() : nullptr;
   Adjacency adjacency;
   Tensor rows = Tensor::empty({nnz}, DType::Int32, device);
   thrust::transform(policy, key, key + nnz, rows.data<int32_t>(), HighOf{});
@@ -228,20 +251,7 @@ Adjacency assemble(const Policy& policy, const Tensor& keys, const Tensor& weigh
   thrust::transform(policy, key, key + nnz, csr.indices.data<int32_t>(), LowOf{});
   csr.row_order = row_order(policy, csr.indptr.data<Offset>(), n, device);
 
-  thrust::counting_iterator<int64_t> entries(0);
-  if (options.normalization != Normalization::None) {
-    const bool symmetric = options.normalization == Normalization::Symmetric;
-    // float64 scales stored in an int64 tensor's bytes (Tensor has no float64 dtype).
-    Tensor scale_storage = Tensor::empty({n}, DType::Int64, device);
-    auto* scale = reinterpret_cast<double*>(scale_storage.data<int64_t>());
-    thrust::counting_iterator<int64_t> nodes(0);
-    thrust::transform(policy, nodes, nodes + n, scale, DegreeScale<Offset>{csr.indptr.data<Offset>(), weight, symmetric});
-    adjacency.values = Tensor::empty({nnz}, DType::Float32, device);
-    thrust::transform(policy, entries, entries + nnz, adjacency.values.data<float>(),
-                      NormalisedValue{key, weight, scale, symmetric});
-  } else if (weights.defined()) {
-    adjacency.values = weights;
-  }
+  adjacency.values = entry_values(policy, keys, weights, options, csr.indptr.data<Offset>(), n, device);
 
   // Transpose: sort (col, row) keys with the entry ids riding along.
   Tensor transpose_keys = Tensor::empty({nnz}, DType::Int64, device);
@@ -372,6 +382,56 @@ Adjacency build(const Policy& policy, const EdgeList& edges, const PrepareOption
     return assemble<Policy, int32_t>(policy, final_keys, final_weights, options, n, device);
   }
   return assemble<Policy, int64_t>(policy, final_keys, final_weights, options, n, device);
+}
+
+// Row id of every entry of a CSR pattern: the first entry of each non-empty
+// row gets the row id (distinct positions, no races), then a running maximum
+// fills the rest. Balanced for any degree distribution, unlike a loop per row.
+template <typename Offset>
+struct MarkRowStart {
+  const Offset* indptr;
+  int32_t* rows;
+  SGNN_CSR_HD void operator()(int64_t row) const {
+    if (indptr[row] < indptr[row + 1]) rows[static_cast<int64_t>(indptr[row])] = static_cast<int32_t>(row);
+  }
+};
+
+struct Maximum {
+  SGNN_CSR_HD int32_t operator()(int32_t a, int32_t b) const { return a < b ? b : a; }
+};
+
+struct PatternKey {
+  const int32_t* rows;
+  const int32_t* cols;
+  SGNN_CSR_HD Key operator()(int64_t k) const { return make_key(rows[k], cols[k]); }
+};
+
+// assemble() from a stored pattern instead of an edge list: the keys of
+// `pattern` (sorted by (row, col) and duplicate-free, checked by the caller),
+// then the same assemble() as build(), so the result is bitwise what build()
+// made. `weights` [nnz] float32 or undefined, as build() passes them.
+// The keys (row << 32 | col) of a CSR pattern's entries, in its order.
+template <typename Offset, typename Policy>
+Tensor pattern_keys(const Policy& policy, const Csr& pattern, Device device) {
+  const int64_t nnz = pattern.nnz;
+  Tensor keys = Tensor::empty({nnz}, DType::Int64, device);
+  if (nnz > 0) {
+    Tensor rows = Tensor::zeros({nnz}, DType::Int32, device);
+    thrust::counting_iterator<int64_t> first(0);
+    thrust::for_each(policy, first, first + pattern.num_rows,
+                     MarkRowStart<Offset>{pattern.indptr.data<Offset>(), rows.data<int32_t>()});
+    thrust::inclusive_scan(policy, rows.data<int32_t>(), rows.data<int32_t>() + nnz, rows.data<int32_t>(), Maximum{});
+    thrust::transform(policy, first, first + nnz, key_data(keys),
+                      PatternKey{rows.data<int32_t>(), pattern.indices.data<int32_t>()});
+  }
+  return keys;
+}
+
+template <typename Offset, typename Policy>
+Adjacency assemble_pattern(const Policy& policy, const Csr& pattern, const Tensor& weights,
+                           const PrepareOptions& options, Device device) {
+  return assemble<Policy, Offset>(policy, pattern_keys<Offset>(policy, pattern, device), weights, options,
+                                  pattern.num_rows, device);
 }
 
 }  // namespace sgnn::graph_io::csr_builder

@@ -60,9 +60,8 @@ Graph make_graph(const Dataset& dataset, const GraphOptions& options, Device dev
     const std::filesystem::path file = adjacency_cache_path(cache_dir, fingerprint);
     graph.statistics.cache_path = file.string();
     std::string problem;
-    prepared = load_adjacency_cache(file, fingerprint, problem);
+    prepared = load_adjacency_cache(file, fingerprint, problem, device);
     if (prepared) {
-      prepared->adjacency = prepared->adjacency.to(device);
       graph.statistics.cache_hit = true;
     } else if (!problem.empty()) {
       warn(detail::concat("ignoring the adjacency cache (", problem, "); rebuilding it"));
@@ -72,8 +71,9 @@ Graph make_graph(const Dataset& dataset, const GraphOptions& options, Device dev
     prepared = build(dataset, options, device);
     if (!cache_dir.empty()) {
       try {
-        CachedAdjacency host{prepared->adjacency.to(Device::cpu()), prepared->node_order};
-        store_adjacency_cache(graph.statistics.cache_path, fingerprint, host);
+        prepared->weighted_edges = dataset.edges.weight.defined();
+        prepared->normalization = options.prepare.normalization;
+        store_adjacency_cache(graph.statistics.cache_path, fingerprint, *prepared);
       } catch (const Error& failure) {
         warn(detail::concat("could not write the adjacency cache (", failure.what(), "); continuing without it"));
       }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 #include "graph_io/section_file.hpp"
 
@@ -76,6 +77,11 @@ TrainingState decode_state(const graph_io::SectionFile& contents, const std::fil
   const std::vector<double> history = double_entry(contents, "trainer.history", path);
   if (history.size() % 6 != 0) throw IoError(path.string(), 0, "entry \"trainer.history\" malformed");
   for (std::size_t i = 0; i < history.size(); i += 6) {
+    // The epoch number becomes an int64: a damaged or crafted file may hold any
+    // double there (NaN, 1e233), whose conversion would be undefined (found by fuzz_checkpoint).
+    if (!(history[i] >= 0.0 && history[i] <= 9.0e15 && history[i] == std::floor(history[i]))) {
+      throw IoError(path.string(), 0, detail::concat("entry \"trainer.history\" malformed: epoch number ", history[i]));
+    }
     state.history.push_back(EpochRecord{static_cast<int64_t>(history[i]), history[i + 1], history[i + 2],
                                         history[i + 3], history[i + 4], history[i + 5]});
   }

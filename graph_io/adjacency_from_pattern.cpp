@@ -1,0 +1,143 @@
+// adjacency_from_pattern on the host (csr_builder's functions with Thrust's
+// OpenMP policy and a counting-sort transpose; CUDA devices go to
+// adjacency_from_pattern_cuda, which runs csr_builder::assemble_pattern) and
+// the pattern check the adjacency cache runs before trusting a file.
+#ifndef __CUDACC__
+// Thrust's "device" system in this host-only file is OpenMP (as in prepare.cpp).
+#define THRUST_DEVICE_SYSTEM THRUST_DEVICE_SYSTEM_OMP
+#endif
+// See prepare.cpp: a false positive inside Thrust's sequential helpers.
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+#include <thrust/system/omp/execution_policy.h>
+
+#include <algorithm>
+#include <atomic>
+#include <vector>
+
+#include "graph_io/adjacency_from_pattern.hpp"
+#include "graph_io/adjacency_from_pattern_backend.hpp"
+#include "graph_io/csr_builder.hpp"
+
+namespace sgnn::graph_io {
+
+namespace {
+
+template <typename Offset>
+bool rows_sorted_and_in_range(const Offset* indptr, const int32_t* indices, int64_t n, int64_t nnz) {
+  bool bad = indptr[0] != 0 || static_cast<int64_t>(indptr[n]) != nnz;
+  if (bad) return false;
+#pragma omp parallel for schedule(static) reduction(|| : bad)
+  for (int64_t row = 0; row < n; ++row) bad = bad || indptr[row] > indptr[row + 1];
+  if (bad) return false;
+  // Rows after the offsets: every row is inside [0, nnz] now.
+#pragma omp parallel for schedule(dynamic, 4096) reduction(|| : bad)
+  for (int64_t row = 0; row < n; ++row) {
+    int64_t previous = -1;
+    for (auto k = static_cast<int64_t>(indptr[row]); k < static_cast<int64_t>(indptr[row + 1]); ++k) {
+      const int64_t col = indices[k];
+      bad = bad || col <= previous || col >= n;
+      previous = col;
+    }
+  }
+  return !bad;
+}
+
+// The host assemble of a pattern: the same row orders and values as
+// csr_builder::assemble (its own functions), but the transpose by a counting
+// sort (O(nnz)) instead of sorting every entry again, which is the slow part
+// on the host. A transpose of a duplicate-free pattern is unique, so the
+// result is bitwise what assemble makes (tests/graph_io/adjacency_cache_test.cpp).
+template <typename Offset>
+Adjacency assemble_on_host(const Csr& pattern, const Tensor& weights, const PrepareOptions& options) {
+  const auto& policy = thrust::omp::par;
+  const Device cpu = Device::cpu();
+  const int64_t n = pattern.num_rows;
+  const int64_t nnz = pattern.nnz;
+  const Offset* indptr = pattern.indptr.data<Offset>();
+  const int32_t* cols = pattern.indices.data<int32_t>();
+  const Tensor keys = csr_builder::pattern_keys<Offset>(policy, pattern, cpu);
+  const csr_builder::Key* key = csr_builder::key_data(keys);
+
+  Adjacency adjacency;
+  adjacency.csr = pattern;
+  adjacency.csr.row_order = csr_builder::row_order(policy, indptr, n, cpu);
+  adjacency.values = csr_builder::entry_values(policy, keys, weights, options, indptr, n, cpu);
+
+  // Column counts, then offsets; entries scattered to their column with an
+  // atomic cursor (any order), then each column sorted by entry id, which is
+  // the order of rows because the pattern is sorted by row.
+  Csr& transpose = adjacency.transpose;
+  transpose.num_rows = transpose.num_cols = n;
+  transpose.nnz = nnz;
+  transpose.indptr = Tensor::zeros({n + 1}, dtype_of<Offset>(), cpu);
+  Offset* offsets = transpose.indptr.data<Offset>();
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < nnz; ++k) std::atomic_ref<Offset>(offsets[cols[k] + 1]).fetch_add(1, std::memory_order_relaxed);
+  for (int64_t c = 0; c < n; ++c) offsets[c + 1] += offsets[c];
+  std::vector<Offset> cursor(offsets, offsets + n);
+  adjacency.transpose_to_csr = Tensor::empty({nnz}, dtype_of<Offset>(), cpu);
+  Offset* map = adjacency.transpose_to_csr.data<Offset>();
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < nnz; ++k) {
+    const Offset slot = std::atomic_ref<Offset>(cursor[static_cast<std::size_t>(cols[k])]).fetch_add(1, std::memory_order_relaxed);
+    map[slot] = static_cast<Offset>(k);
+  }
+  transpose.indices = Tensor::empty({nnz}, DType::Int32, cpu);
+  int32_t* rows = transpose.indices.data<int32_t>();
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (int64_t c = 0; c < n; ++c) {
+    std::sort(map + offsets[c], map + offsets[c + 1]);
+    for (Offset slot = offsets[c]; slot < offsets[c + 1]; ++slot) rows[slot] = csr_builder::key_high(key[map[slot]]);
+  }
+  transpose.row_order = csr_builder::row_order(policy, offsets, n, cpu);
+  if (adjacency.values.defined()) {
+    adjacency.transpose_values = Tensor::empty({nnz}, DType::Float32, cpu);
+    thrust::gather(policy, map, map + nnz, adjacency.values.data<float>(), adjacency.transpose_values.data<float>());
+  }
+  return adjacency;
+}
+
+}  // namespace
+
+void check_sorted_pattern(const Csr& pattern, const std::string& where) {
+  const int64_t n = pattern.num_rows;
+  const int64_t nnz = pattern.nnz;
+  const bool shapes = n >= 0 && n < (int64_t{1} << 31) && pattern.num_cols == n && nnz >= 0 &&
+                      pattern.indptr.defined() && pattern.indptr.dtype() == csr_offset_dtype(nnz) &&
+                      pattern.indptr.shape() == Shape{n + 1} && pattern.indices.defined() &&
+                      pattern.indices.dtype() == DType::Int32 && pattern.indices.shape() == Shape{nnz} &&
+                      pattern.indptr.device().is_cpu() && pattern.indices.device().is_cpu();
+  if (!shapes) throw IoError(where, 0, "the CSR pattern's sections do not fit together (shapes or dtypes)");
+  const int32_t* indices = pattern.indices.data<int32_t>();
+  const bool ok = pattern.indptr.dtype() == DType::Int64
+                      ? rows_sorted_and_in_range(pattern.indptr.data<int64_t>(), indices, n, nnz)
+                      : rows_sorted_and_in_range(pattern.indptr.data<int32_t>(), indices, n, nnz);
+  if (!ok) {
+    throw IoError(where, 0,
+                  "the CSR pattern is not a sorted, duplicate-free pattern (offsets not from 0 to nnz and "
+                  "non-decreasing, or a row's columns not increasing and < num_nodes)");
+  }
+}
+
+Adjacency adjacency_from_pattern(const Csr& pattern, const Tensor& weights, Normalization normalization,
+                                 Device device) {
+  require_available(device);
+  SGNN_CHECK(!weights.defined() || (weights.dtype() == DType::Float32 && weights.shape() == Shape{pattern.nnz}),
+             "adjacency_from_pattern: weights must be [", pattern.nnz, "] float32, got ",
+             weights.defined() ? shape_str(weights.shape()) : std::string("undefined"));
+  Csr here = pattern.to(device);
+  const Tensor here_weights = weights.defined() ? weights.to(device) : Tensor();
+  PrepareOptions options;
+  options.normalization = normalization;
+  options.device = device;
+  if (device.is_cuda()) {
+#ifdef SGNN_WITH_CUDA
+    return adjacency_from_pattern_cuda(here, here_weights, options);
+#endif
+  }
+  here.row_order = Tensor();  // assemble_on_host computes it
+  if (csr_offset_dtype(pattern.nnz) == DType::Int32) return assemble_on_host<int32_t>(here, here_weights, options);
+  return assemble_on_host<int64_t>(here, here_weights, options);
+}
+
+}  // namespace sgnn::graph_io
