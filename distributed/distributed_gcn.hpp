@@ -31,8 +31,10 @@ struct RankData {
   int64_t global_train_rows = 0;
 };
 
-// Slices the global task (tensors on any device; splits int32 global row ids)
-// for `rank`. InvalidArgument on inconsistent shapes or dtypes.
+// Slices the global task (splits: int32 global row ids) for `rank`.
+// InvalidArgument on inconsistent shapes or dtypes. Pass host tensors when
+// ranks run concurrently: copying from another GPU waits on that GPU's
+// stream, where a collective may be waiting for this rank (a deadlock).
 RankData make_rank_data(const GraphPartition& partition, int rank, const Tensor& features, const Tensor& labels,
                         const Tensor& train_index, const Tensor& valid_index, const Tensor& test_index, Device device);
 

@@ -46,6 +46,15 @@ MultiGpuResult train_gcn_multi_gpu(const graph_io::Graph& graph, const MultiGpuO
     result.rank_halo.push_back(block.num_halo());
   }
 
+  // Host copies: a rank copying from another GPU would wait on that GPU's
+  // stream, which may already hold a collective waiting for this rank.
+  const auto on_host = [](const Tensor& tensor) { return tensor.defined() ? tensor.to(Device::cpu()) : Tensor(); };
+  const Tensor features = on_host(graph.features);
+  const Tensor labels = on_host(graph.labels);
+  const Tensor train_index = on_host(graph.train_index);
+  const Tensor valid_index = on_host(graph.valid_index);
+  const Tensor test_index = on_host(graph.test_index);
+
   NcclRanks nccl(options.devices);
   result.nccl_version = nccl.nccl_version();
   training::GcnConfig config;
@@ -67,8 +76,8 @@ MultiGpuResult train_gcn_multi_gpu(const graph_io::Graph& graph, const MultiGpuO
     ops::AdamHyperparameters adam;
     adam.learning_rate = options.learning_rate;
     training::Adam optimizer(model->parameter_groups(options.weight_decay), adam);
-    const RankData data = make_rank_data(partition, rank, graph.features, graph.labels, graph.train_index,
-                                         graph.valid_index, graph.test_index, device);
+    const RankData data = make_rank_data(partition, rank, features, labels, train_index, valid_index, test_index,
+                                         device);
     const HaloExchange halo(partition, rank, result.halo, device);
     DistributedTrainer trainer(*model, optimizer, data, halo, communicator);
     memory::synchronize(device);
