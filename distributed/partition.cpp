@@ -41,12 +41,17 @@ RankBlock build_block(const HostCsr& a, const std::vector<int64_t>& boundaries, 
   const int64_t first_edge = a.indptr[at(begin)];
   const int64_t last_edge = a.indptr[at(end)];
 
+  // Distinct remote columns, marked in halo_position (-2: seen) rather than
+  // sorting every cross edge: a block of a large graph has tens of millions.
+  constexpr int32_t kSeen = -2;
   for (int64_t k = first_edge; k < last_edge; ++k) {
     const int32_t column = a.indices[at(k)];
-    if (column < begin || column >= end) block.halo_rows.push_back(column);
+    if ((column < begin || column >= end) && halo_position[at(column)] != kSeen) {
+      halo_position[at(column)] = kSeen;
+      block.halo_rows.push_back(column);
+    }
   }
   std::sort(block.halo_rows.begin(), block.halo_rows.end());
-  block.halo_rows.erase(std::unique(block.halo_rows.begin(), block.halo_rows.end()), block.halo_rows.end());
   block.halo_offsets.resize(at(ranks) + 1);
   for (int owner = 0; owner <= ranks; ++owner) {
     block.halo_offsets[at(owner)] =

@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <memory>
 
 #include "distributed/distributed_gcn.hpp"
@@ -99,9 +100,11 @@ inline void check_same_training(const TrainingRun& reference, const std::vector<
       CAPTURE(i);
       CHECK(relative_error(run.parameters[i], reference.parameters[i]) < tolerance);
     }
-    CHECK(run.evaluation.validation.accuracy == doctest::Approx(reference.evaluation.validation.accuracy));
+    // Accuracy may move by a row or two where two logits nearly tie (GPU sums run in another order).
+    const double slack = 20 * tolerance;
+    CHECK(std::abs(run.evaluation.validation.accuracy - reference.evaluation.validation.accuracy) <= slack);
+    CHECK(std::abs(run.evaluation.train.macro_f1 - reference.evaluation.train.macro_f1) <= slack);
     CHECK(run.evaluation.test.loss == doctest::Approx(reference.evaluation.test.loss).epsilon(tolerance));
-    CHECK(run.evaluation.train.macro_f1 == doctest::Approx(reference.evaluation.train.macro_f1));
   }
 }
 
