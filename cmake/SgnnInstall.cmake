@@ -7,7 +7,7 @@ include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
 install(TARGETS sparsegnn EXPORT sparsegnnTargets)
-install(DIRECTORY core ops graph_io training
+install(DIRECTORY core ops graph_io training distributed
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sparsegnn
         FILES_MATCHING PATTERN "*.hpp" PATTERN "*.inl" PATTERN "*.cuh")
 

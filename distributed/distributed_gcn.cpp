@@ -1,0 +1,165 @@
+#include "distributed/distributed_gcn.hpp"
+
+#include "core/autograd.hpp"
+#include "ops/classification.hpp"
+#include "ops/elementwise.hpp"
+#include "ops/loss.hpp"
+#include "ops/matmul.hpp"
+#include "ops/reduce.hpp"
+#include "ops/spmm.hpp"
+#include "training/gat_conv.hpp"
+#include "training/gcn_conv.hpp"
+#include "training/metrics.hpp"
+
+namespace sgnn::distributed {
+
+namespace {
+
+// The rows of `block` among the global row ids `index`, as local ids.
+Tensor local_split(const Tensor& index, const RankBlock& block, Device device, const char* name) {
+  if (!index.defined()) return Tensor();
+  check_dtype(index, DType::Int32, "make_rank_data", name);
+  check_dim(index, 1, "make_rank_data", name);
+  std::vector<int32_t> local;
+  for (const int32_t row : index.to_vector<int32_t>()) {
+    if (row >= block.row_begin && row < block.row_end) local.push_back(static_cast<int32_t>(row - block.row_begin));
+  }
+  return Tensor::from_vector(local, {static_cast<int64_t>(local.size())}).to(device);
+}
+
+// GCNConv::forward with the aggregation spread over the ranks.
+Tensor gcn_conv_forward(training::GCNConv& conv, const RankData& data, const HaloExchange& halo,
+                        Communicator& communicator, const Tensor& x) {
+  const std::vector<Tensor> parameters = conv.parameters();  // weight, then bias when present
+  const Tensor& weight = parameters.at(0);
+  SGNN_CHECK(x.dim() == 2 && x.size(1) == weight.size(0), "distributed GCNConv: input ", shape_str(x.shape()),
+             " for a weight ", shape_str(weight.shape()));
+  const auto aggregate = [&](const Tensor& rows) { return ops::spmm(data.adjacency, halo(communicator, rows)); };
+  const Tensor y = conv.aggregates_first() ? ops::matmul(aggregate(x), weight) : aggregate(ops::matmul(x, weight));
+  return parameters.size() > 1 ? ops::add(y, parameters[1]) : y;
+}
+
+// This rank's share of the global mean loss over all training rows.
+Tensor rank_loss(const Tensor& logits, const RankData& data) {
+  const int64_t local_rows = data.train_index.numel();
+  if (local_rows == 0) {
+    // No training rows here, but backward must still run: the halo
+    // exchanges in it are collective.
+    return ops::scale(ops::sum(logits), 0.0f);
+  }
+  const double share = static_cast<double>(local_rows) / static_cast<double>(data.global_train_rows);
+  return ops::scale(ops::cross_entropy(logits, data.labels, data.train_index), static_cast<float>(share));
+}
+
+}  // namespace
+
+RankData make_rank_data(const GraphPartition& partition, int rank, const Tensor& features, const Tensor& labels,
+                        const Tensor& train_index, const Tensor& valid_index, const Tensor& test_index, Device device) {
+  SGNN_CHECK(rank >= 0 && rank < partition.num_ranks(), "make_rank_data: no rank ", rank, " of ",
+             partition.num_ranks());
+  check_dim(features, 2, "make_rank_data", "features");
+  check_dim(labels, 1, "make_rank_data", "labels");
+  SGNN_CHECK(features.size(0) == partition.num_nodes && labels.size(0) == partition.num_nodes, "make_rank_data: ",
+             features.size(0), " feature rows and ", labels.size(0), " labels for a partition of ",
+             partition.num_nodes, " nodes");
+  SGNN_CHECK(train_index.defined() && train_index.numel() > 0, "make_rank_data: the training split is empty");
+  const RankBlock& block = partition.blocks[static_cast<std::size_t>(rank)];
+  RankData data;
+  data.adjacency = block.adjacency.to(device);
+  data.features = features.narrow_rows(block.row_begin, block.row_end).to(device);
+  data.labels = labels.narrow_rows(block.row_begin, block.row_end).to(device);
+  if (data.features.device() == features.device()) data.features = data.features.clone();
+  if (data.labels.device() == labels.device()) data.labels = data.labels.clone();
+  data.train_index = local_split(train_index, block, device, "train_index");
+  data.valid_index = local_split(valid_index, block, device, "valid_index");
+  data.test_index = local_split(test_index, block, device, "test_index");
+  data.global_train_rows = train_index.numel();
+  return data;
+}
+
+Tensor distributed_forward(training::Model& model, const RankData& data, const HaloExchange& halo,
+                           Communicator& communicator, const Tensor& x) {
+  const training::GraphInput graph(data.adjacency);
+  const training::Sequential& layers = model.layers();
+  Tensor h = x;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    training::Layer& layer = *layers[i];
+    if (auto* conv = dynamic_cast<training::GCNConv*>(&layer)) {
+      h = gcn_conv_forward(*conv, data, halo, communicator, h);
+    } else {
+      SGNN_CHECK(dynamic_cast<training::GATConv*>(&layer) == nullptr,
+                 "distributed_forward: only GCN models are supported (layer ", i, " is a GATConv)");
+      h = layer.forward(graph, h);  // dropout, activations: row-wise, no graph
+    }
+  }
+  return h;
+}
+
+DistributedTrainer::DistributedTrainer(training::Model& model, training::Optimizer& optimizer, const RankData& data,
+                                       const HaloExchange& halo, Communicator& communicator)
+    : model_(model), optimizer_(optimizer), data_(data), halo_(halo), communicator_(communicator) {
+  SGNN_CHECK(model.device() == communicator.device() && data.features.device() == communicator.device(),
+             "DistributedTrainer: model on ", model.device().str(), ", data on ", data.features.device().str(),
+             ", rank ", communicator.rank(), " on ", communicator.device().str());
+  SGNN_CHECK(halo.num_rows() == data.features.size(0), "DistributedTrainer: the halo plan covers ", halo.num_rows(),
+             " rows, the data ", data.features.size(0));
+}
+
+double DistributedTrainer::train_step() {
+  model_.train();
+  optimizer_.zero_grad();
+  const Tensor logits = distributed_forward(model_, data_, halo_, communicator_, data_.features);
+  const Tensor loss = rank_loss(logits, data_);
+  loss.backward();
+  // Sum the gradients (and the loss shares) over ranks in one collective group.
+  std::vector<Tensor> summed;
+  for (Tensor& parameter : model_.parameters()) {
+    if (!parameter.grad().defined()) parameter.set_grad(Tensor::zeros_like(parameter));
+    summed.push_back(parameter.grad());
+  }
+  const Tensor global_loss = loss.detach().clone();
+  summed.push_back(global_loss);
+  communicator_.all_reduce_sum(summed);
+  optimizer_.step();
+  return global_loss.item();
+}
+
+training::Evaluation DistributedTrainer::evaluate() {
+  const bool was_training = model_.is_training();
+  model_.eval();
+  autograd::NoGradGuard no_grad;
+  const Tensor logits = distributed_forward(model_, data_, halo_, communicator_, data_.features);
+  const int64_t classes = logits.size(1);
+  const std::vector<const Tensor*> splits{&data_.train_index, &data_.valid_index, &data_.test_index};
+  // Per split: the confusion matrix counts and the summed loss, then one all-reduce.
+  const int64_t per_split = classes * classes + 1;
+  std::vector<float> totals(splits.size() * static_cast<std::size_t>(per_split), 0.0f);
+  for (std::size_t s = 0; s < splits.size(); ++s) {
+    const Tensor& index = *splits[s];
+    if (!index.defined() || index.numel() == 0) continue;
+    const std::vector<int64_t> counts = ops::confusion_matrix(logits, data_.labels, index, classes).to_vector<int64_t>();
+    float* out = totals.data() + s * static_cast<std::size_t>(per_split);
+    for (std::size_t k = 0; k < counts.size(); ++k) out[k] = static_cast<float>(counts[k]);
+    out[classes * classes] = static_cast<float>(ops::cross_entropy(logits, data_.labels, index).item() *
+                                                static_cast<double>(index.numel()));
+  }
+  const Tensor reduced = Tensor::from_vector(totals, {static_cast<int64_t>(totals.size())}).to(communicator_.device());
+  communicator_.all_reduce_sum({reduced});
+  const std::vector<float> global = reduced.to_vector<float>();
+
+  std::vector<training::SplitMetrics> metrics(splits.size());
+  for (std::size_t s = 0; s < splits.size(); ++s) {
+    const float* in = global.data() + s * static_cast<std::size_t>(per_split);
+    std::vector<int64_t> counts(static_cast<std::size_t>(classes * classes));
+    int64_t rows = 0;
+    for (std::size_t k = 0; k < counts.size(); ++k) rows += counts[k] = static_cast<int64_t>(in[k]);
+    const Tensor confusion = Tensor::from_vector(counts, {classes, classes});
+    metrics[s].accuracy = training::accuracy(confusion);
+    metrics[s].macro_f1 = training::macro_f1(confusion);
+    metrics[s].loss = rows > 0 ? static_cast<double>(in[classes * classes]) / static_cast<double>(rows) : 0.0;
+  }
+  model_.train(was_training);
+  return {metrics[0], metrics[1], metrics[2]};
+}
+
+}  // namespace sgnn::distributed
