@@ -9,7 +9,7 @@
 # --data   folder holding cora/ and citeseer/ in OGB raw layout (default: data)
 # --out    where logs and result files go (default: $OUT, else gpu-check-out)
 # --quick  small graphs only (no Reddit-/products-scale cases)
-# --only   run only these steps: tests, sparse, dense, hrpb, graph_io, training
+# --only   run only these steps: tests, sparse, dense, hrpb, graph_io, training, multigpu
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -75,6 +75,12 @@ if wanted graph_io && [ -x "$build/bench/bench_graph_io" ]; then
 fi
 if wanted training && [ -x "$build/examples/train_gcn" ]; then
   step bench-training python3 bench/compare_pyg.py --build "$build" --data "$data" --out "$out" "${size_flag[@]}"
+fi
+gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+if wanted multigpu && [ -x "$build/bench/bench_multigpu" ] && [ "$gpus" -ge 2 ] && [ $quick -eq 0 ]; then
+  [ -d "$data/products-scale/raw" ] || "$build/examples/sgnn_gen" --out "$data/products-scale" --no-gzip --kind rmat \
+    --nodes 2449029 --edges 61000000 --symmetric --features 100 --classes 47 --seed 2 > /dev/null
+  step bench-multigpu "$build/bench/bench_multigpu" --dataset "$data/products-scale" --gpus "$gpus" --hidden 256
 fi
 
 echo
