@@ -5,11 +5,12 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <exception>
 #include <set>
+
+#include "graph_io/atomic_file.hpp"
 
 namespace sgnn::graph_io {
 
@@ -93,19 +94,6 @@ struct FileDescriptor {
   }
 };
 
-void write_all(int fd, const void* data, std::size_t bytes, const std::string& name) {
-  const char* cursor = static_cast<const char*>(data);
-  while (bytes > 0) {
-    const ssize_t written = ::write(fd, cursor, std::min<std::size_t>(bytes, std::size_t{1} << 30));
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      throw IoError(name, 0, detail::concat("write failed: ", std::strerror(errno)));
-    }
-    cursor += written;
-    bytes -= static_cast<std::size_t>(written);
-  }
-}
-
 // Reads exactly `bytes` at `offset`; false when the file ends first.
 bool read_at(int fd, void* data, std::size_t bytes, uint64_t offset, const std::string& name) {
   char* cursor = static_cast<char*>(data);
@@ -121,11 +109,6 @@ bool read_at(int fd, void* data, std::size_t bytes, uint64_t offset, const std::
     offset += static_cast<uint64_t>(got);
   }
   return true;
-}
-
-void fsync_folder(const fs::path& folder) {
-  FileDescriptor dir{::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY)};
-  if (dir.fd >= 0) (void)::fsync(dir.fd);  // best effort: some file systems refuse it
 }
 
 struct SectionEntry {
@@ -288,34 +271,16 @@ void write_section_file(const fs::path& path, const SectionFile& contents) {
 
   std::error_code error;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), error);
-  static std::atomic<uint64_t> counter{0};
-  const fs::path temporary =
-      path.string() + detail::concat(".tmp-", ::getpid(), "-", counter.fetch_add(1));
-  try {
-    FileDescriptor out{::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
-    if (out.fd < 0) throw IoError(temporary.string(), 0, detail::concat("cannot create: ", std::strerror(errno)));
+  write_file_atomically(path, [&](int fd) {
     static const char zeros[kAlignment] = {};
-    write_all(out.fd, header.data(), header.size(), name);
+    write_all(fd, header.data(), header.size(), name);
     std::size_t written = header.size();
     for (std::size_t s = 0; s < host.size(); ++s) {
-      write_all(out.fd, zeros, offsets[s] - written, name);
-      write_all(out.fd, host[s].raw_data(), host[s].nbytes(), name);
+      write_all(fd, zeros, offsets[s] - written, name);
+      write_all(fd, host[s].raw_data(), host[s].nbytes(), name);
       written = offsets[s] + host[s].nbytes();
     }
-    if (::fsync(out.fd) != 0) throw IoError(name, 0, detail::concat("fsync failed: ", std::strerror(errno)));
-    if (::close(out.fd) != 0) {
-      out.fd = -1;
-      throw IoError(name, 0, detail::concat("close failed: ", std::strerror(errno)));
-    }
-    out.fd = -1;
-    if (::rename(temporary.c_str(), path.c_str()) != 0) {
-      throw IoError(name, 0, detail::concat("cannot rename the temporary file into place: ", std::strerror(errno)));
-    }
-  } catch (...) {
-    fs::remove(temporary, error);
-    throw;
-  }
-  fsync_folder(path.parent_path());
+  });
 }
 
 SectionFile read_section_file(const fs::path& path, std::string_view expected_kind, uint32_t expected_kind_version) {

@@ -1,14 +1,9 @@
 #include "training/svg_document.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 
 #include "core/error.hpp"
+#include "graph_io/atomic_file.hpp"
 
 namespace sgnn::training {
 
@@ -56,43 +51,8 @@ std::string svg_document(double width, double height, const std::string& title, 
   return svg;
 }
 
-namespace {
-
-// Closes the descriptor on every path out of write_svg_file.
-struct FileDescriptor {
-  int fd = -1;
-  ~FileDescriptor() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-}  // namespace
-
 void write_svg_file(const std::filesystem::path& path, const std::string& svg) {
-  const std::string name = path.string();
-  static std::atomic<uint64_t> counter{0};
-  const std::filesystem::path temporary =
-      name + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
-  auto fail = [&](const char* what) {
-    const std::string reason = std::string(what) + ": " + std::strerror(errno);
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw IoError(name, 0, reason);
-  };
-  FileDescriptor out{::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
-  if (out.fd < 0) throw IoError(name, 0, std::string("cannot create a file there: ") + std::strerror(errno));
-  std::size_t written = 0;
-  while (written < svg.size()) {
-    const ssize_t n = ::write(out.fd, svg.data() + written, svg.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("write failed");
-    written += static_cast<std::size_t>(n);
-  }
-  if (::fsync(out.fd) != 0) fail("fsync failed");
-  const int fd = out.fd;
-  out.fd = -1;
-  if (::close(fd) != 0) fail("close failed");
-  if (::rename(temporary.c_str(), path.c_str()) != 0) fail("cannot rename the temporary file into place");
+  graph_io::write_file_atomically(path, [&](int fd) { graph_io::write_all(fd, svg.data(), svg.size(), path.string()); });
 }
 
 }  // namespace sgnn::training
