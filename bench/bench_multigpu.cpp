@@ -11,7 +11,6 @@
 #pragma GCC diagnostic ignored "-Wnull-dereference"
 #include <CLI/CLI.hpp>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -20,6 +19,7 @@
 #include "graph_io/load_dataset.hpp"
 #include "ops/loss.hpp"
 #include "training/models.hpp"
+#include "training/trainer.hpp"
 
 using namespace sgnn;
 
@@ -34,12 +34,6 @@ struct Options {
   std::string halo = "auto";
   std::string cache_dir;
 };
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n == 0 ? 0.0 : n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
-}
 
 // Median epoch time of the ordinary single-GPU training step on cuda:0.
 double single_gpu_epoch_ms(const graph_io::Graph& host_graph, const Options& options) {
@@ -69,7 +63,7 @@ double single_gpu_epoch_ms(const graph_io::Graph& host_graph, const Options& opt
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (epoch >= options.warmup) times.push_back(ms);
   }
-  return median_of(times);
+  return training::median(times);
 }
 
 int run(const Options& options) {
@@ -88,7 +82,7 @@ int run(const Options& options) {
   for (const distributed::MultiGpuEpoch& epoch : result.epochs) {
     if (epoch.epoch > options.warmup) times.push_back(epoch.epoch_ms);
   }
-  const double n_gpu_ms = median_of(times);
+  const double n_gpu_ms = training::median(times);
   const double speedup = one_gpu_ms / n_gpu_ms;
   int64_t halo_rows = 0;
   for (const int64_t rows : result.rank_halo) halo_rows += rows;
