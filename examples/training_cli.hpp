@@ -139,13 +139,16 @@ inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramO
   app.add_flag("--check-numerics", e.check_numerics,
                "after every op of the training step, stop at the first NaN/Inf output or gradient and name the "
                "epoch, layer and op (slow: one device read per op)");
+  app.add_flag("--deterministic", e.deterministic,
+               "bit-identical results for the same seed, device and build: sparse sums of split rows and HRPB "
+               "panels in a fixed order instead of atomics (slower on graphs with hub rows; docs/determinism.md)");
   app.add_flag("--quiet", options.quiet, "no progress line and no summary");
   app.add_flag("--print-json", options.print_json, "print the results JSON as the last line of stdout");
 }
 
 inline void print_summary(const training::ExperimentResult& r, std::FILE* stream) {
-  std::fprintf(stream, "%s on %s (%s, spmm %s): %zu run(s)\n", r.model.c_str(), r.dataset.c_str(), r.device.c_str(),
-               r.spmm.c_str(), r.runs.size());
+  std::fprintf(stream, "%s on %s (%s, spmm %s%s): %zu run(s)\n", r.model.c_str(), r.dataset.c_str(),
+               r.device.c_str(), r.spmm.c_str(), r.deterministic ? ", deterministic" : "", r.runs.size());
   std::fprintf(stream, "  test accuracy at best validation: %.2f%% ± %.2f%%  (macro-F1 %.4f)\n",
                100.0 * r.test_accuracy, 100.0 * r.test_accuracy_std, r.test_macro_f1);
   std::fprintf(stream, "  epoch time (median): %.3f ms, training time (median run): %.2f s\n", r.epoch_ms_median,

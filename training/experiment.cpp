@@ -7,6 +7,7 @@
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/graph.hpp"
 #include "graph_io/hrpb_cache.hpp"
+#include "ops/determinism.hpp"
 #include "ops/spmm_hrpb.hpp"
 #include "ops/spmm_format.hpp"
 #include "training/checkpoint.hpp"
@@ -58,10 +59,12 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   validate_options(options);
   const Device device = Device::parse(options.device);
   require_available(device);
+  const ops::DeterministicScope deterministic_scope(options.deterministic);
 
   ExperimentResult result;
   result.model = model_name(options.model);
   result.device = device.str();
+  result.deterministic = options.deterministic;
   SpmmFormat spmm_format = parse_spmm_format(options.spmm);
   if (options.model == ModelKind::Gat && spmm_format != SpmmFormat::Csr) {
     if (spmm_format == SpmmFormat::Hrpb) {
@@ -89,6 +92,7 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   graph_io::Graph graph = graph_io::make_graph(dataset, graph_options, device, options.cache_dir);
   graph_io::HrpbOptions hrpb_options;
   hrpb_options.concurrent_blocks = ops::spmm_hrpb_concurrent_blocks(device, h.hidden);
+  hrpb_options.deterministic = options.deterministic;  // split panels merged in a fixed order
   const graph_io::HrpbAttachment hrpb =
       graph_io::attach_hrpb_cached(graph.adjacency, spmm_format, hrpb_options, graph.statistics.cache_path);
   const double hrpb_ms = hrpb.milliseconds;

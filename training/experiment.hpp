@@ -37,6 +37,11 @@ struct ExperimentOptions {
   int64_t checkpoint_every = 1;
   std::string resume;          // continue from this checkpoint (runs = 1)
   bool check_numerics = false; // stop at the first op whose output or gradient is NaN/Inf (training/numerics_check.hpp)
+  // Bit-identical results for the same seed, device and build: SpMM split
+  // rows and HRPB split panels merge in a fixed order instead of with atomics
+  // (ops/determinism.hpp, docs/determinism.md). The process-wide mode is set
+  // for the run and restored after it.
+  bool deterministic = false;
 };
 
 // The resolved hyperparameters of one experiment.
@@ -77,6 +82,7 @@ struct ExperimentResult {
   int64_t peak_device_bytes = 0;
   std::string cuda_graph;      // the --cuda-graph option
   bool step_captured = false;  // every run replayed its training step from a CUDA Graph
+  bool deterministic = false;  // the --deterministic option the runs used
 };
 
 struct ExperimentHooks {

@@ -121,6 +121,7 @@ std::string experiment_json(const ExperimentResult& result, const std::string& p
       .field("cache_hit", result.cache_hit)
       .field("cuda_graph", result.cuda_graph)
       .field("step_captured", result.step_captured)
+      .field("deterministic", result.deterministic)
       .field("nodes", result.nodes)
       .field("edges", result.edges)
       .field("features", result.features)

@@ -1,0 +1,166 @@
+// --deterministic on the GPU: on a graph whose hub row is split into several
+// SpMM segments (and, with HRPB, into split panels), two GCN trainings from
+// the same seed with dropout on give the same bits: every epoch's losses and
+// every final weight. Runs without the mode are only checked to agree within
+// float tolerance (their last bits may or may not differ).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "graph_io/graph.hpp"
+#include "graph_io/hrpb_builder.hpp"
+#include "graph_io/ogb_writer.hpp"
+#include "graph_io/synthetic_dataset.hpp"
+#include "ops/determinism.hpp"
+#include "ops/sparse_plan.hpp"
+#include "tests/graph_io/temp_files.hpp"
+#include "tests/support/gpu_testing.hpp"
+#include "training/experiment.hpp"
+#include "training/models.hpp"
+#include "training/trainer.hpp"
+
+using namespace sgnn;
+using namespace sgnn::training;
+using namespace sgnn::testing;
+
+namespace {
+
+// A homophilous random graph plus node 0 linked to 2000 others: after
+// symmetrising, row 0 of A and of Aᵀ is far longer than a segment.
+graph_io::Dataset hub_dataset() {
+  graph_io::SyntheticOptions options;
+  options.num_nodes = 3000;
+  options.num_edges = 12000;
+  options.symmetric = true;
+  options.num_features = 24;
+  options.num_classes = 4;
+  options.seed = 21;
+  graph_io::Dataset dataset = graph_io::generate_synthetic_dataset(options);
+  REQUIRE_FALSE(dataset.edges.weight.defined());
+  std::vector<int32_t> source = dataset.edges.source.to_vector<int32_t>();
+  std::vector<int32_t> target = dataset.edges.target.to_vector<int32_t>();
+  for (int32_t node = 1; node <= 2000; ++node) {
+    source.push_back(0);
+    target.push_back(node);
+  }
+  const auto count = static_cast<int64_t>(source.size());
+  dataset.edges.source = Tensor::from_vector(source, {count});
+  dataset.edges.target = Tensor::from_vector(target, {count});
+  dataset.name = "hub";
+  return dataset;
+}
+
+graph_io::Graph hub_graph_on_gpu() {
+  graph_io::Graph graph = graph_io::make_graph(hub_dataset(), graph_io::gcn_graph_options(), kGpu);
+  REQUIRE(ops::sparse_plan(graph.adjacency.csr)->split_segments > 0);
+  REQUIRE(ops::sparse_plan(graph.adjacency.transpose)->split_segments > 0);
+  return graph;
+}
+
+struct Outcome {
+  std::vector<double> losses;  // train and validation loss of every epoch
+  std::vector<std::vector<float>> weights;
+};
+
+// Five epochs of GCN (hidden 32, dropout 0.5) from `seed`, eagerly.
+Outcome train_gcn(const graph_io::Graph& graph, uint64_t seed) {
+  Generator generator(seed);
+  const std::shared_ptr<Model> model =
+      make_gcn({graph.features.size(1), graph.num_classes, 32, 2, 0.5f}, generator);
+  model->to(kGpu);
+  Adam optimizer(model->parameter_groups(5e-4f), ops::AdamHyperparameters{});
+  TrainerOptions options;
+  options.epochs = 5;
+  options.restore_best = false;  // compare the weights the last step produced
+  options.capture_step = StepCapture::Off;
+  const TrainingData data{GraphInput(graph.adjacency), graph.features, graph.labels, graph.train_index,
+                          graph.valid_index, graph.test_index};
+  Trainer trainer(*model, optimizer, data, options);
+  const TrainResult result = trainer.fit();
+  Outcome outcome;
+  for (const EpochRecord& record : result.history) {
+    outcome.losses.push_back(record.train_loss);
+    outcome.losses.push_back(record.validation_loss);
+  }
+  for (const Tensor& parameter : model->parameters()) outcome.weights.push_back(parameter.to_vector<float>());
+  return outcome;
+}
+
+template <typename T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+void check_bit_identical(const Outcome& first, const Outcome& second) {
+  REQUIRE(first.losses.size() == 10);
+  CHECK(same_bits(first.losses, second.losses));
+  REQUIRE(first.weights.size() == second.weights.size());
+  REQUIRE_FALSE(first.weights.empty());
+  for (std::size_t k = 0; k < first.weights.size(); ++k) {
+    CAPTURE(k);
+    CHECK(same_bits(first.weights[k], second.weights[k]));
+  }
+}
+
+void check_close(const Outcome& deterministic, const Outcome& atomic) {
+  REQUIRE(deterministic.losses.size() == atomic.losses.size());
+  // The first epoch's losses differ only by the summation order of split rows.
+  CHECK(std::abs(deterministic.losses[0] - atomic.losses[0]) <= 1e-5 * std::abs(deterministic.losses[0]));
+  CHECK(std::abs(deterministic.losses[1] - atomic.losses[1]) <= 1e-5 * std::abs(deterministic.losses[1]));
+}
+
+}  // namespace
+
+TEST_CASE("deterministic GCN training on CSR with split hub rows: same seed, same bits (losses and weights)") {
+  const graph_io::Graph graph = hub_graph_on_gpu();
+  Outcome first, second;
+  {
+    const ops::DeterministicScope deterministic(true);
+    first = train_gcn(graph, 5);
+    second = train_gcn(graph, 5);
+  }
+  check_bit_identical(first, second);
+  const ops::DeterministicScope atomic(false);
+  check_close(first, train_gcn(graph, 5));
+}
+
+TEST_CASE("deterministic GCN training on HRPB with split panels: same seed, same bits (losses and weights)") {
+  graph_io::Graph graph = hub_graph_on_gpu();
+  graph_io::HrpbOptions options;
+  options.load_balance = true;
+  options.concurrent_blocks = 4;  // few slots: the hub's heavy panel is split
+  options.deterministic = true;
+  graph_io::attach_hrpb(graph.adjacency, SpmmFormat::Hrpb, options);
+  REQUIRE(graph.adjacency.hrpb);
+  REQUIRE(graph.adjacency.hrpb->forward.deterministic);
+  REQUIRE(graph.adjacency.hrpb->forward.schedule.num_split_panels > 0);
+  REQUIRE(graph.adjacency.hrpb->transpose.schedule.num_split_panels > 0);
+  const ops::DeterministicScope deterministic(true);  // the CSR kernels the backward may still use
+  check_bit_identical(train_gcn(graph, 9), train_gcn(graph, 9));
+}
+
+TEST_CASE("run_experiment --deterministic on CUDA: two runs give the same loss history bits (csr and hrpb)") {
+  TempDir folder;
+  graph_io::write_ogb_dataset(hub_dataset(), folder / "hub");
+  for (const char* spmm : {"csr", "hrpb"}) {
+    CAPTURE(spmm);
+    ExperimentOptions options;
+    options.dataset = (folder / "hub").string();
+    options.device = "cuda";
+    options.spmm = spmm;
+    options.epochs = 4;
+    options.seed = 3;
+    options.deterministic = true;
+    const ExperimentResult first = run_experiment(options);
+    const ExperimentResult second = run_experiment(options);
+    CHECK(first.deterministic);
+    CHECK_FALSE(ops::deterministic());  // restored
+    std::vector<double> first_losses, second_losses;
+    for (const EpochRecord& r : first.runs.front().result.history) first_losses.push_back(r.train_loss);
+    for (const EpochRecord& r : second.runs.front().result.history) second_losses.push_back(r.train_loss);
+    REQUIRE(first_losses.size() == 4);
+    CHECK(same_bits(first_losses, second_losses));
+    CHECK(first.test_accuracy == second.test_accuracy);
+  }
+}
