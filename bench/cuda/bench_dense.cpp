@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/support/bench_graphs.hpp"
 #include "bench/support/bench_support.hpp"
 #include "core/cuda_runtime.hpp"
 #include "ops/activation.hpp"
@@ -42,13 +43,8 @@ constexpr Device kGpu = Device::cuda(0);
 constexpr int kWarmup = 5;
 constexpr int kRuns = 25;
 
-Tensor random_matrix(const Shape& shape, uint64_t seed, Device device = kGpu) {
-  std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<float> values(static_cast<std::size_t>(shape_numel(shape)));
-  for (float& v : values) v = uniform(engine);
-  return Tensor::from_vector(values, shape, device);
-}
+// Uniform in [-1, 1) on the GPU.
+Tensor random_matrix(const Shape& shape, uint64_t seed) { return bench::random_matrix(shape, seed, kGpu); }
 
 void require_close(const char* what, const Tensor& got, const Tensor& reference, double tolerance) {
   const double difference = bench::relative_difference(got, reference);

@@ -32,6 +32,7 @@
 #include "ops/sddmm_path.hpp"
 #include "ops/sparse_plan.hpp"
 #include "ops/spmm_backend.hpp"
+#include "bench/support/bench_graphs.hpp"
 #include "bench/support/bench_support.hpp"
 
 using namespace sgnn;
@@ -47,25 +48,8 @@ struct GraphCase {
   int64_t edges;  // before symmetrisation
 };
 
-Tensor random_matrix(int64_t rows, int64_t cols, uint64_t seed) {
-  std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<float> values(static_cast<std::size_t>(rows * cols));
-  for (float& v : values) v = uniform(engine);
-  return Tensor::from_vector(values, {rows, cols}, kGpu);
-}
-
 Adjacency make_graph(const GraphCase& graph) {
-  graph_io::RmatOptions rmat;
-  rmat.num_nodes = graph.nodes;
-  rmat.num_edges = graph.edges;
-  rmat.seed = 42;
-  graph_io::PrepareOptions options;
-  options.symmetrize = true;
-  options.self_loops = graph_io::SelfLoops::Add;
-  options.normalization = graph_io::Normalization::Symmetric;
-  options.device = kGpu;
-  return graph_io::prepare_adjacency(graph_io::generate_rmat(rmat), options);
+  return bench::gcn_adjacency(bench::rmat_edges(graph.nodes, graph.edges, 42), kGpu);
 }
 
 struct Row {
@@ -211,7 +195,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s: %lld nodes, %lld entries\n", graph.name.c_str(), static_cast<long long>(a.num_rows()),
                    static_cast<long long>(a.nnz()));
       for (int64_t features : {16, 32, 64, 128, 256}) {
-        const Tensor b = random_matrix(a.num_cols(), features, 1);
+        const Tensor b = bench::random_matrix({a.num_cols(), features}, 1, kGpu);
         Tensor c = Tensor::empty({a.num_rows(), features}, DType::Float32, kGpu);
         auto ours_spmm = [&] { ops::spmm_forward(ops::Cuda{}, a.csr, a.values, 1, features, b, c); };
         ours_spmm();
@@ -224,7 +208,7 @@ int main(int argc, char** argv) {
         spmm.ours = bench::median_ms(ours_spmm, warmup, runs);
         rows.push_back(spmm);
 
-        const Tensor x = random_matrix(a.num_rows(), features, 2);
+        const Tensor x = bench::random_matrix({a.num_rows(), features}, 2, kGpu);
         Tensor reference = Tensor::zeros({a.nnz()}, DType::Float32, kGpu);
         const double cusparse_sddmm_ms = time_cusparse_sddmm(cs, a, x, b, reference, warmup, runs);
         for (ops::SddmmPath path : sddmm_paths) {

@@ -1,0 +1,44 @@
+// Operands shared by the CUDA benchmarks: uniform random matrices, R-MAT edge
+// lists, and the adjacency GCN trains on (symmetrised, one self loop per
+// node, D^-1/2 A D^-1/2) prepared on a device.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "core/adjacency.hpp"
+#include "graph_io/generators.hpp"
+#include "graph_io/prepare.hpp"
+
+namespace sgnn::bench {
+
+// float32 uniform in [-1, 1) from `seed`, on `device`.
+inline Tensor random_matrix(const Shape& shape, uint64_t seed, Device device) {
+  std::mt19937_64 engine(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> values(static_cast<std::size_t>(shape_numel(shape)));
+  for (float& v : values) v = uniform(engine);
+  return Tensor::from_vector(values, shape, device);
+}
+
+// graph_io::generate_rmat with its default skew (host edges).
+inline graph_io::EdgeList rmat_edges(int64_t nodes, int64_t edges, uint64_t seed) {
+  graph_io::RmatOptions rmat;
+  rmat.num_nodes = nodes;
+  rmat.num_edges = edges;
+  rmat.seed = seed;
+  return graph_io::generate_rmat(rmat);
+}
+
+// The GCN adjacency of `edges` on `device` (values and transpose values set).
+inline Adjacency gcn_adjacency(const graph_io::EdgeList& edges, Device device) {
+  graph_io::PrepareOptions options;
+  options.symmetrize = true;
+  options.self_loops = graph_io::SelfLoops::Add;
+  options.normalization = graph_io::Normalization::Symmetric;
+  options.device = device;
+  return graph_io::prepare_adjacency(edges, options);
+}
+
+}  // namespace sgnn::bench
