@@ -62,8 +62,9 @@ struct Estimate {
 
 // The number of entries of the prepared adjacency, at most: 2·edges + nodes
 // when symmetrizing, which is twice the real count for a dataset that
-// already stores both directions of every edge (most do), so the check
-// errs on the side of refusing.
+// already stores both directions of every edge (most do). Cheap (no data
+// read); the experiment's check replaces it by the exact count
+// (graph_io::count_prepared_entries) before it refuses a run.
 int64_t prepared_nnz_bound(const GraphShape& graph);
 Estimate estimate_graph(const GraphShape& graph);
 Estimate estimate_model(const ModelShape& model);

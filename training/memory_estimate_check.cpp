@@ -1,5 +1,8 @@
 #include "training/memory_estimate_check.hpp"
 
+#include "graph_io/graph.hpp"
+#include "graph_io/prepared_entries.hpp"
+
 namespace sgnn::training {
 
 memory::GraphShape experiment_graph_shape(ModelKind kind, const graph_io::Dataset& dataset, bool hrpb) {
@@ -27,10 +30,23 @@ memory::ModelShape experiment_model_shape(ModelKind kind, const graph_io::Datase
   return shape;
 }
 
+int64_t experiment_prepared_entries(ModelKind kind, const graph_io::Dataset& dataset) {
+  const graph_io::GraphOptions options =
+      kind == ModelKind::Gcn ? graph_io::gcn_graph_options() : graph_io::gat_graph_options();
+  return graph_io::count_prepared_entries(dataset.edges, options.prepare);
+}
+
 void require_experiment_fits(ModelKind kind, const graph_io::Dataset& dataset, const Hyperparameters& h, bool hrpb,
                              Device device) {
-  const memory::GraphShape graph = experiment_graph_shape(kind, dataset, hrpb);
+  memory::GraphShape graph = experiment_graph_shape(kind, dataset, hrpb);
   memory::ModelShape model = experiment_model_shape(kind, dataset, h);
+  const std::optional<int64_t> available = memory::free_bytes(device);
+  if (!available) return;  // nothing to compare with (the CPU)
+  if (memory::estimate_training(graph, model).total_bytes() > *available) {
+    // The bound may be twice the truth (a dataset storing both directions):
+    // count the real entries before refusing, and judge everything on them.
+    graph.nnz = model.nnz = experiment_prepared_entries(kind, dataset);
+  }
   const memory::Estimate estimate = memory::estimate_training(graph, model);
   std::vector<memory::FitOption> alternatives;
   if (hrpb) {
@@ -39,8 +55,7 @@ void require_experiment_fits(ModelKind kind, const graph_io::Dataset& dataset, c
     alternatives.push_back({"the CSR format instead of HRPB (--spmm csr)", memory::estimate_training(csr, model)});
   }
   // The largest power-of-two fraction of the hidden size that fits, if any.
-  const std::optional<int64_t> available = memory::free_bytes(device);
-  for (int64_t hidden = h.hidden / 2; hidden >= 1 && available; hidden /= 2) {
+  for (int64_t hidden = h.hidden / 2; hidden >= 1; hidden /= 2) {
     model.hidden = hidden;
     memory::Estimate smaller = memory::estimate_training(graph, model);
     if (smaller.total_bytes() <= *available) {

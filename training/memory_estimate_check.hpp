@@ -16,7 +16,14 @@ namespace sgnn::training {
 memory::GraphShape experiment_graph_shape(ModelKind kind, const graph_io::Dataset& dataset, bool hrpb);
 memory::ModelShape experiment_model_shape(ModelKind kind, const graph_io::Dataset& dataset, const Hyperparameters& h);
 
+// Entries of the adjacency the experiment will prepare, counted exactly from
+// the edges (graph_io::count_prepared_entries: one host sort of the edges).
+int64_t experiment_prepared_entries(ModelKind kind, const graph_io::Dataset& dataset);
+
 // No-op where free memory is unknown (the CPU, unless a test override is set).
+// The shapes use the cheap nnz bound first; only when that would not fit are
+// the real entries counted (experiment_prepared_entries), so a dataset that
+// stores both directions of its edges is not refused on a bound twice too high.
 void require_experiment_fits(ModelKind kind, const graph_io::Dataset& dataset, const Hyperparameters& h, bool hrpb,
                              Device device);
 

@@ -108,8 +108,11 @@ TEST_CASE("an experiment that does not fit is refused with needed vs free bytes 
   const graph_io::Dataset dataset = synthetic(2000, 20000, 64);
   Hyperparameters h;
   h.hidden = 256;
-  const memory::ModelShape model = experiment_model_shape(ModelKind::Gcn, dataset, h);
-  const int64_t needed = memory::estimate_training(experiment_graph_shape(ModelKind::Gcn, dataset, true), model).total_bytes();
+  // A refusal is judged on the real entry count (the bound is only a first look).
+  memory::ModelShape model = experiment_model_shape(ModelKind::Gcn, dataset, h);
+  memory::GraphShape graph = experiment_graph_shape(ModelKind::Gcn, dataset, true);
+  graph.nnz = model.nnz = experiment_prepared_entries(ModelKind::Gcn, dataset);
+  const int64_t needed = memory::estimate_training(graph, model).total_bytes();
   {
     FreeBytes override_free(needed);  // exactly enough
     CHECK_NOTHROW(require_experiment_fits(ModelKind::Gcn, dataset, h, true, Device::cpu()));
@@ -136,6 +139,43 @@ TEST_CASE("an experiment that does not fit is refused with needed vs free bytes 
   }
   // Without the override the CPU is never refused (its free memory is not queried).
   CHECK_NOTHROW(require_experiment_fits(ModelKind::Gcn, dataset, h, true, Device::cpu()));
+}
+
+TEST_CASE("a dataset stored in both directions is judged on its real entries, not on the 2·edges + nodes bound") {
+  const graph_io::Dataset dataset = synthetic(20000, 200000, 16);  // symmetric: both directions stored
+  Hyperparameters h;
+  h.hidden = 16;
+  const memory::GraphShape bound_graph = experiment_graph_shape(ModelKind::Gcn, dataset, false);
+  const memory::ModelShape bound_model = experiment_model_shape(ModelKind::Gcn, dataset, h);
+  const int64_t bound_needed = memory::estimate_training(bound_graph, bound_model).total_bytes();
+
+  const int64_t entries = experiment_prepared_entries(ModelKind::Gcn, dataset);
+  CHECK(entries == graph_io::make_graph(dataset, graph_io::gcn_graph_options(), Device::cpu()).adjacency.nnz());
+  CHECK(entries < memory::prepared_nnz_bound(bound_graph) * 6 / 10);  // the bound is about twice the truth
+  memory::GraphShape tight_graph = bound_graph;
+  memory::ModelShape tight_model = bound_model;
+  tight_graph.nnz = tight_model.nnz = entries;
+  const int64_t tight_needed = memory::estimate_training(tight_graph, tight_model).total_bytes();
+  REQUIRE(memory::mebibytes(tight_needed) != memory::mebibytes(bound_needed));
+  {
+    FreeBytes override_free(tight_needed);  // the bound alone would refuse this
+    REQUIRE(tight_needed < bound_needed);
+    CHECK_NOTHROW(require_experiment_fits(ModelKind::Gcn, dataset, h, false, Device::cpu()));
+  }
+  {
+    FreeBytes override_free(tight_needed - 1);
+    std::string message;
+    try {
+      require_experiment_fits(ModelKind::Gcn, dataset, h, false, Device::cpu());
+    } catch (const OutOfMemoryError& error) {
+      message = error.what();
+    }
+    CAPTURE(message);
+    CHECK(message.find("needs about " + memory::mebibytes(tight_needed)) != std::string::npos);
+    CHECK(message.find(memory::mebibytes(tight_needed - 1) + " are free") != std::string::npos);
+    CHECK(message.find("needs about " + memory::mebibytes(bound_needed)) == std::string::npos);
+    CHECK(message.find("--hidden 8") != std::string::npos);
+  }
 }
 
 TEST_CASE("run_experiment refuses before preparing the graph when the estimate does not fit") {
