@@ -4,13 +4,93 @@
 # ./compute-sanitizer-out); a short summary per tool is printed last.
 # SANITIZER_TIMEOUT=SECONDS bounds each tool (exit 124 when it runs out).
 #   bash scripts/compute-sanitizer.sh [TEST_GPU_BINARY] [DOCTEST FILTERS...]
+#
+# Groups, for tools too slow for the whole tier at once (racecheck): each
+# tool then runs once per group, each run bounded by --group-timeout, with one
+# summary line per group, so the tier can be covered in chunks of a few
+# minutes of GPU time:
+#   --tool NAME          run only this tool (repeatable; default: all three)
+#   --by-file            one group per tests/gpu source file (doctest -sf)
+#   --file NAME          a group of the tests of tests/gpu/NAME.cpp (repeatable)
+#   --test-case PATTERN  a group of the test cases matching a doctest -tc
+#                        pattern, e.g. '*HRPB*' (repeatable)
+#   --group-timeout S    seconds per group run (default: SANITIZER_TIMEOUT or none)
+#   --list               print the groups and their test cases, run nothing
+# e.g. bash scripts/compute-sanitizer.sh --tool racecheck --group-timeout 120 \
+#        --file hrpb_spmm_test --file sparse_ops_test
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+tools=()
+groups=()  # doctest filter arguments, one group each
+by_file=0
+list=0
+group_timeout=${SANITIZER_TIMEOUT:-0}
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --tool) tools+=("$2"); shift 2 ;;
+    --by-file) by_file=1; shift ;;
+    --file) groups+=("-sf=*/$2.c*"); shift 2 ;;
+    --test-case) groups+=("-tc=$2"); shift 2 ;;
+    --group-timeout) group_timeout=$2; shift 2 ;;
+    --list) list=1; shift ;;
+    --help|-h) sed -n '2,21p' "$0"; exit 0 ;;
+    *) break ;;
+  esac
+done
+[[ ${#tools[@]} -gt 0 ]] || tools=(memcheck racecheck initcheck)
+for tool in "${tools[@]}"; do
+  case "$tool" in memcheck|racecheck|initcheck|synccheck) ;; *) echo "unknown tool: $tool" >&2; exit 2 ;; esac
+done
+if [[ $by_file -eq 1 ]]; then
+  for source in tests/gpu/*.cpp tests/gpu/*.cu; do
+    [[ -e $source ]] || continue
+    name=$(basename "$source")
+    groups+=("-sf=*/${name%.*}.c*")
+  done
+fi
 binary=${1:-build/tests/test_gpu}
 shift || true
 out=${OUT:-compute-sanitizer-out}
 mkdir -p "$out"
-for tool in memcheck racecheck initcheck; do
-  timeout "${SANITIZER_TIMEOUT:-0}" compute-sanitizer --tool "$tool" --error-exitcode 99 "$binary" "$@" > "$out/$tool.log" 2>&1
-  echo "$tool: exit $? | $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | tail -n 1) | $(grep -E 'test cases:' "$out/$tool.log" | tail -n 1)"
+
+summary_of() {  # log file -> "sanitizer summary | doctest counts"
+  echo "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$1" | tail -n 1) | $(grep -E 'test cases:' "$1" | tail -n 1)"
+}
+
+if [[ ${#groups[@]} -eq 0 ]]; then  # the whole tier per tool, as always
+  for tool in "${tools[@]}"; do
+    timeout "${SANITIZER_TIMEOUT:-0}" compute-sanitizer --tool "$tool" --error-exitcode 99 "$binary" "$@" > "$out/$tool.log" 2>&1
+    echo "$tool: exit $? | $(summary_of "$out/$tool.log")"
+  done
+  exit 0
+fi
+
+if [[ $list -eq 1 ]]; then
+  for group in "${groups[@]}"; do
+    echo "== $group"
+    "$binary" "$group" "$@" --list-test-cases 2>&1 | grep -vE '^\[doctest\]|^=+$|^$'
+  done
+  exit 0
+fi
+
+clean=0 failed=0 timed_out=0
+for tool in "${tools[@]}"; do
+  for group in "${groups[@]}"; do
+    label=$(printf '%s' "${group#-??=}" | tr -c 'A-Za-z0-9_.-' '_')
+    log="$out/$tool-$label.log"
+    start=$SECONDS
+    timeout "$group_timeout" compute-sanitizer --tool "$tool" --error-exitcode 99 "$binary" "$group" "$@" > "$log" 2>&1
+    status=$?
+    seconds=$((SECONDS - start))
+    if [[ $status -eq 124 ]]; then
+      timed_out=$((timed_out + 1))
+      echo "$tool $group: TIMED OUT after ${seconds}s (limit ${group_timeout}s) | $(summary_of "$log")"
+    else
+      if [[ $status -eq 0 ]]; then clean=$((clean + 1)); else failed=$((failed + 1)); fi
+      echo "$tool $group: exit $status in ${seconds}s | $(summary_of "$log")"
+    fi
+  done
 done
+echo "groups: $clean clean, $failed failed, $timed_out timed out (logs in $out)"
+[[ $failed -eq 0 && $timed_out -eq 0 ]]
