@@ -26,12 +26,14 @@ using namespace sgnn::testing;
 
 namespace {
 
-// A homophilous random graph plus node 0 linked to 2000 others: after
-// symmetrising, row 0 of A and of Aᵀ is far longer than a segment.
+// A sparse homophilous random graph (about 4 entries a row) plus node 0
+// linked to 2000 others: after symmetrising, row 0 of A and of Aᵀ is far
+// longer than a segment, and its row panel holds about 3 times the blocks of
+// an average panel.
 graph_io::Dataset hub_dataset() {
   graph_io::SyntheticOptions options;
   options.num_nodes = 3000;
-  options.num_edges = 12000;
+  options.num_edges = 6000;
   options.symmetric = true;
   options.num_features = 24;
   options.num_classes = 4;
@@ -103,11 +105,13 @@ void check_bit_identical(const Outcome& first, const Outcome& second) {
   }
 }
 
+// The first training loss (before any update; same weights and dropout masks)
+// differs only by the summation order of split rows. Later epochs are not
+// compared: Adam's first steps are ±lr whatever the gradient's size, so a
+// tiny gradient may change sign with the order.
 void check_close(const Outcome& deterministic, const Outcome& atomic) {
   REQUIRE(deterministic.losses.size() == atomic.losses.size());
-  // The first epoch's losses differ only by the summation order of split rows.
   CHECK(std::abs(deterministic.losses[0] - atomic.losses[0]) <= 1e-5 * std::abs(deterministic.losses[0]));
-  CHECK(std::abs(deterministic.losses[1] - atomic.losses[1]) <= 1e-5 * std::abs(deterministic.losses[1]));
 }
 
 }  // namespace
@@ -129,7 +133,9 @@ TEST_CASE("deterministic GCN training on HRPB with split panels: same seed, same
   graph_io::Graph graph = hub_graph_on_gpu();
   graph_io::HrpbOptions options;
   options.load_balance = true;
-  options.concurrent_blocks = 4;  // few slots: the hub's heavy panel is split
+  // More slots than the graph's 188 panels: one wave, so the run takes as
+  // long as the heaviest panel, and splitting the hub's panel shortens it.
+  options.concurrent_blocks = 1024;
   options.deterministic = true;
   graph_io::attach_hrpb(graph.adjacency, SpmmFormat::Hrpb, options);
   REQUIRE(graph.adjacency.hrpb);
