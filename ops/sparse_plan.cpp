@@ -38,7 +38,7 @@ std::shared_ptr<const SparsePlan> build_plan(const Csr& csr) {
     });
     plan->row_order = Tensor::from_vector(order, {csr.num_rows}, csr.device());
   }
-  const SegmentPlan segments = plan_segments(lengths, choose_segment_length(plan->mean_row_length));
+  const SegmentPlan segments = plan_segments(lengths, choose_segment_length(plan->mean_row_length, csr.nnz));
   plan->segment_length = segments.segment_length;
   plan->segments = static_cast<int64_t>(segments.row.size());
   plan->split_segments = segments.split_segments;
