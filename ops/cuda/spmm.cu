@@ -21,6 +21,7 @@
 //  - B and C are read and written with float4 when the per-head width is a
 //    multiple of 4 and the pointers are 16-byte aligned, else with scalars;
 //    any width works (feature residues are predicated).
+#include <algorithm>
 #include <cstdint>
 
 #include "ops/cuda/sparse_device.cuh"
@@ -73,7 +74,7 @@ struct SpmmArguments {
 };
 
 template <int kVec, int kSub, int kRepeat, typename Index>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) spmm_kernel(SpmmArguments args) {
+__device__ __forceinline__ void spmm_segments(const SpmmArguments& args) {
   constexpr int kTile = kSub * kVec * kRepeat;
   constexpr int kChunk = kSub * 4;  // entries a subwarp stages per step (4 per lane)
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
@@ -171,6 +172,19 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) spmm_kernel(SpmmAr
   }
 }
 
+template <int kVec, int kSub, int kRepeat>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) spmm_kernel(SpmmArguments args) {
+  spmm_segments<kVec, kSub, kRepeat, int32_t>(args);
+}
+
+// 64-bit offsets (B with ≥ 2^31 elements) need more registers: asking for 2
+// resident blocks lets ptxas give them up to 128 instead of spilling (an
+// explicit minimum on the 32-bit kernel would change its allocation too).
+template <int kVec, int kSub, int kRepeat>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, 2) spmm_wide_index_kernel(SpmmArguments args) {
+  spmm_segments<kVec, kSub, kRepeat, int64_t>(args);
+}
+
 // The tile of one launch: kVec floats per access, kSub lanes, kRepeat accesses per lane.
 struct SpmmTile {
   int vec;
@@ -180,11 +194,12 @@ struct SpmmTile {
 };
 
 // The tile for a per-head feature width (DESIGN: launch plan per feature width).
+// Vector widths above 128 take several 128-wide tiles (more work items)
+// rather than two float4 per lane: that variant needed 68 registers, lost
+// occupancy and ran 0.87x cuSPARSE at width 256 on a 31M-entry R-MAT.
 SpmmTile choose_tile(int64_t features, bool vectorizable) {
   if (vectorizable && features % 4 == 0) {
-    const int64_t groups = features / 4;
-    if (groups <= 32) return {4, sparse_cuda::next_power_of_two(groups, 32), 1};
-    return {4, 32, 2};
+    return {4, sparse_cuda::next_power_of_two(std::min<int64_t>(features / 4, 32), 32), 1};
   }
   if (features <= 32) return {1, sparse_cuda::next_power_of_two(features, 32), 1};
   return {1, 32, 4};
@@ -196,9 +211,9 @@ void launch(const SpmmArguments& args, bool wide_index, Device device) {
   const unsigned blocks = sparse_cuda::subwarp_blocks(items, kSub, device);
   cudaStream_t stream = cuda::stream(device);
   if (wide_index) {
-    spmm_kernel<kVec, kSub, kRepeat, int64_t><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
+    spmm_wide_index_kernel<kVec, kSub, kRepeat><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
   } else {
-    spmm_kernel<kVec, kSub, kRepeat, int32_t><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
+    spmm_kernel<kVec, kSub, kRepeat><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
   }
   SGNN_CUDA_CHECK_LAUNCH("spmm_kernel");
 }
@@ -289,8 +304,7 @@ void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int
                      c.data<float>()};
   const bool wide_index = csr.num_cols * heads * features >= (int64_t{1} << 31);
   if (tile.vec == 4) {
-    if (tile.repeat == 1) launch_sub<4, 1>(tile.sub, args, wide_index, device);
-    else launch<4, 32, 2>(args, wide_index, device);  // wide rows: only full warps repeat
+    launch_sub<4, 1>(tile.sub, args, wide_index, device);
   } else {
     if (tile.repeat == 1) launch_sub<1, 1>(tile.sub, args, wide_index, device);
     else launch<1, 32, 4>(args, wide_index, device);
