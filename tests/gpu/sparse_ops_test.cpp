@@ -52,6 +52,21 @@ void check_spmm(const Adjacency& cpu, const Adjacency& gpu, const Tensor& values
   CHECK(relative_error(got, expected) < tolerance);
 }
 
+// Runs the CPU and CUDA backends (output poisoned first) of sddmm_dot on
+// fresh random x and y.
+void check_sddmm_dot(const Adjacency& cpu, const Adjacency& gpu, int64_t heads, int64_t features, uint64_t seed) {
+  const Tensor x = random_tensor({cpu.num_rows(), heads * features}, seed);
+  const Tensor y = random_tensor({cpu.num_cols(), heads * features}, seed + 1);
+  Tensor expected = Tensor::empty({cpu.nnz() * heads});
+  ops::sddmm_dot_forward(ops::Cpu{}, cpu.csr, heads, features, x, y, expected);
+  Tensor got = poisoned({cpu.nnz() * heads}, kGpu);
+  ops::sddmm_dot_forward(ops::Cuda{}, gpu.csr, heads, features, x.to(kGpu), y.to(kGpu), got);
+  CAPTURE(cpu.nnz());
+  CAPTURE(features);
+  CAPTURE(heads);
+  CHECK(relative_error(got, expected) < 1e-5);
+}
+
 }  // namespace
 
 TEST_CASE("GPU spmm matches the CPU backend on many graphs, widths 1..257, heads 1 and 8") {
@@ -102,16 +117,7 @@ TEST_CASE("GPU sddmm_dot and sddmm_add match the CPU backend") {
     for (int64_t features : widths_for(cpu.nnz())) {
       for (int64_t heads : {int64_t{1}, int64_t{8}}) {
         if (heads == 8 && features > 64) continue;
-        const Tensor x = random_tensor({cpu.num_rows(), heads * features}, ++seed);
-        const Tensor y = random_tensor({cpu.num_cols(), heads * features}, ++seed);
-        Tensor expected = Tensor::empty({cpu.nnz() * heads});
-        ops::sddmm_dot_forward(ops::Cpu{}, cpu.csr, heads, features, x, y, expected);
-        Tensor got = poisoned({cpu.nnz() * heads}, kGpu);
-        ops::sddmm_dot_forward(ops::Cuda{}, gpu.csr, heads, features, x.to(kGpu), y.to(kGpu), got);
-        CAPTURE(cpu.nnz());
-        CAPTURE(features);
-        CAPTURE(heads);
-        CHECK(relative_error(got, expected) < 1e-5);
+        check_sddmm_dot(cpu, gpu, heads, features, seed += 2);
       }
     }
     for (int64_t heads : {1, 8}) {
@@ -187,13 +193,7 @@ TEST_CASE("GPU spmm and sddmm split a hub row of 100000 entries into many segmen
     for (int64_t features : {int64_t{3}, int64_t{16}, int64_t{33}}) {
       seed += 2;
       check_spmm(cpu, gpu, random_tensor({cpu.nnz() * heads}, seed), heads, features, seed + 1, 1e-4);
-      const Tensor x = random_tensor({cpu.num_rows(), heads * features}, ++seed);
-      const Tensor y = random_tensor({cpu.num_cols(), heads * features}, ++seed);
-      Tensor expected = Tensor::empty({cpu.nnz() * heads});
-      ops::sddmm_dot_forward(ops::Cpu{}, cpu.csr, heads, features, x, y, expected);
-      Tensor got = poisoned({cpu.nnz() * heads}, kGpu);
-      ops::sddmm_dot_forward(ops::Cuda{}, gpu.csr, heads, features, x.to(kGpu), y.to(kGpu), got);
-      CHECK(relative_error(got, expected) < 1e-5);
+      check_sddmm_dot(cpu, gpu, heads, features, seed += 2);
     }
   }
 }
