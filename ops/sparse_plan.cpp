@@ -38,7 +38,7 @@ std::shared_ptr<const SparsePlan> build_plan(const Csr& csr) {
     });
     plan->row_order = Tensor::from_vector(order, {csr.num_rows}, csr.device());
   }
-  const SegmentPlan segments = plan_segments(lengths, choose_segment_length(plan->mean_row_length));
+  const SegmentPlan segments = plan_segments(lengths, choose_segment_length(plan->mean_row_length, csr.nnz));
   plan->segment_length = segments.segment_length;
   plan->segments = static_cast<int64_t>(segments.row.size());
   plan->split_segments = segments.split_segments;
@@ -49,6 +49,7 @@ std::shared_ptr<const SparsePlan> build_plan(const Csr& csr) {
   plan->segment_begin = Tensor::from_vector(segments.begin, {plan->segments}, csr.device());
   plan->split_rows = Tensor::from_vector(segments.split_rows, {plan->num_split_rows}, csr.device());
   plan->split_offsets = Tensor::from_vector(segments.split_offsets, {plan->num_split_rows + 1}, csr.device());
+  plan->split_arrivals = Tensor::zeros({plan->num_split_rows}, DType::Int32, csr.device());
   return plan;
 }
 

@@ -7,9 +7,10 @@
 
 namespace sgnn::ops {
 
-int64_t choose_segment_length(double mean_row_length) {
+int64_t choose_segment_length(double mean_row_length, int64_t nnz) {
   int64_t length = 128;
   while (length < 1024 && static_cast<double>(length) < 2.0 * mean_row_length) length *= 2;
+  while (length > kMinimumSegmentLength && nnz < kParallelSegments * length) length /= 2;
   return length;
 }
 

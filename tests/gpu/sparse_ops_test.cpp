@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "ops/determinism.hpp"
+#include <utility>
+
 #include "ops/edge_softmax.hpp"
 #include "ops/edge_softmax_backend.hpp"
 #include "ops/sddmm.hpp"
@@ -49,6 +50,21 @@ void check_spmm(const Adjacency& cpu, const Adjacency& gpu, const Tensor& values
   CAPTURE(heads);
   CAPTURE(features);
   CHECK(relative_error(got, expected) < tolerance);
+}
+
+// Runs the CPU and CUDA backends (output poisoned first) of sddmm_dot on
+// fresh random x and y.
+void check_sddmm_dot(const Adjacency& cpu, const Adjacency& gpu, int64_t heads, int64_t features, uint64_t seed) {
+  const Tensor x = random_tensor({cpu.num_rows(), heads * features}, seed);
+  const Tensor y = random_tensor({cpu.num_cols(), heads * features}, seed + 1);
+  Tensor expected = Tensor::empty({cpu.nnz() * heads});
+  ops::sddmm_dot_forward(ops::Cpu{}, cpu.csr, heads, features, x, y, expected);
+  Tensor got = poisoned({cpu.nnz() * heads}, kGpu);
+  ops::sddmm_dot_forward(ops::Cuda{}, gpu.csr, heads, features, x.to(kGpu), y.to(kGpu), got);
+  CAPTURE(cpu.nnz());
+  CAPTURE(features);
+  CAPTURE(heads);
+  CHECK(relative_error(got, expected) < 1e-5);
 }
 
 }  // namespace
@@ -101,16 +117,7 @@ TEST_CASE("GPU sddmm_dot and sddmm_add match the CPU backend") {
     for (int64_t features : widths_for(cpu.nnz())) {
       for (int64_t heads : {int64_t{1}, int64_t{8}}) {
         if (heads == 8 && features > 64) continue;
-        const Tensor x = random_tensor({cpu.num_rows(), heads * features}, ++seed);
-        const Tensor y = random_tensor({cpu.num_cols(), heads * features}, ++seed);
-        Tensor expected = Tensor::empty({cpu.nnz() * heads});
-        ops::sddmm_dot_forward(ops::Cpu{}, cpu.csr, heads, features, x, y, expected);
-        Tensor got = poisoned({cpu.nnz() * heads}, kGpu);
-        ops::sddmm_dot_forward(ops::Cuda{}, gpu.csr, heads, features, x.to(kGpu), y.to(kGpu), got);
-        CAPTURE(cpu.nnz());
-        CAPTURE(features);
-        CAPTURE(heads);
-        CHECK(relative_error(got, expected) < 1e-5);
+        check_sddmm_dot(cpu, gpu, heads, features, seed += 2);
       }
     }
     for (int64_t heads : {1, 8}) {
@@ -175,19 +182,6 @@ TEST_CASE("GPU sparse ops: autograd backward matches the CPU, gradients of every
   }
 }
 
-namespace {
-
-// Sets the process-wide deterministic mode for one scope.
-struct DeterministicScope {
-  explicit DeterministicScope(bool on) : previous(ops::deterministic()) { ops::set_deterministic(on); }
-  ~DeterministicScope() { ops::set_deterministic(previous); }
-  DeterministicScope(const DeterministicScope&) = delete;
-  DeterministicScope& operator=(const DeterministicScope&) = delete;
-  bool previous;
-};
-
-}  // namespace
-
 TEST_CASE("GPU spmm and sddmm split a hub row of 100000 entries into many segments, heads 1 and 8") {
   const Adjacency cpu = hub_graph(100001, 100000, 5);
   const Adjacency gpu = cpu.to(kGpu);
@@ -195,32 +189,22 @@ TEST_CASE("GPU spmm and sddmm split a hub row of 100000 entries into many segmen
   REQUIRE(plan->num_split_rows == 1);
   CHECK(plan->split_segments >= 100000 / plan->segment_length);
   uint64_t seed = 5000;
-  for (bool ordered : {false, true}) {
-    const DeterministicScope scope(ordered);
-    for (int64_t heads : {int64_t{1}, int64_t{8}}) {
-      for (int64_t features : {int64_t{3}, int64_t{16}, int64_t{33}}) {
-        CAPTURE(ordered);
-        seed += 2;
-        check_spmm(cpu, gpu, random_tensor({cpu.nnz() * heads}, seed), heads, features, seed + 1, 1e-4);
-        const Tensor x = random_tensor({cpu.num_rows(), heads * features}, ++seed);
-        const Tensor y = random_tensor({cpu.num_cols(), heads * features}, ++seed);
-        Tensor expected = Tensor::empty({cpu.nnz() * heads});
-        ops::sddmm_dot_forward(ops::Cpu{}, cpu.csr, heads, features, x, y, expected);
-        Tensor got = poisoned({cpu.nnz() * heads}, kGpu);
-        ops::sddmm_dot_forward(ops::Cuda{}, gpu.csr, heads, features, x.to(kGpu), y.to(kGpu), got);
-        CHECK(relative_error(got, expected) < 1e-5);
-      }
+  for (int64_t heads : {int64_t{1}, int64_t{8}}) {
+    for (int64_t features : {int64_t{3}, int64_t{16}, int64_t{33}}) {
+      seed += 2;
+      check_spmm(cpu, gpu, random_tensor({cpu.nnz() * heads}, seed), heads, features, seed + 1, 1e-4);
+      check_sddmm_dot(cpu, gpu, heads, features, seed += 2);
     }
   }
 }
 
-TEST_CASE("GPU spmm in deterministic mode gives bit-identical results across runs") {
-  const DeterministicScope scope(true);
+TEST_CASE("GPU spmm gives bit-identical results across runs: split rows merge in segment order") {
   for (const Adjacency& cpu : {hub_graph(100001, 100000, 9), rmat_graph(20000, 400000, 61)}) {
     const Adjacency gpu = cpu.to(kGpu);
-    REQUIRE(ops::sparse_plan(gpu.csr)->num_split_rows > 0);  // the ordered reduction is exercised
-    for (int64_t heads : {int64_t{1}, int64_t{8}}) {
-      const int64_t features = 16;
+    REQUIRE(ops::sparse_plan(gpu.csr)->num_split_rows > 0);  // the last-arriver merge is exercised
+    // Widths above 128 run as several feature tiles: every (segment, head,
+    // tile) item of a split row must count itself before the row is merged.
+    for (const auto& [heads, features] : {std::pair<int64_t, int64_t>{1, 16}, {8, 16}, {1, 260}, {2, 132}}) {
       const Tensor values = random_tensor({cpu.nnz() * heads}, 62, -1.0, 1.0, kGpu);
       const Tensor b = random_tensor({cpu.num_cols(), heads * features}, 63, -1.0, 1.0, kGpu);
       std::vector<float> runs[2];
@@ -230,6 +214,7 @@ TEST_CASE("GPU spmm in deterministic mode gives bit-identical results across run
         run = c.to_vector<float>();
       }
       CAPTURE(heads);
+      CAPTURE(features);
       CHECK(runs[0] == runs[1]);
       Tensor expected = Tensor::empty({cpu.num_rows(), heads * features});
       ops::spmm_forward(ops::Cpu{}, cpu.csr, values.to(Device::cpu()), heads, features, b.to(Device::cpu()),

@@ -105,8 +105,10 @@ Tensor check_both_paths(const Csr& cpu, const Csr& gpu, int64_t heads, int64_t f
 
 }  // namespace
 
-TEST_CASE("GPU sddmm_dot: both paths match float64 on rows of 300-5000 entries and a hub row of 100000") {
-  const Csr cpu = long_row_csr(200, 100000, 300, 5000, 17, 4242);
+TEST_CASE("GPU sddmm_dot: both paths match float64 on rows of 2000-20000 entries and a hub row of 100000") {
+  // ≈ 2.8M entries: enough that the plan keeps long segments
+  // (ops::choose_segment_length shortens them on small graphs).
+  const Csr cpu = long_row_csr(250, 100000, 2000, 20000, 17, 4242);
   const Csr gpu = cpu.to(kGpu);
   const std::shared_ptr<const ops::SparsePlan> plan = ops::sparse_plan(gpu);
   REQUIRE(ops::forced_sddmm_path() == SddmmPath::Auto);

@@ -9,9 +9,18 @@ using namespace sgnn;
 using namespace sgnn::testing;
 using ops::SddmmPath;
 
+namespace {
+
+// ≈ 300 entries a row and enough entries (1.2M) that segments stay long
+// (ops::choose_segment_length shortens them on small graphs): 256-entry
+// segments, a mean of ≈ 150.
+Adjacency long_rows_graph(uint64_t seed) { return random_graph(4000, 1200000, seed); }
+
+}  // namespace
+
 TEST_CASE("sddmm path: long rows take the dense-row kernel, short rows the segment kernel") {
   REQUIRE(ops::forced_sddmm_path() == SddmmPath::Auto);
-  const Adjacency long_rows = random_graph(200, 60000, 21);  // ≈ 300 entries a row, one segment each
+  const Adjacency long_rows = long_rows_graph(21);
   const auto long_plan = ops::sparse_plan(long_rows.csr);
   CHECK(long_plan->mean_segment_length ==
         doctest::Approx(static_cast<double>(long_rows.nnz()) / static_cast<double>(long_plan->segments)));
@@ -31,7 +40,7 @@ TEST_CASE("sddmm path: long rows take the dense-row kernel, short rows the segme
 
 TEST_CASE("sddmm path: forcing overrides the plan where the kernel exists, Auto restores it") {
   const auto short_plan = ops::sparse_plan(random_graph(1000, 9000, 23).csr);
-  const auto long_plan = ops::sparse_plan(random_graph(200, 60000, 24).csr);
+  const auto long_plan = ops::sparse_plan(long_rows_graph(24).csr);
   {
     const ops::ScopedSddmmPath forced(SddmmPath::DenseRows);
     CHECK(ops::forced_sddmm_path() == SddmmPath::DenseRows);

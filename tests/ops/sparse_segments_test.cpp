@@ -72,20 +72,27 @@ TEST_CASE("segment plan: every entry once, in order, pieces of at most segment_l
   CHECK(ops::plan_segments({}, 128).row.empty());
 }
 
-TEST_CASE("segment plan: bad segment lengths are refused, the length follows the mean row length") {
+TEST_CASE("segment plan: bad segment lengths are refused, the length follows the mean row length and the size") {
   CHECK_THROWS_AS(ops::plan_segments({1, 2}, 0), InvalidArgument);
   CHECK_THROWS_AS(ops::plan_segments({1, 2}, 6), InvalidArgument);
-  CHECK(ops::choose_segment_length(1.0) == 128);
-  CHECK(ops::choose_segment_length(100.0) == 256);
-  CHECK(ops::choose_segment_length(466.0) == 1024);
-  CHECK(ops::choose_segment_length(1e6) == 1024);
+  const int64_t large = int64_t{1} << 40;  // big enough for any length
+  CHECK(ops::choose_segment_length(1.0, large) == 128);
+  CHECK(ops::choose_segment_length(100.0, large) == 256);
+  CHECK(ops::choose_segment_length(466.0, large) == 1024);
+  CHECK(ops::choose_segment_length(1e6, large) == 1024);
+  // Small graphs: halved until kParallelSegments segments fit, never below the minimum.
+  CHECK(ops::choose_segment_length(1.0, ops::kParallelSegments * 128) == 128);
+  CHECK(ops::choose_segment_length(1.0, ops::kParallelSegments * 128 - 1) == 64);
+  CHECK(ops::choose_segment_length(466.0, ops::kParallelSegments * 256) == 256);
+  CHECK(ops::choose_segment_length(4.9, 13264) == ops::kMinimumSegmentLength);  // Cora
+  CHECK(ops::choose_segment_length(0.0, 0) == ops::kMinimumSegmentLength);
 }
 
 TEST_CASE("sparse plan carries the segments of its CSR") {
   const Adjacency hub = hub_graph(3000, 2900, 17);
   const auto plan = ops::sparse_plan(hub.csr);
   const std::vector<int64_t> lengths = hub.csr.row_lengths();
-  CHECK(plan->segment_length == ops::choose_segment_length(plan->mean_row_length));
+  CHECK(plan->segment_length == ops::choose_segment_length(plan->mean_row_length, hub.nnz()));
   CHECK(plan->num_split_rows == 1);
   CHECK(plan->split_rows.to_vector<int32_t>() == std::vector<int32_t>{17});
   CHECK(plan->split_segments == (2900 + plan->segment_length - 1) / plan->segment_length);

@@ -1,18 +1,35 @@
-// --deterministic end to end on the CPU: the flag reaches the experiment and
-// its JSON, the process-wide mode is the option's during the run and the
-// previous one afterwards (also when the run throws). The bit-identity itself
-// is a GPU matter: tests/gpu/determinism_test.cpp.
+// --deterministic end to end on the CPU: the flag reaches the experiment, the
+// HRPB layout it builds (read back from the HRPB cache, whose fingerprint
+// covers the option) and the results JSON. The bit-identity itself is a GPU
+// matter: tests/gpu/determinism_test.cpp.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include "examples/training_cli.hpp"
+#include "graph_io/hrpb_cache.hpp"
 #include "graph_io/ogb_writer.hpp"
 #include "graph_io/synthetic_dataset.hpp"
-#include "ops/determinism.hpp"
+#include "ops/spmm_hrpb.hpp"
 #include "tests/graph_io/temp_files.hpp"
 #include "training/experiment.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;
+
+namespace {
+
+// The one HRPB cache file in `folder` (next to the adjacency cache file).
+std::filesystem::path hrpb_cache_file(const std::filesystem::path& folder) {
+  std::vector<std::filesystem::path> found;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    if (entry.path().extension() == ".hrpb") found.push_back(entry.path());
+  }
+  REQUIRE(found.size() == 1);
+  return found.front();
+}
+
+}  // namespace
 
 TEST_CASE("--deterministic sets the experiment option for GCN and GAT; it is off by default") {
   for (const ModelKind kind : {ModelKind::Gcn, ModelKind::Gat}) {
@@ -26,7 +43,7 @@ TEST_CASE("--deterministic sets the experiment option for GCN and GAT; it is off
   }
 }
 
-TEST_CASE("run_experiment sets the deterministic mode for the run, records it, and restores the previous mode") {
+TEST_CASE("run_experiment builds the HRPB layout with the --deterministic setting and records it in the JSON") {
   testing::TempDir folder;
   graph_io::SyntheticOptions synthetic;
   synthetic.num_nodes = 200;
@@ -35,41 +52,36 @@ TEST_CASE("run_experiment sets the deterministic mode for the run, records it, a
   synthetic.num_features = 8;
   synthetic.seed = 6;
   graph_io::write_ogb_dataset(graph_io::generate_synthetic_dataset(synthetic), folder / "small");
-  for (const ModelKind kind : {ModelKind::Gcn, ModelKind::Gat}) {
-    for (const bool previous : {false, true}) {
-      for (const bool option : {false, true}) {
-        CAPTURE(model_name(kind));
-        CAPTURE(previous);
-        CAPTURE(option);
-        ops::set_deterministic(previous);
-        ExperimentOptions options;
-        options.model = kind;
-        options.dataset = (folder / "small").string();
-        options.epochs = 2;
-        options.deterministic = option;
-        int64_t epochs_seen = 0;
-        ExperimentHooks hooks;
-        hooks.on_epoch = [&](int64_t, int64_t, const EpochRecord&) {
-          ++epochs_seen;
-          CHECK(ops::deterministic() == option);
-        };
-        const ExperimentResult result = run_experiment(options, hooks);
-        CHECK(epochs_seen == 2);
-        CHECK(result.deterministic == option);
-        CHECK(ops::deterministic() == previous);
-        const std::string json = experiment_json(result, "train_gcn");
-        CHECK(json.find(std::string("\"deterministic\":") + (option ? "true" : "false")) != std::string::npos);
-      }
-    }
-  }
-  ops::set_deterministic(false);
-}
+  const std::filesystem::path cache = folder / "cache";
+  for (const bool deterministic : {true, false, true}) {
+    CAPTURE(deterministic);
+    ExperimentOptions options;
+    options.dataset = (folder / "small").string();
+    options.epochs = 2;
+    options.spmm = "hrpb";
+    options.cache_dir = cache.string();
+    options.deterministic = deterministic;
+    const ExperimentResult result = run_experiment(options);
+    CHECK(result.deterministic == deterministic);
+    CHECK(result.runs.front().result.history.size() == 2);
+    const std::string json = experiment_json(result, "train_gcn");
+    CHECK(json.find(std::string("\"deterministic\":") + (deterministic ? "true" : "false")) != std::string::npos);
 
-TEST_CASE("a run that fails restores the previous deterministic mode") {
-  ops::set_deterministic(false);
-  ExperimentOptions options;
-  options.dataset = "/nonexistent/dataset/folder";
-  options.deterministic = true;
-  CHECK_THROWS_AS(run_experiment(options), Error);
-  CHECK_FALSE(ops::deterministic());
+    // The layout the run stored loads only under the fingerprint of its own setting.
+    const std::filesystem::path file = hrpb_cache_file(cache);
+    std::filesystem::path adjacency_file = file;
+    adjacency_file.replace_extension();
+    graph_io::HrpbOptions hrpb_options;
+    hrpb_options.concurrent_blocks = ops::spmm_hrpb_concurrent_blocks(Device::cpu(), result.hyperparameters.hidden);
+    std::string why;
+    hrpb_options.deterministic = deterministic;
+    const std::optional<HrpbAdjacency> stored =
+        graph_io::load_hrpb_cache(file, graph_io::hrpb_cache_fingerprint(adjacency_file, hrpb_options), why);
+    REQUIRE_MESSAGE(stored.has_value(), why);
+    CHECK(stored->forward.deterministic == deterministic);
+    CHECK(stored->transpose.deterministic == deterministic);
+    hrpb_options.deterministic = !deterministic;
+    CHECK_FALSE(
+        graph_io::load_hrpb_cache(file, graph_io::hrpb_cache_fingerprint(adjacency_file, hrpb_options), why));
+  }
 }
