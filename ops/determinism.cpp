@@ -1,0 +1,14 @@
+#include "ops/determinism.hpp"
+
+#include <atomic>
+
+namespace sgnn::ops {
+
+namespace {
+std::atomic<bool> deterministic_mode{false};
+}  // namespace
+
+void set_deterministic(bool deterministic) { deterministic_mode.store(deterministic, std::memory_order_relaxed); }
+bool deterministic() { return deterministic_mode.load(std::memory_order_relaxed); }
+
+}  // namespace sgnn::ops
