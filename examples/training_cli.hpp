@@ -140,8 +140,8 @@ inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramO
                "after every op of the training step, stop at the first NaN/Inf output or gradient and name the "
                "epoch, layer and op (slow: one device read per op)");
   app.add_flag("--deterministic", e.deterministic,
-               "bit-identical results for the same seed, device and build: HRPB split row panels merge in a "
-               "fixed order instead of with atomics (CSR SpMM always does; docs/determinism.md)");
+               "bit-identical results for the same seed, device and build: sparse sums of split rows and HRPB "
+               "panels in a fixed order instead of atomics (slower on graphs with hub rows; docs/determinism.md)");
   app.add_flag("--quiet", options.quiet, "no progress line and no summary");
   app.add_flag("--print-json", options.print_json, "print the results JSON as the last line of stdout");
 }

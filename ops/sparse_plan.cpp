@@ -49,7 +49,6 @@ std::shared_ptr<const SparsePlan> build_plan(const Csr& csr) {
   plan->segment_begin = Tensor::from_vector(segments.begin, {plan->segments}, csr.device());
   plan->split_rows = Tensor::from_vector(segments.split_rows, {plan->num_split_rows}, csr.device());
   plan->split_offsets = Tensor::from_vector(segments.split_offsets, {plan->num_split_rows + 1}, csr.device());
-  plan->split_arrivals = Tensor::zeros({plan->num_split_rows}, DType::Int32, csr.device());
   return plan;
 }
 

@@ -10,11 +10,7 @@
 //   segments         the load-balanced work items (ops/sparse_segments.hpp):
 //                    segment_row int32 [S] and segment_begin int64 [S] on the
 //                    CSR's device; split_rows int32 [R] and split_offsets
-//                    int64 [R + 1] (segments of each split row), R may be 0;
-//                    split_arrivals int32 [R]: scratch counters the CUDA SpMM
-//                    kernel increments and resets (zero between launches, so
-//                    two SpMMs on one plan must not overlap: the library runs
-//                    them on the device's one stream)
+//                    int64 [R + 1] (segments of each split row), R may be 0
 //   mean_segment_length  nnz / segments: entries a segment's worker walks per
 //                    x row, picks the SDDMM kernel (ops/sddmm_path.hpp)
 //
@@ -47,7 +43,6 @@ struct SparsePlan {
   Tensor segment_begin;
   Tensor split_rows;
   Tensor split_offsets;
-  Tensor split_arrivals;
 };
 
 inline constexpr std::size_t kPlanCacheSize = 16;

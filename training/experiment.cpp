@@ -7,6 +7,7 @@
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/graph.hpp"
 #include "graph_io/hrpb_cache.hpp"
+#include "ops/determinism.hpp"
 #include "ops/spmm_hrpb.hpp"
 #include "ops/spmm_format.hpp"
 #include "training/checkpoint.hpp"
@@ -58,6 +59,7 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   validate_options(options);
   const Device device = Device::parse(options.device);
   require_available(device);
+  const ops::DeterministicScope deterministic_scope(options.deterministic);
 
   ExperimentResult result;
   result.model = model_name(options.model);

@@ -37,10 +37,10 @@ struct ExperimentOptions {
   int64_t checkpoint_every = 1;
   std::string resume;          // continue from this checkpoint (runs = 1)
   bool check_numerics = false; // stop at the first op whose output or gradient is NaN/Inf (training/numerics_check.hpp)
-  // Bit-identical results for the same seed, device and build: the HRPB
-  // layout is built with split panels merged in a fixed order instead of with
-  // atomics (HrpbOptions::deterministic); every other kernel is deterministic
-  // anyway (docs/determinism.md).
+  // Bit-identical results for the same seed, device and build: SpMM split
+  // rows and HRPB split panels merge in a fixed order instead of with atomics
+  // (ops/determinism.hpp, docs/determinism.md). The process-wide mode is set
+  // for the run and restored after it.
   bool deterministic = false;
 };
 

@@ -1,25 +1,23 @@
-// bench_determinism: what bit-identical results cost (docs/determinism.md).
-// For a Cora-sized R-MAT, an R-MAT with one hub node linked to half the graph,
-// and a products-scale R-MAT, at feature widths 16, 64 and 256:
-//   - SpMM on CSR: always deterministic (split rows merged in segment order
-//     by their last segment); checked against the CPU backend, timed, and
-//     run 3 times to confirm the bits repeat;
+// bench_determinism: what --deterministic costs (docs/determinism.md). For a
+// Cora-sized R-MAT, an R-MAT with one hub node linked to half the graph, and
+// a products-scale R-MAT, at feature widths 16, 64 and 256:
+//   - SpMM on CSR: split rows merged with atomics vs in a fixed order
+//     (ops::set_deterministic);
 //   - SpMM on HRPB built with atomic vs deterministic split panels
-//     (HrpbOptions::deterministic, what --deterministic sets): the two are
-//     checked to agree (relative difference ≤ 1e-5) before anything is
-//     timed, and each is run 3 times on poisoned outputs to see whether the
-//     bits repeat;
-// and a GCN training step on the Cora-sized graph with each HRPB build
-// (Trainer, CUDA Graph capture auto as in train_gcn). Kernel times are the
-// median of CUDA-event timings after warm-up; the training step is the median
-// wall time of the steps (EpochRecord::epoch_ms).
+//     (HrpbOptions::deterministic);
+// and a GCN training step on the Cora-sized graph, on CSR and on HRPB, with
+// and without determinism (Trainer, CUDA Graph capture auto as in
+// train_gcn). The two modes' results are checked to agree (relative
+// difference ≤ 1e-5) before anything is timed, and each mode is run 3 times
+// on poisoned outputs to see whether the bits repeat. Kernel times are the
+// median of CUDA-event timings after warm-up; the training step is the
+// median wall time of the steps (EpochRecord::epoch_ms).
 //
 //   bench_determinism [--quick] [--markdown FILE]
 // GCC 12 reports -Wnull-dereference inside CLI11's inlined string code (a
 // false positive the system-header exemption misses once inlined here).
 #pragma GCC diagnostic ignored "-Wnull-dereference"
 #include <CLI/CLI.hpp>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -34,6 +32,7 @@
 #include "bench/support/bench_support.hpp"
 #include "core/cuda_runtime.hpp"
 #include "graph_io/hrpb_builder.hpp"
+#include "ops/determinism.hpp"
 #include "ops/sparse_plan.hpp"
 #include "ops/spmm_backend.hpp"
 #include "ops/spmm_hrpb.hpp"
@@ -60,9 +59,9 @@ struct Row {
   std::string graph, op;
   int64_t nodes = 0, nnz = 0, width = 0;
   int64_t split = 0;  // split segments (CSR) or split panels (HRPB)
-  double atomic_ms = NAN, deterministic_ms = 0;  // NaN: the op has no atomic mode
+  double atomic_ms = 0, deterministic_ms = 0;
   bool deterministic_identical = false, atomic_identical = false;
-  double difference = 0;  // deterministic vs atomic, or CSR vs the CPU backend
+  double difference = 0;  // between the modes' results
 };
 
 Adjacency make_graph(const GraphCase& graph) {
@@ -106,24 +105,33 @@ bool repeats_bits(const std::function<void()>& run, const Tensor& c, const Tenso
   return true;
 }
 
-void require_agreement(const Row& row, const char* versus) {
+// Checks that the modes agree, times both, and tests whether their bits
+// repeat. Each run writes `c`.
+void measure(Row& row, const std::function<void()>& run_atomic, const std::function<void()>& run_ordered,
+             const Tensor& c, int warmup, int runs) {
+  const Tensor atomic_first = run_once(run_atomic, c);
+  const Tensor ordered_first = run_once(run_ordered, c);
+  row.difference = bench::relative_difference(ordered_first, atomic_first);
   SGNN_CHECK(row.difference <= kAgreement, "bench_determinism: ", row.op, " on ", row.graph, " F=", row.width,
-             " differs from ", versus, " by ", row.difference);
+             ": the deterministic result differs from the atomic one by ", row.difference);
+  row.atomic_ms = bench::median_ms(run_atomic, warmup, runs);
+  row.deterministic_ms = bench::median_ms(run_ordered, warmup, runs);
+  row.atomic_identical = repeats_bits(run_atomic, c, atomic_first);
+  row.deterministic_identical = repeats_bits(run_ordered, c, ordered_first);
 }
 
-Row csr_row(const GraphCase& graph, const Adjacency& a, const Adjacency& host, int64_t width, int warmup, int runs) {
+// The CSR SpMM with the process-wide mode set to `deterministic` for the call.
+void csr_spmm(const Adjacency& a, const Tensor& b, Tensor& c, bool deterministic) {
+  const ops::DeterministicScope mode(deterministic);
+  ops::spmm_forward(ops::Cuda{}, a.csr, a.values, 1, b.size(1), b, c);
+}
+
+Row csr_row(const GraphCase& graph, const Adjacency& a, int64_t width, int warmup, int runs) {
   Row row{graph.name, "SpMM CSR", a.num_rows(), a.nnz(), width};
   row.split = ops::sparse_plan(a.csr)->split_segments;
   const Tensor b = bench::random_matrix({a.num_cols(), width}, 1, kGpu);
   Tensor c = Tensor::empty({a.num_rows(), width}, DType::Float32, kGpu);
-  const std::function<void()> run = [&] { ops::spmm_forward(ops::Cuda{}, a.csr, a.values, 1, width, b, c); };
-  const Tensor first = run_once(run, c);
-  Tensor reference = Tensor::empty({a.num_rows(), width});
-  ops::spmm_forward(ops::Cpu{}, host.csr, host.values, 1, width, b.to(Device::cpu()), reference);
-  row.difference = bench::relative_difference(first, reference);
-  require_agreement(row, "the CPU backend");
-  row.deterministic_ms = bench::median_ms(run, warmup, runs);
-  row.deterministic_identical = repeats_bits(run, c, first);
+  measure(row, [&] { csr_spmm(a, b, c, false); }, [&] { csr_spmm(a, b, c, true); }, c, warmup, runs);
   return row;
 }
 
@@ -141,16 +149,9 @@ Row hrpb_row(const GraphCase& graph, const Adjacency& a, int64_t width, int warm
   row.split = ordered.schedule.num_split_panels;
   const Tensor b = bench::random_matrix({a.num_cols(), width}, 2, kGpu);
   Tensor c = Tensor::empty({a.num_rows(), width}, DType::Float32, kGpu);
-  const std::function<void()> run_atomic = [&] { ops::spmm_hrpb_forward(ops::Cuda{}, atomic, b, c); };
-  const std::function<void()> run_ordered = [&] { ops::spmm_hrpb_forward(ops::Cuda{}, ordered, b, c); };
-  const Tensor atomic_first = run_once(run_atomic, c);
-  const Tensor ordered_first = run_once(run_ordered, c);
-  row.difference = bench::relative_difference(ordered_first, atomic_first);
-  require_agreement(row, "the atomic build");
-  row.atomic_ms = bench::median_ms(run_atomic, warmup, runs);
-  row.deterministic_ms = bench::median_ms(run_ordered, warmup, runs);
-  row.atomic_identical = repeats_bits(run_atomic, c, atomic_first);
-  row.deterministic_identical = repeats_bits(run_ordered, c, ordered_first);
+  measure(
+      row, [&] { ops::spmm_hrpb_forward(ops::Cuda{}, atomic, b, c); },
+      [&] { ops::spmm_hrpb_forward(ops::Cuda{}, ordered, b, c); }, c, warmup, runs);
   return row;
 }
 
@@ -159,8 +160,10 @@ struct TrainingOutcome {
   std::vector<float> bits;  // every epoch's training loss, then every final weight
 };
 
-// `epochs` GCN epochs (Kipf & Welling's sizes: hidden 16, dropout 0.5) from seed 1.
-TrainingOutcome train(const training::TrainingData& data, int64_t classes, int64_t epochs) {
+// `epochs` GCN epochs (Kipf & Welling's sizes: hidden 16, dropout 0.5) from
+// seed 1, with the process-wide mode set to `deterministic`.
+TrainingOutcome train(const training::TrainingData& data, int64_t classes, int64_t epochs, bool deterministic) {
+  const ops::DeterministicScope mode(deterministic);
   Generator generator(1);
   const std::shared_ptr<training::Model> model =
       training::make_gcn({data.features.size(1), classes, 16, 2, 0.5f}, generator);
@@ -181,9 +184,10 @@ TrainingOutcome train(const training::TrainingData& data, int64_t classes, int64
   return outcome;
 }
 
-// A node-classification task on `a` aggregated through HRPB: random features
-// (Cora's 1433 columns), labels of 7 classes, Planetoid-sized splits.
-Row training_row(const GraphCase& graph, const Adjacency& a, int64_t epochs) {
+// A node-classification task on `a` (aggregated on CSR, or on HRPB when
+// `hrpb`): random features (Cora's 1433 columns), labels of 7 classes,
+// Planetoid-sized splits.
+Row training_row(const GraphCase& graph, const Adjacency& a, bool hrpb, int64_t epochs) {
   const int64_t n = a.num_rows();
   const int64_t classes = 7;
   const int64_t hidden = 16;
@@ -197,35 +201,39 @@ Row training_row(const GraphCase& graph, const Adjacency& a, int64_t epochs) {
   };
   const Tensor features = bench::random_matrix({n, 1433}, 3, kGpu);
   const Tensor node_labels = Tensor::from_vector(labels, {n}, kGpu);
-  // The same graph with each HRPB build, as attach_hrpb leaves it for training.
-  const auto with_hrpb = [&](bool deterministic) {
+  // The graph as training sees it: with an HRPB build of each kind attached when asked.
+  const auto prepared = [&](bool deterministic) {
     Adjacency copy = a;
     copy.hrpb.reset();
+    if (!hrpb) return copy;
     graph_io::HrpbOptions options;
     options.concurrent_blocks = ops::spmm_hrpb_concurrent_blocks(kGpu, hidden);
     options.deterministic = deterministic;
     graph_io::attach_hrpb(copy, SpmmFormat::Hrpb, options);
     return copy;
   };
-  const Adjacency atomic_graph = with_hrpb(false);
-  const Adjacency ordered_graph = with_hrpb(true);
-  const auto train_on = [&](const Adjacency& adjacency) {
+  const Adjacency atomic_graph = prepared(false);
+  const Adjacency ordered_graph = prepared(true);
+  const auto train_on = [&](const Adjacency& adjacency, bool deterministic) {
     const training::TrainingData data{training::GraphInput(adjacency), features, node_labels, range(0, 140),
                                       range(140, 640), range(n - 1000, n)};
-    return train(data, classes, epochs);
+    return train(data, classes, epochs, deterministic);
   };
-  Row row{graph.name, "GCN training step, HRPB (F 1433, hidden 16)", n, a.nnz(), hidden};
-  row.split = ordered_graph.hrpb->forward.schedule.num_split_panels + ordered_graph.hrpb->transpose.schedule.num_split_panels;
-  const TrainingOutcome atomic = train_on(atomic_graph);
-  const TrainingOutcome ordered = train_on(ordered_graph);
+  Row row{graph.name, std::string("GCN training step, ") + (hrpb ? "HRPB" : "CSR") + " (F 1433, hidden 16)", n,
+          a.nnz(), hidden};
+  row.split = hrpb ? ordered_graph.hrpb->forward.schedule.num_split_panels +
+                         ordered_graph.hrpb->transpose.schedule.num_split_panels
+                   : ops::sparse_plan(a.csr)->split_segments + ops::sparse_plan(a.transpose)->split_segments;
+  const TrainingOutcome atomic = train_on(atomic_graph, false);
+  const TrainingOutcome ordered = train_on(ordered_graph, true);
   const auto as_tensor = [](const std::vector<float>& bits) {
     return Tensor::from_vector(bits, {static_cast<int64_t>(bits.size())});
   };
   row.difference = bench::relative_difference(as_tensor(ordered.bits), as_tensor(atomic.bits));
   row.atomic_ms = atomic.step_ms;
   row.deterministic_ms = ordered.step_ms;
-  row.atomic_identical = same_bits(atomic.bits, train_on(atomic_graph).bits);
-  row.deterministic_identical = same_bits(ordered.bits, train_on(ordered_graph).bits);
+  row.atomic_identical = same_bits(atomic.bits, train_on(atomic_graph, false).bits);
+  row.deterministic_identical = same_bits(ordered.bits, train_on(ordered_graph, true).bits);
   return row;
 }
 
@@ -237,34 +245,25 @@ std::string format_table(const std::vector<Row>& rows, const std::string& device
   out << "|---|---:|---:|---|---:|---:|---:|---:|---:|---|---|---:|\n";
   char line[512];
   for (const Row& r : rows) {
-    const bool atomic = !std::isnan(r.atomic_ms);
-    char atomic_ms[32] = "–", ratio[32] = "–";
-    if (atomic) {
-      std::snprintf(atomic_ms, sizeof atomic_ms, "%.4f", r.atomic_ms);
-      std::snprintf(ratio, sizeof ratio, "%.2f", r.deterministic_ms / r.atomic_ms);
-    }
-    std::snprintf(line, sizeof line, "| %s | %lld | %lld | %s | %lld | %lld | %s | %.4f | %s | %s | %s | %.1e |\n",
+    std::snprintf(line, sizeof line, "| %s | %lld | %lld | %s | %lld | %lld | %.4f | %.4f | %.2f | %s | %s | %.1e |\n",
                   r.graph.c_str(), static_cast<long long>(r.nodes), static_cast<long long>(r.nnz), r.op.c_str(),
-                  static_cast<long long>(r.width), static_cast<long long>(r.split), atomic_ms, r.deterministic_ms,
-                  ratio, r.deterministic_identical ? "yes" : "no", !atomic ? "–" : r.atomic_identical ? "yes" : "no",
-                  r.difference);
+                  static_cast<long long>(r.width), static_cast<long long>(r.split), r.atomic_ms, r.deterministic_ms,
+                  r.deterministic_ms / r.atomic_ms, r.deterministic_identical ? "yes" : "no",
+                  r.atomic_identical ? "yes" : "no", r.difference);
     out << line;
   }
-  out << "\nSpMM CSR has one mode (split rows always merged in segment order); its rel. diff is against the CPU "
-         "backend. SpMM HRPB: \"identical\" compares "
-      << kRepeats
-      << " runs of a build; rel. diff is between the builds (both checked ≤ 1e-5 before timing). Training row: "
-         "step ms is the median wall time of a step; \"identical\" compares two trainings of a build (every "
-         "epoch's loss and the final weights); its split count is of A and Aᵀ; rel. diff is between the builds "
-         "after training (drift over the epochs, not checked).\n";
+  out << "\nSpMM rows: \"identical\" compares " << kRepeats
+      << " runs of a mode; rel. diff is between the modes (checked ≤ 1e-5 before timing). Training rows: step ms "
+         "is the median wall time of a step; \"identical\" compares two trainings of a mode (every epoch's loss "
+         "and the final weights); the split count is of A and Aᵀ; rel. diff is between the modes after training "
+         "(drift over the epochs, not checked).\n";
   return out.str();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"What bit-identical results cost: SpMM on CSR, and HRPB SpMM and a GCN training step with atomic vs "
-               "fixed-order split panels"};
+  CLI::App app{"What --deterministic costs: SpMM (CSR and HRPB) and a GCN training step, atomic vs fixed order"};
   bool quick = false;
   std::string markdown;
   app.add_flag("--quick", quick, "smaller graphs, fewer runs and epochs");
@@ -286,14 +285,15 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     for (const GraphCase& graph : graphs) {
       const Adjacency a = make_graph(graph);
-      const Adjacency host = a.to(Device::cpu());  // the CPU reference of the CSR rows
       std::fprintf(stderr, "%s: %lld nodes, %lld entries\n", graph.name.c_str(), static_cast<long long>(a.num_rows()),
                    static_cast<long long>(a.nnz()));
       for (const int64_t width : {16, 64, 256}) {
-        rows.push_back(csr_row(graph, a, host, width, warmup, runs));
+        rows.push_back(csr_row(graph, a, width, warmup, runs));
         rows.push_back(hrpb_row(graph, a, width, warmup, runs));
       }
-      if (graph.name == cora.name) rows.push_back(training_row(graph, a, quick ? 20 : 100));
+      if (graph.name == cora.name) {
+        for (const bool hrpb : {false, true}) rows.push_back(training_row(graph, a, hrpb, quick ? 20 : 100));
+      }
     }
     const std::string table = format_table(rows, cuda::properties(kGpu).name);
     std::printf("%s", table.c_str());

@@ -6,13 +6,12 @@
 //    into pieces of at most segment_length entries, so a power-law hub row
 //    is spread over many subwarps instead of serialising on a few lanes;
 //    grid-stride over (segment, head, feature tile), so any size launches;
-//  - an unsplit row's segment stores its output directly; a segment of a
-//    split row stores its partial sum into a [split segments, width]
-//    workspace, fences, and counts itself in the row's arrival counter; the
-//    item that arrives last sums the row's partials in segment order, writes
-//    C and resets the counter to zero for the next launch. One launch, no
-//    atomics on C, and the same bits every run (a zeroing kernel before an
-//    atomicAdd merge cost a second launch: 3 µs of a 14 µs SpMM on Cora);
+//  - an unsplit row's segment stores its output directly; segments of split
+//    rows either atomicAdd into C (zeroed on the split rows just before; a
+//    small kernel over the split-row list, cheaper than clearing all of C),
+//    which makes those rows' summation order vary run to run, or, under
+//    ops::set_deterministic(true), store partials into a [split segments,
+//    width] workspace that a second kernel sums per row in segment order;
 //  - each lane loads 4 consecutive column indices with one 128-bit load from
 //    the row start rounded down to a multiple of 4 (reverse offset memory
 //    alignment); entries outside the row are masked, loads past the row end
@@ -26,6 +25,7 @@
 #include <cstdint>
 
 #include "ops/cuda/sparse_device.cuh"
+#include "ops/determinism.hpp"
 #include "ops/sparse_offsets.hpp"
 #include "ops/sparse_plan.hpp"
 #include "ops/spmm_backend.hpp"
@@ -64,10 +64,7 @@ struct SpmmArguments {
   int64_t segments;
   int64_t split_segments;  // segments [0, split_segments) belong to split rows
   int64_t segment_length;
-  float* partials;                // [split_segments, width]
-  const int64_t* split_offsets;   // [split rows + 1]: segments of each split row
-  int64_t num_split_rows;
-  int32_t* split_arrivals;        // [split rows], zero between launches
+  float* partials;  // [split_segments, width] in deterministic mode, else null (atomics)
   int heads;
   int64_t features;  // per head
   int64_t tiles;     // feature tiles per (row, head)
@@ -75,47 +72,6 @@ struct SpmmArguments {
   const float* b;
   float* c;
 };
-
-// The split row that owns `segment` (< split_segments): the last k with
-// split_offsets[k] <= segment.
-__device__ __forceinline__ int64_t split_row_of(const int64_t* split_offsets, int64_t rows, int64_t segment) {
-  int64_t low = 0, high = rows - 1;
-  while (low < high) {
-    const int64_t middle = (low + high + 1) / 2;
-    if (split_offsets[middle] <= segment) low = middle;
-    else high = middle - 1;
-  }
-  return low;
-}
-
-// Called by every lane of the subwarp after it stored this item's partial.
-// Every item of split row k ((its segments) × heads × tiles of them) counts
-// itself once; the last to arrive sees all the others' partials (each
-// fenced its stores before counting) and sums them for the whole row in
-// segment order, so the result does not depend on which item came last.
-template <int kSub>
-__device__ void merge_split_row(const SpmmArguments& args, int64_t segment, int64_t row, int lane, unsigned mask) {
-  __threadfence();
-  __syncwarp(mask);
-  const int64_t k = split_row_of(args.split_offsets, args.num_split_rows, segment);
-  const int64_t first = args.split_offsets[k];
-  const int64_t last = args.split_offsets[k + 1];
-  int arrived_last = 0;
-  if (lane == 0) {
-    const int64_t items = (last - first) * args.heads * args.tiles;
-    arrived_last = atomicAdd(args.split_arrivals + k, 1) == items - 1;
-  }
-  if (!__shfl_sync(mask, arrived_last, 0, kSub)) return;
-  __threadfence();
-  const int64_t width = args.heads * args.features;
-  for (int64_t j = lane; j < width; j += kSub) {
-    float sum = 0.0f;
-    // L2 reads (__ldcg): the partials were written by other multiprocessors.
-    for (int64_t s = first; s < last; ++s) sum += __ldcg(args.partials + s * width + j);
-    args.c[row * width + j] = sum;
-  }
-  if (lane == 0) args.split_arrivals[k] = 0;
-}
 
 template <int kVec, int kSub, int kRepeat, typename Index>
 __device__ __forceinline__ void spmm_segments(const SpmmArguments& args) {
@@ -200,13 +156,19 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments& args) {
       }
     }
     const bool split = segment < args.split_segments;
-    float* out = split ? args.partials + segment * width : args.c + row * width;
 #pragma unroll
     for (int r = 0; r < kRepeat; ++r) {
       const int64_t feature = feature0 + r * kSub * kVec;
-      if (feature < args.features) Vector<kVec>::store(out + head_base + feature, acc[r]);
+      if (feature >= args.features) continue;
+      if (!split) {
+        Vector<kVec>::store(args.c + row * width + head_base + feature, acc[r]);
+      } else if (args.partials != nullptr) {
+        Vector<kVec>::store(args.partials + segment * width + head_base + feature, acc[r]);
+      } else {
+#pragma unroll
+        for (int v = 0; v < kVec; ++v) atomicAdd(args.c + row * width + head_base + feature + v, acc[r][v]);
+      }
     }
-    if (split) merge_split_row<kSub>(args, segment, row, lane, mask);
   }
 }
 
@@ -277,6 +239,31 @@ __global__ void gather_edges_kernel(Offsets map, const float* __restrict__ in, f
   }
 }
 
+// C[split row, :] = 0 before the segments of split rows add into it.
+__global__ void zero_split_rows_kernel(const int32_t* __restrict__ rows, int64_t count, int64_t width,
+                                       float* __restrict__ c) {
+  const int64_t total = count * width;
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int64_t k = i / width;
+    c[int64_t{rows[k]} * width + (i - k * width)] = 0.0f;
+  }
+}
+
+// Deterministic mode: C[split row k, j] = Σ partials[s, j] over the row's
+// segments s in order, one thread per element (coalesced over j).
+__global__ void reduce_split_rows_kernel(const int32_t* __restrict__ rows, const int64_t* __restrict__ offsets,
+                                         const float* __restrict__ partials, int64_t count, int64_t width,
+                                         float* __restrict__ c) {
+  const int64_t total = count * width;
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int64_t k = i / width;
+    const int64_t j = i - k * width;
+    float sum = 0.0f;
+    for (int64_t s = offsets[k]; s < offsets[k + 1]; ++s) sum += partials[s * width + j];
+    c[int64_t{rows[k]} * width + j] = sum;
+  }
+}
+
 }  // namespace
 
 void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
@@ -287,9 +274,18 @@ void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
   const int64_t width = heads * features;
   const bool split = plan->split_segments > 0;
-  const Tensor partials = split ? Tensor::empty({plan->split_segments, width}, DType::Float32, device) : Tensor();
+  const bool ordered = split && deterministic();
+  const Tensor partials = ordered ? Tensor::empty({plan->split_segments, width}, DType::Float32, device) : Tensor();
   const bool vectorizable = sparse_cuda::aligned16(b.raw_data()) && sparse_cuda::aligned16(c.raw_data()) &&
-                            (!split || sparse_cuda::aligned16(partials.raw_data()));
+                            (!ordered || sparse_cuda::aligned16(partials.raw_data()));
+  cudaStream_t stream = cuda::stream(device);
+  const int32_t* split_rows = split ? plan->split_rows.data<int32_t>() : nullptr;
+  if (split && !ordered) {
+    const LaunchShape shape = elementwise_launch_shape(plan->num_split_rows * width, device);
+    zero_split_rows_kernel<<<shape.blocks, shape.threads, 0, stream>>>(split_rows, plan->num_split_rows, width,
+                                                                       c.data<float>());
+    SGNN_CUDA_CHECK_LAUNCH("zero_split_rows_kernel");
+  }
   const SpmmTile tile = choose_tile(features, vectorizable);
   SpmmArguments args{offsets_of(csr.indptr),
                      csr.indices.data<int32_t>(),
@@ -299,10 +295,7 @@ void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int
                      plan->segments,
                      plan->split_segments,
                      plan->segment_length,
-                     split ? partials.data<float>() : nullptr,
-                     plan->split_offsets.data<int64_t>(),
-                     plan->num_split_rows,
-                     plan->split_arrivals.data<int32_t>(),
+                     ordered ? partials.data<float>() : nullptr,
                      static_cast<int>(heads),
                      features,
                      (features + tile.width() - 1) / tile.width(),
@@ -315,6 +308,13 @@ void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int
   } else {
     if (tile.repeat == 1) launch_sub<1, 1>(tile.sub, args, wide_index, device);
     else launch<1, 32, 4>(args, wide_index, device);
+  }
+  if (ordered) {
+    const LaunchShape shape = elementwise_launch_shape(plan->num_split_rows * width, device);
+    reduce_split_rows_kernel<<<shape.blocks, shape.threads, 0, stream>>>(
+        split_rows, plan->split_offsets.data<int64_t>(), partials.data<float>(), plan->num_split_rows, width,
+        c.data<float>());
+    SGNN_CUDA_CHECK_LAUNCH("reduce_split_rows_kernel");
   }
 }
 

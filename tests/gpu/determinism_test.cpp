@@ -1,9 +1,9 @@
-// Bit-identical training on the GPU: on a graph whose hub row is split into
-// several SpMM segments (CSR: always merged in segment order) and into split
-// HRPB panels (merged in a fixed order when built deterministic, as
-// --deterministic does), two GCN trainings from the same seed with dropout on
-// give the same bits: every epoch's losses and every final weight. An atomic
-// HRPB build is only checked to agree within float tolerance (its last bits
+// --deterministic on the GPU: on a graph whose hub row is split into several
+// CSR SpMM segments (merged in segment order under ops::set_deterministic)
+// and into split HRPB panels (merged in a fixed order when the layout is built
+// deterministic), two GCN trainings from the same seed with dropout on give
+// the same bits: every epoch's losses and every final weight. Runs with
+// atomics are only checked to agree within float tolerance (their last bits
 // may or may not differ between runs).
 #include <doctest/doctest.h>
 
@@ -14,6 +14,7 @@
 #include "graph_io/hrpb_builder.hpp"
 #include "graph_io/ogb_writer.hpp"
 #include "graph_io/synthetic_dataset.hpp"
+#include "ops/determinism.hpp"
 #include "ops/sparse_plan.hpp"
 #include "tests/graph_io/temp_files.hpp"
 #include "tests/support/gpu_testing.hpp"
@@ -107,7 +108,7 @@ void check_bit_identical(const Outcome& first, const Outcome& second) {
 }
 
 // The first training loss (before any update; same weights and dropout masks)
-// differs only by the merge order of split panels. Later epochs are not
+// differs only by the merge order of split rows or panels. Later epochs are not
 // compared: Adam's first steps are ±lr whatever the gradient's size, so a
 // tiny gradient may change sign with the order.
 void check_close(const Outcome& deterministic, const Outcome& atomic) {
@@ -134,14 +135,23 @@ graph_io::Graph with_hrpb(graph_io::Graph graph, bool deterministic) {
 
 }  // namespace
 
-TEST_CASE("GCN training on CSR with split hub rows: same seed, same bits (losses and weights)") {
+TEST_CASE("deterministic GCN training on CSR with split hub rows: same seed, same bits; atomics agree") {
   const graph_io::Graph graph = hub_graph_on_gpu();
-  check_bit_identical(train_gcn(graph, 5), train_gcn(graph, 5));
+  Outcome first, second;
+  {
+    const ops::DeterministicScope deterministic(true);
+    first = train_gcn(graph, 5);
+    second = train_gcn(graph, 5);
+  }
+  check_bit_identical(first, second);
+  const ops::DeterministicScope atomic(false);
+  check_close(first, train_gcn(graph, 5));
 }
 
 TEST_CASE("GCN training on a deterministic HRPB with split panels: same seed, same bits; atomic build agrees") {
   const graph_io::Graph csr = hub_graph_on_gpu();
   const graph_io::Graph deterministic = with_hrpb(csr, true);
+  const ops::DeterministicScope mode(true);  // for any CSR SpMM beside the HRPB ones
   const Outcome first = train_gcn(deterministic, 9);
   check_bit_identical(first, train_gcn(deterministic, 9));
   check_close(first, train_gcn(with_hrpb(csr, false), 9));
@@ -162,6 +172,7 @@ TEST_CASE("run_experiment --deterministic on CUDA: two runs give the same loss h
     const ExperimentResult first = run_experiment(options);
     const ExperimentResult second = run_experiment(options);
     CHECK(first.deterministic);
+    CHECK_FALSE(ops::deterministic());  // restored
     std::vector<double> first_losses, second_losses;
     for (const EpochRecord& r : first.runs.front().result.history) first_losses.push_back(r.train_loss);
     for (const EpochRecord& r : second.runs.front().result.history) second_losses.push_back(r.train_loss);

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "ops/determinism.hpp"
 #include "ops/edge_softmax.hpp"
 #include "ops/edge_softmax_backend.hpp"
 #include "ops/sddmm.hpp"
@@ -182,6 +183,19 @@ TEST_CASE("GPU sparse ops: autograd backward matches the CPU, gradients of every
   }
 }
 
+namespace {
+
+// Sets the process-wide deterministic mode for one scope.
+struct DeterministicScope {
+  explicit DeterministicScope(bool on) : previous(ops::deterministic()) { ops::set_deterministic(on); }
+  ~DeterministicScope() { ops::set_deterministic(previous); }
+  DeterministicScope(const DeterministicScope&) = delete;
+  DeterministicScope& operator=(const DeterministicScope&) = delete;
+  bool previous;
+};
+
+}  // namespace
+
 TEST_CASE("GPU spmm and sddmm split a hub row of 100000 entries into many segments, heads 1 and 8") {
   const Adjacency cpu = hub_graph(100001, 100000, 5);
   const Adjacency gpu = cpu.to(kGpu);
@@ -189,21 +203,25 @@ TEST_CASE("GPU spmm and sddmm split a hub row of 100000 entries into many segmen
   REQUIRE(plan->num_split_rows == 1);
   CHECK(plan->split_segments >= 100000 / plan->segment_length);
   uint64_t seed = 5000;
-  for (int64_t heads : {int64_t{1}, int64_t{8}}) {
-    for (int64_t features : {int64_t{3}, int64_t{16}, int64_t{33}}) {
-      seed += 2;
-      check_spmm(cpu, gpu, random_tensor({cpu.nnz() * heads}, seed), heads, features, seed + 1, 1e-4);
-      check_sddmm_dot(cpu, gpu, heads, features, seed += 2);
+  for (bool ordered : {false, true}) {
+    const DeterministicScope scope(ordered);
+    for (int64_t heads : {int64_t{1}, int64_t{8}}) {
+      for (int64_t features : {int64_t{3}, int64_t{16}, int64_t{33}}) {
+        CAPTURE(ordered);
+        seed += 2;
+        check_spmm(cpu, gpu, random_tensor({cpu.nnz() * heads}, seed), heads, features, seed + 1, 1e-4);
+        check_sddmm_dot(cpu, gpu, heads, features, seed += 2);
+      }
     }
   }
 }
 
-TEST_CASE("GPU spmm gives bit-identical results across runs: split rows merge in segment order") {
+TEST_CASE("GPU spmm in deterministic mode gives bit-identical results across runs") {
+  const DeterministicScope scope(true);
   for (const Adjacency& cpu : {hub_graph(100001, 100000, 9), rmat_graph(20000, 400000, 61)}) {
     const Adjacency gpu = cpu.to(kGpu);
-    REQUIRE(ops::sparse_plan(gpu.csr)->num_split_rows > 0);  // the last-arriver merge is exercised
-    // Widths above 128 run as several feature tiles: every (segment, head,
-    // tile) item of a split row must count itself before the row is merged.
+    REQUIRE(ops::sparse_plan(gpu.csr)->num_split_rows > 0);  // the ordered reduction is exercised
+    // Widths above 128 run as several feature tiles, each with its own partials.
     for (const auto& [heads, features] : {std::pair<int64_t, int64_t>{1, 16}, {8, 16}, {1, 260}, {2, 132}}) {
       const Tensor values = random_tensor({cpu.nnz() * heads}, 62, -1.0, 1.0, kGpu);
       const Tensor b = random_tensor({cpu.num_cols(), heads * features}, 63, -1.0, 1.0, kGpu);

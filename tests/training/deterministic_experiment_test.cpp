@@ -1,7 +1,8 @@
 // --deterministic end to end on the CPU: the flag reaches the experiment, the
-// HRPB layout it builds (read back from the HRPB cache, whose fingerprint
-// covers the option) and the results JSON. The bit-identity itself is a GPU
-// matter: tests/gpu/determinism_test.cpp.
+// process-wide mode (the option's during the run, the previous one after it,
+// also when the run throws), the HRPB layout it builds (read back from the
+// HRPB cache, whose fingerprint covers the option) and the results JSON. The
+// bit-identity itself is a GPU matter: tests/gpu/determinism_test.cpp.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include "graph_io/hrpb_cache.hpp"
 #include "graph_io/ogb_writer.hpp"
 #include "graph_io/synthetic_dataset.hpp"
+#include "ops/determinism.hpp"
 #include "ops/spmm_hrpb.hpp"
 #include "tests/graph_io/temp_files.hpp"
 #include "training/experiment.hpp"
@@ -18,6 +20,18 @@ using namespace sgnn;
 using namespace sgnn::training;
 
 namespace {
+
+// A small OGB-layout dataset in `folder` / "small".
+std::string write_small_dataset(const std::filesystem::path& folder) {
+  graph_io::SyntheticOptions synthetic;
+  synthetic.num_nodes = 200;
+  synthetic.num_edges = 800;
+  synthetic.symmetric = true;
+  synthetic.num_features = 8;
+  synthetic.seed = 6;
+  graph_io::write_ogb_dataset(graph_io::generate_synthetic_dataset(synthetic), folder / "small");
+  return (folder / "small").string();
+}
 
 // The one HRPB cache file in `folder` (next to the adjacency cache file).
 std::filesystem::path hrpb_cache_file(const std::filesystem::path& folder) {
@@ -45,18 +59,12 @@ TEST_CASE("--deterministic sets the experiment option for GCN and GAT; it is off
 
 TEST_CASE("run_experiment builds the HRPB layout with the --deterministic setting and records it in the JSON") {
   testing::TempDir folder;
-  graph_io::SyntheticOptions synthetic;
-  synthetic.num_nodes = 200;
-  synthetic.num_edges = 800;
-  synthetic.symmetric = true;
-  synthetic.num_features = 8;
-  synthetic.seed = 6;
-  graph_io::write_ogb_dataset(graph_io::generate_synthetic_dataset(synthetic), folder / "small");
+  const std::string dataset = write_small_dataset(folder.path());
   const std::filesystem::path cache = folder / "cache";
   for (const bool deterministic : {true, false, true}) {
     CAPTURE(deterministic);
     ExperimentOptions options;
-    options.dataset = (folder / "small").string();
+    options.dataset = dataset;
     options.epochs = 2;
     options.spmm = "hrpb";
     options.cache_dir = cache.string();
@@ -84,4 +92,44 @@ TEST_CASE("run_experiment builds the HRPB layout with the --deterministic settin
     CHECK_FALSE(
         graph_io::load_hrpb_cache(file, graph_io::hrpb_cache_fingerprint(adjacency_file, hrpb_options), why));
   }
+}
+
+TEST_CASE("run_experiment sets the deterministic mode for the run and restores the previous one (GCN and GAT)") {
+  testing::TempDir folder;
+  const std::string dataset = write_small_dataset(folder.path());
+  for (const ModelKind kind : {ModelKind::Gcn, ModelKind::Gat}) {
+    for (const bool previous : {false, true}) {
+      for (const bool option : {false, true}) {
+        CAPTURE(model_name(kind));
+        CAPTURE(previous);
+        CAPTURE(option);
+        ops::set_deterministic(previous);
+        ExperimentOptions options;
+        options.model = kind;
+        options.dataset = dataset;
+        options.epochs = 2;
+        options.deterministic = option;
+        int64_t epochs_seen = 0;
+        ExperimentHooks hooks;
+        hooks.on_epoch = [&](int64_t, int64_t, const EpochRecord&) {
+          ++epochs_seen;
+          CHECK(ops::deterministic() == option);
+        };
+        const ExperimentResult result = run_experiment(options, hooks);
+        CHECK(epochs_seen == 2);
+        CHECK(result.deterministic == option);
+        CHECK(ops::deterministic() == previous);
+      }
+    }
+  }
+  ops::set_deterministic(false);
+}
+
+TEST_CASE("a run that fails restores the previous deterministic mode") {
+  ops::set_deterministic(false);
+  ExperimentOptions options;
+  options.dataset = "/nonexistent/dataset/folder";
+  options.deterministic = true;
+  CHECK_THROWS_AS(run_experiment(options), Error);
+  CHECK_FALSE(ops::deterministic());
 }
