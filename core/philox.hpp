@@ -43,13 +43,20 @@ struct PhiloxStream {
   uint64_t seed = 0;
   uint64_t offset = 0;  // in 4-value blocks
 
-  // A uniform float in [0, 1) for element `index` (24 random bits).
-  SGNN_HOST_DEVICE float uniform(uint64_t index) const {
-    const uint64_t block = index >> 2;
+  // The uniform floats in [0, 1) of elements 4·block .. 4·block + 3 (24
+  // random bits each): one Philox call serves four elements.
+  SGNN_HOST_DEVICE void uniform4(uint64_t block, float (&out)[4]) const {
     const Philox4x32 counter{{static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
                               static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32)}};
     const Philox4x32 bits = philox4x32_10(counter, static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
-    return static_cast<float>(bits.v[index & 3] >> 8) * (1.0f / 16777216.0f);
+    for (int k = 0; k < 4; ++k) out[k] = static_cast<float>(bits.v[k] >> 8) * (1.0f / 16777216.0f);
+  }
+
+  // The uniform float of element `index`: lane index % 4 of block index / 4.
+  SGNN_HOST_DEVICE float uniform(uint64_t index) const {
+    float block[4];
+    uniform4(index >> 2, block);
+    return block[index & 3];
   }
 };
 

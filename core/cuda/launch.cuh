@@ -22,6 +22,9 @@ inline LaunchShape elementwise_launch_shape(int64_t count, Device device, unsign
   return {static_cast<unsigned>(std::clamp<int64_t>(wanted, 1, cap)), threads};
 }
 
+// Whether 128-bit loads and stores may be used at this address.
+inline bool aligned16(const void* pointer) { return reinterpret_cast<std::uintptr_t>(pointer) % 16 == 0; }
+
 __device__ __forceinline__ int64_t grid_stride_begin() {
   return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
 }

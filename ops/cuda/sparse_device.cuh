@@ -44,8 +44,7 @@ __device__ __forceinline__ SegmentRange segment_range(const int32_t* rows, const
   return {row, begin, begin + length < row_end ? begin + length : row_end};
 }
 
-// Whether 128-bit loads and stores may be used at this address.
-inline bool aligned16(const void* pointer) { return reinterpret_cast<std::uintptr_t>(pointer) % 16 == 0; }
+using ::sgnn::aligned16;
 
 // The lanes of this thread's subwarp of kWidth lanes (kWidth a power of two ≤ 32).
 template <int kWidth>

@@ -30,6 +30,15 @@ TEST_CASE("GPU dropout gives the CPU's mask bit for bit, forward and backward") 
   }
 }
 
+TEST_CASE("GPU dropout on a view one float into its storage (no float4) gives the CPU's mask") {
+  const int64_t count = 4099;
+  const Tensor storage = random_tensor({count + 1}, 3);
+  Generator cpu_generator(99), gpu_generator(99);
+  const Tensor y_cpu = ops::dropout(storage.narrow_rows(1, count + 1), 0.5f, true, cpu_generator);
+  const Tensor y_gpu = ops::dropout(storage.to(kGpu).narrow_rows(1, count + 1), 0.5f, true, gpu_generator);
+  CHECK(y_gpu.to_vector<float>() == y_cpu.to_vector<float>());
+}
+
 TEST_CASE("GPU SGD and Adam steps match the CPU over several steps") {
   const Shape shape{257, 17};
   const Tensor p0 = random_tensor(shape, 3);
