@@ -183,19 +183,6 @@ TEST_CASE("GPU sparse ops: autograd backward matches the CPU, gradients of every
   }
 }
 
-namespace {
-
-// Sets the process-wide deterministic mode for one scope.
-struct DeterministicScope {
-  explicit DeterministicScope(bool on) : previous(ops::deterministic()) { ops::set_deterministic(on); }
-  ~DeterministicScope() { ops::set_deterministic(previous); }
-  DeterministicScope(const DeterministicScope&) = delete;
-  DeterministicScope& operator=(const DeterministicScope&) = delete;
-  bool previous;
-};
-
-}  // namespace
-
 TEST_CASE("GPU spmm and sddmm split a hub row of 100000 entries into many segments, heads 1 and 8") {
   const Adjacency cpu = hub_graph(100001, 100000, 5);
   const Adjacency gpu = cpu.to(kGpu);
@@ -204,7 +191,7 @@ TEST_CASE("GPU spmm and sddmm split a hub row of 100000 entries into many segmen
   CHECK(plan->split_segments >= 100000 / plan->segment_length);
   uint64_t seed = 5000;
   for (bool ordered : {false, true}) {
-    const DeterministicScope scope(ordered);
+    const ops::DeterministicScope scope(ordered);
     for (int64_t heads : {int64_t{1}, int64_t{8}}) {
       for (int64_t features : {int64_t{3}, int64_t{16}, int64_t{33}}) {
         CAPTURE(ordered);
@@ -217,7 +204,7 @@ TEST_CASE("GPU spmm and sddmm split a hub row of 100000 entries into many segmen
 }
 
 TEST_CASE("GPU spmm in deterministic mode gives bit-identical results across runs") {
-  const DeterministicScope scope(true);
+  const ops::DeterministicScope scope(true);
   for (const Adjacency& cpu : {hub_graph(100001, 100000, 9), rmat_graph(20000, 400000, 61)}) {
     const Adjacency gpu = cpu.to(kGpu);
     REQUIRE(ops::sparse_plan(gpu.csr)->num_split_rows > 0);  // the ordered reduction is exercised

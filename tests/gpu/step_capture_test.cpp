@@ -25,19 +25,6 @@ using namespace sgnn::testing;
 
 namespace {
 
-// Fixed summation order in the sparse kernels for the scope, so eager and
-// replayed runs can be compared to the last bit.
-class DeterministicScope {
- public:
-  DeterministicScope() : previous_(ops::deterministic()) { ops::set_deterministic(true); }
-  ~DeterministicScope() { ops::set_deterministic(previous_); }
-  DeterministicScope(const DeterministicScope&) = delete;
-  DeterministicScope& operator=(const DeterministicScope&) = delete;
-
- private:
-  bool previous_;
-};
-
 bool stream_is_capturing() {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   REQUIRE(cudaStreamIsCapturing(cuda::stream(kGpu), &status) == cudaSuccess);
@@ -127,7 +114,7 @@ void check_same_training(const Run& eager, const Run& replayed, double tolerance
 }  // namespace
 
 TEST_CASE("captured GCN and GAT training (dropout on) equals eager training epoch by epoch") {
-  const DeterministicScope deterministic;
+  const ops::DeterministicScope deterministic(true);
   for (const int kind : {0, 1}) {
     CAPTURE(kind);
     const Run eager = train(kind, StepCapture::Off, 7);
@@ -146,7 +133,7 @@ TEST_CASE("Auto captures on the GPU for a small graph") {
 }
 
 TEST_CASE("a step that cannot be captured falls back to eager with the same results; the stream is not left capturing") {
-  const DeterministicScope deterministic;
+  const ops::DeterministicScope deterministic(true);
   const Run eager = train(2, StepCapture::Off, 4);
   const Run fallback = train(2, StepCapture::On, 4);
   CHECK_FALSE(fallback.captured);
