@@ -9,7 +9,7 @@
 # --data   folder holding cora/ and citeseer/ in OGB raw layout (default: data)
 # --out    where logs and result files go (default: $OUT, else gpu-check-out)
 # --quick  small graphs only (no Reddit-/products-scale cases)
-# --only   run only these steps: tests, sparse, dense, hrpb, graph_io, training, multigpu
+# --only   run only these steps: tests, sparse, dense, hrpb, determinism, graph_io, training, multigpu
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --only) only=$2; shift 2 ;;
-    --skip-tests) only=${only:-sparse,dense,hrpb,graph_io,training}; shift ;;
+    --skip-tests) only=${only:-sparse,dense,hrpb,determinism,graph_io,training}; shift ;;
     *) echo "gpu-check: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -69,6 +69,9 @@ if wanted dense && [ -x "$build/bench/bench_dense" ]; then
 fi
 if wanted hrpb && [ -x "$build/bench/bench_hrpb" ]; then
   step bench-hrpb "$build/bench/bench_hrpb" "${size_flag[@]}" --markdown "$out/bench_hrpb.md"
+fi
+if wanted determinism && [ -x "$build/bench/bench_determinism" ]; then
+  step bench-determinism "$build/bench/bench_determinism" "${size_flag[@]}" --markdown "$out/bench_determinism.md"
 fi
 if wanted graph_io && [ -x "$build/bench/bench_graph_io" ]; then
   step bench-graph-io "$build/bench/bench_graph_io" "${size_flag[@]}" --markdown "$out/bench_graph_io.md"

@@ -4,9 +4,13 @@
 # under .gpu/build/{tests,bench,examples}, and the citation datasets under
 # data/. On the GPU machine: bash scripts/gpu-check.sh --build .gpu/build
 #
-#   bash scripts/stage-gpu.sh [BUILD_DIR]   (default: build)
+#   bash scripts/stage-gpu.sh [--multigpu] [BUILD_DIR]   (default: build)
+# --multigpu also stages train_gcn_multigpu and bench_multigpu (for machines
+# with 2+ GPUs); without it the folder stays under the 64 MiB carry limit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+multigpu=0
+if [ "${1:-}" = "--multigpu" ]; then multigpu=1; shift; fi
 build=${1:-build}
 rm -rf .gpu  # only what this script stages: the carry limit is 64 MiB
 for folder in tests bench examples; do
@@ -16,6 +20,7 @@ done
 # The CPU-tier programs stay behind: the device tool carries at most 64 MiB.
 rm -f .gpu/build/tests/test_{core,ops,graph_io,training,distributed} .gpu/build/tests/sgnn_section_writer \
   .gpu/build/examples/{custom_dataset,sgnn_describe,walkthrough}
+[ "$multigpu" = 1 ] || rm -f .gpu/build/examples/train_gcn_multigpu .gpu/build/bench/bench_multigpu
 find .gpu/build -type f -perm -u+x -exec strip --strip-debug {} \; 2>/dev/null || true
 mkdir -p data
 for name in cora citeseer; do
