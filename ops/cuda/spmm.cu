@@ -195,8 +195,8 @@ struct SpmmTile {
 
 // The tile for a per-head feature width (DESIGN: launch plan per feature width).
 // Vector widths above 128 take several 128-wide tiles (more work items)
-// rather than two float4 per lane: that variant needed 68 registers, lost
-// occupancy and ran 0.87x cuSPARSE at width 256 on a 31M-entry R-MAT.
+// rather than two float4 per lane, one kernel shape fewer: both ran 7.3 ms
+// (0.87x cuSPARSE) at width 256 on a 31M-entry R-MAT (bench/RESULTS.md).
 SpmmTile choose_tile(int64_t features, bool vectorizable) {
   if (vectorizable && features % 4 == 0) {
     return {4, sparse_cuda::next_power_of_two(std::min<int64_t>(features / 4, 32), 32), 1};
