@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "graph_io/graph.hpp"
 #include "graph_io/prepare.hpp"
 #include "training/checkpoint.hpp"
 
@@ -34,11 +35,7 @@ struct CheckpointFixture {
     edges.num_nodes = 4;
     edges.source = Tensor::from_vector(std::vector<int32_t>{0, 1, 2, 3}, {4});
     edges.target = Tensor::from_vector(std::vector<int32_t>{1, 2, 3, 0}, {4});
-    graph_io::PrepareOptions options;
-    options.symmetrize = true;
-    options.self_loops = graph_io::SelfLoops::Add;
-    options.normalization = graph_io::Normalization::Symmetric;
-    return graph_io::prepare_adjacency(edges, options);
+    return graph_io::prepare_adjacency(edges, graph_io::gcn_graph_options().prepare);
   }
   static training::TrainingData data(const Adjacency& graph) {
     training::TrainingData d;

@@ -9,6 +9,7 @@
 
 #include "core/adjacency.hpp"
 #include "graph_io/generators.hpp"
+#include "graph_io/graph.hpp"
 #include "graph_io/prepare.hpp"
 
 namespace sgnn::bench {
@@ -33,10 +34,7 @@ inline graph_io::EdgeList rmat_edges(int64_t nodes, int64_t edges, uint64_t seed
 
 // The GCN adjacency of `edges` on `device` (values and transpose values set).
 inline Adjacency gcn_adjacency(const graph_io::EdgeList& edges, Device device) {
-  graph_io::PrepareOptions options;
-  options.symmetrize = true;
-  options.self_loops = graph_io::SelfLoops::Add;
-  options.normalization = graph_io::Normalization::Symmetric;
+  graph_io::PrepareOptions options = graph_io::gcn_graph_options().prepare;
   options.device = device;
   return graph_io::prepare_adjacency(edges, options);
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/adjacency.hpp"
+#include "graph_io/graph.hpp"
 #include "graph_io/prepare.hpp"
 #include "tests/support/testing.hpp"
 
@@ -19,10 +20,7 @@ inline Adjacency prepared_gcn_graph(int64_t nodes, const std::vector<int32_t>& s
   edges.num_nodes = nodes;
   edges.source = Tensor::from_vector(source, {static_cast<int64_t>(source.size())});
   edges.target = Tensor::from_vector(target, {static_cast<int64_t>(target.size())});
-  graph_io::PrepareOptions options;
-  options.symmetrize = true;
-  options.self_loops = graph_io::SelfLoops::Add;
-  options.normalization = graph_io::Normalization::Symmetric;
+  graph_io::PrepareOptions options = graph_io::gcn_graph_options().prepare;
   options.device = device;
   return graph_io::prepare_adjacency(edges, options);
 }

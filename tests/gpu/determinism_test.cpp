@@ -13,11 +13,11 @@
 #include "graph_io/graph.hpp"
 #include "graph_io/hrpb_builder.hpp"
 #include "graph_io/ogb_writer.hpp"
-#include "graph_io/synthetic_dataset.hpp"
 #include "ops/determinism.hpp"
 #include "ops/sparse_plan.hpp"
 #include "tests/graph_io/temp_files.hpp"
 #include "tests/support/gpu_testing.hpp"
+#include "tests/support/synthetic_datasets.hpp"
 #include "training/experiment.hpp"
 #include "training/models.hpp"
 #include "training/trainer.hpp"
@@ -33,14 +33,7 @@ namespace {
 // longer than a segment, and its row panel holds about 3 times the blocks of
 // an average panel.
 graph_io::Dataset hub_dataset() {
-  graph_io::SyntheticOptions options;
-  options.num_nodes = 3000;
-  options.num_edges = 6000;
-  options.symmetric = true;
-  options.num_features = 24;
-  options.num_classes = 4;
-  options.seed = 21;
-  graph_io::Dataset dataset = graph_io::generate_synthetic_dataset(options);
+  graph_io::Dataset dataset = symmetric_synthetic(3000, 6000, 24, 21, 4);
   REQUIRE_FALSE(dataset.edges.weight.defined());
   std::vector<int32_t> source = dataset.edges.source.to_vector<int32_t>();
   std::vector<int32_t> target = dataset.edges.target.to_vector<int32_t>();

@@ -3,6 +3,7 @@
 #include <random>
 
 #include "graph_io/generators.hpp"
+#include "graph_io/graph.hpp"
 #include "graph_io/prepare.hpp"
 
 namespace sgnn::testing {
@@ -51,11 +52,7 @@ Adjacency rmat_gcn_graph() {
   options.num_nodes = 1000;
   options.num_edges = 8000;
   options.seed = 3;
-  graph_io::PrepareOptions prepare;
-  prepare.symmetrize = true;
-  prepare.self_loops = graph_io::SelfLoops::Add;
-  prepare.normalization = graph_io::Normalization::Symmetric;
-  return graph_io::prepare_adjacency(graph_io::generate_rmat(options), prepare);
+  return graph_io::prepare_adjacency(graph_io::generate_rmat(options), graph_io::gcn_graph_options().prepare);
 }
 
 // Rows 0..15 and 64..79 only: panels 1, 2, 3 and 5.. are empty; 100 rows.

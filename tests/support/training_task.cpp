@@ -3,6 +3,7 @@
 #include <numeric>
 #include <random>
 
+#include "graph_io/graph.hpp"
 #include "graph_io/prepare.hpp"
 #include "tests/support/testing.hpp"
 
@@ -29,10 +30,7 @@ TinyTask tiny_task(uint64_t seed, Device device) {
   edges.num_nodes = kNodes;
   edges.source = Tensor::from_vector(sources, {kEdges});
   edges.target = Tensor::from_vector(targets, {kEdges});
-  graph_io::PrepareOptions options;
-  options.symmetrize = true;
-  options.self_loops = graph_io::SelfLoops::Add;
-  options.normalization = graph_io::Normalization::Symmetric;
+  graph_io::PrepareOptions options = graph_io::gcn_graph_options().prepare;
   options.device = device;
   task.adjacency = std::make_shared<Adjacency>(graph_io::prepare_adjacency(edges, options));
 

@@ -3,9 +3,8 @@
 #include <doctest/doctest.h>
 
 #include "examples/training_cli.hpp"
-#include "graph_io/ogb_writer.hpp"
-#include "graph_io/synthetic_dataset.hpp"
 #include "tests/graph_io/temp_files.hpp"
+#include "tests/support/synthetic_datasets.hpp"
 #include "training/experiment.hpp"
 #include "training/numerics_check.hpp"
 
@@ -24,18 +23,12 @@ TEST_CASE("--check-numerics sets the experiment option; it is off by default") {
 
 TEST_CASE("GCN and GAT train under the numerics check without a false alarm, and the mode is restored") {
   testing::TempDir folder;
-  graph_io::SyntheticOptions synthetic;
-  synthetic.num_nodes = 300;
-  synthetic.num_edges = 1500;
-  synthetic.symmetric = true;
-  synthetic.num_features = 12;
-  synthetic.seed = 4;
-  graph_io::write_ogb_dataset(graph_io::generate_synthetic_dataset(synthetic), folder / "small");
+  const std::string dataset = testing::write_symmetric_synthetic(folder.path(), "small", 300, 1500, 12, 4);
   for (const ModelKind kind : {ModelKind::Gcn, ModelKind::Gat}) {
     CAPTURE(model_name(kind));
     ExperimentOptions options;
     options.model = kind;
-    options.dataset = (folder / "small").string();
+    options.dataset = dataset;
     options.epochs = 3;
     options.check_numerics = true;
     const ExperimentResult result = run_experiment(options);

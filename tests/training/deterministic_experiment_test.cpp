@@ -9,29 +9,16 @@
 
 #include "examples/training_cli.hpp"
 #include "graph_io/hrpb_cache.hpp"
-#include "graph_io/ogb_writer.hpp"
-#include "graph_io/synthetic_dataset.hpp"
 #include "ops/determinism.hpp"
 #include "ops/spmm_hrpb.hpp"
 #include "tests/graph_io/temp_files.hpp"
+#include "tests/support/synthetic_datasets.hpp"
 #include "training/experiment.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;
 
 namespace {
-
-// A small OGB-layout dataset in `folder` / "small".
-std::string write_small_dataset(const std::filesystem::path& folder) {
-  graph_io::SyntheticOptions synthetic;
-  synthetic.num_nodes = 200;
-  synthetic.num_edges = 800;
-  synthetic.symmetric = true;
-  synthetic.num_features = 8;
-  synthetic.seed = 6;
-  graph_io::write_ogb_dataset(graph_io::generate_synthetic_dataset(synthetic), folder / "small");
-  return (folder / "small").string();
-}
 
 // The one HRPB cache file in `folder` (next to the adjacency cache file).
 std::filesystem::path hrpb_cache_file(const std::filesystem::path& folder) {
@@ -59,7 +46,7 @@ TEST_CASE("--deterministic sets the experiment option for GCN and GAT; it is off
 
 TEST_CASE("run_experiment builds the HRPB layout with the --deterministic setting and records it in the JSON") {
   testing::TempDir folder;
-  const std::string dataset = write_small_dataset(folder.path());
+  const std::string dataset = testing::write_symmetric_synthetic(folder.path(), "small", 200, 800, 8, 6);
   const std::filesystem::path cache = folder / "cache";
   for (const bool deterministic : {true, false, true}) {
     CAPTURE(deterministic);
@@ -96,7 +83,7 @@ TEST_CASE("run_experiment builds the HRPB layout with the --deterministic settin
 
 TEST_CASE("run_experiment sets the deterministic mode for the run and restores the previous one (GCN and GAT)") {
   testing::TempDir folder;
-  const std::string dataset = write_small_dataset(folder.path());
+  const std::string dataset = testing::write_symmetric_synthetic(folder.path(), "small", 200, 800, 8, 6);
   for (const ModelKind kind : {ModelKind::Gcn, ModelKind::Gat}) {
     for (const bool previous : {false, true}) {
       for (const bool option : {false, true}) {

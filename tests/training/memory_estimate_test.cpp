@@ -8,8 +8,8 @@
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/graph.hpp"
 #include "graph_io/ogb_writer.hpp"
-#include "graph_io/synthetic_dataset.hpp"
 #include "tests/graph_io/temp_files.hpp"
+#include "tests/support/synthetic_datasets.hpp"
 #include "training/memory_estimate_check.hpp"
 
 using namespace sgnn;
@@ -19,14 +19,7 @@ using namespace sgnn::testing;
 namespace {
 
 graph_io::Dataset synthetic(int64_t nodes, int64_t edges, int64_t features) {
-  graph_io::SyntheticOptions options;
-  options.num_nodes = nodes;
-  options.num_edges = edges;
-  options.symmetric = true;
-  options.num_features = features;
-  options.num_classes = 5;
-  options.seed = 3;
-  return graph_io::generate_synthetic_dataset(options);
+  return testing::symmetric_synthetic(nodes, edges, features, 3, 5);
 }
 
 // Sets the free-bytes override for the scope.
