@@ -87,9 +87,7 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   require_experiment_fits(options.model, dataset, h, spmm_format != SpmmFormat::Csr, device);
   const CheckNumericsScope numerics_scope(options.check_numerics);
 
-  const graph_io::GraphOptions graph_options =
-      options.model == ModelKind::Gcn ? graph_io::gcn_graph_options() : graph_io::gat_graph_options();
-  graph_io::Graph graph = graph_io::make_graph(dataset, graph_options, device, options.cache_dir);
+  graph_io::Graph graph = graph_io::make_graph(dataset, model_graph_options(options.model), device, options.cache_dir);
   graph_io::HrpbOptions hrpb_options;
   hrpb_options.concurrent_blocks = ops::spmm_hrpb_concurrent_blocks(device, h.hidden);
   hrpb_options.deterministic = options.deterministic;  // split panels merged in a fixed order

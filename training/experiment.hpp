@@ -11,12 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "graph_io/graph.hpp"
 #include "training/trainer.hpp"
 
 namespace sgnn::training {
 
 enum class ModelKind : unsigned char { Gcn, Gat };
 const char* model_name(ModelKind kind);  // "gcn", "gat"
+// How the model's graph is prepared: graph_io::gcn_graph_options() or gat_graph_options().
+graph_io::GraphOptions model_graph_options(ModelKind kind);
 
 // Flags left unset take the paper's value for the model and dataset.
 struct ExperimentOptions {

@@ -21,6 +21,10 @@ std::string lowercase_name(const std::string& dataset) {
 
 const char* model_name(ModelKind kind) { return kind == ModelKind::Gcn ? "gcn" : "gat"; }
 
+graph_io::GraphOptions model_graph_options(ModelKind kind) {
+  return kind == ModelKind::Gcn ? graph_io::gcn_graph_options() : graph_io::gat_graph_options();
+}
+
 Hyperparameters paper_defaults(ModelKind model, const std::string& dataset_name) {
   Hyperparameters h;
   if (model == ModelKind::Gcn) return h;  // 200 epochs, 16 hidden, dropout 0.5, lr 0.01, wd 5e-4

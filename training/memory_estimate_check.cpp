@@ -1,6 +1,5 @@
 #include "training/memory_estimate_check.hpp"
 
-#include "graph_io/graph.hpp"
 #include "graph_io/prepared_entries.hpp"
 
 namespace sgnn::training {
@@ -31,9 +30,7 @@ memory::ModelShape experiment_model_shape(ModelKind kind, const graph_io::Datase
 }
 
 int64_t experiment_prepared_entries(ModelKind kind, const graph_io::Dataset& dataset) {
-  const graph_io::GraphOptions options =
-      kind == ModelKind::Gcn ? graph_io::gcn_graph_options() : graph_io::gat_graph_options();
-  return graph_io::count_prepared_entries(dataset.edges, options.prepare);
+  return graph_io::count_prepared_entries(dataset.edges, model_graph_options(kind).prepare);
 }
 
 void require_experiment_fits(ModelKind kind, const graph_io::Dataset& dataset, const Hyperparameters& h, bool hrpb,

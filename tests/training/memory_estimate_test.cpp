@@ -61,9 +61,7 @@ TEST_CASE("the graph and model estimates are within 2x of the measured CPU peak 
     graph_io::Graph graph;
     Tensor features;
     const int64_t graph_peak = measured_peak([&] {
-      graph = graph_io::make_graph(dataset, kind == ModelKind::Gcn ? graph_io::gcn_graph_options()
-                                                                   : graph_io::gat_graph_options(),
-                                   Device::cpu());
+      graph = graph_io::make_graph(dataset, model_graph_options(kind), Device::cpu());
       features = graph_io::normalize_feature_rows(graph.features);
     });
     // The estimator given the real entry count (the experiment's check uses an
