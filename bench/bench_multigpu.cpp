@@ -2,7 +2,7 @@
 // the timed epochs, after warm-up), communication bytes per epoch (counted by
 // the communicators), speedup and scaling efficiency (speedup / GPUs).
 //
-//   bench_multigpu --dataset /tmp/d/products-scale --gpus 2 --hidden 256
+//   bench_multigpu --dataset /tmp/d/products-scale --gpus 2 --hidden 256 [--markdown FILE]
 //
 // One GPU runs the library's ordinary single-device step (model.forward,
 // cross entropy, backward, Adam); N GPUs run distributed::train_gcn_multi_gpu.
@@ -13,6 +13,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <string>
 
 #include "core/memory.hpp"
 #include "distributed/multi_gpu_training.hpp"
@@ -33,6 +35,7 @@ struct Options {
   int64_t warmup = 3;
   std::string halo = "auto";
   std::string cache_dir;
+  std::string markdown;
 };
 
 // Median epoch time of the ordinary single-GPU training step on cuda:0.
@@ -87,18 +90,32 @@ int run(const Options& options) {
   int64_t halo_rows = 0;
   for (const int64_t rows : result.rank_halo) halo_rows += rows;
 
-  std::printf("# %s: %lld nodes, %lld non-zeros, %lld features, hidden %lld; NCCL %s; median of %lld epochs after %lld warm-up\n",
-              dataset.name.c_str(), static_cast<long long>(graph.num_nodes),
-              static_cast<long long>(graph.adjacency.nnz()), static_cast<long long>(graph.features.size(1)),
-              static_cast<long long>(options.hidden), result.nccl_version.c_str(),
-              static_cast<long long>(options.epochs), static_cast<long long>(options.warmup));
-  std::printf("| graph | GPUs | halo | halo rows (all GPUs) | epoch ms, 1 GPU | epoch ms, %d GPUs | speedup | efficiency | comm MB/epoch |\n",
-              options.gpus);
-  std::printf("|---|---|---|---|---|---|---|---|---|\n");
-  std::printf("| %s | %d | %s | %lld | %.1f | %.1f | %.2fx | %.0f%% | %.1f |\n", dataset.name.c_str(), options.gpus,
-              distributed::halo_mode_name(result.halo), static_cast<long long>(halo_rows), one_gpu_ms, n_gpu_ms,
-              speedup, 100.0 * speedup / options.gpus,
-              static_cast<double>(result.epoch_bytes.empty() ? 0 : result.epoch_bytes.back()) / 1e6);
+  char line[1024];
+  std::string table;
+  std::snprintf(line, sizeof line,
+                "# %s: %lld nodes, %lld non-zeros, %lld features, hidden %lld; NCCL %s; median of %lld epochs after "
+                "%lld warm-up\n\n",
+                dataset.name.c_str(), static_cast<long long>(graph.num_nodes),
+                static_cast<long long>(graph.adjacency.nnz()), static_cast<long long>(graph.features.size(1)),
+                static_cast<long long>(options.hidden), result.nccl_version.c_str(),
+                static_cast<long long>(options.epochs), static_cast<long long>(options.warmup));
+  table += line;
+  std::snprintf(line, sizeof line,
+                "| graph | GPUs | halo | halo rows (all GPUs) | epoch ms, 1 GPU | epoch ms, %d GPUs | speedup | efficiency "
+                "| comm MB/epoch |\n|---|---|---|---|---|---|---|---|---|\n",
+                options.gpus);
+  table += line;
+  std::snprintf(line, sizeof line, "| %s | %d | %s | %lld | %.1f | %.1f | %.2fx | %.0f%% | %.1f |\n",
+                dataset.name.c_str(), options.gpus, distributed::halo_mode_name(result.halo),
+                static_cast<long long>(halo_rows), one_gpu_ms, n_gpu_ms, speedup, 100.0 * speedup / options.gpus,
+                static_cast<double>(result.epoch_bytes.empty() ? 0 : result.epoch_bytes.back()) / 1e6);
+  table += line;
+  std::fputs(table.c_str(), stdout);
+  if (!options.markdown.empty()) {
+    std::ofstream file(options.markdown);
+    file << table;
+    SGNN_CHECK(file.good(), "bench_multigpu: cannot write ", options.markdown);
+  }
   return 0;
 }
 
@@ -115,6 +132,7 @@ int main(int argc, char** argv) {
   app.add_option("--halo", options.halo, "auto, sendrecv or allgather (default auto)")
       ->check(CLI::IsMember({"auto", "sendrecv", "allgather"}));
   app.add_option("--cache", options.cache_dir, "directory of the prepared-adjacency cache");
+  app.add_option("--markdown", options.markdown, "also write the table to this file");
   CLI11_PARSE(app, argc, argv);
   try {
     return run(options);
