@@ -77,6 +77,7 @@ template <int kVec, int kSub, int kRepeat, typename Index>
 __device__ __forceinline__ void spmm_segments(const SpmmArguments& args) {
   constexpr int kTile = kSub * kVec * kRepeat;
   constexpr int kChunk = kSub * 4;  // entries a subwarp stages per step (4 per lane)
+  constexpr bool kBatchLoads = kVec == 1 || kRepeat == 1;
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
   const int64_t width = args.heads * args.features;  // row stride of B and C
@@ -123,11 +124,13 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments& args) {
         weight[k] = !inside ? 0.0f : (args.values ? __ldg(args.values + position * args.heads + head) : 1.0f);
       }
       // Accumulate the staged entries in row order (uniform control flow per
-      // subwarp). All loads of a source lane's 4 entries are issued before
-      // the first FMA: one memory latency per 4 entries, not per entry (ncu:
-      // a 128-entry segment took 29 µs when each load waited for the last).
-      // Masked entries load a valid row (column 0, or a neighbouring row's
-      // column) and are skipped, not multiplied by 0: 0 · Inf would be NaN.
+      // subwarp). Tiles of one access per lane issue all loads of a source
+      // lane's 4 entries before the first FMA: one memory latency per 4
+      // entries, not per entry (ncu: a 128-entry segment took 29 µs when each
+      // load waited for the last). Tiles of two accesses per lane (width 256)
+      // load per entry: 8 float4 in flight per lane cost occupancy, and the
+      // batched form ran 6.57 -> 7.30 ms on a 31M-entry R-MAT.
+      // Masked entries are skipped, not multiplied by 0: 0 · Inf would be NaN.
       const int64_t chunk_end = end < chunk + kChunk ? end : chunk + kChunk;
       for (int source = 0; source < kSub; ++source) {
         if (chunk + source * 4 >= chunk_end) break;
@@ -138,19 +141,36 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments& args) {
           offset[k] = __shfl_sync(mask, scaled[k], source, kSub);
           w[k] = __shfl_sync(mask, weight[k], source, kSub);
         }
+        if constexpr (kBatchLoads) {
 #pragma unroll
-        for (int r = 0; r < kRepeat; ++r) {
-          const int64_t feature = feature0 + r * kSub * kVec;
-          if (feature >= args.features) continue;
-          float loaded[4][kVec];
+          for (int r = 0; r < kRepeat; ++r) {
+            const int64_t feature = feature0 + r * kSub * kVec;
+            if (feature >= args.features) continue;
+            float loaded[4][kVec];
 #pragma unroll
-          for (int k = 0; k < 4; ++k) Vector<kVec>::load(args.b + offset[k] + feature, loaded[k]);
+            for (int k = 0; k < 4; ++k) Vector<kVec>::load(args.b + offset[k] + feature, loaded[k]);
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+              const int64_t position = chunk + source * 4 + k;
+              if (position < begin || position >= end) continue;
+#pragma unroll
+              for (int v = 0; v < kVec; ++v) acc[r][v] += w[k] * loaded[k][v];
+            }
+          }
+        } else {
 #pragma unroll
           for (int k = 0; k < 4; ++k) {
             const int64_t position = chunk + source * 4 + k;
             if (position < begin || position >= end) continue;
 #pragma unroll
-            for (int v = 0; v < kVec; ++v) acc[r][v] += w[k] * loaded[k][v];
+            for (int r = 0; r < kRepeat; ++r) {
+              const int64_t feature = feature0 + r * kSub * kVec;
+              if (feature >= args.features) continue;
+              float loaded[kVec];
+              Vector<kVec>::load(args.b + offset[k] + feature, loaded);
+#pragma unroll
+              for (int v = 0; v < kVec; ++v) acc[r][v] += w[k] * loaded[v];
+            }
           }
         }
       }
@@ -194,11 +214,12 @@ struct SpmmTile {
 };
 
 // The tile for a per-head feature width (DESIGN: launch plan per feature width).
-// Vector widths above 128 take several 128-wide tiles (more work items)
-// rather than two float4 per lane, one kernel shape fewer: both ran 7.3 ms
-// (0.87x cuSPARSE) at width 256 on a 31M-entry R-MAT (bench/RESULTS.md).
+// Widths of 256 and more take two float4 per lane (the per-entry loads
+// above): 128-wide tiles, twice the work items, ran 7.3 ms (0.87x
+// cuSPARSE) at width 256 on a 31M-entry R-MAT (bench/RESULTS.md).
 SpmmTile choose_tile(int64_t features, bool vectorizable) {
   if (vectorizable && features % 4 == 0) {
+    if (features >= 256) return {4, 32, 2};
     return {4, sparse_cuda::next_power_of_two(std::min<int64_t>(features / 4, 32), 32), 1};
   }
   if (features <= 32) return {1, sparse_cuda::next_power_of_two(features, 32), 1};
@@ -304,7 +325,8 @@ void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int
                      c.data<float>()};
   const bool wide_index = csr.num_cols * heads * features >= (int64_t{1} << 31);
   if (tile.vec == 4) {
-    launch_sub<4, 1>(tile.sub, args, wide_index, device);
+    if (tile.repeat == 2) launch<4, 32, 2>(args, wide_index, device);
+    else launch_sub<4, 1>(tile.sub, args, wide_index, device);
   } else {
     if (tile.repeat == 1) launch_sub<1, 1>(tile.sub, args, wide_index, device);
     else launch<1, 32, 4>(args, wide_index, device);

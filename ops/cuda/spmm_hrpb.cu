@@ -7,7 +7,12 @@
 // then each k8 step takes brick columns 2i and 2i+1: lane l of the warp owns
 // A-fragment cells (row l/4, col l%4) and (row l/4 + 8, col l%4) of each
 // brick, i.e. pattern bits l and l + 32, and finds its value by a popcount
-// of the pattern below its bit. C stays in registers over the whole panel
+// of the pattern below its bit. Staging is double-buffered: the copies of
+// block i + 1 are in flight while block i's mma steps run (a block is only
+// two k8 steps, so unhidden staging latency dominated at widths 128-256),
+// with 16-byte copies of B when its rows allow them. Only the columns the
+// warps read are staged (the chunk width rounded up to 8).
+// C stays in registers over the whole panel
 // and is written once; only split panels use atomics (or, deterministic,
 // slots merged in a fixed order by a second kernel).
 #include <cstdint>
@@ -37,6 +42,7 @@ struct KernelArguments {
   float* partials;  // deterministic mode: [slots, 16, width]; else nullptr (atomics)
   int64_t num_rows;
   int64_t width;
+  bool vector_rows;  // B rows 16-byte aligned (B aligned, width a multiple of 4): 16-byte copies
 };
 
 __device__ __forceinline__ void cp_async4(void* shared, const void* global) {
@@ -44,7 +50,18 @@ __device__ __forceinline__ void cp_async4(void* shared, const void* global) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(address), "l"(global));
 }
 
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async16(void* shared, const void* global) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(global));
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+// Waits until at most `kPending` committed copy groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
 
 __device__ __forceinline__ uint32_t to_tf32(float x) {
   uint32_t out;
@@ -66,18 +83,55 @@ __device__ __forceinline__ float brick_value(uint64_t pattern, int bit, const in
   return __int_as_float(values[__popcll(pattern & ((uint64_t{1} << bit) - 1))]);
 }
 
+// Issues the copies of block `block`'s record and B rows into one stage of
+// shared memory (zeros for padding columns) and commits them as one group.
+__device__ __forceinline__ void stage_block(const KernelArguments& args, int32_t block, int64_t chunk_begin,
+                                            int chunk_width, int staged_width, int32_t* sm_record,
+                                            float (*sm_b)[kStride]) {
+  const int threads = static_cast<int>(blockDim.x);
+  const int64_t record_begin = args.size_ptr[block];
+  const int record_words = static_cast<int>(args.size_ptr[block + 1] - record_begin);
+  for (int i = static_cast<int>(threadIdx.x); i < record_words; i += threads) {
+    cp_async4(&sm_record[i], args.packed + record_begin + i);
+  }
+  const int32_t* columns = args.active_cols + int64_t{block} * hrpb::kBlockCols;
+  if (args.vector_rows) {  // staged_width and chunk_width are multiples of 4 here
+    const int quads = staged_width / 4;
+    for (int i = static_cast<int>(threadIdx.x); i < hrpb::kBlockCols * quads; i += threads) {
+      const int k = i / quads, j = 4 * (i % quads);
+      const int32_t column = columns[k];
+      if (column >= 0 && j < chunk_width) {
+        cp_async16(&sm_b[k][j], args.b + int64_t{column} * args.width + chunk_begin + j);
+      } else {
+        *reinterpret_cast<float4*>(&sm_b[k][j]) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      }
+    }
+  } else {
+    for (int i = static_cast<int>(threadIdx.x); i < hrpb::kBlockCols * staged_width; i += threads) {
+      const int k = i / staged_width, j = i % staged_width;
+      const int32_t column = columns[k];
+      if (column >= 0 && j < chunk_width) {
+        cp_async4(&sm_b[k][j], args.b + int64_t{column} * args.width + chunk_begin + j);
+      } else {
+        sm_b[k][j] = 0.0f;  // padding columns and features past the width contribute 0
+      }
+    }
+  }
+  cp_async_commit();
+}
+
 __global__ void __launch_bounds__(128) spmm_hrpb_kernel(KernelArguments args) {
-  __shared__ float sm_b[hrpb::kBlockCols][kStride];
-  __shared__ __align__(8) int32_t sm_record[kRecordWords];
+  __shared__ __align__(16) float sm_b[2][hrpb::kBlockCols][kStride];
+  __shared__ __align__(8) int32_t sm_record[2][kRecordWords];
 
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int group = lane / 4;         // groupID of the mma fragment layouts
   const int in_group = lane % 4;      // threadID_in_group
-  const int threads = static_cast<int>(blockDim.x);
   const int64_t v = blockIdx.x;
   const int64_t chunk_begin = int64_t{blockIdx.y} * kChunk;
   const int chunk_width = static_cast<int>(args.width - chunk_begin < kChunk ? args.width - chunk_begin : kChunk);
+  const int staged_width = (chunk_width + 7) / 8 * 8;  // an n-tile reads 8 columns
 
   float acc[kTiles][4];
 #pragma unroll
@@ -85,28 +139,24 @@ __global__ void __launch_bounds__(128) spmm_hrpb_kernel(KernelArguments args) {
 
   const int32_t block_begin = args.virtual_block_ptr[v];
   const int32_t block_end = args.virtual_block_ptr[v + 1];
+  if (block_begin < block_end) {
+    stage_block(args, block_begin, chunk_begin, chunk_width, staged_width, sm_record[0], sm_b[0]);
+  }
   for (int32_t block = block_begin; block < block_end; ++block) {
-    // Stage the block record (metadata + values) and the B rows of its active columns.
-    const int64_t record_begin = args.size_ptr[block];
-    const int record_words = static_cast<int>(args.size_ptr[block + 1] - record_begin);
-    for (int i = static_cast<int>(threadIdx.x); i < record_words; i += threads) {
-      cp_async4(&sm_record[i], args.packed + record_begin + i);
+    const int stage = (block - block_begin) & 1;
+    if (block + 1 < block_end) {
+      // The other stage was last read by block - 1, before the barrier that ended its iteration.
+      stage_block(args, block + 1, chunk_begin, chunk_width, staged_width, sm_record[stage ^ 1], sm_b[stage ^ 1]);
+      cp_async_wait<1>();  // this block's group has landed; the next one may still be in flight
+    } else {
+      cp_async_wait<0>();
     }
-    for (int i = static_cast<int>(threadIdx.x); i < hrpb::kBlockCols * kChunk; i += threads) {
-      const int k = i / kChunk, j = i % kChunk;
-      const int32_t column = args.active_cols[int64_t{block} * hrpb::kBlockCols + k];
-      if (column >= 0 && j < chunk_width) {
-        cp_async4(&sm_b[k][j], args.b + int64_t{column} * args.width + chunk_begin + j);
-      } else {
-        sm_b[k][j] = 0.0f;  // padding columns and features past the width contribute 0
-      }
-    }
-    cp_async_wait_all();
     __syncthreads();
 
-    const int bricks = sm_record[hrpb::kBrickColumns];
-    const int32_t* values = sm_record + hrpb::values_offset(bricks);
-    const int32_t* pattern_words = sm_record + hrpb::patterns_offset(bricks);
+    const int32_t* record = sm_record[stage];
+    const int bricks = record[hrpb::kBrickColumns];
+    const int32_t* values = record + hrpb::values_offset(bricks);
+    const int32_t* pattern_words = record + hrpb::patterns_offset(bricks);
     int nnz_offset = 0;
 #pragma unroll
     for (int step = 0; step < hrpb::kBrickColumns / 2; ++step) {
@@ -117,8 +167,8 @@ __global__ void __launch_bounds__(128) spmm_hrpb_kernel(KernelArguments args) {
       for (int half = 0; half < 2; ++half) {
         const int brick_col = 2 * step + half;
         // TM = brick height: a brick column holds at most one brick, brick row 0.
-        if (sm_record[brick_col + 1] > sm_record[brick_col]) {
-          const int k = sm_record[brick_col];
+        if (record[brick_col + 1] > record[brick_col]) {
+          const int k = record[brick_col];
           pattern[half] = static_cast<uint32_t>(pattern_words[2 * k]) |
                           (static_cast<uint64_t>(static_cast<uint32_t>(pattern_words[2 * k + 1])) << 32);
           offset[half] = nnz_offset;
@@ -136,10 +186,10 @@ __global__ void __launch_bounds__(128) spmm_hrpb_kernel(KernelArguments args) {
       for (int t = 0; t < kTiles; ++t) {
         const int n = warp * kWarpColumns + t * 8;
         if (n >= chunk_width) break;  // warp-uniform
-        mma_tf32(acc[t], a, to_tf32(sm_b[k_row][n + group]), to_tf32(sm_b[k_row + 4][n + group]));
+        mma_tf32(acc[t], a, to_tf32(sm_b[stage][k_row][n + group]), to_tf32(sm_b[stage][k_row + 4][n + group]));
       }
     }
-    __syncthreads();  // before the next block overwrites the staged data
+    __syncthreads();  // before the next iteration's copies overwrite this stage
   }
 
   // C fragment: c0, c1 at (row g, cols 2t, 2t+1), c2, c3 at row g + 8.
@@ -214,7 +264,8 @@ void spmm_hrpb_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
                              c.data<float>(),
                              partials.defined() ? partials.data<float>() : nullptr,
                              a.num_rows,
-                             width};
+                             width,
+                             width % 4 == 0 && aligned16(b.raw_data())};
   const dim3 grid(static_cast<unsigned>(s.num_virtual_panels), static_cast<unsigned>(chunks));
   spmm_hrpb_kernel<<<grid, static_cast<unsigned>(32 * warps_for(width)), 0, stream>>>(args);
   SGNN_CUDA_CHECK_LAUNCH("spmm_hrpb_kernel");
