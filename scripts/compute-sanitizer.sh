@@ -47,6 +47,7 @@ while [[ $# -gt 0 ]]; do
     *) break ;;
   esac
 done
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "compute-sanitizer.sh: --jobs needs a positive whole number, got '$jobs'" >&2; exit 2; }
 [[ ${#tools[@]} -gt 0 ]] || tools=(memcheck racecheck initcheck)
 for tool in "${tools[@]}"; do
   case "$tool" in memcheck|racecheck|initcheck|synccheck) ;; *) echo "unknown tool: $tool" >&2; exit 2 ;; esac
