@@ -22,11 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "bench/support/bench_graphs.hpp"
 #include "bench/support/bench_support.hpp"
 #include "core/cuda_runtime.hpp"
 #include "graph_io/generators.hpp"
 #include "graph_io/hrpb_builder.hpp"
-#include "graph_io/load_dataset.hpp"
 #include "graph_io/prepare.hpp"
 #include "graph_io/reordering.hpp"
 #include "ops/spmm_backend.hpp"
@@ -50,14 +50,6 @@ graph_io::EdgeList edges_from(int64_t n, const std::vector<int32_t>& source, con
   edges.source = Tensor::from_vector(source, {count});
   edges.target = Tensor::from_vector(target, {count});
   return edges;
-}
-
-graph_io::EdgeList rmat(int64_t nodes, int64_t edges, uint64_t seed) {
-  graph_io::RmatOptions options;
-  options.num_nodes = nodes;
-  options.num_edges = edges;
-  options.seed = seed;
-  return graph_io::generate_rmat(options);
 }
 
 // A FEM-like banded matrix: node i linked to i+1..i+half_width.
@@ -97,20 +89,13 @@ int main(int argc, char** argv) {
   try {
     require_available(kGpu);
     std::vector<Case> cases;
-    cases.push_back({"cora-like R-MAT 2708 nodes", rmat(2708, 5278, 1)});
+    cases.push_back({"cora-like R-MAT 2708 nodes", bench::rmat_edges(2708, 5278, 1)});
     cases.push_back({"banded FEM-like, half-width 8", banded(quick ? 20000 : 200000, 8)});
-    cases.push_back({"R-MAT power-law", quick ? rmat(1 << 14, 1 << 18, 2) : rmat(1 << 18, 1 << 22, 2)});
-    for (const std::string& name : datasets) {
-      graph_io::Dataset dataset;
-      try {
-        dataset = graph_io::load_dataset(name);
-      } catch (const IoError& error) {
-        std::cout << "skipping " << name << ": " << error.what() << "\n";
-        continue;
-      }
-      cases.push_back({name, dataset.edges});
+    cases.push_back({"R-MAT power-law", quick ? bench::rmat_edges(1 << 14, 1 << 18, 2) : bench::rmat_edges(1 << 18, 1 << 22, 2)});
+    for (const graph_io::Dataset& dataset : bench::available_datasets(datasets)) {
+      cases.push_back({dataset.name, dataset.edges});
       const Tensor order = graph_io::compute_node_order(dataset.edges, graph_io::Reordering::Rcm);
-      cases.push_back({name + " (RCM)", graph_io::reorder_dataset(dataset, order).edges});
+      cases.push_back({dataset.name + " (RCM)", graph_io::reorder_dataset(dataset, order).edges});
     }
     const std::vector<int64_t> widths = quick ? std::vector<int64_t>{32, 128} : std::vector<int64_t>{16, 32, 64, 128, 256};
 
@@ -120,12 +105,7 @@ int main(int argc, char** argv) {
     BENCH_CUSPARSE(cusparseSetStream(handle, stream));
     std::vector<Row> rows;
     for (const Case& c : cases) {
-      graph_io::PrepareOptions prepare;
-      prepare.symmetrize = true;
-      prepare.self_loops = graph_io::SelfLoops::Add;
-      prepare.normalization = graph_io::Normalization::Symmetric;
-      prepare.device = kGpu;
-      const Adjacency a = graph_io::prepare_adjacency(c.edges, prepare);
+      const Adjacency a = bench::gcn_adjacency(c.edges, kGpu);
       if (a.csr.indptr.dtype() != DType::Int32) throw InvalidArgument(c.name + ": nnz >= 2^31, not benchmarked");
       graph_io::HrpbOptions options;
       options.concurrent_blocks = ops::spmm_hrpb_occupancy(ops::Cuda{}, kGpu, 128);

@@ -37,7 +37,6 @@
 
 #include "core/cuda_runtime.hpp"
 #include "graph_io/generators.hpp"
-#include "graph_io/load_dataset.hpp"
 #include "graph_io/prepare.hpp"
 #include "ops/sddmm_backend.hpp"
 #include "ops/sddmm_path.hpp"
@@ -230,14 +229,7 @@ int main(int argc, char** argv) {
         sddmm_path == "all" ? std::vector<ops::SddmmPath>{ops::SddmmPath::Segments, ops::SddmmPath::DenseRows}
                             : std::vector<ops::SddmmPath>{ops::parse_sddmm_path(sddmm_path)};
     std::vector<GraphCase> graphs;
-    for (const std::string& name : datasets) {
-      graph_io::Dataset dataset;
-      try {
-        dataset = graph_io::load_dataset(name);
-      } catch (const IoError& error) {
-        std::fprintf(stderr, "skipping %s: %s\n", name.c_str(), error.what());
-        continue;
-      }
+    for (const graph_io::Dataset& dataset : bench::available_datasets(datasets)) {
       graphs.push_back({dataset.name, [edges = dataset.edges] { return edges; }});
     }
     graphs.push_back(rmat_case("cora-like R-MAT", 2708, 5278));

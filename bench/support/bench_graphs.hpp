@@ -1,15 +1,18 @@
 // Operands shared by the CUDA benchmarks: uniform random matrices, R-MAT edge
-// lists, and the adjacency GCN trains on (symmetrised, one self loop per
-// node, D^-1/2 A D^-1/2) prepared on a device.
+// lists, the adjacency GCN trains on (symmetrised, one self loop per node,
+// D^-1/2 A D^-1/2) prepared on a device, and the datasets that can be found.
 #pragma once
 
 #include <cstdint>
+#include <iostream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/adjacency.hpp"
 #include "graph_io/generators.hpp"
 #include "graph_io/graph.hpp"
+#include "graph_io/load_dataset.hpp"
 #include "graph_io/prepare.hpp"
 
 namespace sgnn::bench {
@@ -37,6 +40,21 @@ inline Adjacency gcn_adjacency(const graph_io::EdgeList& edges, Device device) {
   graph_io::PrepareOptions options = graph_io::gcn_graph_options().prepare;
   options.device = device;
   return graph_io::prepare_adjacency(edges, options);
+}
+
+// The datasets of `names` (names or OGB directories, as graph_io::load_dataset
+// takes them) that load; each one that does not is reported on stdout as
+// "skipping NAME: reason" and left out, so a benchmark runs without them.
+inline std::vector<graph_io::Dataset> available_datasets(const std::vector<std::string>& names) {
+  std::vector<graph_io::Dataset> found;
+  for (const std::string& name : names) {
+    try {
+      found.push_back(graph_io::load_dataset(name));
+    } catch (const IoError& error) {
+      std::cout << "skipping " << name << ": " << error.what() << "\n";
+    }
+  }
+  return found;
 }
 
 }  // namespace sgnn::bench
