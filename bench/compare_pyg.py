@@ -93,12 +93,8 @@ def main():
         cases.append((name, "gat", directory, ["--epochs", "200"] + pyg_procedure, [], ["edge_index"]))
     gat_big = ["--epochs", "20", "--runs", "1"]
     if "large" in sets:
-        reddit = generate(args.build, args.data, "reddit-scale",
-                          ["--kind", "rmat", "--nodes", "232965", "--edges", "55000000", "--symmetric",
-                           "--features", "602", "--classes", "41", "--seed", "1"], log)
-        products = generate(args.build, args.data, "products-scale",
-                            ["--kind", "rmat", "--nodes", "2449029", "--edges", "61000000", "--symmetric",
-                             "--features", "100", "--classes", "47", "--seed", "2"], log)
+        reddit = generate(args.build, args.data, "reddit-scale", ["--preset", "reddit-scale"], log)
+        products = generate(args.build, args.data, "products-scale", ["--preset", "products-scale"], log)
         big = ["--epochs", "20", "--runs", "1", "--hidden", "128"]
         cases.append(("reddit-scale", "gcn", reddit, big, big, ["edge_index", "csr"]))
         cases.append(("products-scale", "gcn", products, big, big, ["edge_index", "csr"]))

@@ -82,11 +82,8 @@ fi
 gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
 if wanted multigpu && [ -x "$build/bench/bench_multigpu" ] && [ "$gpus" -ge 2 ] && [ $quick -eq 0 ]; then
   # The graphs of issue 4's benchmark; GCN with hidden width 256 on both.
-  [ -d "$data/reddit-scale/raw" ] || "$build/examples/sgnn_gen" --out "$data/reddit-scale" --no-gzip --kind rmat \
-    --nodes 232965 --edges 55000000 --symmetric --features 602 --classes 41 --seed 1 > /dev/null
-  [ -d "$data/products-scale/raw" ] || "$build/examples/sgnn_gen" --out "$data/products-scale" --no-gzip --kind rmat \
-    --nodes 2449029 --edges 61000000 --symmetric --features 100 --classes 47 --seed 2 > /dev/null
   for graph in reddit-scale products-scale; do
+    [ -d "$data/$graph/raw" ] || "$build/examples/sgnn_gen" --out "$data/$graph" --no-gzip --preset "$graph" > /dev/null
     step "bench-multigpu-$graph" "$build/bench/bench_multigpu" --dataset "$data/$graph" --gpus "$gpus" --hidden 256 \
       --markdown "$out/bench_multigpu_$graph.md"
   done

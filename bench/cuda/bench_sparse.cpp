@@ -38,6 +38,7 @@
 #include "core/cuda_runtime.hpp"
 #include "graph_io/generators.hpp"
 #include "graph_io/prepare.hpp"
+#include "graph_io/synthetic_presets.hpp"
 #include "ops/sddmm_backend.hpp"
 #include "ops/sddmm_path.hpp"
 #include "ops/sparse_plan.hpp"
@@ -59,6 +60,15 @@ struct GraphCase {
 
 GraphCase rmat_case(std::string name, int64_t nodes, int64_t edges_before_symmetrisation) {
   return {std::move(name), [=] { return bench::rmat_edges(nodes, edges_before_symmetrisation, 42); }};
+}
+
+// The graph of a graph_io::synthetic_preset, the same one the training benchmarks generate.
+GraphCase preset_case(std::string name, std::string preset) {
+  return {std::move(name), [preset = std::move(preset)] {
+            graph_io::SyntheticOptions options = graph_io::synthetic_preset(preset);
+            options.num_features = 0;  // only the graph is used
+            return graph_io::generate_synthetic_dataset(options).edges;
+          }};
 }
 
 struct Row {
@@ -238,8 +248,8 @@ int main(int argc, char** argv) {
       graphs.push_back(rmat_case("R-MAT 100K", 100000, 1600000));
     } else {
       graphs.push_back(rmat_case("R-MAT 1M", 1000000, 16000000));
-      graphs.push_back(rmat_case("reddit-scale R-MAT", 232965, 55000000));
-      graphs.push_back(rmat_case("products-scale R-MAT", 2449029, 61000000));
+      graphs.push_back(preset_case("reddit-scale R-MAT", "reddit-scale"));
+      graphs.push_back(preset_case("products-scale R-MAT", "products-scale"));
     }
     std::erase_if(graphs, [&](const GraphCase& g) { return g.name.find(graph_filter) == std::string::npos; });
     SGNN_CHECK(!graphs.empty(), "bench_sparse: no graph name contains '", graph_filter, "'");
