@@ -1,13 +1,16 @@
 // bench_hrpb: HRPB tensor-core SpMM (ops::spmm_hrpb, TF32) against our CSR
 // SpMM (fp32, ops::spmm) and cuSPARSE SpMM (fp32 CSR, CUSPARSE_SPMM_CSR_ALG2)
 // on the same GCN-normalised graphs: the citation graphs as given and after
-// RCM reordering (when found by graph_io::load_dataset), synthetic banded and
-// power-law graphs.
+// RCM reordering (when found by graph_io::load_dataset), FEM-like matrices
+// (a band, 2D quadrilateral and 3D hexahedral element grids in their natural
+// order: where HRPB should shine) and power-law graphs.
 //
-//   bench_hrpb [--quick] [--describe] [--dataset NAME|DIR]... [--runs N] [--markdown FILE]
+//   bench_hrpb [--quick] [--describe] [--statistics-only] [--dataset NAME|DIR]... [--runs N] [--markdown FILE]
 //
 // Every case is checked first (HRPB vs cuSPARSE, relative error), then each
 // kernel is timed with CUDA events: median of N ≥ 20 runs after warm-up.
+// --statistics-only builds each case's HRPB on the host instead (the same
+// buffers as the GPU build) and prints its synergy and memory; no GPU needed.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -25,6 +28,7 @@
 #include "bench/support/bench_graphs.hpp"
 #include "bench/support/bench_support.hpp"
 #include "core/cuda_runtime.hpp"
+#include "core/error.hpp"
 #include "graph_io/generators.hpp"
 #include "graph_io/hrpb_builder.hpp"
 #include "graph_io/prepare.hpp"
@@ -64,33 +68,82 @@ graph_io::EdgeList banded(int32_t n, int32_t half_width) {
   return edges_from(n, source, target);
 }
 
+// The matrix of a FEM grid of nx × ny × nz nodes in natural (x fastest)
+// order with `dofs` unknowns per node (2: plane elasticity, 3: solid
+// elasticity): the unknowns of a node are linked to those of every node that
+// shares an element with it, i.e. within Chebyshev distance 1 (9 nodes in 2D
+// with nz = 1: bilinear quadrilaterals; 27 in 3D: trilinear hexahedra), so the
+// matrix is made of dense dofs × dofs blocks. Edges go one way; GCN
+// symmetrises them.
+graph_io::EdgeList element_grid(int32_t nx, int32_t ny, int32_t nz, int32_t dofs) {
+  std::vector<int32_t> source, target;
+  const auto node = [&](int32_t x, int32_t y, int32_t z) { return (z * ny + y) * nx + x; };
+  for (int32_t z = 0; z < nz; ++z) {
+    for (int32_t y = 0; y < ny; ++y) {
+      for (int32_t x = 0; x < nx; ++x) {
+        for (int32_t dz = -1; dz <= 1; ++dz) {
+          for (int32_t dy = -1; dy <= 1; ++dy) {
+            for (int32_t dx = -1; dx <= 1; ++dx) {
+              const int32_t u = x + dx, v = y + dy, w = z + dz;
+              if (u < 0 || v < 0 || w < 0 || u >= nx || v >= ny || w >= nz) continue;
+              const int32_t from = node(x, y, z), to = node(u, v, w);
+              for (int32_t i = 0; i < dofs; ++i) {
+                for (int32_t j = 0; j < dofs; ++j) {
+                  if (to * dofs + j <= from * dofs + i) continue;  // each pair once, no self loop
+                  source.push_back(from * dofs + i);
+                  target.push_back(to * dofs + j);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  // Each unordered pair of distinct unknowns once: ((3n-2) per axis of ordered node pairs) · dofs², less the diagonal.
+  const auto pairs = [](int64_t n) { return n == 1 ? int64_t{1} : 3 * n - 2; };
+  const int64_t unknowns = int64_t{nx} * ny * nz * dofs;
+  const int64_t expected = (pairs(nx) * pairs(ny) * pairs(nz) * dofs * dofs - unknowns) / 2;
+  SGNN_CHECK(static_cast<int64_t>(source.size()) == expected, "element_grid: ", source.size(), " edges, expected ",
+             expected);
+  return edges_from(unknowns, source, target);
+}
+
 struct Row {
   std::string graph;
   int64_t width;
   double alpha, hrpb_ms, csr_ms, cusparse_ms, error;
   int64_t nnz;
+  double memory_ratio;  // HRPB bytes ÷ int32 CSR with values
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"HRPB tensor-core SpMM vs cuSPARSE CSR SpMM"};
-  bool quick = false, describe = false;
+  bool quick = false, describe = false, statistics_only = false;
   std::vector<std::string> datasets{"cora", "citeseer"};
   std::string markdown;
   int runs = 20;
   app.add_flag("--quick", quick, "small graphs, widths 32 and 128");
   app.add_flag("--describe", describe, "print the HRPB statistics of every graph");
+  app.add_flag("--statistics-only", statistics_only,
+               "build the HRPBs on the host and print their statistics; no timing, no GPU");
   app.add_option("--dataset", datasets, "datasets to add, as given and RCM-reordered (name or OGB directory; default cora citeseer, skipped when not found)");
   app.add_option("--runs", runs, "timed runs per kernel (median reported)")->check(CLI::Range(20, 100000));
   app.add_option("--markdown", markdown, "also write the table to this markdown file");
   CLI11_PARSE(app, argc, argv);
 
   try {
-    require_available(kGpu);
     std::vector<Case> cases;
     cases.push_back({"cora-like R-MAT 2708 nodes", bench::rmat_edges(2708, 5278, 1)});
     cases.push_back({"banded FEM-like, half-width 8", banded(quick ? 20000 : 200000, 8)});
+    // ~20K (quick) or ~200K rows each.
+    const int32_t side_2d = quick ? 100 : 316, side_3d = quick ? 19 : 40;
+    cases.push_back({"2D quadrilaterals, 2 dofs/node, " + std::to_string(side_2d) + "^2 nodes",
+                     element_grid(side_2d, side_2d, 1, 2)});
+    cases.push_back({"3D hexahedra, 3 dofs/node, " + std::to_string(side_3d) + "^3 nodes",
+                     element_grid(side_3d, side_3d, side_3d, 3)});
     cases.push_back({"R-MAT power-law", quick ? bench::rmat_edges(1 << 14, 1 << 18, 2) : bench::rmat_edges(1 << 18, 1 << 22, 2)});
     for (const graph_io::Dataset& dataset : bench::available_datasets(datasets)) {
       cases.push_back({dataset.name, dataset.edges});
@@ -98,6 +151,15 @@ int main(int argc, char** argv) {
       cases.push_back({dataset.name + " (RCM)", graph_io::reorder_dataset(dataset, order).edges});
     }
     const std::vector<int64_t> widths = quick ? std::vector<int64_t>{32, 128} : std::vector<int64_t>{16, 32, 64, 128, 256};
+    if (statistics_only) {
+      for (const Case& c : cases) {
+        const Adjacency a = bench::gcn_adjacency(c.edges, Device::cpu());
+        std::cout << c.name << ": " << a.num_rows() << " rows\n"
+                  << graph_io::build_hrpb(a.csr, a.values, graph_io::HrpbOptions{}).describe() << "\n";
+      }
+      return 0;
+    }
+    require_available(kGpu);
 
     const cudaStream_t stream = cuda::stream(kGpu);
     cusparseHandle_t handle;
@@ -164,7 +226,8 @@ int main(int argc, char** argv) {
         const double hrpb_ms = bench::median_ms(run_hrpb, 3, runs);
         const double csr_ms = bench::median_ms(run_csr, 3, runs);
         const double cusparse_ms = bench::median_ms(run_cusparse, 3, runs);
-        rows.push_back({c.name, width, h.statistics.alpha(), hrpb_ms, csr_ms, cusparse_ms, error, a.nnz()});
+        rows.push_back({c.name, width, h.statistics.alpha(), hrpb_ms, csr_ms, cusparse_ms, error, a.nnz(),
+                        static_cast<double>(h.statistics.hrpb_bytes) / static_cast<double>(h.statistics.csr_bytes)});
         BENCH_CUSPARSE(cusparseDestroyDnMat(dense_b));
         BENCH_CUSPARSE(cusparseDestroyDnMat(dense_c));
       }
@@ -175,11 +238,11 @@ int main(int argc, char** argv) {
     std::ostringstream table;
     const cudaDeviceProp& device = cuda::properties(kGpu);
     table << "Device: " << device.name << "; median of " << runs << " runs after 3 warm-up runs\n\n"
-          << "| graph | nnz | alpha | width | HRPB TF32 ms | our CSR ms | cuSPARSE ALG2 ms | HRPB vs cuSPARSE | HRPB vs CSR | HRPB GFLOP/s | rel. diff |\n"
-          << "|---|---|---|---|---|---|---|---|---|---|---|\n";
+          << "| graph | nnz | alpha | HRPB memory ÷ CSR | width | HRPB TF32 ms | our CSR ms | cuSPARSE ALG2 ms | HRPB vs cuSPARSE | HRPB vs CSR | HRPB GFLOP/s | rel. diff |\n"
+          << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const Row& r : rows) {
       const double gflops = 2.0 * static_cast<double>(r.nnz) * static_cast<double>(r.width) / (r.hrpb_ms * 1e6);
-      table << "| " << r.graph << " | " << r.nnz << " | " << r.alpha << " | " << r.width << " | " << r.hrpb_ms
+      table << "| " << r.graph << " | " << r.nnz << " | " << r.alpha << " | " << r.memory_ratio << " | " << r.width << " | " << r.hrpb_ms
             << " | " << r.csr_ms << " | " << r.cusparse_ms << " | " << r.cusparse_ms / r.hrpb_ms << " | "
             << r.csr_ms / r.hrpb_ms << " | " << gflops << " | " << r.error
             << " |\n";
