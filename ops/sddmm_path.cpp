@@ -18,26 +18,37 @@ void force_sddmm_path(SddmmPath path) { forced_path.store(path, std::memory_orde
 SddmmPath forced_sddmm_path() { return forced_path.load(std::memory_order_relaxed); }
 
 SddmmPath choose_sddmm_path(const SparsePlan& plan, int64_t features) {
-  if (features < 1 || features > kDenseRowsMaxFeatures) return SddmmPath::Segments;
-  const SddmmPath forced = forced_sddmm_path();
-  if (forced != SddmmPath::Auto) return forced;
-  return plan.mean_segment_length >= kDenseRowsMinMeanSegment ? SddmmPath::DenseRows : SddmmPath::Segments;
+  const bool edges = plan.entry_row.defined() && features >= 1;
+  const bool dense_rows = features >= 1 && features <= kDenseRowsMaxFeatures;
+  switch (forced_sddmm_path()) {
+    case SddmmPath::Segments: return SddmmPath::Segments;
+    case SddmmPath::DenseRows: return dense_rows ? SddmmPath::DenseRows : SddmmPath::Segments;
+    case SddmmPath::Edges: return edges ? SddmmPath::Edges : SddmmPath::Segments;
+    case SddmmPath::Auto: break;
+  }
+  if (plan.entry_row.defined()) {  // a small graph
+    if (edges && features <= kEdgesMaxFeatures) return SddmmPath::Edges;
+    return dense_rows && features <= kSmallGraphDenseRowsMaxFeatures ? SddmmPath::DenseRows : SddmmPath::Segments;
+  }
+  return dense_rows && plan.mean_segment_length >= kDenseRowsMinMeanSegment ? SddmmPath::DenseRows
+                                                                            : SddmmPath::Segments;
 }
 
 std::string_view sddmm_path_name(SddmmPath path) {
   switch (path) {
     case SddmmPath::Segments: return "segments";
     case SddmmPath::DenseRows: return "dense-rows";
+    case SddmmPath::Edges: return "edges";
     default: return "auto";
   }
 }
 
 SddmmPath parse_sddmm_path(std::string_view name) {
-  for (SddmmPath path : {SddmmPath::Auto, SddmmPath::Segments, SddmmPath::DenseRows}) {
+  for (SddmmPath path : {SddmmPath::Auto, SddmmPath::Segments, SddmmPath::DenseRows, SddmmPath::Edges}) {
     if (name == sddmm_path_name(path)) return path;
   }
   throw InvalidArgument("parse_sddmm_path: unknown SDDMM path '" + std::string(name) +
-                        "' (expected auto, segments or dense-rows)");
+                        "' (expected auto, segments, dense-rows or edges)");
 }
 
 }  // namespace sgnn::ops

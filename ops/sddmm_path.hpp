@@ -5,8 +5,12 @@
 //              segment, Y rows streamed several at a time: for long rows
 //              (ops/cuda/sddmm_dense_rows.cu); widths up to
 //              kDenseRowsMaxFeatures per head
-// choose_sddmm_path decides from the graph's cached plan (mean entries per
-// work segment) and the width; force_sddmm_path overrides that choice
+//   Edges      one thread per (entry, head), the whole dot product in the
+//              thread: the fewest dependent loads, for small graphs where
+//              latency, not traffic, sets the time (ops/cuda/sddmm_edges.cu);
+//              only where the plan has entry rows (ops/sparse_plan.hpp)
+// choose_sddmm_path decides from the graph's cached plan (entry rows or not,
+// mean entries per work segment) and the width; force_sddmm_path overrides that choice
 // process-wide (tests cover both kernels on one graph, bench_sparse compares
 // them). Thread safe; read per call. Both kernels write the same function.
 #pragma once
@@ -18,13 +22,22 @@
 
 namespace sgnn::ops {
 
-enum class SddmmPath { Auto, Segments, DenseRows };
+enum class SddmmPath { Auto, Segments, DenseRows, Edges };
 
 // Mean entries per work segment from which DenseRows is chosen: one warp
 // walks ≥ 128 entries per x row it loads, so its 32 lanes stay busy.
 inline constexpr double kDenseRowsMinMeanSegment = 128.0;
 // Widest per-head feature count DenseRows handles (its per-lane registers).
 inline constexpr int64_t kDenseRowsMaxFeatures = 512;
+// On small graphs (the plan has entry rows) the plan gives Edges the widths
+// up to kEdgesMaxFeatures per head, DenseRows those up to
+// kSmallGraphDenseRowsMaxFeatures (one coalesced index load per 32 entries
+// and x[row] in registers: the shortest critical path once a thread's own
+// dot product gets long), Segments the wider ones. Calibrated on the H100
+// with bench_sparse --sddmm-path all on Cora, Citeseer and their R-MAT
+// look-alikes (bench/RESULTS.md).
+inline constexpr int64_t kEdgesMaxFeatures = 32;
+inline constexpr int64_t kSmallGraphDenseRowsMaxFeatures = 128;
 
 // Auto returns to the plan's choice.
 void force_sddmm_path(SddmmPath path);
@@ -42,12 +55,13 @@ class ScopedSddmmPath {
   SddmmPath previous_;
 };
 
-// Segments or DenseRows (never Auto): the forced path if any, else by the
-// plan; DenseRows only where it exists (features per head in
-// 1..kDenseRowsMaxFeatures), even when forced.
+// Segments, DenseRows or Edges (never Auto): the forced path if any, else by
+// the plan; each only where it exists, even when forced: DenseRows for
+// features per head in 1..kDenseRowsMaxFeatures, Edges where the plan has
+// entry rows.
 SddmmPath choose_sddmm_path(const SparsePlan& plan, int64_t features);
 
-// "auto", "segments", "dense-rows"; parse_sddmm_path throws InvalidArgument
+// "auto", "segments", "dense-rows", "edges"; parse_sddmm_path throws InvalidArgument
 // on any other name.
 std::string_view sddmm_path_name(SddmmPath path);
 SddmmPath parse_sddmm_path(std::string_view name);

@@ -49,6 +49,14 @@ std::shared_ptr<const SparsePlan> build_plan(const Csr& csr) {
   plan->segment_begin = Tensor::from_vector(segments.begin, {plan->segments}, csr.device());
   plan->split_rows = Tensor::from_vector(segments.split_rows, {plan->num_split_rows}, csr.device());
   plan->split_offsets = Tensor::from_vector(segments.split_offsets, {plan->num_split_rows + 1}, csr.device());
+  if (csr.nnz <= kEntryRowsMaxEntries) {
+    std::vector<int32_t> entry_row;
+    entry_row.reserve(static_cast<std::size_t>(csr.nnz));
+    for (std::size_t row = 0; row < lengths.size(); ++row) {
+      entry_row.insert(entry_row.end(), static_cast<std::size_t>(lengths[row]), static_cast<int32_t>(row));
+    }
+    plan->entry_row = Tensor::from_vector(entry_row, {csr.nnz}, csr.device());
+  }
   return plan;
 }
 

@@ -13,6 +13,11 @@
 //                    int64 [R + 1] (segments of each split row), R may be 0
 //   mean_segment_length  nnz / segments: entries a segment's worker walks per
 //                    x row, picks the SDDMM kernel (ops/sddmm_path.hpp)
+//   entry_row        int32 [nnz] on the CSR's device: the row of every entry,
+//                    only for graphs of at most kEntryRowsMaxEntries entries
+//                    (undefined otherwise): on those, latency bounds the
+//                    kernels and one thread per entry pays (the Edges SDDMM);
+//                    on large ones the 4 bytes an entry would be wasted
 //
 // sparse_plan(csr) looks the plan up by csr.indptr's storage. The cache keeps
 // the indptr handle alive, so a freed graph's address can never be mistaken
@@ -43,9 +48,11 @@ struct SparsePlan {
   Tensor segment_begin;
   Tensor split_rows;
   Tensor split_offsets;
+  Tensor entry_row;  // undefined when nnz > kEntryRowsMaxEntries
 };
 
 inline constexpr std::size_t kPlanCacheSize = 16;
+inline constexpr int64_t kEntryRowsMaxEntries = int64_t{1} << 18;
 
 std::shared_ptr<const SparsePlan> sparse_plan(const Csr& csr);
 // Number of plans computed so far (cache misses), for tests.

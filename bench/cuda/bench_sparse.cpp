@@ -12,9 +12,10 @@
 // device's DRAM bandwidth, 3.35 TB/s on the H100 SXM).
 //
 //   bench_sparse [--quick] [--markdown FILE] [--graph SUBSTRING] [--dataset NAME|DIR]...
-//                [--sddmm-path auto|segments|dense-rows|all]
+//                [--sddmm-path auto|segments|dense-rows|edges|all]
 // --sddmm-path forces our SDDMM kernel (ops/sddmm_path.hpp); `all` times
-// both kernels against the same cuSPARSE run, one row each. The op column
+// every kernel that exists for the case against the same cuSPARSE run, one
+// row each. The op column
 // names the kernel that ran ("SDDMM dense-rows"). --graph keeps only the
 // graphs whose name contains SUBSTRING (e.g. "reddit").
 // GCC 12 reports -Wnull-dereference inside CLI11's inlined string code (a
@@ -230,13 +231,14 @@ int main(int argc, char** argv) {
                  "datasets to add (name or OGB directory; default cora citeseer, skipped when not found)");
   app.add_option("--markdown", markdown, "also write the table to this file");
   app.add_option("--graph", graph_filter, "only the graphs whose name contains this");
-  app.add_option("--sddmm-path", sddmm_path, "our SDDMM kernel: auto (the plan's choice), segments, dense-rows, or all")
+  app.add_option("--sddmm-path", sddmm_path, "our SDDMM kernel: auto (the plan's choice), segments, dense-rows, edges, or all")
       ->check(CLI::IsMember({"auto", "segments", "dense-rows", "all"}));
   CLI11_PARSE(app, argc, argv);
   try {
     require_available(kGpu);
     const std::vector<ops::SddmmPath> sddmm_paths =
-        sddmm_path == "all" ? std::vector<ops::SddmmPath>{ops::SddmmPath::Segments, ops::SddmmPath::DenseRows}
+        sddmm_path == "all" ? std::vector<ops::SddmmPath>{ops::SddmmPath::Segments, ops::SddmmPath::DenseRows,
+                                                          ops::SddmmPath::Edges}
                             : std::vector<ops::SddmmPath>{ops::parse_sddmm_path(sddmm_path)};
     std::vector<GraphCase> graphs;
     for (const graph_io::Dataset& dataset : bench::available_datasets(datasets)) {
@@ -282,7 +284,8 @@ int main(int argc, char** argv) {
         for (ops::SddmmPath path : sddmm_paths) {
           const ops::ScopedSddmmPath forced(path);
           const ops::SddmmPath used = ops::choose_sddmm_path(*ops::sparse_plan(a.csr), features);
-          Tensor out = Tensor::empty({a.nnz()}, DType::Float32, kGpu);
+          if (path != ops::SddmmPath::Auto && used != path) continue;  // no such kernel for this case
+          Tensor out = Tensor::full({a.nnz()}, NAN, DType::Float32, kGpu);  // poisoned: a skipped entry fails
           auto ours_sddmm = [&] { ops::sddmm_dot_forward(ops::Cuda{}, a.csr, 1, features, x, b, out); };
           ours_sddmm();
           Row sddmm{graph.name, "SDDMM " + std::string(ops::sddmm_path_name(used)), a.num_rows(), a.nnz(),

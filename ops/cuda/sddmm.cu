@@ -1,5 +1,6 @@
 // CUDA SDDMM after Sputnik (§VI), the Segments path of ops/sddmm_path.hpp
-// (the plan picks it for short rows; long rows go to sddmm_dense_rows.cu):
+// (the plan picks it for short rows; long rows go to sddmm_dense_rows.cu,
+// small graphs at small widths to sddmm_edges.cu):
 // one subwarp per (segment, head) of the
 // plan's work segments (ops/sparse_segments.hpp: rows cut into pieces of at
 // most segment_length entries, so hub rows spread over many subwarps; every
@@ -129,8 +130,11 @@ void sddmm_dot_forward(Cuda, const Csr& csr, int64_t heads, int64_t features, co
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
   const SddmmArguments args = arguments_of(csr, *plan, heads, features, x, y, out);
   const bool vectorized = sddmm_cuda::vectorizable(features, x, y);
-  if (choose_sddmm_path(*plan, features) == SddmmPath::DenseRows) {
+  const SddmmPath path = choose_sddmm_path(*plan, features);
+  if (path == SddmmPath::DenseRows) {
     sddmm_cuda::launch_dense_rows(args, vectorized, device);
+  } else if (path == SddmmPath::Edges) {
+    sddmm_cuda::launch_edges(args, vectorized, device);
   } else if (vectorized) {
     launch_dot_sub<4>(sparse_cuda::next_power_of_two(features / 4, 32), args, device);
   } else {

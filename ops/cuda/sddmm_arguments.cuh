@@ -1,6 +1,7 @@
 // The kernel arguments shared by the SDDMM kernels (ops/cuda/sddmm.cu: the
 // Segments path and sddmm_add; ops/cuda/sddmm_dense_rows.cu: the DenseRows
-// path) and the launch of the DenseRows kernel.
+// path; ops/cuda/sddmm_edges.cu: the Edges path) and the launches of the
+// DenseRows and Edges kernels.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,8 @@ namespace sgnn::ops::sddmm_cuda {
 struct SddmmArguments {
   sparse_cuda::Offsets indptr;
   const int32_t* indices;
+  int64_t nnz;
+  const int32_t* entry_row;  // null when the plan has none
   const int32_t* segment_row;
   const int64_t* segment_begin;
   int64_t segments;
@@ -29,6 +32,8 @@ inline SddmmArguments arguments_of(const Csr& csr, const SparsePlan& plan, int64
                                    const Tensor& x, const Tensor& y, Tensor& out) {
   return {sparse_cuda::offsets_of(csr.indptr),
           csr.indices.data<int32_t>(),
+          csr.nnz,
+          plan.entry_row.defined() ? plan.entry_row.data<int32_t>() : nullptr,
           plan.segment_row.data<int32_t>(),
           plan.segment_begin.data<int64_t>(),
           plan.segments,
@@ -48,5 +53,8 @@ inline bool vectorizable(int64_t features, const Tensor& x, const Tensor& y) {
 // sddmm_dot by the DenseRows kernel; features per head in
 // 1..kDenseRowsMaxFeatures (ops/sddmm_path.hpp), vectorized per vectorizable().
 void launch_dense_rows(const SddmmArguments& args, bool vectorized, Device device);
+
+// sddmm_dot by the Edges kernel; needs args.entry_row.
+void launch_edges(const SddmmArguments& args, bool vectorized, Device device);
 
 }  // namespace sgnn::ops::sddmm_cuda

@@ -1,6 +1,6 @@
-// GPU tier: both CUDA kernels of sddmm_dot (ops/sddmm_path.hpp: Segments and
-// DenseRows), each forced on the same graphs, against a float64 reference on
-// the host, outputs poisoned before every run.
+// GPU tier: every CUDA kernel of sddmm_dot (ops/sddmm_path.hpp: Segments,
+// DenseRows and Edges), each forced on the same graphs, against a float64
+// reference on the host, outputs poisoned before every run.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -85,8 +85,9 @@ Tensor run_forced(SddmmPath path, const Csr& gpu, int64_t heads, int64_t feature
   return out;
 }
 
-// Both paths on fresh x, y against float64; returns the DenseRows output.
-Tensor check_both_paths(const Csr& cpu, const Csr& gpu, int64_t heads, int64_t features, uint64_t seed) {
+// Every path on fresh x, y against float64 (Edges where the plan has entry
+// rows); returns the DenseRows output.
+Tensor check_every_path(const Csr& cpu, const Csr& gpu, int64_t heads, int64_t features, uint64_t seed) {
   const Tensor x = random_tensor({cpu.num_rows, heads * features}, seed);
   const Tensor y = random_tensor({cpu.num_cols, heads * features}, seed + 1);
   const std::vector<double> expected = reference_dot(cpu, heads, features, x, y);
@@ -100,12 +101,16 @@ Tensor check_both_paths(const Csr& cpu, const Csr& gpu, int64_t heads, int64_t f
   CHECK(relative_error(segments, expected) < 1e-5);
   const Tensor dense = run_forced(SddmmPath::DenseRows, gpu, heads, features, x_gpu, y_gpu);
   CHECK(relative_error(dense, expected) < 1e-5);
+  if (ops::sparse_plan(gpu)->entry_row.defined()) {
+    const Tensor edges = run_forced(SddmmPath::Edges, gpu, heads, features, x_gpu, y_gpu);
+    CHECK(relative_error(edges, expected) < 1e-5);
+  }
   return dense;
 }
 
 }  // namespace
 
-TEST_CASE("GPU sddmm_dot: both paths match float64 on rows of 2000-20000 entries and a hub row of 100000") {
+TEST_CASE("GPU sddmm_dot: every path matches float64 on rows of 2000-20000 entries and a hub row of 100000") {
   // ≈ 2.8M entries: enough that the plan keeps long segments
   // (ops::choose_segment_length shortens them on small graphs).
   const Csr cpu = long_row_csr(250, 100000, 2000, 20000, 17, 4242);
@@ -116,7 +121,7 @@ TEST_CASE("GPU sddmm_dot: both paths match float64 on rows of 2000-20000 entries
   for (int64_t heads : {int64_t{1}, int64_t{8}}) {
     for (int64_t features : {1, 3, 17, 64, 100, 257}) {
       if (heads == 8 && features > 64) continue;  // keeps y under 210 MB
-      const Tensor dense = check_both_paths(cpu, gpu, heads, features, seed += 2);
+      const Tensor dense = check_every_path(cpu, gpu, heads, features, seed += 2);
       // Long rows: the plan picks DenseRows by itself, and the kernel is
       // deterministic (one lane writes each output, fixed addition order).
       CHECK(ops::choose_sddmm_path(*plan, features) == SddmmPath::DenseRows);
@@ -129,22 +134,23 @@ TEST_CASE("GPU sddmm_dot: both paths match float64 on rows of 2000-20000 entries
   }
 }
 
-TEST_CASE("GPU sddmm_dot: the dense-row path is right on short rows, empty rows, n = 1 and R-MAT too") {
-  const std::vector<Adjacency> graphs = {random_graph(1, 1, 11), random_graph(5, 0, 12), random_graph(33, 20, 13),
-                                         random_graph(1000, 9000, 14), rmat_graph(4096, 60000, 15)};
+TEST_CASE("GPU sddmm_dot: every path is right on short rows, empty rows, n = 1, a hub row and R-MAT too") {
+  const std::vector<Adjacency> graphs = {random_graph(1, 1, 11),       random_graph(5, 0, 12),
+                                         random_graph(33, 20, 13),     random_graph(1000, 9000, 14),
+                                         rmat_graph(4096, 60000, 15),  hub_graph(120000, 100000, 16)};
   uint64_t seed = 8000;
   for (const Adjacency& graph : graphs) {
     const Csr gpu = graph.csr.to(kGpu);
     for (int64_t features : {1, 2, 3, 4, 8, 16, 17, 32, 64, 100, 128, 255, 256, 257, 512}) {
       for (int64_t heads : {int64_t{1}, int64_t{8}}) {
         if (heads == 8 && features > 64) continue;
-        (void)check_both_paths(graph.csr, gpu, heads, features, seed += 2);
+        (void)check_every_path(graph.csr, gpu, heads, features, seed += 2);
       }
     }
   }
 }
 
-TEST_CASE("GPU sddmm_dot: the dense-row path takes scalar loads on misaligned views") {
+TEST_CASE("GPU sddmm_dot: the dense-row and edge paths take scalar loads on misaligned views") {
   const Csr cpu = long_row_csr(64, 6000, 300, 2000, 3, 4343);
   const Csr gpu = cpu.to(kGpu);
   // Rows start one float into the storage (moved to the GPU whole, then
@@ -157,11 +163,14 @@ TEST_CASE("GPU sddmm_dot: the dense-row path takes scalar loads on misaligned vi
     const Tensor y_storage = random_tensor({cpu.num_cols * features + 1}, 9100 + static_cast<uint64_t>(features));
     const std::vector<double> expected = reference_dot(cpu, 1, features, misaligned(x_storage, cpu.num_rows, features),
                                                        misaligned(y_storage, cpu.num_cols, features));
-    const Tensor got = run_forced(SddmmPath::DenseRows, gpu, 1, features,
-                                  misaligned(x_storage.to(kGpu), cpu.num_rows, features),
-                                  misaligned(y_storage.to(kGpu), cpu.num_cols, features));
-    CAPTURE(features);
-    CHECK(relative_error(got, expected) < 1e-5);
+    REQUIRE(ops::sparse_plan(gpu)->entry_row.defined());
+    for (SddmmPath path : {SddmmPath::DenseRows, SddmmPath::Edges}) {
+      const Tensor got = run_forced(path, gpu, 1, features, misaligned(x_storage.to(kGpu), cpu.num_rows, features),
+                                    misaligned(y_storage.to(kGpu), cpu.num_cols, features));
+      CAPTURE(features);
+      CAPTURE(ops::sddmm_path_name(path));
+      CHECK(relative_error(got, expected) < 1e-5);
+    }
   }
 }
 

@@ -27,3 +27,18 @@ TEST_CASE("sparse plan: rows by decreasing length, computed once per CSR") {
   const Adjacency other = random_graph(40, 100, 3);
   CHECK(ops::sparse_plan(other.csr).get() != plan.get());
 }
+
+TEST_CASE("sparse plan: the row of every entry on small graphs, none beyond kEntryRowsMaxEntries") {
+  for (const Adjacency& graph : {hub_graph(40, 30, 5), random_graph(300, 2000, 8), random_graph(7, 0, 9)}) {
+    const auto plan = ops::sparse_plan(graph.csr);
+    REQUIRE(plan->entry_row.defined());
+    CHECK(plan->entry_row.device() == graph.csr.indptr.device());
+    const std::vector<int64_t> expected = edge_coordinates(graph).row;
+    const std::vector<int32_t> got = plan->entry_row.to_vector<int32_t>();
+    CHECK(std::vector<int64_t>(got.begin(), got.end()) == expected);
+  }
+  // Over the limit (repeated pairs merge, hence the margin): no entry rows.
+  const Adjacency large = random_graph(2000, ops::kEntryRowsMaxEntries + 20000, 10);
+  REQUIRE(large.nnz() > ops::kEntryRowsMaxEntries);
+  CHECK_FALSE(ops::sparse_plan(large.csr)->entry_row.defined());
+}
