@@ -6,11 +6,14 @@
 // order: where HRPB should shine) and power-law graphs.
 //
 //   bench_hrpb [--quick] [--describe] [--statistics-only] [--dataset NAME|DIR]... [--runs N] [--markdown FILE]
+//              [--graph SUBSTRING] [--width N]...
 //
 // Every case is checked first (HRPB vs cuSPARSE, relative error), then each
 // kernel is timed with CUDA events: median of N ≥ 20 runs after warm-up.
 // --statistics-only builds each case's HRPB on the host instead (the same
 // buffers as the GPU build) and prints its synergy and memory; no GPU needed.
+// --graph keeps the cases whose name contains SUBSTRING and --width the
+// widths given (one case under ncu, say).
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -132,6 +135,10 @@ int main(int argc, char** argv) {
   app.add_option("--dataset", datasets, "datasets to add, as given and RCM-reordered (name or OGB directory; default cora citeseer, skipped when not found)");
   app.add_option("--runs", runs, "timed runs per kernel (median reported)")->check(CLI::Range(20, 100000));
   app.add_option("--markdown", markdown, "also write the table to this markdown file");
+  std::string graph_filter;
+  std::vector<int64_t> only_widths;
+  app.add_option("--graph", graph_filter, "only the cases whose name contains this");
+  app.add_option("--width", only_widths, "only these feature widths")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -150,7 +157,10 @@ int main(int argc, char** argv) {
       const Tensor order = graph_io::compute_node_order(dataset.edges, graph_io::Reordering::Rcm);
       cases.push_back({dataset.name + " (RCM)", graph_io::reorder_dataset(dataset, order).edges});
     }
-    const std::vector<int64_t> widths = quick ? std::vector<int64_t>{32, 128} : std::vector<int64_t>{16, 32, 64, 128, 256};
+    std::erase_if(cases, [&](const Case& c) { return c.name.find(graph_filter) == std::string::npos; });
+    if (cases.empty()) throw InvalidArgument("no case name contains '" + graph_filter + "'");
+    std::vector<int64_t> widths = quick ? std::vector<int64_t>{32, 128} : std::vector<int64_t>{16, 32, 64, 128, 256};
+    if (!only_widths.empty()) widths = only_widths;
     if (statistics_only) {
       for (const Case& c : cases) {
         const Adjacency a = bench::gcn_adjacency(c.edges, Device::cpu());
