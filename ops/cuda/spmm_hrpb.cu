@@ -1,8 +1,10 @@
 // Tensor-core SpMM on HRPB (cuTeSpMM, Algorithm 1), TF32 mma.sync m16n8k8.
 //
-// One thread block per (virtual row panel, 128-column chunk of the features).
-// Warps split the chunk, each owning TN = 32 columns (4 mma n-tiles: warp
-// coarsening). Per block of the panel: the packed block record and the 16
+// One thread block per (virtual row panel, chunk of the features). Warps
+// split the chunk, each owning TN columns (warp coarsening): TN = 32 (4 mma
+// n-tiles, 128-column chunks) up to width 128, TN = 64 (8 n-tiles,
+// 256-column chunks) beyond. B stages live in dynamic shared memory sized by
+// the width. Per block of the panel: the packed block record and the 16
 // rows of B it needs (activeCols) are staged in shared memory with cp.async;
 // then each k8 step takes brick columns 2i and 2i+1: lane l of the warp owns
 // A-fragment cells (row l/4, col l%4) and (row l/4 + 8, col l%4) of each
@@ -24,10 +26,7 @@ namespace sgnn::ops {
 
 namespace {
 
-constexpr int kChunk = 128;                   // feature columns per thread block
-constexpr int kWarpColumns = 32;              // TN
-constexpr int kTiles = kWarpColumns / 8;      // mma n-tiles per warp
-constexpr int kStride = kChunk + 8;           // padded SM_B row: conflict-free B-fragment loads
+constexpr int kWarps = 4;  // warps of a thread block over a full chunk of feature columns
 constexpr int kRecordWords = hrpb::kMaxBlockWords + 1;
 
 struct KernelArguments {
@@ -43,6 +42,8 @@ struct KernelArguments {
   int64_t num_rows;
   int64_t width;
   bool vector_rows;  // B rows 16-byte aligned (B aligned, width a multiple of 4): 16-byte copies
+  int b_stride;      // floats per staged B row in shared memory (LaunchShape)
+  bool pair_stores;  // C 8-byte aligned and the width even: float2 stores
 };
 
 __device__ __forceinline__ void cp_async4(void* shared, const void* global) {
@@ -85,16 +86,22 @@ __device__ __forceinline__ float brick_value(uint64_t pattern, int bit, const in
 
 // Issues the copies of block `block`'s record and B rows into one stage of
 // shared memory (zeros for padding columns) and commits them as one group.
+// Lanes 0-15 of each warp load the block's 16 active columns at once and
+// hand them out by shuffles: a load per copy made every copy wait for one
+// more L2 round trip. Every lane of a warp runs the same iterations (the
+// item counts are multiples of 32), so the full-warp shuffles are safe.
 __device__ __forceinline__ void stage_block(const KernelArguments& args, int32_t block, int64_t chunk_begin,
                                             int chunk_width, int staged_width, int32_t* sm_record,
-                                            float (*sm_b)[kStride]) {
+                                            float* sm_b) {
   const int threads = static_cast<int>(blockDim.x);
   const int64_t record_begin = args.size_ptr[block];
   const int record_words = static_cast<int>(args.size_ptr[block + 1] - record_begin);
   for (int i = static_cast<int>(threadIdx.x); i < record_words; i += threads) {
     cp_async4(&sm_record[i], args.packed + record_begin + i);
   }
-  const int32_t* columns = args.active_cols + int64_t{block} * hrpb::kBlockCols;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int32_t lane_column = lane < hrpb::kBlockCols ? args.active_cols[int64_t{block} * hrpb::kBlockCols + lane] : -1;
+  constexpr unsigned kFullWarp = 0xffffffffu;
   if (args.vector_rows) {  // staged_width and chunk_width are multiples of 4 here
     const int quads = staged_width / 4;
     // A power of two (every full chunk) divides by a shift: the division by a
@@ -103,29 +110,35 @@ __device__ __forceinline__ void stage_block(const KernelArguments& args, int32_t
     for (int i = static_cast<int>(threadIdx.x); i < hrpb::kBlockCols * quads; i += threads) {
       const int k = shift >= 0 ? i >> shift : i / quads;
       const int j = 4 * (i - k * quads);
-      const int32_t column = columns[k];
+      const int32_t column = __shfl_sync(kFullWarp, lane_column, k);
       if (column >= 0 && j < chunk_width) {
-        cp_async16(&sm_b[k][j], args.b + int64_t{column} * args.width + chunk_begin + j);
+        cp_async16(&sm_b[k * args.b_stride + j], args.b + int64_t{column} * args.width + chunk_begin + j);
       } else {
-        *reinterpret_cast<float4*>(&sm_b[k][j]) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        *reinterpret_cast<float4*>(&sm_b[k * args.b_stride + j]) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       }
     }
   } else {
     for (int i = static_cast<int>(threadIdx.x); i < hrpb::kBlockCols * staged_width; i += threads) {
       const int k = i / staged_width, j = i % staged_width;
-      const int32_t column = columns[k];
+      const int32_t column = __shfl_sync(kFullWarp, lane_column, k);
       if (column >= 0 && j < chunk_width) {
-        cp_async4(&sm_b[k][j], args.b + int64_t{column} * args.width + chunk_begin + j);
+        cp_async4(&sm_b[k * args.b_stride + j], args.b + int64_t{column} * args.width + chunk_begin + j);
       } else {
-        sm_b[k][j] = 0.0f;  // padding columns and features past the width contribute 0
+        sm_b[k * args.b_stride + j] = 0.0f;  // padding columns and features past the width contribute 0
       }
     }
   }
   cp_async_commit();
 }
 
-__global__ void __launch_bounds__(128) spmm_hrpb_kernel(KernelArguments args) {
-  __shared__ __align__(16) float sm_b[2][hrpb::kBlockCols][kStride];
+// kTiles mma n-tiles per warp: warp columns TN = 8·kTiles, chunk = kWarps·TN.
+template <int kTiles>
+__global__ void __launch_bounds__(32 * kWarps) spmm_hrpb_kernel(KernelArguments args) {
+  constexpr int kWarpColumns = 8 * kTiles;
+  constexpr int kChunk = kWarps * kWarpColumns;
+  extern __shared__ float4 dynamic_shared[];  // two stages of 16 B rows, b_stride floats each
+  float* const sm_b = reinterpret_cast<float*>(dynamic_shared);
+  const int stage_floats = hrpb::kBlockCols * args.b_stride;
   __shared__ __align__(8) int32_t sm_record[2][kRecordWords];
 
   const int lane = static_cast<int>(threadIdx.x) % 32;
@@ -144,13 +157,14 @@ __global__ void __launch_bounds__(128) spmm_hrpb_kernel(KernelArguments args) {
   const int32_t block_begin = args.virtual_block_ptr[v];
   const int32_t block_end = args.virtual_block_ptr[v + 1];
   if (block_begin < block_end) {
-    stage_block(args, block_begin, chunk_begin, chunk_width, staged_width, sm_record[0], sm_b[0]);
+    stage_block(args, block_begin, chunk_begin, chunk_width, staged_width, sm_record[0], sm_b);
   }
   for (int32_t block = block_begin; block < block_end; ++block) {
     const int stage = (block - block_begin) & 1;
     if (block + 1 < block_end) {
       // The other stage was last read by block - 1, before the barrier that ended its iteration.
-      stage_block(args, block + 1, chunk_begin, chunk_width, staged_width, sm_record[stage ^ 1], sm_b[stage ^ 1]);
+      stage_block(args, block + 1, chunk_begin, chunk_width, staged_width, sm_record[stage ^ 1],
+                  sm_b + (stage ^ 1) * stage_floats);
       cp_async_wait<1>();  // this block's group has landed; the next one may still be in flight
     } else {
       cp_async_wait<0>();
@@ -190,29 +204,42 @@ __global__ void __launch_bounds__(128) spmm_hrpb_kernel(KernelArguments args) {
       for (int t = 0; t < kTiles; ++t) {
         const int n = warp * kWarpColumns + t * 8;
         if (n >= chunk_width) break;  // warp-uniform
-        mma_tf32(acc[t], a, to_tf32(sm_b[stage][k_row][n + group]), to_tf32(sm_b[stage][k_row + 4][n + group]));
+        const float* b_column = sm_b + stage * stage_floats + k_row * args.b_stride + n + group;
+        mma_tf32(acc[t], a, to_tf32(b_column[0]), to_tf32(b_column[4 * args.b_stride]));
       }
     }
     __syncthreads();  // before the next iteration's copies overwrite this stage
   }
 
-  // C fragment: c0, c1 at (row g, cols 2t, 2t+1), c2, c3 at row g + 8.
+  // C fragment: c0, c1 at (row g, cols 2t, 2t+1), c2, c3 at row g + 8. An
+  // unsplit panel stores each pair as one float2 where C allows (half the
+  // store instructions, whole sectors); the rest goes element by element.
   const int64_t panel = args.virtual_panel[v];
   const int32_t slot = args.virtual_slot[v];
+  const int64_t chunk_end = chunk_begin + chunk_width;
 #pragma unroll
   for (int t = 0; t < kTiles; ++t) {
 #pragma unroll
-    for (int r = 0; r < 4; ++r) {
-      const int row_in_panel = group + (r >= 2 ? 8 : 0);
+    for (int half = 0; half < 2; ++half) {
+      const int row_in_panel = group + 8 * half;
       const int64_t row = panel * hrpb::kPanelRows + row_in_panel;
-      const int64_t col = chunk_begin + warp * kWarpColumns + t * 8 + 2 * in_group + (r & 1);
-      if (row >= args.num_rows || col >= args.width || col >= chunk_begin + chunk_width) continue;
-      if (slot < 0) {
-        args.c[row * args.width + col] = acc[t][r];
-      } else if (args.partials != nullptr) {
-        args.partials[(int64_t{slot} * hrpb::kPanelRows + row_in_panel) * args.width + col] = acc[t][r];
-      } else {
-        atomicAdd(&args.c[row * args.width + col], acc[t][r]);
+      const int64_t col = chunk_begin + warp * kWarpColumns + t * 8 + 2 * in_group;
+      if (row >= args.num_rows || col >= chunk_end) continue;
+      if (slot < 0 && args.pair_stores && col + 1 < chunk_end) {
+        *reinterpret_cast<float2*>(&args.c[row * args.width + col]) = make_float2(acc[t][2 * half], acc[t][2 * half + 1]);
+        continue;
+      }
+#pragma unroll
+      for (int r = 2 * half; r < 2 * half + 2; ++r) {
+        const int64_t element = col + (r & 1);
+        if (element >= chunk_end) continue;
+        if (slot < 0) {
+          args.c[row * args.width + element] = acc[t][r];
+        } else if (args.partials != nullptr) {
+          args.partials[(int64_t{slot} * hrpb::kPanelRows + row_in_panel) * args.width + element] = acc[t][r];
+        } else {
+          atomicAdd(&args.c[row * args.width + element], acc[t][r]);
+        }
       }
     }
   }
@@ -233,8 +260,37 @@ __global__ void merge_split_panels_kernel(const int32_t* split_panel, const int3
   }
 }
 
-int warps_for(int64_t width) {
-  return static_cast<int>(std::min<int64_t>(kChunk / kWarpColumns, (width + kWarpColumns - 1) / kWarpColumns));
+// The launch of one width: n-tiles per warp (4 up to width 128, 8 beyond:
+// each warp's decoded A fragments then serve twice the mma), the chunk of
+// feature columns a thread block covers, its warps, and the shared memory of
+// the staged B rows, sized by the width (narrow widths fit more blocks on
+// an SM). Rows are padded to 8 or 24 mod 32 floats: the B-fragment loads
+// (row t, column g of lane 4g + t) then hit 32 distinct banks.
+struct LaunchShape {
+  int tiles;
+  int64_t chunk;
+  int warps;
+  int b_stride;
+  std::size_t shared_bytes;
+};
+
+LaunchShape launch_shape(int64_t width) {
+  LaunchShape shape{};
+  shape.tiles = width > 128 ? 8 : 4;
+  const int64_t warp_columns = 8 * shape.tiles;
+  shape.chunk = kWarps * warp_columns;
+  const int64_t widest = std::min(width, shape.chunk);  // the first chunk's width, the widest
+  shape.warps = static_cast<int>((widest + warp_columns - 1) / warp_columns);
+  const int64_t staged = (widest + 7) / 8 * 8;
+  shape.b_stride = static_cast<int>((staged + 31) / 32 * 32 + 8);
+  shape.shared_bytes = std::size_t{2} * hrpb::kBlockCols * static_cast<std::size_t>(shape.b_stride) * sizeof(float);
+  return shape;
+}
+
+template <int kTiles>
+void launch_kernel(const KernelArguments& args, dim3 grid, const LaunchShape& shape, cudaStream_t stream) {
+  spmm_hrpb_kernel<kTiles><<<grid, static_cast<unsigned>(32 * shape.warps), shape.shared_bytes, stream>>>(args);
+  SGNN_CUDA_CHECK_LAUNCH("spmm_hrpb_kernel");
 }
 
 }  // namespace
@@ -245,7 +301,8 @@ void spmm_hrpb_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
   const cudaStream_t stream = cuda::stream(device);
   const int64_t width = b.size(1);
   const HrpbSchedule& s = a.schedule;
-  const int64_t chunks = (width + kChunk - 1) / kChunk;
+  const LaunchShape shape = launch_shape(width);
+  const int64_t chunks = (width + shape.chunk - 1) / shape.chunk;
   SGNN_CHECK(chunks <= 65535, "spmm_hrpb: feature width ", width, " needs ", chunks,
              " column chunks; the grid allows 65535");
   if (s.num_virtual_panels == 0) return;  // no rows
@@ -269,10 +326,12 @@ void spmm_hrpb_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
                              partials.defined() ? partials.data<float>() : nullptr,
                              a.num_rows,
                              width,
-                             width % 4 == 0 && aligned16(b.raw_data())};
+                             width % 4 == 0 && aligned16(b.raw_data()),
+                             shape.b_stride,
+                             width % 2 == 0 && reinterpret_cast<std::uintptr_t>(c.raw_data()) % 8 == 0};
   const dim3 grid(static_cast<unsigned>(s.num_virtual_panels), static_cast<unsigned>(chunks));
-  spmm_hrpb_kernel<<<grid, static_cast<unsigned>(32 * warps_for(width)), 0, stream>>>(args);
-  SGNN_CUDA_CHECK_LAUNCH("spmm_hrpb_kernel");
+  if (shape.tiles == 8) launch_kernel<8>(args, grid, shape, stream);
+  else launch_kernel<4>(args, grid, shape, stream);
   if (partials.defined()) {
     merge_split_panels_kernel<<<static_cast<unsigned>(s.num_split_panels), 256, 0, stream>>>(
         s.split_panel.data<int32_t>(), s.split_slot_ptr.data<int32_t>(), partials.data<float>(), c.data<float>(),
@@ -283,9 +342,15 @@ void spmm_hrpb_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
 
 int64_t spmm_hrpb_occupancy(Cuda, Device device, int64_t width) {
   const cuda::DeviceGuard guard(device);
+  const LaunchShape shape = launch_shape(width);
   int blocks_per_sm = 0;
-  SGNN_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, spmm_hrpb_kernel, 32 * warps_for(width), 0));
+  if (shape.tiles == 8) {
+    SGNN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, spmm_hrpb_kernel<8>,
+                                                                  32 * shape.warps, shape.shared_bytes));
+  } else {
+    SGNN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, spmm_hrpb_kernel<4>,
+                                                                  32 * shape.warps, shape.shared_bytes));
+  }
   return int64_t{blocks_per_sm} * cuda::properties(device).multiProcessorCount;
 }
 
