@@ -102,13 +102,30 @@ __device__ __forceinline__ void stage_block(const KernelArguments& args, int32_t
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int32_t lane_column = lane < hrpb::kBlockCols ? args.active_cols[int64_t{block} * hrpb::kBlockCols + lane] : -1;
   constexpr unsigned kFullWarp = 0xffffffffu;
-  if (args.vector_rows) {  // staged_width and chunk_width are multiples of 4 here
-    const int quads = staged_width / 4;
-    // A power of two (every full chunk) divides by a shift: the division by a
-    // run-time value cost 8-11% of the time at widths 128-256 (bench/RESULTS.md).
-    const int shift = (quads & (quads - 1)) == 0 ? __ffs(quads) - 1 : -1;
+  const int quads = staged_width / 4;
+  const int row_step = threads / quads;
+  if (args.vector_rows && (quads & (quads - 1)) == 0 && row_step * quads == threads &&
+      hrpb::kBlockCols % row_step == 0) {
+    // Quads per row a power of two dividing the threads (every full chunk):
+    // each thread copies the same 16-byte slice j of rows k0, k0 + row_step,
+    // …, so a copy costs a shuffle and one address, not a division and a
+    // 64-bit index (the copies were a quarter of the kernel's instructions).
+    const int j = 4 * (static_cast<int>(threadIdx.x) & (quads - 1));
+    const int k0 = static_cast<int>(threadIdx.x) / quads;
+    const bool inside = j < chunk_width;
+    const float* b_slice = args.b + chunk_begin + j;
+    float* target = sm_b + k0 * args.b_stride + j;
+    for (int k = k0; k < hrpb::kBlockCols; k += row_step, target += row_step * args.b_stride) {
+      const int32_t column = __shfl_sync(kFullWarp, lane_column, k);
+      if (column >= 0 && inside) {
+        cp_async16(target, b_slice + int64_t{column} * args.width);
+      } else {
+        *reinterpret_cast<float4*>(target) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      }
+    }
+  } else if (args.vector_rows) {  // staged_width and chunk_width are multiples of 4 here
     for (int i = static_cast<int>(threadIdx.x); i < hrpb::kBlockCols * quads; i += threads) {
-      const int k = shift >= 0 ? i >> shift : i / quads;
+      const int k = i / quads;
       const int j = 4 * (i - k * quads);
       const int32_t column = __shfl_sync(kFullWarp, lane_column, k);
       if (column >= 0 && j < chunk_width) {
@@ -149,6 +166,11 @@ __global__ void __launch_bounds__(32 * kWarps) spmm_hrpb_kernel(KernelArguments 
   const int64_t chunk_begin = int64_t{blockIdx.y} * kChunk;
   const int chunk_width = static_cast<int>(args.width - chunk_begin < kChunk ? args.width - chunk_begin : kChunk);
   const int staged_width = (chunk_width + 7) / 8 * 8;  // an n-tile reads 8 columns
+
+  // The warp's n-tiles inside the chunk, and its B columns in a stage.
+  const int b_stride = args.b_stride;
+  const int warp_tiles = min(kTiles, max(0, (chunk_width - warp * kWarpColumns + 7) / 8));
+  const float* const b_warp = sm_b + in_group * b_stride + warp * kWarpColumns + group;
 
   float acc[kTiles][4];
 #pragma unroll
@@ -199,13 +221,18 @@ __global__ void __launch_bounds__(32 * kWarps) spmm_hrpb_kernel(KernelArguments 
       a[1] = to_tf32(brick_value(pattern[0], lane + 32, values + offset[0]));  // row g + 8, col t
       a[2] = to_tf32(brick_value(pattern[1], lane, values + offset[1]));       // row g,     col t + 4
       a[3] = to_tf32(brick_value(pattern[1], lane + 32, values + offset[1]));  // row g + 8, col t + 4
-      const int k_row = step * 8 + in_group;
+      // B fragment of n-tile t: rows k_row and k_row + 4, column t·8 + group of the warp's columns.
+      const float* b_step = b_warp + stage * stage_floats + (step * 8) * b_stride;
+      if (warp_tiles == kTiles) {  // warp-uniform: the common case, no per-tile test
 #pragma unroll
-      for (int t = 0; t < kTiles; ++t) {
-        const int n = warp * kWarpColumns + t * 8;
-        if (n >= chunk_width) break;  // warp-uniform
-        const float* b_column = sm_b + stage * stage_floats + k_row * args.b_stride + n + group;
-        mma_tf32(acc[t], a, to_tf32(b_column[0]), to_tf32(b_column[4 * args.b_stride]));
+        for (int t = 0; t < kTiles; ++t) {
+          mma_tf32(acc[t], a, to_tf32(b_step[8 * t]), to_tf32(b_step[8 * t + 4 * b_stride]));
+        }
+      } else {
+#pragma unroll
+        for (int t = 0; t < kTiles; ++t) {
+          if (t < warp_tiles) mma_tf32(acc[t], a, to_tf32(b_step[8 * t]), to_tf32(b_step[8 * t + 4 * b_stride]));
+        }
       }
     }
     __syncthreads();  // before the next iteration's copies overwrite this stage
