@@ -2,7 +2,7 @@
 //
 // One thread block per (virtual row panel, chunk of the features). Warps
 // split the chunk, each owning TN columns (warp coarsening): TN = 32 (4 mma
-// n-tiles, 128-column chunks) up to width 128, TN = 64 (8 n-tiles,
+// n-tiles, 128-column chunks) up to width 64, TN = 64 (8 n-tiles,
 // 256-column chunks) beyond. B stages live in dynamic shared memory sized by
 // the width. Per block of the panel: the packed block record and the 16
 // rows of B it needs (activeCols) are staged in shared memory with cp.async;
@@ -287,8 +287,10 @@ __global__ void merge_split_panels_kernel(const int32_t* split_panel, const int3
   }
 }
 
-// The launch of one width: n-tiles per warp (4 up to width 128, 8 beyond:
-// each warp's decoded A fragments then serve twice the mma), the chunk of
+// The launch of one width: n-tiles per warp (4 up to width 64, 8 beyond:
+// each warp's decoded A fragments then serve twice the mma; measured on the
+// H100, 8 from width 65 on gained 8-20% at width 128 on the FEM matrices and
+// lost 5-8% at width 64 on two of them), the chunk of
 // feature columns a thread block covers, its warps, and the shared memory of
 // the staged B rows, sized by the width (narrow widths fit more blocks on
 // an SM). Rows are padded to 8 or 24 mod 32 floats: the B-fragment loads
@@ -303,7 +305,7 @@ struct LaunchShape {
 
 LaunchShape launch_shape(int64_t width) {
   LaunchShape shape{};
-  shape.tiles = width > 128 ? 8 : 4;
+  shape.tiles = width > 64 ? 8 : 4;
   const int64_t warp_columns = 8 * shape.tiles;
   shape.chunk = kWarps * warp_columns;
   const int64_t widest = std::min(width, shape.chunk);  // the first chunk's width, the widest
