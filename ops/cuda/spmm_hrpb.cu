@@ -78,10 +78,20 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], 
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// The value of pattern bit `bit` of a brick whose values start at `values`, or 0.
-__device__ __forceinline__ float brick_value(uint64_t pattern, int bit, const int32_t* values) {
-  if (((pattern >> bit) & 1u) == 0) return 0.0f;
-  return __int_as_float(values[__popcll(pattern & ((uint64_t{1} << bit) - 1))]);
+// The A-fragment values of `lane` in a brick whose values start at `values`
+// (0 where its bit is clear): pattern bit lane (row lane/4) and bit lane + 32
+// (row lane/4 + 8), each found by a popcount of the bits below it.
+// Branch-free: the load happens either way and the select drops a clear
+// bit's value. That load reads at most one word past the block's values,
+// still inside the staged record (kRecordWords > values_offset(4) + 256).
+__device__ __forceinline__ void brick_values(uint64_t pattern, int lane, uint32_t lane_mask, const int32_t* values,
+                                             float& upper, float& lower) {
+  const auto low = static_cast<uint32_t>(pattern);
+  const auto high = static_cast<uint32_t>(pattern >> 32);
+  const float upper_value = __int_as_float(values[__popc(low & lane_mask)]);
+  const float lower_value = __int_as_float(values[__popc(low) + __popc(high & lane_mask)]);
+  upper = (low >> lane) & 1u ? upper_value : 0.0f;
+  lower = (high >> lane) & 1u ? lower_value : 0.0f;
 }
 
 // Issues the copies of block `block`'s record and B rows into one stage of
@@ -162,6 +172,7 @@ __global__ void __launch_bounds__(32 * kWarps) spmm_hrpb_kernel(KernelArguments 
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int group = lane / 4;         // groupID of the mma fragment layouts
   const int in_group = lane % 4;      // threadID_in_group
+  const uint32_t lane_mask = (1u << lane) - 1u;  // pattern bits below this lane's
   const int64_t v = blockIdx.x;
   const int64_t chunk_begin = int64_t{blockIdx.y} * kChunk;
   const int chunk_width = static_cast<int>(args.width - chunk_begin < kChunk ? args.width - chunk_begin : kChunk);
@@ -216,11 +227,10 @@ __global__ void __launch_bounds__(32 * kWarps) spmm_hrpb_kernel(KernelArguments 
         }
       }
       if ((pattern[0] | pattern[1]) == 0) continue;  // warp-uniform: no brick in this k8 step
-      uint32_t a[4];
-      a[0] = to_tf32(brick_value(pattern[0], lane, values + offset[0]));       // row g,     col t
-      a[1] = to_tf32(brick_value(pattern[0], lane + 32, values + offset[0]));  // row g + 8, col t
-      a[2] = to_tf32(brick_value(pattern[1], lane, values + offset[1]));       // row g,     col t + 4
-      a[3] = to_tf32(brick_value(pattern[1], lane + 32, values + offset[1]));  // row g + 8, col t + 4
+      float cells[4];  // (row g, col t), (row g + 8, col t), (row g, col t + 4), (row g + 8, col t + 4)
+      brick_values(pattern[0], lane, lane_mask, values + offset[0], cells[0], cells[1]);
+      brick_values(pattern[1], lane, lane_mask, values + offset[1], cells[2], cells[3]);
+      const uint32_t a[4] = {to_tf32(cells[0]), to_tf32(cells[1]), to_tf32(cells[2]), to_tf32(cells[3])};
       // B fragment of n-tile t: rows k_row and k_row + 4, column t·8 + group of the warp's columns.
       const float* b_step = b_warp + stage * stage_floats + (step * 8) * b_stride;
       if (warp_tiles == kTiles) {  // warp-uniform: the common case, no per-tile test
