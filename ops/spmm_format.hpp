@@ -18,12 +18,13 @@
 
 namespace sgnn::ops {
 
-// Calibrated on the H100 with bench_hrpb (bench/RESULTS.md): on power-law
-// graphs (α ≈ 0.06) our CSR kernel is 5–30× faster than HRPB; on a banded
-// matrix (α = 0.53) HRPB is 1.3–1.6× faster than CSR at widths 64–256 but
-// slower at 16 and 32.
+// Calibrated on the H100 with bench_hrpb (bench/RESULTS.md, programs of
+// commit 6029ac8): on power-law and citation graphs (α ≈ 0.06-0.09) our CSR
+// kernel is 1.1-6× faster than HRPB; on the band and the 2D and 3D
+// elasticity matrices (α = 0.53, 0.30, 0.37) HRPB is 1.04-2.5× faster than
+// CSR at every width from 16 to 256. Narrower widths are not measured: CSR.
 inline constexpr double kHrpbAutoMinimumAlpha = 0.25;
-inline constexpr int64_t kHrpbAutoMinimumWidth = 64;
+inline constexpr int64_t kHrpbAutoMinimumWidth = 16;
 
 // The kernel ops::spmm(adjacency, b) uses for b of `width` columns: Csr or
 // Hrpb, never Auto. Throws InvalidArgument when Hrpb is requested without an
