@@ -15,9 +15,8 @@
 //                [--sddmm-path auto|segments|dense-rows|edges|all]
 // --sddmm-path forces our SDDMM kernel (ops/sddmm_path.hpp); `all` times
 // every kernel that exists for the case against the same cuSPARSE run, one
-// row each. The op column
-// names the kernel that ran ("SDDMM dense-rows"). --graph keeps only the
-// graphs whose name contains SUBSTRING (e.g. "reddit").
+// row each. The op column names the kernel that ran ("SDDMM dense-rows").
+// --graph keeps only the graphs whose name contains SUBSTRING (e.g. "reddit").
 // GCC 12 reports -Wnull-dereference inside CLI11's inlined string code (a
 // false positive in the library's split()), as in the other programs.
 #pragma GCC diagnostic ignored "-Wnull-dereference"
@@ -232,7 +231,7 @@ int main(int argc, char** argv) {
   app.add_option("--markdown", markdown, "also write the table to this file");
   app.add_option("--graph", graph_filter, "only the graphs whose name contains this");
   app.add_option("--sddmm-path", sddmm_path, "our SDDMM kernel: auto (the plan's choice), segments, dense-rows, edges, or all")
-      ->check(CLI::IsMember({"auto", "segments", "dense-rows", "all"}));
+      ->check(CLI::IsMember({"auto", "segments", "dense-rows", "edges", "all"}));
   CLI11_PARSE(app, argc, argv);
   try {
     require_available(kGpu);
