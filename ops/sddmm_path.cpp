@@ -18,20 +18,19 @@ void force_sddmm_path(SddmmPath path) { forced_path.store(path, std::memory_orde
 SddmmPath forced_sddmm_path() { return forced_path.load(std::memory_order_relaxed); }
 
 SddmmPath choose_sddmm_path(const SparsePlan& plan, int64_t features) {
-  const bool edges = plan.entry_row.defined() && features >= 1;
-  const bool dense_rows = features >= 1 && features <= kDenseRowsMaxFeatures;
+  if (features < 1) return SddmmPath::Segments;
+  const bool small_graph = plan.entry_row.defined();  // Edges exists
+  const bool dense_rows = features <= kDenseRowsMaxFeatures;
   switch (forced_sddmm_path()) {
     case SddmmPath::Segments: return SddmmPath::Segments;
     case SddmmPath::DenseRows: return dense_rows ? SddmmPath::DenseRows : SddmmPath::Segments;
-    case SddmmPath::Edges: return edges ? SddmmPath::Edges : SddmmPath::Segments;
+    case SddmmPath::Edges: return small_graph ? SddmmPath::Edges : SddmmPath::Segments;
     case SddmmPath::Auto: break;
   }
-  if (plan.entry_row.defined()) {  // a small graph
-    if (edges && features <= kEdgesMaxFeatures) return SddmmPath::Edges;
-    return dense_rows && features <= kSmallGraphDenseRowsMaxFeatures ? SddmmPath::DenseRows : SddmmPath::Segments;
-  }
-  return dense_rows && plan.mean_segment_length >= kDenseRowsMinMeanSegment ? SddmmPath::DenseRows
-                                                                            : SddmmPath::Segments;
+  if (small_graph && features <= kEdgesMaxFeatures) return SddmmPath::Edges;
+  const bool dense_rows_pay = small_graph ? features <= kSmallGraphDenseRowsMaxFeatures
+                                          : plan.mean_segment_length >= kDenseRowsMinMeanSegment;
+  return dense_rows && dense_rows_pay ? SddmmPath::DenseRows : SddmmPath::Segments;
 }
 
 std::string_view sddmm_path_name(SddmmPath path) {

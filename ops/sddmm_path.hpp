@@ -11,8 +11,8 @@
 //              only where the plan has entry rows (ops/sparse_plan.hpp)
 // choose_sddmm_path decides from the graph's cached plan (entry rows or not,
 // mean entries per work segment) and the width; force_sddmm_path overrides that choice
-// process-wide (tests cover both kernels on one graph, bench_sparse compares
-// them). Thread safe; read per call. Both kernels write the same function.
+// process-wide (tests cover every kernel on one graph, bench_sparse compares
+// them). Thread safe; read per call. All kernels write the same function.
 #pragma once
 
 #include <cstdint>

@@ -329,10 +329,11 @@ LaunchShape launch_shape(int64_t width) {
   return shape;
 }
 
-template <int kTiles>
-void launch_kernel(const KernelArguments& args, dim3 grid, const LaunchShape& shape, cudaStream_t stream) {
-  spmm_hrpb_kernel<kTiles><<<grid, static_cast<unsigned>(32 * shape.warps), shape.shared_bytes, stream>>>(args);
-  SGNN_CUDA_CHECK_LAUNCH("spmm_hrpb_kernel");
+// The kernel instance of a launch shape: one place for the launch and the
+// occupancy query.
+using HrpbKernel = void (*)(KernelArguments);
+HrpbKernel kernel_for(const LaunchShape& shape) {
+  return shape.tiles == 8 ? spmm_hrpb_kernel<8> : spmm_hrpb_kernel<4>;
 }
 
 }  // namespace
@@ -372,8 +373,8 @@ void spmm_hrpb_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
                              shape.b_stride,
                              width % 2 == 0 && reinterpret_cast<std::uintptr_t>(c.raw_data()) % 8 == 0};
   const dim3 grid(static_cast<unsigned>(s.num_virtual_panels), static_cast<unsigned>(chunks));
-  if (shape.tiles == 8) launch_kernel<8>(args, grid, shape, stream);
-  else launch_kernel<4>(args, grid, shape, stream);
+  kernel_for(shape)<<<grid, static_cast<unsigned>(32 * shape.warps), shape.shared_bytes, stream>>>(args);
+  SGNN_CUDA_CHECK_LAUNCH("spmm_hrpb_kernel");
   if (partials.defined()) {
     merge_split_panels_kernel<<<static_cast<unsigned>(s.num_split_panels), 256, 0, stream>>>(
         s.split_panel.data<int32_t>(), s.split_slot_ptr.data<int32_t>(), partials.data<float>(), c.data<float>(),
@@ -386,13 +387,8 @@ int64_t spmm_hrpb_occupancy(Cuda, Device device, int64_t width) {
   const cuda::DeviceGuard guard(device);
   const LaunchShape shape = launch_shape(width);
   int blocks_per_sm = 0;
-  if (shape.tiles == 8) {
-    SGNN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, spmm_hrpb_kernel<8>,
-                                                                  32 * shape.warps, shape.shared_bytes));
-  } else {
-    SGNN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, spmm_hrpb_kernel<4>,
-                                                                  32 * shape.warps, shape.shared_bytes));
-  }
+  SGNN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel_for(shape), 32 * shape.warps,
+                                                                shape.shared_bytes));
   return int64_t{blocks_per_sm} * cuda::properties(device).multiProcessorCount;
 }
 
