@@ -1,22 +1,29 @@
 // Tensor-core SpMM on HRPB (cuTeSpMM, Algorithm 1), TF32 mma.sync m16n8k8.
 //
 // One thread block per (virtual row panel, chunk of the features). Warps
-// split the chunk, each owning TN columns (warp coarsening): TN = 32 (4 mma
-// n-tiles, 128-column chunks) up to width 64, TN = 64 (8 n-tiles,
-// 256-column chunks) beyond. B stages live in dynamic shared memory sized by
-// the width. Per block of the panel: the packed block record and the 16
-// rows of B it needs (activeCols) are staged in shared memory with cp.async;
-// then each k8 step takes brick columns 2i and 2i+1: lane l of the warp owns
+// split the chunk, each owning TN = 8·kTiles columns (warp coarsening: 1, 2,
+// 4 or 8 mma n-tiles by the width). B stages live in dynamic shared memory
+// sized by the width. Per block of the panel: the packed block record and
+// the 16 rows of B it needs (activeCols) are staged in shared memory; then
+// each k8 step takes brick columns 2i and 2i+1: lane l of the warp owns
 // A-fragment cells (row l/4, col l%4) and (row l/4 + 8, col l%4) of each
 // brick, i.e. pattern bits l and l + 32, and finds its value by a popcount
 // of the pattern below its bit. Staging is double-buffered: the copies of
 // block i + 1 are in flight while block i's mma steps run (a block is only
-// two k8 steps, so unhidden staging latency dominated at widths 128-256),
-// with 16-byte copies of B when its rows allow them. Only the columns the
-// warps read are staged (the chunk width rounded up to 8).
-// C stays in registers over the whole panel
-// and is written once; only split panels use atomics (or, deterministic,
-// slots merged in a fixed order by a second kernel).
+// two k8 steps, so unhidden staging latency dominated at widths 128-256).
+// The 8-tile kernel (widths above 64) copies each B row of a block with one
+// bulk (TMA) copy completing on a shared-memory barrier, and loads the next
+// block's indices a block ahead; narrower ones copy 16 bytes per cp.async,
+// and rows that are not 16-byte aligned go 4 bytes per cp.async.
+//
+// In the 8-tile kernel the columns of an n-tile are interleaved, not
+// consecutive: in a group of four tiles (32 columns), column n of tile i is
+// group column group_column(n) + i. A lane's B fragments for the group are
+// then four consecutive floats of a staged row (one 16-byte shared load for
+// four tiles), and its C values are four consecutive columns of a row per
+// store. C stays in registers over the whole panel and is written once;
+// only split panels use atomics (or, deterministic, slots merged in a fixed
+// order by a second kernel).
 #include <cstdint>
 
 #include "core/cuda/launch.cuh"
@@ -27,7 +34,13 @@ namespace sgnn::ops {
 namespace {
 
 constexpr int kWarps = 4;  // warps of a thread block over a full chunk of feature columns
+
+// Tiles of a column group (see the top): 4 in the 8-tile kernel; 1 below,
+// where the 16-byte B loads saved no instruction (ptxas moved each loaded
+// pair into the mma's register pair).
+constexpr int group_tiles(int tiles) { return tiles == 8 ? 4 : 1; }
 constexpr int kRecordWords = hrpb::kMaxBlockWords + 1;
+constexpr unsigned kFullWarp = 0xffffffffu;
 
 struct KernelArguments {
   const int32_t* virtual_panel;
@@ -41,19 +54,25 @@ struct KernelArguments {
   float* partials;  // deterministic mode: [slots, 16, width]; else nullptr (atomics)
   int64_t num_rows;
   int64_t width;
-  bool vector_rows;  // B rows 16-byte aligned (B aligned, width a multiple of 4): 16-byte copies
-  int b_stride;      // floats per staged B row in shared memory (LaunchShape)
-  bool pair_stores;  // C 8-byte aligned and the width even: float2 stores
+  bool vector_rows;   // B 16-byte aligned and the width a multiple of 4: rows copied 16 bytes or more at a time
+  int b_stride;       // floats per staged B row in shared memory (LaunchShape)
+  bool vector_stores; // C rows allow a lane's C pieces as single float4 (kGroup 4) or float2 (kGroup 1) stores
 };
 
+__device__ __forceinline__ unsigned shared_address(const void* pointer) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
+}
+
 __device__ __forceinline__ void cp_async4(void* shared, const void* global) {
-  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(address), "l"(global));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared_address(shared)), "l"(global));
+}
+
+__device__ __forceinline__ void cp_async8(void* shared, const void* global) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(shared_address(shared)), "l"(global));
 }
 
 __device__ __forceinline__ void cp_async16(void* shared, const void* global) {
-  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(global));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_address(shared)), "l"(global));
 }
 
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
@@ -62,6 +81,42 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+// Shared-memory barriers (mbarrier) on which the bulk copies of a stage
+// complete: one arrival (the thread that announces the bytes) plus the
+// announced bytes end a phase.
+__device__ __forceinline__ void barrier_init(uint64_t* barrier) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(shared_address(barrier)) : "memory");
+}
+
+__device__ __forceinline__ void barrier_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void barrier_arrive_expect_bytes(uint64_t* barrier, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(barrier)), "r"(bytes)
+               : "memory");
+}
+
+__device__ __forceinline__ void barrier_wait(uint64_t* barrier, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(shared_address(barrier)), "r"(parity)
+        : "memory");
+  } while (done == 0);
+}
+
+// `bytes` (a multiple of 16) from 16-byte aligned global memory to 16-byte
+// aligned shared memory, completing on `barrier`.
+__device__ __forceinline__ void bulk_copy(void* shared, const void* global, unsigned bytes, uint64_t* barrier) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                   shared_address(shared)),
+               "l"(global), "r"(bytes), "r"(shared_address(barrier))
+               : "memory");
 }
 
 // Round to nearest even: one F2FP instruction on sm_90, where cvt.rna
@@ -81,6 +136,21 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], 
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// kCount consecutive floats of shared memory in one load (the address is
+// aligned to the load's size: LaunchShape pads rows to a multiple of 4 floats).
+template <int kCount>
+__device__ __forceinline__ void load_shared(const float* p, float (&out)[kCount]) {
+  if constexpr (kCount == 4) {
+    const float4 x = *reinterpret_cast<const float4*>(p);
+    out[0] = x.x, out[1] = x.y, out[2] = x.z, out[3] = x.w;
+  } else if constexpr (kCount == 2) {
+    const float2 x = *reinterpret_cast<const float2*>(p);
+    out[0] = x.x, out[1] = x.y;
+  } else {
+    out[0] = *p;
+  }
+}
+
 // The A-fragment values of `lane` in a brick whose values start at `values`
 // (0 where its bit is clear): pattern bit lane (row lane/4) and bit lane + 32
 // (row lane/4 + 8), each found by a popcount of the bits below it.
@@ -97,34 +167,38 @@ __device__ __forceinline__ void brick_values(uint64_t pattern, int lane, uint32_
   lower = (high >> lane) & 1u ? lower_value : 0.0f;
 }
 
-// Issues the copies of block `block`'s record and B rows into one stage of
-// shared memory (zeros for padding columns) and commits them as one group.
-// Lanes 0-15 of each warp load the block's 16 active columns at once and
-// hand them out by shuffles: a load per copy made every copy wait for one
-// more L2 round trip. Every lane of a warp runs the same iterations (the
-// item counts are multiples of 32), so the full-warp shuffles are safe.
-__device__ __forceinline__ void stage_block(const KernelArguments& args, int32_t block, int64_t chunk_begin,
-                                            int chunk_width, int staged_width, int32_t* sm_record,
-                                            float* sm_b) {
+// Where block `block`'s record lies and which B rows it needs. Loaded just
+// before the copies that need them, these loads were the 8-tile kernel's
+// top stall (ncu); that kernel loads them a block ahead.
+struct BlockIndices {
+  int64_t record_begin;
+  int64_t record_end;
+  int32_t lane_column;  // lanes 0-15: original column of the block's compacted column `lane`; else -1
+};
+
+__device__ __forceinline__ BlockIndices load_block_indices(const KernelArguments& args, int32_t block, int lane) {
+  return {args.size_ptr[block], args.size_ptr[block + 1],
+          lane < hrpb::kBlockCols ? args.active_cols[int64_t{block} * hrpb::kBlockCols + lane] : -1};
+}
+
+// B rows of a block by 16-byte cp.async (B 16-byte aligned, the width a
+// multiple of 4), zeros for padding columns and for staged columns past the
+// chunk.
+__device__ __forceinline__ void stage_rows_by_quad(const KernelArguments& args, int32_t lane_column,
+                                                   int64_t chunk_begin, int chunk_width, int staged_width,
+                                                   float* sm_b) {
   const int threads = static_cast<int>(blockDim.x);
-  const int64_t record_begin = args.size_ptr[block];
-  const int record_words = static_cast<int>(args.size_ptr[block + 1] - record_begin);
-  for (int i = static_cast<int>(threadIdx.x); i < record_words; i += threads) {
-    cp_async4(&sm_record[i], args.packed + record_begin + i);
-  }
-  const int lane = static_cast<int>(threadIdx.x) % 32;
-  const int32_t lane_column = lane < hrpb::kBlockCols ? args.active_cols[int64_t{block} * hrpb::kBlockCols + lane] : -1;
-  constexpr unsigned kFullWarp = 0xffffffffu;
+  const int thread = static_cast<int>(threadIdx.x);
   const int quads = staged_width / 4;
   const int row_step = threads / quads;
-  if (args.vector_rows && (quads & (quads - 1)) == 0 && row_step * quads == threads &&
-      hrpb::kBlockCols % row_step == 0) {
+  const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if ((quads & (quads - 1)) == 0 && row_step * quads == threads && hrpb::kBlockCols % row_step == 0) {
     // Quads per row a power of two dividing the threads (every full chunk):
     // each thread copies the same 16-byte slice j of rows k0, k0 + row_step,
     // …, so a copy costs a shuffle and one address, not a division and a
-    // 64-bit index (the copies were a quarter of the kernel's instructions).
-    const int j = 4 * (static_cast<int>(threadIdx.x) & (quads - 1));
-    const int k0 = static_cast<int>(threadIdx.x) / quads;
+    // 64-bit index.
+    const int j = 4 * (thread & (quads - 1));
+    const int k0 = thread / quads;
     const bool inside = j < chunk_width;
     const float* b_slice = args.b + chunk_begin + j;
     float* target = sm_b + k0 * args.b_stride + j;
@@ -133,43 +207,168 @@ __device__ __forceinline__ void stage_block(const KernelArguments& args, int32_t
       if (column >= 0 && inside) {
         cp_async16(target, b_slice + int64_t{column} * args.width);
       } else {
-        *reinterpret_cast<float4*>(target) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        *reinterpret_cast<float4*>(target) = zero;
       }
     }
-  } else if (args.vector_rows) {  // staged_width and chunk_width are multiples of 4 here
-    for (int i = static_cast<int>(threadIdx.x); i < hrpb::kBlockCols * quads; i += threads) {
-      const int k = i / quads;
-      const int j = 4 * (i - k * quads);
-      const int32_t column = __shfl_sync(kFullWarp, lane_column, k);
-      if (column >= 0 && j < chunk_width) {
-        cp_async16(&sm_b[k * args.b_stride + j], args.b + int64_t{column} * args.width + chunk_begin + j);
-      } else {
-        *reinterpret_cast<float4*>(&sm_b[k * args.b_stride + j]) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      }
+    return;
+  }
+  // 16 · quads is a multiple of 32: every lane of a warp runs the same
+  // iterations, so the full-warp shuffles are safe.
+  for (int i = thread; i < hrpb::kBlockCols * quads; i += threads) {
+    const int k = i / quads;
+    const int j = 4 * (i - k * quads);
+    const int32_t column = __shfl_sync(kFullWarp, lane_column, k);
+    if (column >= 0 && j < chunk_width) {
+      cp_async16(&sm_b[k * args.b_stride + j], args.b + int64_t{column} * args.width + chunk_begin + j);
+    } else {
+      *reinterpret_cast<float4*>(&sm_b[k * args.b_stride + j]) = zero;
     }
+  }
+}
+
+// B rows of a block by one bulk (TMA) copy per row with a column, completing
+// on `barrier`: 16 copy instructions per block instead of one per 16 bytes
+// (B 16-byte aligned, the width a multiple of 4); zeros as above.
+__device__ __forceinline__ void stage_rows_by_bulk_copy(const KernelArguments& args, int32_t lane_column,
+                                                        int64_t chunk_begin, int chunk_width, int staged_width,
+                                                        float* sm_b, uint64_t* barrier) {
+  const int threads = static_cast<int>(blockDim.x);
+  const int thread = static_cast<int>(threadIdx.x);
+  const int lane = thread % 32;
+  const unsigned with_column = __ballot_sync(kFullWarp, lane_column >= 0);
+  const unsigned row_bytes = static_cast<unsigned>(chunk_width) * sizeof(float);
+  if (thread == 0) barrier_arrive_expect_bytes(barrier, __popc(with_column) * row_bytes);
+  // Row k is issued by warp k mod warps: a warp issues its bulk copies one
+  // lane after another, so one warp issuing all 16 held the others at the
+  // barrier. (A copy may complete before thread 0 announces the bytes: the
+  // transaction count may go negative until then, and the phase cannot end
+  // before that arrival.)
+  const int warps = threads / 32;
+  if (lane < hrpb::kBlockCols && lane % warps == thread / 32 && lane_column >= 0) {
+    bulk_copy(sm_b + lane * args.b_stride, args.b + int64_t{lane_column} * args.width + chunk_begin, row_bytes,
+              barrier);
+  }
+  const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  for (unsigned padding = ~with_column & 0xffffu; padding != 0; padding &= padding - 1) {
+    float* row = sm_b + (__ffs(padding) - 1) * args.b_stride;
+    for (int j = 4 * thread; j < chunk_width; j += 4 * threads) *reinterpret_cast<float4*>(row + j) = zero;
+  }
+  const int tail_quads = (staged_width - chunk_width) / 4;  // both multiples of 4 here
+  for (int i = thread; i < hrpb::kBlockCols * tail_quads; i += threads) {
+    const int k = i / tail_quads;
+    *reinterpret_cast<float4*>(sm_b + k * args.b_stride + chunk_width + 4 * (i - k * tail_quads)) = zero;
+  }
+}
+
+// B rows of a block element by element (4-byte cp.async): any alignment and width.
+__device__ __forceinline__ void stage_rows_by_element(const KernelArguments& args, int32_t lane_column,
+                                                      int64_t chunk_begin, int chunk_width, int staged_width,
+                                                      float* sm_b) {
+  const int threads = static_cast<int>(blockDim.x);
+  // 16 · staged_width is a multiple of 32: the shuffles are safe (see above).
+  for (int i = static_cast<int>(threadIdx.x); i < hrpb::kBlockCols * staged_width; i += threads) {
+    const int k = i / staged_width, j = i % staged_width;
+    const int32_t column = __shfl_sync(kFullWarp, lane_column, k);
+    if (column >= 0 && j < chunk_width) {
+      cp_async4(&sm_b[k * args.b_stride + j], args.b + int64_t{column} * args.width + chunk_begin + j);
+    } else {
+      sm_b[k * args.b_stride + j] = 0.0f;  // padding columns and features past the width contribute 0
+    }
+  }
+}
+
+// Issues the copies of a block's record and B rows into one stage of shared
+// memory; the cp.async copies of a call are one group. Vector rows go by
+// bulk copies when kBulk (the 8-tile kernel: rows of 260 bytes or more; on
+// narrower rows the bulk copies' latency cost more than their fewer
+// instructions saved, bench/RESULTS.md), else by 16-byte cp.async. Every
+// warp holds the same 16 columns, so branches on them are uniform over the
+// thread block.
+template <bool kBulk>
+__device__ __forceinline__ void stage_block(const KernelArguments& args, const BlockIndices& indices,
+                                            int64_t chunk_begin, int chunk_width, int staged_width,
+                                            int32_t* sm_record, float* sm_b, uint64_t* barrier) {
+  const int threads = static_cast<int>(blockDim.x);
+  const int thread = static_cast<int>(threadIdx.x);
+  const int record_words = static_cast<int>(indices.record_end - indices.record_begin);
+  // Records start 8-byte aligned and hold an even word count (hrpb::block_words).
+  for (int i = 2 * thread; i < record_words; i += 2 * threads) {
+    cp_async8(&sm_record[i], args.packed + indices.record_begin + i);
+  }
+  if (!args.vector_rows) {
+    stage_rows_by_element(args, indices.lane_column, chunk_begin, chunk_width, staged_width, sm_b);
+  } else if constexpr (kBulk) {
+    stage_rows_by_bulk_copy(args, indices.lane_column, chunk_begin, chunk_width, staged_width, sm_b, barrier);
   } else {
-    for (int i = static_cast<int>(threadIdx.x); i < hrpb::kBlockCols * staged_width; i += threads) {
-      const int k = i / staged_width, j = i % staged_width;
-      const int32_t column = __shfl_sync(kFullWarp, lane_column, k);
-      if (column >= 0 && j < chunk_width) {
-        cp_async4(&sm_b[k * args.b_stride + j], args.b + int64_t{column} * args.width + chunk_begin + j);
-      } else {
-        sm_b[k * args.b_stride + j] = 0.0f;  // padding columns and features past the width contribute 0
-      }
-    }
+    stage_rows_by_quad(args, indices.lane_column, chunk_begin, chunk_width, staged_width, sm_b);
   }
   cp_async_commit();
 }
 
-// kTiles mma n-tiles per warp: warp columns TN = 8·kTiles, chunk = kWarps·TN.
+// Writes one lane's C values of one row: `count` consecutive columns from
+// `col` (those past chunk_end dropped), as whole vectors where allowed.
+template <int kCount>
+__device__ __forceinline__ void store_row_piece(const KernelArguments& args, const float (&values)[kCount],
+                                                int64_t row, int row_in_panel, int64_t col, int64_t chunk_end,
+                                                int32_t slot) {
+  if (slot < 0 && args.vector_stores && col + kCount <= chunk_end) {
+    float* out = &args.c[row * args.width + col];
+    // st.global.v4 / v2 in PTX: through a float4 pointer, ptxas split the
+    // store into four 4-byte stores whenever the values sat in
+    // non-consecutive registers (the accumulators of four tiles).
+    if constexpr (kCount == 4) {
+      asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(out), "f"(values[0]), "f"(values[1]),
+                   "f"(values[2]), "f"(values[3])
+                   : "memory");
+    } else {
+      static_assert(kCount == 2, "C pieces are 4 or 2 floats");
+      asm volatile("st.global.v2.f32 [%0], {%1, %2};\n" ::"l"(out), "f"(values[0]), "f"(values[1]) : "memory");
+    }
+    return;
+  }
+#pragma unroll
+  for (int i = 0; i < kCount; ++i) {
+    const int64_t element = col + i;
+    if (element >= chunk_end) continue;
+    if (slot < 0) {
+      args.c[row * args.width + element] = values[i];
+    } else if (args.partials != nullptr) {
+      args.partials[(int64_t{slot} * hrpb::kPanelRows + row_in_panel) * args.width + element] = values[i];
+    } else {
+      atomicAdd(&args.c[row * args.width + element], values[i]);
+    }
+  }
+}
+
+// Column n (0-7) of the first tile of a group, in group columns; column n
+// of tile i is that + i. With four tiles, n = 2t lie in the first 16 group
+// columns and n = 2t + 1 in the next 16: the four lanes of a C row then
+// store 64 contiguous bytes per instruction (whole 32-byte sectors; 16 bytes
+// at a 32-byte stride would be half sectors, twice the L2 write requests).
+template <int kGroup>
+__device__ __forceinline__ int group_column(int n) {
+  if constexpr (kGroup == 4) return (n & 1) * 16 + (n >> 1) * 4;
+  return n;
+}
+
+// kTiles mma n-tiles per warp: warp columns TN = 8·kTiles, chunk = kWarps·TN;
+// tiles in groups of kGroup with interleaved columns (see the top). The
+// minimum resident blocks cap the registers: 80 with 8 tiles (shared memory
+// limits those blocks first; 72 spilled), 56 below (64 left the 2-warp
+// blocks of width 64 two blocks short of what their shared memory allows;
+// 48 spilled).
 template <int kTiles>
-__global__ void __launch_bounds__(32 * kWarps) spmm_hrpb_kernel(KernelArguments args) {
+__global__ void __launch_bounds__(32 * kWarps, kTiles == 8 ? 6 : 9) spmm_hrpb_kernel(KernelArguments args) {
+  constexpr int kGroup = group_tiles(kTiles);
+  constexpr int kGroups = kTiles / kGroup;
+  constexpr int kGroupColumns = 8 * kGroup;
   constexpr int kWarpColumns = 8 * kTiles;
   constexpr int kChunk = kWarps * kWarpColumns;
   extern __shared__ float4 dynamic_shared[];  // two stages of 16 B rows, b_stride floats each
   float* const sm_b = reinterpret_cast<float*>(dynamic_shared);
   const int stage_floats = hrpb::kBlockCols * args.b_stride;
   __shared__ __align__(8) int32_t sm_record[2][kRecordWords];
+  __shared__ uint64_t stage_barrier[2];
 
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int warp = static_cast<int>(threadIdx.x) / 32;
@@ -179,32 +378,53 @@ __global__ void __launch_bounds__(32 * kWarps) spmm_hrpb_kernel(KernelArguments 
   const int64_t v = blockIdx.x;
   const int64_t chunk_begin = int64_t{blockIdx.y} * kChunk;
   const int chunk_width = static_cast<int>(args.width - chunk_begin < kChunk ? args.width - chunk_begin : kChunk);
-  const int staged_width = (chunk_width + 7) / 8 * 8;  // an n-tile reads 8 columns
+  const int staged_width = (chunk_width + kGroupColumns - 1) / kGroupColumns * kGroupColumns;
 
-  // The warp's n-tiles inside the chunk, and its B columns in a stage.
+  // The warp's tile groups inside the chunk, and its B fragment row in a stage:
+  // rows in_group and in_group + 4 of each k8 step, kGroup columns from
+  // group_column(group) in each group of the warp.
   const int b_stride = args.b_stride;
-  const int warp_tiles = min(kTiles, max(0, (chunk_width - warp * kWarpColumns + 7) / 8));
-  const float* const b_warp = sm_b + in_group * b_stride + warp * kWarpColumns + group;
+  const int warp_groups = min(kGroups, max(0, (chunk_width - warp * kWarpColumns + kGroupColumns - 1) / kGroupColumns));
+  const float* const b_warp = sm_b + in_group * b_stride + warp * kWarpColumns + group_column<kGroup>(group);
 
   float acc[kTiles][4];
 #pragma unroll
   for (int t = 0; t < kTiles; ++t) acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
 
+  constexpr bool kBulk = kTiles == 8;
+  const bool bulk = kBulk && args.vector_rows;
+  if (bulk && threadIdx.x == 0) {
+    barrier_init(&stage_barrier[0]);
+    barrier_init(&stage_barrier[1]);
+    barrier_init_fence();
+  }
+  __syncthreads();
+
   const int32_t block_begin = args.virtual_block_ptr[v];
   const int32_t block_end = args.virtual_block_ptr[v + 1];
+  // The 8-tile kernel loads a block's indices one block ahead of staging it
+  // (`ahead`); in the narrower kernels that cost 5-9% at widths 32-64 (H200),
+  // so they load them when staging.
+  BlockIndices ahead{};
   if (block_begin < block_end) {
-    stage_block(args, block_begin, chunk_begin, chunk_width, staged_width, sm_record[0], sm_b);
+    stage_block<kBulk>(args, load_block_indices(args, block_begin, lane), chunk_begin, chunk_width, staged_width,
+                       sm_record[0], sm_b, &stage_barrier[0]);
+    if (kBulk && block_begin + 1 < block_end) ahead = load_block_indices(args, block_begin + 1, lane);
   }
   for (int32_t block = block_begin; block < block_end; ++block) {
     const int stage = (block - block_begin) & 1;
     if (block + 1 < block_end) {
       // The other stage was last read by block - 1, before the barrier that ended its iteration.
-      stage_block(args, block + 1, chunk_begin, chunk_width, staged_width, sm_record[stage ^ 1],
-                  sm_b + (stage ^ 1) * stage_floats);
+      const BlockIndices next = kBulk ? ahead : load_block_indices(args, block + 1, lane);
+      stage_block<kBulk>(args, next, chunk_begin, chunk_width, staged_width, sm_record[stage ^ 1],
+                         sm_b + (stage ^ 1) * stage_floats, &stage_barrier[stage ^ 1]);
+      if (kBulk && block + 2 < block_end) ahead = load_block_indices(args, block + 2, lane);
       cp_async_wait<1>();  // this block's group has landed; the next one may still be in flight
     } else {
       cp_async_wait<0>();
     }
+    // The n-th use of a stage's barrier completes its phase n (parity n & 1).
+    if (bulk) barrier_wait(&stage_barrier[stage], ((block - block_begin) >> 1) & 1);
     __syncthreads();
 
     const int32_t* record = sm_record[stage];
@@ -234,52 +454,49 @@ __global__ void __launch_bounds__(32 * kWarps) spmm_hrpb_kernel(KernelArguments 
       brick_values(pattern[0], lane, lane_mask, values + offset[0], cells[0], cells[1]);
       brick_values(pattern[1], lane, lane_mask, values + offset[1], cells[2], cells[3]);
       const uint32_t a[4] = {to_tf32(cells[0]), to_tf32(cells[1]), to_tf32(cells[2]), to_tf32(cells[3])};
-      // B fragment of n-tile t: rows k_row and k_row + 4, column t·8 + group of the warp's columns.
       const float* b_step = b_warp + stage * stage_floats + (step * 8) * b_stride;
-      if (warp_tiles == kTiles) {  // warp-uniform: the common case, no per-tile test
 #pragma unroll
-        for (int t = 0; t < kTiles; ++t) {
-          mma_tf32(acc[t], a, to_tf32(b_step[8 * t]), to_tf32(b_step[8 * t + 4 * b_stride]));
-        }
-      } else {
+      for (int q = 0; q < kGroups; ++q) {
+        if (q >= warp_groups) break;  // warp-uniform: the group lies past the chunk
+        float upper[kGroup], lower[kGroup];  // B rows in_group and in_group + 4
+        load_shared(b_step + q * kGroupColumns, upper);
+        load_shared(b_step + q * kGroupColumns + 4 * b_stride, lower);
 #pragma unroll
-        for (int t = 0; t < kTiles; ++t) {
-          if (t < warp_tiles) mma_tf32(acc[t], a, to_tf32(b_step[8 * t]), to_tf32(b_step[8 * t + 4 * b_stride]));
-        }
+        for (int i = 0; i < kGroup; ++i) mma_tf32(acc[q * kGroup + i], a, to_tf32(upper[i]), to_tf32(lower[i]));
       }
     }
     __syncthreads();  // before the next iteration's copies overwrite this stage
   }
 
-  // C fragment: c0, c1 at (row g, cols 2t, 2t+1), c2, c3 at row g + 8. An
-  // unsplit panel stores each pair as one float2 where C allows (half the
-  // store instructions, whole sectors); the rest goes element by element.
+  // C fragment of tile q·kGroup + i: c0, c1 at (row g, n = 2t, 2t + 1), c2,
+  // c3 at row g + 8; column n of that tile is group column
+  // group_column(n) + i, so the lane holds kGroup consecutive columns of a
+  // row for n = 2t and for n = 2t + 1 (adjacent when kGroup is 1).
   const int64_t panel = args.virtual_panel[v];
   const int32_t slot = args.virtual_slot[v];
   const int64_t chunk_end = chunk_begin + chunk_width;
 #pragma unroll
-  for (int t = 0; t < kTiles; ++t) {
+  for (int q = 0; q < kGroups; ++q) {
+    const int64_t group_begin = chunk_begin + warp * kWarpColumns + q * kGroupColumns;
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       const int row_in_panel = group + 8 * half;
       const int64_t row = panel * hrpb::kPanelRows + row_in_panel;
-      const int64_t col = chunk_begin + warp * kWarpColumns + t * 8 + 2 * in_group;
-      if (row >= args.num_rows || col >= chunk_end) continue;
-      if (slot < 0 && args.pair_stores && col + 1 < chunk_end) {
-        *reinterpret_cast<float2*>(&args.c[row * args.width + col]) = make_float2(acc[t][2 * half], acc[t][2 * half + 1]);
-        continue;
-      }
+      if (row >= args.num_rows) continue;
+      float even[kGroup], odd[kGroup];  // n = 2t, n = 2t + 1
 #pragma unroll
-      for (int r = 2 * half; r < 2 * half + 2; ++r) {
-        const int64_t element = col + (r & 1);
-        if (element >= chunk_end) continue;
-        if (slot < 0) {
-          args.c[row * args.width + element] = acc[t][r];
-        } else if (args.partials != nullptr) {
-          args.partials[(int64_t{slot} * hrpb::kPanelRows + row_in_panel) * args.width + element] = acc[t][r];
-        } else {
-          atomicAdd(&args.c[row * args.width + element], acc[t][r]);
-        }
+      for (int i = 0; i < kGroup; ++i) {
+        even[i] = acc[q * kGroup + i][2 * half];
+        odd[i] = acc[q * kGroup + i][2 * half + 1];
+      }
+      const int64_t even_col = group_begin + group_column<kGroup>(2 * in_group);
+      if constexpr (kGroup == 4) {
+        store_row_piece(args, even, row, row_in_panel, even_col, chunk_end, slot);
+        store_row_piece(args, odd, row, row_in_panel, group_begin + group_column<kGroup>(2 * in_group + 1), chunk_end,
+                        slot);
+      } else {
+        const float both[2] = {even[0], odd[0]};
+        store_row_piece(args, both, row, row_in_panel, even_col, chunk_end, slot);
       }
     }
   }
@@ -300,32 +517,37 @@ __global__ void merge_split_panels_kernel(const int32_t* split_panel, const int3
   }
 }
 
-// The launch of one width: n-tiles per warp (4 up to width 64, 8 beyond:
-// each warp's decoded A fragments then serve twice the mma; measured on the
-// H100, 8 from width 65 on gained 8-20% at width 128 on the FEM matrices and
-// lost 5-8% at width 64 on two of them), the chunk of
-// feature columns a thread block covers, its warps, and the shared memory of
-// the staged B rows, sized by the width (narrow widths fit more blocks on
-// an SM). Rows are padded to 8 or 24 mod 32 floats: the B-fragment loads
-// (row t, column g of lane 4g + t) then hit 32 distinct banks.
+// The launch of one width: n-tiles per warp (1, 2 and 4 up to widths 8, 16
+// and 64, 8 beyond: each warp's decoded A fragments then serve twice the
+// mma; measured on the H100, 8 from width 65 on gained 8-20% at width 128
+// on the FEM matrices and lost 5-8% at width 64 on two of them), the chunk
+// of feature columns a thread block covers, its warps, and the shared
+// memory of the staged B rows, sized by the width (narrow widths fit more
+// blocks on an SM). Rows are padded to 4 mod 32 floats with four tiles a
+// group, else to 8 mod 32: the B-fragment loads (kGroup floats at row t,
+// group column group_column(g) of lane 4g + t) then hit distinct banks in
+// each phase of the load (8 lanes for 16 bytes, 16 for 8, 32 for 4).
 struct LaunchShape {
   int tiles;
   int64_t chunk;
   int warps;
   int b_stride;
   std::size_t shared_bytes;
+  int store_floats;  // floats per vector store of C (one C piece of store_row_piece)
 };
 
 LaunchShape launch_shape(int64_t width) {
   LaunchShape shape{};
-  shape.tiles = width > 64 ? 8 : 4;
+  shape.tiles = width > 64 ? 8 : width > 16 ? 4 : width > 8 ? 2 : 1;
+  const int group_columns = 8 * group_tiles(shape.tiles);
   const int64_t warp_columns = 8 * shape.tiles;
   shape.chunk = kWarps * warp_columns;
   const int64_t widest = std::min(width, shape.chunk);  // the first chunk's width, the widest
   shape.warps = static_cast<int>((widest + warp_columns - 1) / warp_columns);
-  const int64_t staged = (widest + 7) / 8 * 8;
-  shape.b_stride = static_cast<int>((staged + 31) / 32 * 32 + 8);
+  const int64_t staged = (widest + group_columns - 1) / group_columns * group_columns;
+  shape.b_stride = static_cast<int>((staged + 31) / 32 * 32 + (group_tiles(shape.tiles) == 4 ? 4 : 8));
   shape.shared_bytes = std::size_t{2} * hrpb::kBlockCols * static_cast<std::size_t>(shape.b_stride) * sizeof(float);
+  shape.store_floats = group_tiles(shape.tiles) == 4 ? 4 : 2;
   return shape;
 }
 
@@ -333,7 +555,12 @@ LaunchShape launch_shape(int64_t width) {
 // occupancy query.
 using HrpbKernel = void (*)(KernelArguments);
 HrpbKernel kernel_for(const LaunchShape& shape) {
-  return shape.tiles == 8 ? spmm_hrpb_kernel<8> : spmm_hrpb_kernel<4>;
+  switch (shape.tiles) {
+    case 1: return spmm_hrpb_kernel<1>;
+    case 2: return spmm_hrpb_kernel<2>;
+    case 4: return spmm_hrpb_kernel<4>;
+    default: return spmm_hrpb_kernel<8>;
+  }
 }
 
 }  // namespace
@@ -371,7 +598,8 @@ void spmm_hrpb_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
                              width,
                              width % 4 == 0 && aligned16(b.raw_data()),
                              shape.b_stride,
-                             width % 2 == 0 && reinterpret_cast<std::uintptr_t>(c.raw_data()) % 8 == 0};
+                             width % shape.store_floats == 0 &&
+                                 reinterpret_cast<std::uintptr_t>(c.raw_data()) % (shape.store_floats * sizeof(float)) == 0};
   const dim3 grid(static_cast<unsigned>(s.num_virtual_panels), static_cast<unsigned>(chunks));
   kernel_for(shape)<<<grid, static_cast<unsigned>(32 * shape.warps), shape.shared_bytes, stream>>>(args);
   SGNN_CUDA_CHECK_LAUNCH("spmm_hrpb_kernel");

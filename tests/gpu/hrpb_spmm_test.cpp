@@ -41,7 +41,7 @@ TEST_CASE("GPU HRPB SpMM matches float64 within TF32 tolerance: all widths, grap
         CAPTURE(deterministic);
         const Hrpb h = graph_io::build_hrpb(graph.adjacency.csr.to(kGpu), graph.adjacency.values.to(kGpu),
                                             options_for(split, deterministic));
-        for (const int64_t width : {1, 3, 8, 17, 32, 64, 100, 128, 200, 257, 384}) {
+        for (const int64_t width : {1, 3, 8, 12, 16, 17, 32, 64, 100, 128, 200, 257, 384}) {
           CAPTURE(width);
           const Tensor b = random_tensor({graph.adjacency.num_cols(), width}, 100 + static_cast<uint64_t>(width));
           const Tensor c = gpu_spmm(h, b);
@@ -49,6 +49,32 @@ TEST_CASE("GPU HRPB SpMM matches float64 within TF32 tolerance: all widths, grap
         }
       }
     }
+  }
+}
+
+TEST_CASE("GPU HRPB SpMM on misaligned B and C views: element-wise staging and stores") {
+  // Rows start one float into their storage (moved to the GPU whole, then
+  // viewed there): neither bulk row copies of B nor vector stores of C may
+  // be used. Widths cover 1, 2, 4 and 8 n-tiles per warp.
+  auto misaligned = [](const Tensor& storage, int64_t rows, int64_t width) {
+    return storage.narrow_rows(1, rows * width + 1).view({rows, width});
+  };
+  const NamedGraph graph = hrpb_test_graphs()[2];  // power-law, GCN-normalised
+  const Hrpb h = graph_io::build_hrpb(graph.adjacency.csr.to(kGpu), graph.adjacency.values.to(kGpu), options_for(false, false));
+  const int64_t rows = graph.adjacency.num_rows(), cols = graph.adjacency.num_cols();
+  for (const int64_t width : {8, 16, 64, 128}) {
+    CAPTURE(width);
+    const Tensor b_storage = random_tensor({cols * width + 1}, 300 + static_cast<uint64_t>(width));
+    const std::vector<double> expected =
+        reference_spmm(graph.adjacency.csr, graph.adjacency.values, misaligned(b_storage, cols, width));
+    const Tensor b_gpu = misaligned(b_storage.to(kGpu), cols, width);
+    Tensor c_aligned = poisoned({rows, width}, kGpu);
+    ops::spmm_hrpb_forward(ops::Cuda{}, h, b_gpu, c_aligned);
+    CHECK(relative_error(c_aligned, expected) < kTf32Tolerance);
+    Tensor c_storage = poisoned({rows * width + 1}, kGpu);
+    Tensor c_view = misaligned(c_storage, rows, width);
+    ops::spmm_hrpb_forward(ops::Cuda{}, h, b_gpu, c_view);
+    CHECK(relative_error(c_view, expected) < kTf32Tolerance);
   }
 }
 
