@@ -11,7 +11,7 @@
 // of the pattern below its bit. Staging is double-buffered: the copies of
 // block i + 1 are in flight while block i's mma steps run (a block is only
 // two k8 steps, so unhidden staging latency dominated at widths 128-256).
-// The 8-tile kernel (widths above 64) copies each B row of a block with one
+// The 8-tile kernel (widths above 32) copies each B row of a block with one
 // bulk (TMA) copy completing on a shared-memory barrier, and loads the next
 // block's indices a block ahead; narrower ones copy 16 bytes per cp.async,
 // and rows that are not 16-byte aligned go 4 bytes per cp.async.
@@ -279,8 +279,8 @@ __device__ __forceinline__ void stage_rows_by_element(const KernelArguments& arg
 
 // Issues the copies of a block's record and B rows into one stage of shared
 // memory; the cp.async copies of a call are one group. Vector rows go by
-// bulk copies when kBulk (the 8-tile kernel: rows of 260 bytes or more; on
-// narrower rows the bulk copies' latency cost more than their fewer
+// bulk copies when kBulk (the 8-tile kernel: rows of 144 bytes or more; at
+// 128-byte rows the bulk copies' latency cost more than their fewer
 // instructions saved, bench/RESULTS.md), else by 16-byte cp.async. Every
 // warp holds the same 16 columns, so branches on them are uniform over the
 // thread block.
@@ -354,9 +354,7 @@ __device__ __forceinline__ int group_column(int n) {
 // kTiles mma n-tiles per warp: warp columns TN = 8·kTiles, chunk = kWarps·TN;
 // tiles in groups of kGroup with interleaved columns (see the top). The
 // minimum resident blocks cap the registers: 80 with 8 tiles (shared memory
-// limits those blocks first; 72 spilled), 56 below (64 left the 2-warp
-// blocks of width 64 two blocks short of what their shared memory allows;
-// 48 spilled).
+// limits those blocks first; 72 spilled), 56 below (48 spilled).
 template <int kTiles>
 __global__ void __launch_bounds__(32 * kWarps, kTiles == 8 ? 6 : 9) spmm_hrpb_kernel(KernelArguments args) {
   constexpr int kGroup = group_tiles(kTiles);
@@ -403,8 +401,8 @@ __global__ void __launch_bounds__(32 * kWarps, kTiles == 8 ? 6 : 9) spmm_hrpb_ke
   const int32_t block_begin = args.virtual_block_ptr[v];
   const int32_t block_end = args.virtual_block_ptr[v + 1];
   // The 8-tile kernel loads a block's indices one block ahead of staging it
-  // (`ahead`); in the narrower kernels that cost 5-9% at widths 32-64 (H200),
-  // so they load them when staging.
+  // (`ahead`); in the 4-tile kernel that cost 5-9% at widths 32-64 (H200),
+  // so the narrower kernels load them when staging.
   BlockIndices ahead{};
   if (block_begin < block_end) {
     stage_block<kBulk>(args, load_block_indices(args, block_begin, lane), chunk_begin, chunk_width, staged_width,
@@ -518,9 +516,10 @@ __global__ void merge_split_panels_kernel(const int32_t* split_panel, const int3
 }
 
 // The launch of one width: n-tiles per warp (1, 2 and 4 up to widths 8, 16
-// and 64, 8 beyond: each warp's decoded A fragments then serve twice the
-// mma; measured on the H100, 8 from width 65 on gained 8-20% at width 128
-// on the FEM matrices and lost 5-8% at width 64 on two of them), the chunk
+// and 32, 8 beyond: each warp's decoded A fragments then serve more mma.
+// Measured on an H200: the 8-tile kernel is 4-21% faster than the 4-tile
+// one at width 64 on the FEM matrices and 8-16% slower at 32, where a
+// bulk copy moves only 128 bytes), the chunk
 // of feature columns a thread block covers, its warps, and the shared
 // memory of the staged B rows, sized by the width (narrow widths fit more
 // blocks on an SM). Rows are padded to 4 mod 32 floats with four tiles a
@@ -538,7 +537,7 @@ struct LaunchShape {
 
 LaunchShape launch_shape(int64_t width) {
   LaunchShape shape{};
-  shape.tiles = width > 64 ? 8 : width > 16 ? 4 : width > 8 ? 2 : 1;
+  shape.tiles = width > 32 ? 8 : width > 16 ? 4 : width > 8 ? 2 : 1;
   const int group_columns = 8 * group_tiles(shape.tiles);
   const int64_t warp_columns = 8 * shape.tiles;
   shape.chunk = kWarps * warp_columns;
