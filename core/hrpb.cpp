@@ -67,7 +67,7 @@ std::string Hrpb::describe() const {
   std::ostringstream out;
   out.setf(std::ios::fixed);
   out.precision(2);
-  out << statistics.describe() << "\n  schedule: " << schedule.num_virtual_panels << " virtual panels, "
+  out << statistics.describe() << "\n  largest block: " << max_block_words << " words\n  schedule: " << schedule.num_virtual_panels << " virtual panels, "
       << schedule.num_split_panels << " panels split (" << (deterministic ? "fixed-order merge" : "atomic merge")
       << "), " << schedule.concurrent_blocks << " concurrent thread blocks, modelled waves "
       << schedule.waves_unsplit << " unsplit -> " << schedule.waves_planned << " planned";

@@ -108,6 +108,7 @@ struct Hrpb {
   int64_t nnz = 0;
   int64_t num_panels = 0;
   int64_t num_blocks = 0;
+  int64_t max_block_words = 0;  // words of the largest packed block (its staging size on the GPU)
   Tensor blocked_row_ptr;
   Tensor active_cols;
   Tensor size_ptr;

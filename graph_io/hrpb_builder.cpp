@@ -83,6 +83,7 @@ Hrpb build_hrpb(const Csr& csr, const Tensor& values, const HrpbOptions& options
   out.nnz = csr.nnz;
   out.num_panels = buffers.num_panels;
   out.num_blocks = buffers.num_blocks;
+  out.max_block_words = buffers.max_block_words;
   out.blocked_row_ptr = buffers.blocked_row_ptr;
   out.active_cols = buffers.active_cols;
   out.size_ptr = buffers.size_ptr;

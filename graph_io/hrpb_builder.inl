@@ -12,6 +12,7 @@
 #include <thrust/binary_search.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
+#include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
 #include <thrust/reduce.h>
@@ -233,6 +234,7 @@ struct ToInt64 {
 struct HrpbBuffers {
   Tensor blocked_row_ptr, active_cols, size_ptr, packed_blocks;
   int64_t num_panels = 0, num_blocks = 0, num_bricks = 0, active_columns = 0;
+  int64_t max_block_words = 0;
 };
 
 inline int64_t element_at(const Tensor& t, int64_t i) {
@@ -321,6 +323,8 @@ HrpbBuffers build_hrpb_buffers(const Policy& policy, const Csr& csr, const Tenso
   Tensor size_ptr = longs(num_blocks + 1);
   int64_t* sizes = size_ptr.data<int64_t>();
   thrust::transform(policy, count(0), count(num_blocks + 1), sizes, BlockWords{brick_ptr, value_ptr, num_blocks});
+  const int64_t max_block_words =
+      thrust::reduce(policy, sizes, sizes + num_blocks, int64_t{0}, thrust::maximum<int64_t>());
   thrust::exclusive_scan(policy, sizes, sizes + num_blocks + 1, sizes);
   const int64_t words = element_at(size_ptr, num_blocks);
 
@@ -332,7 +336,7 @@ HrpbBuffers build_hrpb_buffers(const Policy& policy, const Csr& csr, const Tenso
                    WriteValue{place, order.data<int64_t>(), values.defined() ? values.data<float>() : nullptr,
                               patterns.data<int64_t>(), value_ptr, sizes, packed.data<int32_t>()});
 
-  return {blocked_row_ptr, active_cols, size_ptr, packed, num_panels, num_blocks, num_bricks, active};
+  return {blocked_row_ptr, active_cols, size_ptr, packed, num_panels, num_blocks, num_bricks, active, max_block_words};
 }
 
 }  // namespace sgnn::graph_io::detail

@@ -16,7 +16,7 @@ namespace sgnn::graph_io {
 namespace {
 
 constexpr std::string_view kKind = "hrpb-cache";
-constexpr uint32_t kKindVersion = 1;
+constexpr uint32_t kKindVersion = 2;  // 2: max_block_words
 
 // Scalars of one Hrpb as metadata "<prefix>.<name>" = decimal text.
 struct ScalarField {
@@ -25,7 +25,7 @@ struct ScalarField {
 };
 constexpr ScalarField kHrpbIntegers[] = {{"num_rows", &Hrpb::num_rows},     {"num_cols", &Hrpb::num_cols},
                                          {"nnz", &Hrpb::nnz},               {"num_panels", &Hrpb::num_panels},
-                                         {"num_blocks", &Hrpb::num_blocks}};
+                                         {"num_blocks", &Hrpb::num_blocks}, {"max_block_words", &Hrpb::max_block_words}};
 struct StatisticsField {
   const char* name;
   int64_t HrpbStatistics::*integer;

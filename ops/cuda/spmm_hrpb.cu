@@ -39,7 +39,6 @@ constexpr int kWarps = 4;  // warps of a thread block over a full chunk of featu
 // where the 16-byte B loads saved no instruction (ptxas moved each loaded
 // pair into the mma's register pair).
 constexpr int group_tiles(int tiles) { return tiles == 8 ? 4 : 1; }
-constexpr int kRecordWords = hrpb::kMaxBlockWords + 1;
 constexpr unsigned kFullWarp = 0xffffffffu;
 
 struct KernelArguments {
@@ -56,6 +55,7 @@ struct KernelArguments {
   int64_t width;
   bool vector_rows;   // B 16-byte aligned and the width a multiple of 4: rows copied 16 bytes or more at a time
   int b_stride;       // floats per staged B row in shared memory (LaunchShape)
+  int record_words;   // words of a staged record: the HRPB's max_block_words; a stage holds 2 more
   bool vector_stores; // C rows allow a lane's C pieces as single float4 (kGroup 4) or float2 (kGroup 1) stores
 };
 
@@ -156,7 +156,7 @@ __device__ __forceinline__ void load_shared(const float* p, float (&out)[kCount]
 // (row lane/4 + 8), each found by a popcount of the bits below it.
 // Branch-free: the load happens either way and the select drops a clear
 // bit's value. That load reads at most one word past the block's values,
-// still inside the staged record (kRecordWords > values_offset(4) + 256).
+// still inside the staged record (a stage holds max_block_words + 2 words).
 __device__ __forceinline__ void brick_values(uint64_t pattern, int lane, uint32_t lane_mask, const int32_t* values,
                                              float& upper, float& lower) {
   const auto low = static_cast<uint32_t>(pattern);
@@ -290,7 +290,8 @@ __device__ __forceinline__ void stage_block(const KernelArguments& args, const B
                                             int32_t* sm_record, float* sm_b, uint64_t* barrier) {
   const int threads = static_cast<int>(blockDim.x);
   const int thread = static_cast<int>(threadIdx.x);
-  const int record_words = static_cast<int>(indices.record_end - indices.record_begin);
+  // At most a stage's capacity, whatever the indices say.
+  const int record_words = min(static_cast<int>(indices.record_end - indices.record_begin), args.record_words);
   // Records start 8-byte aligned and hold an even word count (hrpb::block_words).
   for (int i = 2 * thread; i < record_words; i += 2 * threads) {
     cp_async8(&sm_record[i], args.packed + indices.record_begin + i);
@@ -362,10 +363,15 @@ __global__ void __launch_bounds__(32 * kWarps, kTiles == 8 ? 6 : 9) spmm_hrpb_ke
   constexpr int kGroupColumns = 8 * kGroup;
   constexpr int kWarpColumns = 8 * kTiles;
   constexpr int kChunk = kWarps * kWarpColumns;
-  extern __shared__ float4 dynamic_shared[];  // two stages of 16 B rows, b_stride floats each
+  // Dynamic shared memory: two stages of 16 B rows (b_stride floats each),
+  // then two stages of the block record, sized by the HRPB's largest block
+  // (a record of the worst case took 2.2 KB and cost a resident block per SM
+  // at width 128).
+  extern __shared__ float4 dynamic_shared[];
   float* const sm_b = reinterpret_cast<float*>(dynamic_shared);
   const int stage_floats = hrpb::kBlockCols * args.b_stride;
-  __shared__ __align__(8) int32_t sm_record[2][kRecordWords];
+  const int record_stage_words = args.record_words + 2;
+  int32_t* const sm_records = reinterpret_cast<int32_t*>(sm_b + 2 * stage_floats);
   __shared__ uint64_t stage_barrier[2];
 
   const int lane = static_cast<int>(threadIdx.x) % 32;
@@ -406,7 +412,7 @@ __global__ void __launch_bounds__(32 * kWarps, kTiles == 8 ? 6 : 9) spmm_hrpb_ke
   BlockIndices ahead{};
   if (block_begin < block_end) {
     stage_block<kBulk>(args, load_block_indices(args, block_begin, lane), chunk_begin, chunk_width, staged_width,
-                       sm_record[0], sm_b, &stage_barrier[0]);
+                       sm_records, sm_b, &stage_barrier[0]);
     if (kBulk && block_begin + 1 < block_end) ahead = load_block_indices(args, block_begin + 1, lane);
   }
   for (int32_t block = block_begin; block < block_end; ++block) {
@@ -414,7 +420,8 @@ __global__ void __launch_bounds__(32 * kWarps, kTiles == 8 ? 6 : 9) spmm_hrpb_ke
     if (block + 1 < block_end) {
       // The other stage was last read by block - 1, before the barrier that ended its iteration.
       const BlockIndices next = kBulk ? ahead : load_block_indices(args, block + 1, lane);
-      stage_block<kBulk>(args, next, chunk_begin, chunk_width, staged_width, sm_record[stage ^ 1],
+      stage_block<kBulk>(args, next, chunk_begin, chunk_width, staged_width,
+                         sm_records + (stage ^ 1) * record_stage_words,
                          sm_b + (stage ^ 1) * stage_floats, &stage_barrier[stage ^ 1]);
       if (kBulk && block + 2 < block_end) ahead = load_block_indices(args, block + 2, lane);
       cp_async_wait<1>();  // this block's group has landed; the next one may still be in flight
@@ -425,7 +432,7 @@ __global__ void __launch_bounds__(32 * kWarps, kTiles == 8 ? 6 : 9) spmm_hrpb_ke
     if (bulk) barrier_wait(&stage_barrier[stage], ((block - block_begin) >> 1) & 1);
     __syncthreads();
 
-    const int32_t* record = sm_record[stage];
+    const int32_t* record = sm_records + stage * record_stage_words;
     const int bricks = record[hrpb::kBrickColumns];
     const int32_t* values = record + hrpb::values_offset(bricks);
     const int32_t* pattern_words = record + hrpb::patterns_offset(bricks);
@@ -535,7 +542,9 @@ struct LaunchShape {
   int store_floats;  // floats per vector store of C (one C piece of store_row_piece)
 };
 
-LaunchShape launch_shape(int64_t width) {
+// record_words: the HRPB's max_block_words (hrpb::kMaxBlockWords for a bound
+// that holds for any HRPB).
+LaunchShape launch_shape(int64_t width, int64_t record_words) {
   LaunchShape shape{};
   shape.tiles = width > 32 ? 8 : width > 16 ? 4 : width > 8 ? 2 : 1;
   const int group_columns = 8 * group_tiles(shape.tiles);
@@ -545,7 +554,8 @@ LaunchShape launch_shape(int64_t width) {
   shape.warps = static_cast<int>((widest + warp_columns - 1) / warp_columns);
   const int64_t staged = (widest + group_columns - 1) / group_columns * group_columns;
   shape.b_stride = static_cast<int>((staged + 31) / 32 * 32 + (group_tiles(shape.tiles) == 4 ? 4 : 8));
-  shape.shared_bytes = std::size_t{2} * hrpb::kBlockCols * static_cast<std::size_t>(shape.b_stride) * sizeof(float);
+  shape.shared_bytes = std::size_t{2} * hrpb::kBlockCols * static_cast<std::size_t>(shape.b_stride) * sizeof(float) +
+                       std::size_t{2} * static_cast<std::size_t>(record_words + 2) * sizeof(int32_t);
   shape.store_floats = group_tiles(shape.tiles) == 4 ? 4 : 2;
   return shape;
 }
@@ -570,7 +580,11 @@ void spmm_hrpb_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
   const cudaStream_t stream = cuda::stream(device);
   const int64_t width = b.size(1);
   const HrpbSchedule& s = a.schedule;
-  const LaunchShape shape = launch_shape(width);
+  SGNN_CHECK(a.num_blocks == 0 || (a.max_block_words > 0 && a.max_block_words <= hrpb::kMaxBlockWords &&
+                                    a.max_block_words % 2 == 0),
+             "spmm_hrpb: the HRPB's max_block_words ", a.max_block_words, " is not an even count in (0, ",
+             hrpb::kMaxBlockWords, "]: the HRPB is damaged");
+  const LaunchShape shape = launch_shape(width, a.max_block_words);
   const int64_t chunks = (width + shape.chunk - 1) / shape.chunk;
   SGNN_CHECK(chunks <= 65535, "spmm_hrpb: feature width ", width, " needs ", chunks,
              " column chunks; the grid allows 65535");
@@ -597,6 +611,7 @@ void spmm_hrpb_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
                              width,
                              width % 4 == 0 && aligned16(b.raw_data()),
                              shape.b_stride,
+                             static_cast<int>(a.max_block_words),
                              width % shape.store_floats == 0 &&
                                  reinterpret_cast<std::uintptr_t>(c.raw_data()) % (shape.store_floats * sizeof(float)) == 0};
   const dim3 grid(static_cast<unsigned>(s.num_virtual_panels), static_cast<unsigned>(chunks));
@@ -612,7 +627,7 @@ void spmm_hrpb_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
 
 int64_t spmm_hrpb_occupancy(Cuda, Device device, int64_t width) {
   const cuda::DeviceGuard guard(device);
-  const LaunchShape shape = launch_shape(width);
+  const LaunchShape shape = launch_shape(width, hrpb::kMaxBlockWords);
   int blocks_per_sm = 0;
   SGNN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel_for(shape), 32 * shape.warps,
                                                                 shape.shared_bytes));

@@ -19,6 +19,7 @@ void check_same(const Tensor& device_tensor, const Tensor& host_tensor, const ch
 void check_identical(const Hrpb& gpu, const Hrpb& cpu) {
   CHECK(gpu.num_panels == cpu.num_panels);
   CHECK(gpu.num_blocks == cpu.num_blocks);
+  CHECK(gpu.max_block_words == cpu.max_block_words);
   check_same<int32_t>(gpu.blocked_row_ptr, cpu.blocked_row_ptr, "blocked_row_ptr");
   check_same<int32_t>(gpu.active_cols, cpu.active_cols, "active_cols");
   check_same<int64_t>(gpu.size_ptr, cpu.size_ptr, "size_ptr");

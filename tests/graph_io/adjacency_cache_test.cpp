@@ -163,6 +163,7 @@ TEST_CASE("adjacency cache: the HRPB layout of a cached adjacency equals that of
     for (const auto& [got, want] : {std::pair{&cached.hrpb->forward, &fresh.hrpb->forward},
                                     std::pair{&cached.hrpb->transpose, &fresh.hrpb->transpose}}) {
       CHECK(got->num_blocks == want->num_blocks);
+      CHECK(got->max_block_words == want->max_block_words);
       CHECK(got->statistics.num_bricks == want->statistics.num_bricks);
       CHECK(got->packed_blocks.to_vector<int32_t>() == want->packed_blocks.to_vector<int32_t>());
       CHECK(got->blocked_row_ptr.to_vector<int32_t>() == want->blocked_row_ptr.to_vector<int32_t>());

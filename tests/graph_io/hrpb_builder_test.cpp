@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 
 #include "core/hrpb_schedule.hpp"
@@ -45,6 +46,7 @@ TEST_CASE("HRPB of a small matrix has the paper's layout word for word") {
   // Block 0: colPtr 0,1,1,1,1 | rows 0 | patterns at word 6 | 3 values | pad -> 12 words.
   // Block 1: colPtr 0,1,1,1,1 | rows 0 | pad | pattern at 6 | 1 value -> 9, padded to 10.
   CHECK(h.size_ptr.to_vector<int64_t>() == std::vector<int64_t>{0, 12, 22});
+  CHECK(h.max_block_words == 12);
   const uint32_t pattern0 = (1u << 0) | (1u << 1) | (1u << 13);  // (0,5) (0,9) (3,9)
   const uint32_t pattern1 = 1u << 4;                              // (17,2): row 1 of panel 1
   const std::vector<int32_t> expected{
@@ -65,6 +67,11 @@ TEST_CASE("HRPB -> CSR round trip equals the input, forward and transpose, on ty
     // Without values: the pattern, weight 1.
     check_round_trip(graph.adjacency.csr, Tensor(), build_hrpb(graph.adjacency.csr, Tensor(), {}));
     CHECK(h.forward.statistics.nnz == graph.adjacency.nnz());
+    // The largest block's word count, which sizes the kernel's record stages.
+    const std::vector<int64_t> size_ptr = h.forward.size_ptr.to_vector<int64_t>();
+    int64_t largest = 0;
+    for (std::size_t b = 1; b < size_ptr.size(); ++b) largest = std::max(largest, size_ptr[b] - size_ptr[b - 1]);
+    CHECK(h.forward.max_block_words == largest);
     CHECK(h.forward.num_panels == (graph.adjacency.num_rows() + 15) / 16);
   }
 }
@@ -81,6 +88,7 @@ TEST_CASE("HRPB statistics: a full dense panel has alpha 1; empty panels are cou
       CHECK(h.statistics.operational_intensity() == doctest::Approx(512.0 * (641.0 / 704.0)));
       CHECK(std::string(h.statistics.synergy()) == "high");
       CHECK(h.describe().find("alpha") != std::string::npos);
+      CHECK(h.describe().find("largest block: " + std::to_string(h.max_block_words) + " words") != std::string::npos);
     }
     if (graph.name == "empty panels, 100 rows") {
       const Hrpb h = build_hrpb(graph.adjacency.csr, Tensor(), {});

@@ -17,6 +17,7 @@ graph_io::HrpbOptions resolved_options() {
 
 void check_same_hrpb(const Hrpb& got, const Hrpb& expected) {
   CHECK(got.num_blocks == expected.num_blocks);
+  CHECK(got.max_block_words == expected.max_block_words);
   CHECK(got.statistics.num_bricks == expected.statistics.num_bricks);
   CHECK(got.schedule.num_virtual_panels == expected.schedule.num_virtual_panels);
   CHECK(got.schedule.waves_planned == expected.schedule.waves_planned);
