@@ -524,8 +524,8 @@ __global__ void merge_split_panels_kernel(const int32_t* split_panel, const int3
 
 // The launch of one width: n-tiles per warp (1, 2 and 4 up to widths 8, 16
 // and 32, 8 beyond: each warp's decoded A fragments then serve more mma.
-// Measured on an H200: the 8-tile kernel is 4-21% faster than the 4-tile
-// one at width 64 on the FEM matrices and 8-16% slower at 32, where a
+// Measured on an H200: the 8-tile kernel is 2-24% faster than the 4-tile
+// one at width 64 on the FEM matrices and 12-18% slower at 32, where a
 // bulk copy moves only 128 bytes), the chunk
 // of feature columns a thread block covers, its warps, and the shared
 // memory of the staged B rows, sized by the width (narrow widths fit more
