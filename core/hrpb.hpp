@@ -139,4 +139,12 @@ struct HrpbAsCsr {
 };
 HrpbAsCsr hrpb_to_csr(const Hrpb& hrpb);
 
+// Why `hrpb` is not a consistent HRPB, or an empty string: sizes and dtypes,
+// monotone offsets, active columns in range, every block record's header
+// against its length and patterns, the non-zero count, max_block_words, and
+// a schedule that covers every panel and block once within range. What the
+// SpMM kernels rely on to stay in bounds; for layouts read from files
+// (graph_io/hrpb_cache.hpp). Any device (read through a host copy).
+std::string hrpb_structure_problem(const Hrpb& hrpb);
+
 }  // namespace sgnn

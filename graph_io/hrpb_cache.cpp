@@ -159,7 +159,20 @@ std::optional<HrpbAdjacency> load_hrpb_cache(const std::filesystem::path& file, 
       why = "the HRPB cache was made for other inputs or options";
       return std::nullopt;
     }
-    return HrpbAdjacency{read_hrpb(contents, "forward"), read_hrpb(contents, "transpose")};
+    HrpbAdjacency loaded{read_hrpb(contents, "forward"), read_hrpb(contents, "transpose")};
+    // Right checksums do not make a layout the kernels can trust.
+    for (const auto& [name, layout] : {std::pair{"forward", &loaded.forward}, std::pair{"transpose", &loaded.transpose}}) {
+      if (const std::string problem = hrpb_structure_problem(*layout); !problem.empty()) {
+        why = detail::concat("the HRPB cache's ", name, " layout is inconsistent: ", problem);
+        return std::nullopt;
+      }
+    }
+    if (loaded.forward.num_rows != loaded.transpose.num_cols || loaded.forward.num_cols != loaded.transpose.num_rows ||
+        loaded.forward.nnz != loaded.transpose.nnz) {
+      why = "the HRPB cache's forward and transpose layouts are not of one matrix";
+      return std::nullopt;
+    }
+    return loaded;
   } catch (const std::exception& error) {  // IoError, or std::stoll/stod on damaged metadata
     why = error.what();
     return std::nullopt;
@@ -179,7 +192,15 @@ HrpbAttachment attach_hrpb_cached(Adjacency& adjacency, SpmmFormat format, const
   file += ".hrpb";
   const uint64_t fingerprint = hrpb_cache_fingerprint(adjacency_cache_file, options);
   std::string why;
-  if (std::optional<HrpbAdjacency> cached = load_hrpb_cache(file, fingerprint, why)) {
+  std::optional<HrpbAdjacency> cached = load_hrpb_cache(file, fingerprint, why);
+  if (cached && (cached->forward.num_rows != adjacency.num_rows() || cached->forward.num_cols != adjacency.num_cols() ||
+                 cached->forward.nnz != adjacency.nnz())) {
+    why = detail::concat("the HRPB cache holds a ", cached->forward.num_rows, " x ", cached->forward.num_cols,
+                         " matrix with ", cached->forward.nnz, " non-zeros, the adjacency is ", adjacency.num_rows(),
+                         " x ", adjacency.num_cols(), " with ", adjacency.nnz());
+    cached.reset();
+  }
+  if (cached) {
     adjacency.hrpb = std::make_shared<const HrpbAdjacency>(cached->to(adjacency.device()));
     adjacency.spmm_format = format;
     attachment.cache_hit = true;

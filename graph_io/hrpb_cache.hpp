@@ -26,7 +26,8 @@ uint64_t hrpb_cache_fingerprint(const std::filesystem::path& adjacency_cache_fil
 void store_hrpb_cache(const std::filesystem::path& file, uint64_t fingerprint, const HrpbAdjacency& hrpb);
 
 // The cached layout as host tensors, or nullopt (with the reason in `why`)
-// when the file is absent, unreadable, damaged or was made for other inputs.
+// when the file is absent, unreadable, damaged, was made for other inputs,
+// or holds layouts that fail hrpb_structure_problem (core/hrpb.hpp).
 std::optional<HrpbAdjacency> load_hrpb_cache(const std::filesystem::path& file, uint64_t fingerprint,
                                              std::string& why);
 
