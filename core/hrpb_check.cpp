@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <bit>
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,11 +16,15 @@ bool has(const Tensor& t, DType dtype, int64_t numel) {
   return t.defined() && t.dtype() == dtype && t.dim() == 1 && t.numel() == numel;
 }
 
-// Why the packed blocks, size_ptr and max_block_words do not fit together
-// (empty when they do). Reads a record only within its own words.
-std::string blocks_problem(const Hrpb& h, const std::vector<int64_t>& size_ptr, const std::vector<int32_t>& words) {
+// Why the packed blocks, size_ptr and max_block_words do not fit together,
+// or a non-zero lies in a padding column or past the last row (empty when
+// all is well). Reads a record only within its own words.
+std::string blocks_problem(const Hrpb& h, const std::vector<int32_t>& row_ptr, const std::vector<int32_t>& active,
+                           const std::vector<int64_t>& size_ptr, const std::vector<int32_t>& words) {
   int64_t nnz = 0, largest = 0;
+  int64_t panel = 0;
   for (int64_t b = 0; b < h.num_blocks; ++b) {
+    while (row_ptr[static_cast<std::size_t>(panel) + 1] <= b) ++panel;
     const auto at = static_cast<std::size_t>(b);
     const int64_t length = size_ptr[at + 1] - size_ptr[at];
     if (length < hrpb::kColPtrWords + 1) return detail::concat("block ", b, " has ", length, " words");
@@ -33,12 +38,23 @@ std::string blocks_problem(const Hrpb& h, const std::vector<int64_t>& size_ptr, 
     const int bricks = record[hrpb::kBrickColumns];
     if (length < hrpb::values_offset(bricks)) return detail::concat("block ", b, " is shorter than its header");
     int64_t block_nnz = 0;
-    for (int k = 0; k < bricks; ++k) {
-      if (record[hrpb::rows_offset() + k] != 0) return detail::concat("block ", b, ": brick ", k, " is not in row 0");
-      const int32_t* pattern = record + hrpb::patterns_offset(bricks) + 2 * k;
-      const int bits = std::popcount(static_cast<uint32_t>(pattern[0])) + std::popcount(static_cast<uint32_t>(pattern[1]));
-      if (bits == 0) return detail::concat("block ", b, ": brick ", k, " is empty");
-      block_nnz += bits;
+    for (int c = 0; c < hrpb::kBrickColumns; ++c) {
+      for (int32_t k = record[c]; k < record[c + 1]; ++k) {
+        if (record[hrpb::rows_offset() + k] != 0) return detail::concat("block ", b, ": brick ", k, " is not in row 0");
+        const int32_t* words_k = record + hrpb::patterns_offset(bricks) + 2 * k;
+        const uint64_t pattern =
+            static_cast<uint32_t>(words_k[0]) | (static_cast<uint64_t>(static_cast<uint32_t>(words_k[1])) << 32);
+        if (pattern == 0) return detail::concat("block ", b, ": brick ", k, " is empty");
+        for (uint64_t bits = pattern; bits != 0; bits &= bits - 1) {
+          const int bit = std::countr_zero(bits);
+          const int64_t row = panel * hrpb::kPanelRows + bit / hrpb::kBrickCols;
+          const int32_t col = active[at * hrpb::kBlockCols + static_cast<std::size_t>(c * hrpb::kBrickCols + bit % hrpb::kBrickCols)];
+          if (col < 0 || row >= h.num_rows) {
+            return detail::concat("block ", b, " has a non-zero at row ", row, " in a padding column or past the last row");
+          }
+        }
+        block_nnz += std::popcount(pattern);
+      }
     }
     if (length != hrpb::block_words(bricks, block_nnz)) {
       return detail::concat("block ", b, " has ", length, " words, its header describes ",
@@ -57,7 +73,10 @@ std::string blocks_problem(const Hrpb& h, const std::vector<int64_t>& size_ptr, 
 std::string schedule_problem(const Hrpb& h, const std::vector<int32_t>& row_ptr) {
   const HrpbSchedule& s = h.schedule;
   const int64_t v_count = s.num_virtual_panels, s_count = s.num_split_panels;
-  if (v_count < 0 || s_count < 0 || s.num_slots < 0) return "negative schedule counts";
+  if (v_count < 0 || v_count > INT32_MAX || s_count < 0 || s_count > INT32_MAX || s.num_slots < 0 ||
+      s.num_slots > INT32_MAX) {
+    return "schedule counts out of range";
+  }
   if (!has(s.virtual_panel, DType::Int32, v_count) || !has(s.virtual_block_ptr, DType::Int32, v_count + 1) ||
       !has(s.virtual_slot, DType::Int32, v_count) || !has(s.split_panel, DType::Int32, s_count) ||
       !has(s.split_slot_ptr, DType::Int32, s_count + 1)) {
@@ -115,7 +134,14 @@ Hrpb host_copy(const Hrpb& hrpb) {
 
 std::string hrpb_structure_problem(const Hrpb& hrpb) {
   const Hrpb h = host_copy(hrpb);
-  if (h.num_rows < 0 || h.num_cols < 0 || h.nnz < 0 || h.num_blocks < 0) return "negative sizes";
+  // Rows, columns and blocks are int32 indices; bounds first, so that no
+  // size arithmetic below can overflow.
+  constexpr int64_t kIndexLimit = INT32_MAX;
+  if (h.num_rows < 0 || h.num_rows > kIndexLimit || h.num_cols < 0 || h.num_cols > kIndexLimit || h.nnz < 0 ||
+      h.num_blocks < 0 || h.num_blocks > kIndexLimit) {
+    return detail::concat("sizes out of range: ", h.num_rows, " x ", h.num_cols, ", ", h.nnz, " non-zeros, ",
+                          h.num_blocks, " blocks");
+  }
   if (h.num_panels != (h.num_rows + hrpb::kPanelRows - 1) / hrpb::kPanelRows) {
     return detail::concat(h.num_panels, " row panels for ", h.num_rows, " rows");
   }
@@ -133,7 +159,8 @@ std::string hrpb_structure_problem(const Hrpb& hrpb) {
   for (std::size_t p = 0; p + 1 < row_ptr.size(); ++p) {
     if (row_ptr[p] > row_ptr[p + 1]) return detail::concat("blocked_row_ptr decreases at panel ", p);
   }
-  for (const int32_t col : h.active_cols.to_vector<int32_t>()) {
+  const std::vector<int32_t> active = h.active_cols.to_vector<int32_t>();
+  for (const int32_t col : active) {
     if (col < -1 || col >= h.num_cols) return detail::concat("active column ", col, " is outside [-1, ", h.num_cols, ")");
   }
   const std::vector<int64_t> size_ptr = h.size_ptr.to_vector<int64_t>();
@@ -143,7 +170,8 @@ std::string hrpb_structure_problem(const Hrpb& hrpb) {
   for (std::size_t b = 0; b + 1 < size_ptr.size(); ++b) {
     if (size_ptr[b] > size_ptr[b + 1]) return detail::concat("size_ptr decreases at block ", b);
   }
-  if (std::string problem = blocks_problem(h, size_ptr, h.packed_blocks.to_vector<int32_t>()); !problem.empty()) {
+  if (std::string problem = blocks_problem(h, row_ptr, active, size_ptr, h.packed_blocks.to_vector<int32_t>());
+      !problem.empty()) {
     return problem;
   }
   return schedule_problem(h, row_ptr);

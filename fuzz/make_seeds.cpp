@@ -1,5 +1,5 @@
-// Writes the binary seed corpora: a valid adjacency cache and a valid
-// checkpoint-like section file for fuzz_cache_file into argv[1], and real
+// Writes the binary seed corpora: valid adjacency caches, a valid HRPB cache
+// and a valid checkpoint-like section file for fuzz_cache_file into argv[1], and real
 // checkpoints of the fixture's run (before training, after two epochs) for
 // fuzz_checkpoint into argv[2]. The text targets' seeds are plain files under
 // fuzz/corpus/.
@@ -7,6 +7,7 @@
 
 #include "fuzz/checkpoint_fixture.hpp"
 #include "graph_io/adjacency_cache.hpp"
+#include "graph_io/hrpb_cache.hpp"
 #include "graph_io/section_file.hpp"
 
 int main(int argc, char** argv) {
@@ -30,6 +31,11 @@ int main(int argc, char** argv) {
   stored.adjacency = derived.adjacency;
   stored.node_order = sgnn::Tensor::from_vector(std::vector<int32_t>{2, 0, 3, 1}, {4});
   sgnn::graph_io::store_adjacency_cache(cache_folder / "adjacency-stored.sgnn", 0, stored);
+  // An HRPB cache of that adjacency, split panels included (few slots).
+  sgnn::graph_io::HrpbOptions hrpb_options;
+  hrpb_options.concurrent_blocks = 1;
+  sgnn::graph_io::store_hrpb_cache(cache_folder / "adjacency.sgnn.hrpb", 0,
+                                   sgnn::graph_io::build_hrpb(derived.adjacency, hrpb_options));
   sgnn::graph_io::SectionFile checkpoint;
   checkpoint.kind = "checkpoint";
   checkpoint.metadata["epoch"] = "3";

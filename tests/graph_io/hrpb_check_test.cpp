@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <bit>
+#include <climits>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -42,6 +45,43 @@ NamedGraph graph_named(const std::string& name) {
   }
   FAIL("no test graph named " << name);
   return {};
+}
+
+// Moves one non-zero of `h` within its brick, keeping the pattern's bit
+// count, to a cell for which `target(row, col)` holds (row in the matrix,
+// col the original column or -1 for padding); false when none exists.
+bool move_a_nonzero(Hrpb& h, const std::function<bool(int64_t, int32_t)>& target) {
+  const std::vector<int32_t> row_ptr = h.blocked_row_ptr.to_vector<int32_t>();
+  const std::vector<int32_t> active = h.active_cols.to_vector<int32_t>();
+  const std::vector<int64_t> size_ptr = h.size_ptr.to_vector<int64_t>();
+  std::vector<int32_t> words = h.packed_blocks.to_vector<int32_t>();
+  for (int64_t panel = 0; panel < h.num_panels; ++panel) {
+    for (int32_t b = row_ptr[static_cast<std::size_t>(panel)]; b < row_ptr[static_cast<std::size_t>(panel) + 1]; ++b) {
+      int32_t* record = words.data() + size_ptr[static_cast<std::size_t>(b)];
+      const int bricks = record[hrpb::kBrickColumns];
+      for (int c = 0; c < hrpb::kBrickColumns; ++c) {
+        for (int32_t k = record[c]; k < record[c + 1]; ++k) {
+          int32_t* pattern_words = record + hrpb::patterns_offset(bricks) + 2 * k;
+          uint64_t pattern = static_cast<uint32_t>(pattern_words[0]) |
+                             (static_cast<uint64_t>(static_cast<uint32_t>(pattern_words[1])) << 32);
+          const int from = std::countr_zero(pattern);  // bricks are never empty
+          for (int to = 0; to < 64; ++to) {
+            if ((pattern >> to) & 1u) continue;
+            const int64_t row = panel * hrpb::kPanelRows + to / hrpb::kBrickCols;
+            const int32_t col = active[static_cast<std::size_t>(b) * hrpb::kBlockCols +
+                                       static_cast<std::size_t>(c * hrpb::kBrickCols + to % hrpb::kBrickCols)];
+            if (!target(row, col)) continue;
+            pattern = (pattern & ~(uint64_t{1} << from)) | (uint64_t{1} << to);
+            pattern_words[0] = static_cast<int32_t>(static_cast<uint32_t>(pattern));
+            pattern_words[1] = static_cast<int32_t>(static_cast<uint32_t>(pattern >> 32));
+            h.packed_blocks = Tensor::from_vector(words, {static_cast<int64_t>(words.size())});
+            return true;
+          }
+        }
+      }
+    }
+  }
+  return false;
 }
 
 struct Tampering {
@@ -108,6 +148,8 @@ TEST_CASE("hrpb_structure_problem names what is wrong in a damaged layout") {
        },
        "is empty"},
       {"a non-zero count that does not match", [](Hrpb& h) { h.nnz += 1; }, "non-zeros, the HRPB says"},
+      {"a row count past int32", [](Hrpb& h) { h.num_rows = int64_t{1} << 40; }, "sizes out of range"},
+      {"a block count near int64's end", [](Hrpb& h) { h.num_blocks = INT64_MAX; }, "sizes out of range"},
       {"a virtual panel of no panel",
        [](Hrpb& h) {
          h.schedule.virtual_panel = with_element<int32_t>(h.schedule.virtual_panel, 0, static_cast<int32_t>(h.num_panels));
@@ -150,6 +192,24 @@ TEST_CASE("hrpb_structure_problem names what is wrong in a damaged layout") {
     tampering.change(bad);
     const std::string problem = hrpb_structure_problem(bad);
     CHECK_MESSAGE(problem.find(tampering.problem) != std::string::npos, problem);
+  }
+
+  // A non-zero moved within its brick, the pattern's bit count kept: onto a
+  // padding column, or past the last row. The R-MAT graph (1000 rows: the
+  // last panel has 8) has bricks that straddle its panels' last active
+  // column; the hub row's panels all have multiples of 4 active columns.
+  const NamedGraph rmat = graph_named("power-law R-MAT 1000 nodes (GCN-normalised)");
+  const Hrpb rmat_good = graph_io::build_hrpb(rmat.adjacency.csr, rmat.adjacency.values, {});
+  REQUIRE(rmat_good.num_rows % hrpb::kPanelRows != 0);
+  const int64_t rows = rmat_good.num_rows;
+  for (const auto& [what, target] : std::vector<std::pair<std::string, std::function<bool(int64_t, int32_t)>>>{
+           {"a non-zero in a padding column", [](int64_t, int32_t col) { return col < 0; }},
+           {"a non-zero past the last row", [rows](int64_t row, int32_t col) { return col >= 0 && row >= rows; }}}) {
+    CAPTURE(what);
+    Hrpb bad = rmat_good;
+    REQUIRE(move_a_nonzero(bad, target));
+    const std::string problem = hrpb_structure_problem(bad);
+    CHECK_MESSAGE(problem.find("in a padding column or past the last row") != std::string::npos, problem);
   }
 }
 
