@@ -67,7 +67,8 @@ std::string Hrpb::describe() const {
   std::ostringstream out;
   out.setf(std::ios::fixed);
   out.precision(2);
-  out << statistics.describe() << "\n  largest block: " << max_block_words << " words\n  schedule: " << schedule.num_virtual_panels << " virtual panels, "
+  out << statistics.describe() << "\n  largest block: " << max_block_words << " words\n  schedule: "
+      << schedule.num_virtual_panels << " virtual panels, "
       << schedule.num_split_panels << " panels split (" << (deterministic ? "fixed-order merge" : "atomic merge")
       << "), " << schedule.concurrent_blocks << " concurrent thread blocks, modelled waves "
       << schedule.waves_unsplit << " unsplit -> " << schedule.waves_planned << " planned";
@@ -97,9 +98,7 @@ HrpbAsCsr hrpb_to_csr(const Hrpb& hrpb) {
       for (int brick_col = 0; brick_col < hrpb::kBrickColumns; ++brick_col) {
         for (int32_t k = record[brick_col]; k < record[brick_col + 1]; ++k) {
           const int32_t brick_row = record[hrpb::rows_offset() + k];
-          const int32_t* pattern_words = record + hrpb::patterns_offset(bricks) + 2 * k;
-          const uint64_t pattern = static_cast<uint32_t>(pattern_words[0]) |
-                                   (static_cast<uint64_t>(static_cast<uint32_t>(pattern_words[1])) << 32);
+          const uint64_t pattern = hrpb::brick_pattern(record + hrpb::patterns_offset(bricks) + 2 * k);
           for (int bit = 0; bit < 64; ++bit) {
             if (((pattern >> bit) & 1u) == 0) continue;
             const int64_t row = panel * hrpb::kPanelRows + brick_row * hrpb::kBrickRows + bit / hrpb::kBrickCols;

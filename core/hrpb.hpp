@@ -56,6 +56,10 @@ SGNN_HRPB_HD int patterns_offset(int bricks) { return (kColPtrWords + bricks + 1
 SGNN_HRPB_HD int values_offset(int bricks) { return patterns_offset(bricks) + 2 * bricks; }
 // Rounded up to an even count so that every block starts 8-byte aligned.
 SGNN_HRPB_HD int64_t block_words(int bricks, int64_t nnz) { return (values_offset(bricks) + nnz + 1) & ~int64_t{1}; }
+// The 64-bit pattern of a brick from its two words (low word first).
+SGNN_HRPB_HD uint64_t brick_pattern(const int32_t* words) {
+  return static_cast<uint32_t>(words[0]) | (static_cast<uint64_t>(static_cast<uint32_t>(words[1])) << 32);
+}
 }  // namespace hrpb
 
 // Virtual panels (§5). Consecutive virtual panels of one panel cover

@@ -41,16 +41,16 @@ std::string blocks_problem(const Hrpb& h, const std::vector<int32_t>& row_ptr, c
     for (int c = 0; c < hrpb::kBrickColumns; ++c) {
       for (int32_t k = record[c]; k < record[c + 1]; ++k) {
         if (record[hrpb::rows_offset() + k] != 0) return detail::concat("block ", b, ": brick ", k, " is not in row 0");
-        const int32_t* words_k = record + hrpb::patterns_offset(bricks) + 2 * k;
-        const uint64_t pattern =
-            static_cast<uint32_t>(words_k[0]) | (static_cast<uint64_t>(static_cast<uint32_t>(words_k[1])) << 32);
+        const uint64_t pattern = hrpb::brick_pattern(record + hrpb::patterns_offset(bricks) + 2 * k);
         if (pattern == 0) return detail::concat("block ", b, ": brick ", k, " is empty");
         for (uint64_t bits = pattern; bits != 0; bits &= bits - 1) {
           const int bit = std::countr_zero(bits);
           const int64_t row = panel * hrpb::kPanelRows + bit / hrpb::kBrickCols;
-          const int32_t col = active[at * hrpb::kBlockCols + static_cast<std::size_t>(c * hrpb::kBrickCols + bit % hrpb::kBrickCols)];
+          const int32_t col =
+              active[at * hrpb::kBlockCols + static_cast<std::size_t>(c * hrpb::kBrickCols + bit % hrpb::kBrickCols)];
           if (col < 0 || row >= h.num_rows) {
-            return detail::concat("block ", b, " has a non-zero at row ", row, " in a padding column or past the last row");
+            return detail::concat("block ", b, " has a non-zero at row ", row,
+                                  " in a padding column or past the last row");
           }
         }
         block_nnz += std::popcount(pattern);
@@ -161,7 +161,9 @@ std::string hrpb_structure_problem(const Hrpb& hrpb) {
   }
   const std::vector<int32_t> active = h.active_cols.to_vector<int32_t>();
   for (const int32_t col : active) {
-    if (col < -1 || col >= h.num_cols) return detail::concat("active column ", col, " is outside [-1, ", h.num_cols, ")");
+    if (col < -1 || col >= h.num_cols) {
+      return detail::concat("active column ", col, " is outside [-1, ", h.num_cols, ")");
+    }
   }
   const std::vector<int64_t> size_ptr = h.size_ptr.to_vector<int64_t>();
   if (size_ptr.front() != 0 || size_ptr.back() != h.packed_blocks.numel()) {

@@ -25,7 +25,8 @@ struct ScalarField {
 };
 constexpr ScalarField kHrpbIntegers[] = {{"num_rows", &Hrpb::num_rows},     {"num_cols", &Hrpb::num_cols},
                                          {"nnz", &Hrpb::nnz},               {"num_panels", &Hrpb::num_panels},
-                                         {"num_blocks", &Hrpb::num_blocks}, {"max_block_words", &Hrpb::max_block_words}};
+                                         {"num_blocks", &Hrpb::num_blocks},
+                                         {"max_block_words", &Hrpb::max_block_words}};
 struct StatisticsField {
   const char* name;
   int64_t HrpbStatistics::*integer;
@@ -161,7 +162,8 @@ std::optional<HrpbAdjacency> load_hrpb_cache(const std::filesystem::path& file, 
     }
     HrpbAdjacency loaded{read_hrpb(contents, "forward"), read_hrpb(contents, "transpose")};
     // Right checksums do not make a layout the kernels can trust.
-    for (const auto& [name, layout] : {std::pair{"forward", &loaded.forward}, std::pair{"transpose", &loaded.transpose}}) {
+    for (const auto& [name, layout] :
+         {std::pair{"forward", &loaded.forward}, std::pair{"transpose", &loaded.transpose}}) {
       if (const std::string problem = hrpb_structure_problem(*layout); !problem.empty()) {
         why = detail::concat("the HRPB cache's ", name, " layout is inconsistent: ", problem);
         return std::nullopt;

@@ -24,9 +24,7 @@ void accumulate_blocks(const Hrpb& a, int32_t begin, int32_t end, const float* b
     for (int brick_col = 0; brick_col < hrpb::kBrickColumns; ++brick_col) {
       for (int32_t k = record[brick_col]; k < record[brick_col + 1]; ++k) {
         const int32_t brick_row = record[hrpb::rows_offset() + k];
-        const int32_t* words = record + hrpb::patterns_offset(bricks) + 2 * k;
-        const uint64_t pattern =
-            static_cast<uint32_t>(words[0]) | (static_cast<uint64_t>(static_cast<uint32_t>(words[1])) << 32);
+        const uint64_t pattern = hrpb::brick_pattern(record + hrpb::patterns_offset(bricks) + 2 * k);
         for (uint64_t bits = pattern; bits != 0; bits &= bits - 1) {
           const int bit = std::countr_zero(bits);
           const int64_t row = brick_row * hrpb::kBrickRows + bit / hrpb::kBrickCols;

@@ -143,10 +143,8 @@ __device__ __forceinline__ void load_shared(const float* p, float (&out)[kCount]
   if constexpr (kCount == 4) {
     const float4 x = *reinterpret_cast<const float4*>(p);
     out[0] = x.x, out[1] = x.y, out[2] = x.z, out[3] = x.w;
-  } else if constexpr (kCount == 2) {
-    const float2 x = *reinterpret_cast<const float2*>(p);
-    out[0] = x.x, out[1] = x.y;
   } else {
+    static_assert(kCount == 1, "B fragments come 4 or 1 floats at a time");
     out[0] = *p;
   }
 }
@@ -448,8 +446,7 @@ __global__ void __launch_bounds__(32 * kWarps, kTiles == 8 ? 6 : 9) spmm_hrpb_ke
         // TM = brick height: a brick column holds at most one brick, brick row 0.
         if (record[brick_col + 1] > record[brick_col]) {
           const int k = record[brick_col];
-          pattern[half] = static_cast<uint32_t>(pattern_words[2 * k]) |
-                          (static_cast<uint64_t>(static_cast<uint32_t>(pattern_words[2 * k + 1])) << 32);
+          pattern[half] = hrpb::brick_pattern(pattern_words + 2 * k);
           offset[half] = nnz_offset;
           nnz_offset += __popcll(pattern[half]);
         }
@@ -532,7 +529,7 @@ __global__ void merge_split_panels_kernel(const int32_t* split_panel, const int3
 // blocks on an SM). Rows are padded to 4 mod 32 floats with four tiles a
 // group, else to 8 mod 32: the B-fragment loads (kGroup floats at row t,
 // group column group_column(g) of lane 4g + t) then hit distinct banks in
-// each phase of the load (8 lanes for 16 bytes, 16 for 8, 32 for 4).
+// each phase of the load (8 lanes for 16 bytes, 32 for 4).
 struct LaunchShape {
   int tiles;
   int64_t chunk;
@@ -598,6 +595,8 @@ void spmm_hrpb_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
       SGNN_CUDA_CHECK(cudaMemsetAsync(c.data<float>(), 0, c.nbytes(), stream));  // atomics add into C
     }
   }
+  const bool vector_stores = width % shape.store_floats == 0 &&
+                             reinterpret_cast<std::uintptr_t>(c.raw_data()) % (shape.store_floats * sizeof(float)) == 0;
   const KernelArguments args{s.virtual_panel.data<int32_t>(),
                              s.virtual_block_ptr.data<int32_t>(),
                              s.virtual_slot.data<int32_t>(),
@@ -612,8 +611,7 @@ void spmm_hrpb_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
                              width % 4 == 0 && aligned16(b.raw_data()),
                              shape.b_stride,
                              static_cast<int>(a.max_block_words),
-                             width % shape.store_floats == 0 &&
-                                 reinterpret_cast<std::uintptr_t>(c.raw_data()) % (shape.store_floats * sizeof(float)) == 0};
+                             vector_stores};
   const dim3 grid(static_cast<unsigned>(s.num_virtual_panels), static_cast<unsigned>(chunks));
   kernel_for(shape)<<<grid, static_cast<unsigned>(32 * shape.warps), shape.shared_bytes, stream>>>(args);
   SGNN_CUDA_CHECK_LAUNCH("spmm_hrpb_kernel");

@@ -60,7 +60,8 @@ TEST_CASE("GPU HRPB SpMM on misaligned B and C views: element-wise staging and s
     return storage.narrow_rows(1, rows * width + 1).view({rows, width});
   };
   const NamedGraph graph = hrpb_test_graphs()[2];  // power-law, GCN-normalised
-  const Hrpb h = graph_io::build_hrpb(graph.adjacency.csr.to(kGpu), graph.adjacency.values.to(kGpu), options_for(false, false));
+  const Hrpb h =
+      graph_io::build_hrpb(graph.adjacency.csr.to(kGpu), graph.adjacency.values.to(kGpu), options_for(false, false));
   const int64_t rows = graph.adjacency.num_rows(), cols = graph.adjacency.num_cols();
   for (const int64_t width : {8, 16, 64, 128}) {
     CAPTURE(width);

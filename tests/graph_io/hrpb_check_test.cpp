@@ -62,8 +62,7 @@ bool move_a_nonzero(Hrpb& h, const std::function<bool(int64_t, int32_t)>& target
       for (int c = 0; c < hrpb::kBrickColumns; ++c) {
         for (int32_t k = record[c]; k < record[c + 1]; ++k) {
           int32_t* pattern_words = record + hrpb::patterns_offset(bricks) + 2 * k;
-          uint64_t pattern = static_cast<uint32_t>(pattern_words[0]) |
-                             (static_cast<uint64_t>(static_cast<uint32_t>(pattern_words[1])) << 32);
+          uint64_t pattern = hrpb::brick_pattern(pattern_words);
           const int from = std::countr_zero(pattern);  // bricks are never empty
           for (int to = 0; to < 64; ++to) {
             if ((pattern >> to) & 1u) continue;
@@ -117,7 +116,9 @@ TEST_CASE("hrpb_structure_problem names what is wrong in a damaged layout") {
       {"a short active_cols", [](Hrpb& h) { h.active_cols = h.active_cols.narrow_rows(0, 16).clone(); },
        "wrong type or length"},
       {"blocked_row_ptr decreasing",
-       [](Hrpb& h) { h.blocked_row_ptr = with_element<int32_t>(h.blocked_row_ptr, 1, h.num_blocks + 1); },
+       [](Hrpb& h) {
+         h.blocked_row_ptr = with_element<int32_t>(h.blocked_row_ptr, 1, static_cast<int32_t>(h.num_blocks + 1));
+       },
        "decreases at panel"},
       {"an active column past the matrix",
        [](Hrpb& h) { h.active_cols = with_element<int32_t>(h.active_cols, 0, static_cast<int32_t>(h.num_cols)); },
@@ -152,7 +153,8 @@ TEST_CASE("hrpb_structure_problem names what is wrong in a damaged layout") {
       {"a block count near int64's end", [](Hrpb& h) { h.num_blocks = INT64_MAX; }, "sizes out of range"},
       {"a virtual panel of no panel",
        [](Hrpb& h) {
-         h.schedule.virtual_panel = with_element<int32_t>(h.schedule.virtual_panel, 0, static_cast<int32_t>(h.num_panels));
+         h.schedule.virtual_panel =
+             with_element<int32_t>(h.schedule.virtual_panel, 0, static_cast<int32_t>(h.num_panels));
        },
        "panels must come in order"},
       {"a virtual panel of a negative panel",
@@ -160,8 +162,8 @@ TEST_CASE("hrpb_structure_problem names what is wrong in a damaged layout") {
        "panels must come in order"},
       {"virtual block ranges past the blocks",
        [](Hrpb& h) {
-         h.schedule.virtual_block_ptr = with_element<int32_t>(h.schedule.virtual_block_ptr, h.schedule.num_virtual_panels,
-                                                              static_cast<int32_t>(h.num_blocks + 1));
+         h.schedule.virtual_block_ptr = with_element<int32_t>(
+             h.schedule.virtual_block_ptr, h.schedule.num_virtual_panels, static_cast<int32_t>(h.num_blocks + 1));
        },
        "do not cover the blocks"},
       {"a virtual panel with blocks of the next panel",
@@ -226,7 +228,8 @@ TEST_CASE("HRPB cache: a layout with right checksums but an inconsistent structu
 
   // Stored through the writer, so every checksum is right.
   HrpbAdjacency bad = good;
-  bad.forward.active_cols = with_element<int32_t>(bad.forward.active_cols, 3, static_cast<int32_t>(base.num_cols() + 5));
+  bad.forward.active_cols =
+      with_element<int32_t>(bad.forward.active_cols, 3, static_cast<int32_t>(base.num_cols() + 5));
   graph_io::store_hrpb_cache(hrpb_file, fingerprint, bad);
   std::string why;
   CHECK_FALSE(graph_io::load_hrpb_cache(hrpb_file, fingerprint, why));
