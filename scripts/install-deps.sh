@@ -12,6 +12,9 @@ packages=(
   libcli11-dev         # command-line flags of the programs
   python3              # end-to-end test of the example programs, result scripts
   zlib1g-dev           # gzip-compressed datasets
+  libcurl4-openssl-dev # sgnn_data: dataset downloads over HTTPS
+  libarchive-dev       # sgnn_data: unpacking OGB's zip archives
+  libssl-dev           # sgnn_data: SHA-256 of downloads (libcrypto)
   libthrust-dev        # Thrust for the CPU-only build without a CUDA toolkit
   clang libclang-rt-14-dev  # libFuzzer targets and sanitizers
   libomp-dev           # OpenMP for the clang (fuzzing) build
