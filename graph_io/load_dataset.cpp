@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "graph_io/ogb_reader.hpp"
+#include "graph_io/planetoid_reader.hpp"
 #include "graph_io/readers.hpp"
 
 namespace sgnn::graph_io {
@@ -21,11 +22,12 @@ bool has_extension(const fs::path& file, std::string_view extension) {
 Dataset load_path(const fs::path& path) {
   std::error_code error;
   if (fs::is_directory(path, error)) {
-    if (!is_ogb_directory(path)) {
-      throw IoError(path.string(), 0,
-                    "is a folder but not an OGB raw-layout dataset (no raw/edge.csv.gz or raw/edge.csv)");
-    }
-    return read_ogb_dataset(path);
+    if (is_ogb_directory(path)) return read_ogb_dataset(path);
+    std::string planetoid_name;
+    if (is_planetoid_folder(path, &planetoid_name)) return read_planetoid(path, planetoid_name);
+    throw IoError(path.string(), 0,
+                  "is a folder but neither an OGB raw-layout dataset (no raw/edge.csv.gz or raw/edge.csv) nor "
+                  "one set of Planetoid files (ind.<name>.{x,tx,allx,y,ty,ally,graph,test.index})");
   }
   const auto started = std::chrono::steady_clock::now();
   Dataset dataset = has_extension(path, ".mtx") ? read_matrix_market(path) : read_edge_list(path, EdgeListOptions{});
