@@ -144,14 +144,20 @@ class Parser {
     if (dict.kind != Kind::Dict && dict.kind != Kind::Object) {
       fail(detail::concat(opcode, " on ", describe(dict), ", expected a dict"));
     }
-    if (items.size() % 2 != 0) fail(detail::concat(opcode, " with an odd number (", items.size(), ") of keys and values"));
+    if (items.size() % 2 != 0) {
+      fail(detail::concat(opcode, " with an odd number (", items.size(), ") of keys and values"));
+    }
     add_items(dict, items);
   }
   void call(const char* opcode) {
     const Value& arguments = pop(opcode);
     const Value& callable = pop(opcode);
-    if (callable.kind != Kind::Global) fail(detail::concat(opcode, " calls ", describe(callable), ", expected a global"));
-    if (arguments.kind != Kind::Tuple) fail(detail::concat(opcode, " arguments are ", describe(arguments), ", expected a tuple"));
+    if (callable.kind != Kind::Global) {
+      fail(detail::concat(opcode, " calls ", describe(callable), ", expected a global"));
+    }
+    if (arguments.kind != Kind::Tuple) {
+      fail(detail::concat(opcode, " arguments are ", describe(arguments), ", expected a tuple"));
+    }
     Value& object = make(Kind::Object);
     object.callable = &callable;
     object.arguments = &arguments;
@@ -160,7 +166,9 @@ class Parser {
   void memo_put(uint64_t index) {
     Value& value = top("PUT");
     auto [entry, inserted] = memo_.try_emplace(index, &value);
-    if (inserted && memo_.size() > limits_.max_memo) fail(detail::concat("more than ", limits_.max_memo, " memo entries"));
+    if (inserted && memo_.size() > limits_.max_memo) {
+      fail(detail::concat("more than ", limits_.max_memo, " memo entries"));
+    }
     entry->second = &value;
   }
   void memo_get(uint64_t index) {
@@ -269,7 +277,8 @@ class Parser {
       case 'j': memo_get(little_endian(4, "LONG_BINGET")); return;
       default: {
         const bool printable = opcode >= 0x20 && opcode < 0x7f;
-        fail(detail::concat("unsupported pickle opcode 0x", "0123456789abcdef"[opcode >> 4], "0123456789abcdef"[opcode & 15],
+        fail(detail::concat("unsupported pickle opcode 0x", "0123456789abcdef"[opcode >> 4],
+                            "0123456789abcdef"[opcode & 15],
                             printable ? detail::concat(" ('", static_cast<char>(opcode), "')") : std::string()));
       }
     }
@@ -303,8 +312,7 @@ std::string describe(const Value& value) {
     case Kind::Tuple:
     case Kind::List: return detail::concat(kind_name(value.kind), " of ", value.items.size());
     case Kind::Global: return detail::concat("the global ", value.text, ".", value.name);
-    case Kind::Object:
-      return detail::concat("an object built by ", value.callable->text, ".", value.callable->name);
+    case Kind::Object: return detail::concat("an object built by ", value.callable->text, ".", value.callable->name);
     default: return kind_name(value.kind);
   }
 }
@@ -327,7 +335,8 @@ Document read_file(const std::filesystem::path& file, const Limits& limits) {
   std::error_code error;
   const auto size = std::filesystem::file_size(file, error);
   if (!error && size > limits.max_input_bytes) {
-    throw IoError(file.string(), 0, detail::concat("file of ", size, " bytes is over the pickle limit of ", limits.max_input_bytes));
+    throw IoError(file.string(), 0,
+                  detail::concat("file of ", size, " bytes is over the pickle limit of ", limits.max_input_bytes));
   }
   return parse(read_file_text(file), file.string(), limits);
 }

@@ -82,8 +82,8 @@ class Document {
  private:
   friend Document parse(std::string bytes, std::string name, const Limits& limits);
   std::string name_;
-  std::unique_ptr<const std::string> bytes_;      // Bytes/Text/Global views point here
-  std::unique_ptr<std::deque<Value>> values_;     // stable addresses
+  std::unique_ptr<const std::string> bytes_;   // Bytes/Text/Global views point here
+  std::unique_ptr<std::deque<Value>> values_;  // stable addresses
   const Value* root_ = nullptr;
 };
 

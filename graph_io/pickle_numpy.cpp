@@ -38,20 +38,23 @@ void read_dtype(const Value& dtype, NdArray& array, const std::string& file, std
     fail(file, what, detail::concat("has a dtype that is ", describe(dtype), ", expected numpy.dtype('<kind><size>')"));
   }
   const std::string_view descriptor = dtype.arguments->items[0]->text;
-  const bool known_kind = descriptor.size() == 2 && std::string_view("biuf").find(descriptor[0]) != std::string_view::npos;
+  const bool known_kind =
+      descriptor.size() == 2 && std::string_view("biuf").find(descriptor[0]) != std::string_view::npos;
   const int size = known_kind ? descriptor[1] - '0' : 0;
   const bool supported = known_kind && (descriptor[0] == 'b'   ? size == 1
                                         : descriptor[0] == 'f' ? size == 4 || size == 8
                                                                : size == 1 || size == 2 || size == 4 || size == 8);
   if (!supported) {
-    fail(file, what, detail::concat("has dtype '", descriptor.substr(0, 16),
-                                    "', expected a bool, integer or float32/float64 dtype"));
+    fail(file, what,
+         detail::concat("has dtype '", descriptor.substr(0, 16),
+                        "', expected a bool, integer or float32/float64 dtype"));
   }
   array.kind = descriptor[0];
   array.item_size = size;
   const Value* state = dtype.state;
   if (state == nullptr || state->kind != Kind::Tuple || state->items.size() < 2 || !state->items[1]->is_string() ||
-      state->items[1]->text.size() != 1 || std::string_view("<>|=").find(state->items[1]->text[0]) == std::string_view::npos) {
+      state->items[1]->text.size() != 1 ||
+      std::string_view("<>|=").find(state->items[1]->text[0]) == std::string_view::npos) {
     fail(file, what, "has a dtype without a byte order ('<', '>', '|' or '=') in its state");
   }
   const char order = state->items[1]->text[0];
@@ -132,16 +135,17 @@ float NdArray::float_at(int64_t flat) const {
 }
 
 NdArray as_ndarray(const Value& value, const std::string& file, std::string_view what) {
-  const bool reconstructed =
-      value.built_by("numpy.core.multiarray", "_reconstruct") || value.built_by("numpy._core.multiarray", "_reconstruct");
+  const bool reconstructed = value.built_by("numpy.core.multiarray", "_reconstruct") ||
+                             value.built_by("numpy._core.multiarray", "_reconstruct");
   if (!reconstructed || value.arguments->items.empty() || !value.arguments->items[0]->is_global("numpy", "ndarray")) {
     fail(file, what, detail::concat("is ", describe(value), ", expected a numpy.ndarray"));
   }
   // ndarray.__setstate__((version,) shape, dtype, is_fortran, data)
   const Value* state = value.state;
   if (state == nullptr || state->kind != Kind::Tuple || (state->items.size() != 4 && state->items.size() != 5)) {
-    fail(file, what, detail::concat("is a numpy.ndarray whose state is ", state ? describe(*state) : "missing",
-                                    ", expected a tuple of 4 or 5"));
+    fail(file, what,
+         detail::concat("is a numpy.ndarray whose state is ", state ? describe(*state) : "missing",
+                        ", expected a tuple of 4 or 5"));
   }
   const std::size_t first = state->items.size() - 4;
   const Value& shape = *state->items[first];
@@ -170,32 +174,35 @@ NdArray as_ndarray(const Value& value, const std::string& file, std::string_view
   }
   array.fortran_order = fortran.kind == Kind::Bool ? fortran.boolean : fortran.integer != 0;
   if (data.kind != Kind::Bytes) {
-    fail(file, what, detail::concat("has data that is ", describe(data),
-                                    ", expected a byte string (object arrays are not supported)"));
+    fail(file, what,
+         detail::concat("has data that is ", describe(data),
+                        ", expected a byte string (object arrays are not supported)"));
   }
   const auto expected = static_cast<uint64_t>(numel) * static_cast<uint64_t>(array.item_size);
   if (data.text.size() != expected) {
-    fail(file, what, detail::concat("has ", data.text.size(), " data bytes but its shape and dtype ", array.dtype_name(),
-                                    " need ", expected));
+    fail(file, what,
+         detail::concat("has ", data.text.size(), " data bytes but its shape and dtype ", array.dtype_name(), " need ",
+                        expected));
   }
   array.data = data.text;
   return array;
 }
 
 CsrMatrix as_csr_matrix(const Value& value, const std::string& file, std::string_view what) {
-  const bool csr = value.built_by("scipy.sparse.csr", "csr_matrix") || value.built_by("scipy.sparse._csr", "csr_matrix") ||
-                   value.built_by("scipy.sparse", "csr_matrix");
+  const bool csr = value.built_by("scipy.sparse.csr", "csr_matrix") ||
+                   value.built_by("scipy.sparse._csr", "csr_matrix") || value.built_by("scipy.sparse", "csr_matrix");
   if (!csr) fail(file, what, detail::concat("is ", describe(value), ", expected a scipy.sparse.csr_matrix"));
   const Value* state = value.state;
   if (state == nullptr || state->kind != Kind::Dict) fail(file, what, "is a csr_matrix without its __dict__ state");
-  if (const Value* format = state->find("format"); format != nullptr && (!format->is_string() || format->text != "csr")) {
+  if (const Value* format = state->find("format");
+      format != nullptr && (!format->is_string() || format->text != "csr")) {
     fail(file, what, "is a csr_matrix whose format is not 'csr'");
   }
   const Value* shape = state->find("_shape");
   if (shape == nullptr) shape = state->find("shape");
-  if (shape == nullptr || shape->kind != Kind::Tuple || shape->items.size() != 2 || shape->items[0]->kind != Kind::Int ||
-      shape->items[1]->kind != Kind::Int || shape->items[0]->integer < 0 || shape->items[1]->integer < 0 ||
-      shape->items[0]->integer > std::numeric_limits<int32_t>::max() ||
+  if (shape == nullptr || shape->kind != Kind::Tuple || shape->items.size() != 2 ||
+      shape->items[0]->kind != Kind::Int || shape->items[1]->kind != Kind::Int || shape->items[0]->integer < 0 ||
+      shape->items[1]->integer < 0 || shape->items[0]->integer > std::numeric_limits<int32_t>::max() ||
       shape->items[1]->integer > std::numeric_limits<int32_t>::max()) {
     fail(file, what, "is a csr_matrix without a _shape of two ints in [0, 2^31)");
   }
@@ -208,7 +215,9 @@ CsrMatrix as_csr_matrix(const Value& value, const std::string& file, std::string
     if (found == nullptr) fail(file, name, "is missing");
     NdArray array = as_ndarray(*found, file, name);
     if (array.rank() != 1) fail(file, name, detail::concat("has rank ", array.rank(), ", expected 1"));
-    if (integer && !array.is_integer()) fail(file, name, detail::concat("has dtype ", array.dtype_name(), ", expected integers"));
+    if (integer && !array.is_integer()) {
+      fail(file, name, detail::concat("has dtype ", array.dtype_name(), ", expected integers"));
+    }
     return array;
   };
   matrix.indptr = member("indptr", true);
@@ -226,18 +235,21 @@ CsrMatrix as_csr_matrix(const Value& value, const std::string& file, std::string
   for (int64_t row = 0; row <= matrix.rows; ++row) {
     const int64_t offset = matrix.indptr.integer_at(row, file, indptr_name);
     if (row == 0 ? offset != 0 : offset < previous || offset > nnz) {
-      fail(file, indptr_name, detail::concat("entry ", row, " is ", offset, ": expected 0 first, then non-decreasing up to nnz ", nnz));
+      fail(file, indptr_name,
+           detail::concat("entry ", row, " is ", offset, ": expected 0 first, then non-decreasing up to nnz ", nnz));
     }
     previous = offset;
   }
-  if (previous != nnz) fail(file, indptr_name, detail::concat("ends at ", previous, " but there are ", nnz, " indices"));
+  if (previous != nnz) {
+    fail(file, indptr_name, detail::concat("ends at ", previous, " but there are ", nnz, " indices"));
+  }
   const std::string indices_name = detail::concat(what, " (csr_matrix) indices");
   for (int64_t k = 0; k < nnz; ++k) index_at(matrix.indices, k, matrix.cols, file, indices_name);
   return matrix;
 }
 
-void densify_rows(const CsrMatrix& matrix, std::span<const int64_t> row_of, float* destination,
-                  const std::string& file, std::string_view what) {
+void densify_rows(const CsrMatrix& matrix, std::span<const int64_t> row_of, float* destination, const std::string& file,
+                  std::string_view what) {
   const NdArray& data = matrix.data;
   if (data.kind == 'f' && data.item_size == 4) {
     densify_with<float>(
@@ -269,7 +281,8 @@ void densify_rows(const CsrMatrix& matrix, std::span<const int64_t> row_of, floa
         matrix, row_of, destination,
         [&](int64_t sum, int64_t k) {
           int64_t total = 0;
-          if (__builtin_add_overflow(sum, data.integer_at(k, file, what), &total) || total < lowest || total > highest) {
+          if (__builtin_add_overflow(sum, data.integer_at(k, file, what), &total) || total < lowest ||
+              total > highest) {
             fail(file, what, detail::concat("has entries whose sum overflows ", data.dtype_name()));
           }
           return total;
@@ -285,7 +298,9 @@ void copy_rows(const NdArray& array, std::span<const int64_t> row_of, float* des
     float* out = destination + row_of[static_cast<std::size_t>(row)] * columns;
     for (int64_t column = 0; column < columns; ++column) {
       const float value = array.float_at(array.offset_of(row, column));
-      if (!std::isfinite(value)) fail(file, what, detail::concat("row ", row, " column ", column, " is not finite in float32"));
+      if (!std::isfinite(value)) {
+        fail(file, what, detail::concat("row ", row, " column ", column, " is not finite in float32"));
+      }
       out[column] = value;
     }
   }

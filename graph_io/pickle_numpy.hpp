@@ -35,7 +35,7 @@ struct NdArray {
   bool big_endian = false;  // byte order of `data`
   bool fortran_order = false;
   std::vector<int64_t> shape;
-  std::string_view data;    // numel * item_size bytes, in the Document
+  std::string_view data;  // numel * item_size bytes, in the Document
 
   int64_t numel() const;
   int64_t rank() const { return static_cast<int64_t>(shape.size()); }
@@ -67,8 +67,8 @@ CsrMatrix as_csr_matrix(const Value& value, const std::string& file, std::string
 // for every row r (row_of has matrix.rows entries); other columns are left as
 // they are, so `destination` starts zeroed. IoError when an integer sum
 // overflows the data's type (numpy would wrap) or a value is not finite in float32.
-void densify_rows(const CsrMatrix& matrix, std::span<const int64_t> row_of, float* destination,
-                  const std::string& file, std::string_view what);
+void densify_rows(const CsrMatrix& matrix, std::span<const int64_t> row_of, float* destination, const std::string& file,
+                  std::string_view what);
 
 // The same for a rank-2 array: row r converted to float32 goes to
 // destination + row_of[r] * shape[1]. IoError for a value not finite in float32.

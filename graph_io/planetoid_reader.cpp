@@ -39,10 +39,12 @@ FeatureRows feature_rows(const pickle::Document& document, std::string_view part
   FeatureRows features;
   features.file = document.name();
   const Value& root = document.root();
-  if (root.built_by("numpy.core.multiarray", "_reconstruct") || root.built_by("numpy._core.multiarray", "_reconstruct")) {
+  if (root.built_by("numpy.core.multiarray", "_reconstruct") ||
+      root.built_by("numpy._core.multiarray", "_reconstruct")) {
     features.dense = pickle::as_ndarray(root, features.file, part);
     if (features.dense.rank() != 2) {
-      throw IoError(features.file, 0, detail::concat(part, " is an array of rank ", features.dense.rank(), ", expected 2"));
+      throw IoError(features.file, 0,
+                    detail::concat(part, " is an array of rank ", features.dense.rank(), ", expected 2"));
     }
     features.rows = features.dense.shape[0];
     features.cols = features.dense.shape[1];
@@ -56,8 +58,11 @@ FeatureRows feature_rows(const pickle::Document& document, std::string_view part
 
 void write_feature_rows(const FeatureRows& features, std::span<const int64_t> row_of, float* destination,
                         std::string_view part) {
-  if (features.sparse) pickle::densify_rows(*features.sparse, row_of, destination, features.file, part);
-  else pickle::copy_rows(features.dense, row_of, destination, features.file, part);
+  if (features.sparse) {
+    pickle::densify_rows(*features.sparse, row_of, destination, features.file, part);
+  } else {
+    pickle::copy_rows(features.dense, row_of, destination, features.file, part);
+  }
 }
 
 // One of y, ty, ally: a 2-D numeric array with at least one column.
@@ -106,7 +111,8 @@ std::vector<int64_t> read_test_index(const fs::path& file) {
   const std::string text = read_file_text(file);
   const auto chunks = parse_lines_parallel<Ids>(text, file.string(), [](std::string_view line, Ids& ids) {
     const std::size_t first = line.find_first_not_of(" \t");
-    line = first == std::string_view::npos ? std::string_view() : line.substr(first, line.find_last_not_of(" \t") - first + 1);
+    line = first == std::string_view::npos ? std::string_view()
+                                           : line.substr(first, line.find_last_not_of(" \t") - first + 1);
     const int64_t id = parse_integer(line, "test node id");
     if (id < 0 || id >= std::numeric_limits<int32_t>::max()) {
       throw LineError{detail::concat("test node id ", id, " is outside [0, 2^31 - 1)")};
@@ -157,12 +163,15 @@ std::vector<const Value*> adjacency_lists(const pickle::Document& document, int6
   const std::string& file = document.name();
   const Value& root = document.root();
   if (root.kind != Kind::Dict && !root.built_by("collections", "defaultdict")) {
-    throw IoError(file, 0, detail::concat("graph is ", pickle::describe(root),
-                                          ", expected a dict (or collections.defaultdict) of neighbour lists"));
+    throw IoError(file, 0,
+                  detail::concat("graph is ", pickle::describe(root),
+                                 ", expected a dict (or collections.defaultdict) of neighbour lists"));
   }
   const std::string limit = detail::concat("the ", num_nodes, " nodes (allx rows + test id range)");
   const auto check_id = [&](const Value& id, const char* what) {
-    if (id.kind != Kind::Int) throw IoError(file, 0, detail::concat("graph ", what, " is ", pickle::describe(id), ", expected an int"));
+    if (id.kind != Kind::Int) {
+      throw IoError(file, 0, detail::concat("graph ", what, " is ", pickle::describe(id), ", expected an int"));
+    }
     if (id.integer < 0 || id.integer >= num_nodes) {
       throw IoError(file, 0, detail::concat("graph ", what, " ", id.integer, " is outside ", limit));
     }
@@ -173,8 +182,9 @@ std::vector<const Value*> adjacency_lists(const pickle::Document& document, int6
     const int64_t node = check_id(*root.items[i], "key");
     const Value& neighbours = *root.items[i + 1];
     if (neighbours.kind != Kind::List && neighbours.kind != Kind::Tuple) {
-      throw IoError(file, 0, detail::concat("graph entry of node ", node, " is ", pickle::describe(neighbours),
-                                            ", expected a list of node ids"));
+      throw IoError(file, 0,
+                    detail::concat("graph entry of node ", node, " is ", pickle::describe(neighbours),
+                                   ", expected a list of node ids"));
     }
     for (const Value* neighbour : neighbours.items) check_id(*neighbour, "neighbour id");
     lists[static_cast<std::size_t>(node)] = &neighbours;
@@ -252,7 +262,9 @@ Dataset read_planetoid(const fs::path& folder, const std::string& name, const Pl
                                    ".{x,tx,allx,y,ty,ally,graph,test.index} in ", folder.string(), ")"));
     }
   }
-  const auto read = [&](std::string_view part) { return pickle::read_file(part_file(folder, name, part), limits.pickle); };
+  const auto read = [&](std::string_view part) {
+    return pickle::read_file(part_file(folder, name, part), limits.pickle);
+  };
   const pickle::Document x_file = read("x");
   const pickle::Document tx_file = read("tx");
   const pickle::Document allx_file = read("allx");
@@ -335,10 +347,12 @@ bool is_planetoid_folder(const fs::path& folder, std::string* name) {
     }
   }
   const unsigned all = (1u << std::size(kParts)) - 1;
-  const auto complete = std::count_if(parts_of.begin(), parts_of.end(), [&](const auto& entry) { return entry.second == all; });
+  const auto complete =
+      std::count_if(parts_of.begin(), parts_of.end(), [&](const auto& entry) { return entry.second == all; });
   if (error || complete != 1) return false;
   if (name != nullptr) {
-    *name = std::find_if(parts_of.begin(), parts_of.end(), [&](const auto& entry) { return entry.second == all; })->first;
+    *name =
+        std::find_if(parts_of.begin(), parts_of.end(), [&](const auto& entry) { return entry.second == all; })->first;
   }
   return true;
 }

@@ -39,8 +39,8 @@
 namespace sgnn::graph_io {
 
 struct PlanetoidLimits {
-  pickle::Limits pickle;                          // for each pickled file
-  int64_t max_feature_bytes = int64_t{8} << 30;   // N * max(F, 1) * 4 bytes of dense features
+  pickle::Limits pickle;                         // for each pickled file
+  int64_t max_feature_bytes = int64_t{8} << 30;  // N * max(F, 1) * 4 bytes of dense features
 };
 
 Dataset read_planetoid(const std::filesystem::path& folder, const std::string& name,

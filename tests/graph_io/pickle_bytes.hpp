@@ -28,8 +28,11 @@ class PickleBytes {
     return op('\x8a').little(8, 1).little(value, 8);
   }
   PickleBytes& string(std::string_view text) {
-    if (text.size() < 256) op('U').little(static_cast<int64_t>(text.size()), 1);
-    else op('T').little(static_cast<int64_t>(text.size()), 4);
+    if (text.size() < 256) {
+      op('U').little(static_cast<int64_t>(text.size()), 1);
+    } else {
+      op('T').little(static_cast<int64_t>(text.size()), 4);
+    }
     return raw(text);
   }
   PickleBytes& global(std::string_view module, std::string_view name) {
@@ -48,8 +51,8 @@ class PickleBytes {
 
 // Appends numpy.core.multiarray._reconstruct(ndarray, (0,), 'b') with its
 // state (1, shape, dtype(descriptor) with byte `order`, fortran, data).
-inline PickleBytes& ndarray(PickleBytes& out, std::string_view descriptor, char order, const std::vector<int64_t>& shape,
-                            bool fortran, std::string_view data) {
+inline PickleBytes& ndarray(PickleBytes& out, std::string_view descriptor, char order,
+                            const std::vector<int64_t>& shape, bool fortran, std::string_view data) {
   out.global("numpy.core.multiarray", "_reconstruct").global("numpy", "ndarray").integer(0).op('\x85').string("b");
   out.op('\x87').op('R').op('(').integer(1).op('(');
   for (const int64_t extent : shape) out.integer(extent);

@@ -1,3 +1,5 @@
+#include "graph_io/pickle.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -5,7 +7,6 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "graph_io/pickle.hpp"
 #include "graph_io/pickle_numpy.hpp"
 #include "tests/graph_io/pickle_bytes.hpp"
 
@@ -76,7 +77,7 @@ TEST_CASE("pickle parses the protocol-2 subset into a value tree, memo entries s
   PickleBytes p;
   p.op('}').op('q').little(1, 1).op('(').string("items").op(']').op('r').little(7, 4).op('(');
   p.integer(5).integer(300).integer(70000).integer(-2).integer(int64_t{1} << 40);
-  p.op('\x8a').little(2, 1).little(0xff7f, 2);  // LONG1 of 2 bytes: -129
+  p.op('\x8a').little(2, 1).little(0xff7f, 2);                                          // LONG1 of 2 bytes: -129
   p.op('\x88').op('\x89').op('N').op('G').raw(std::string("\x3f\xf8\0\0\0\0\0\0", 8));  // 1.5
   p.integer(1).integer(2).integer(3).op('\x87').op('X').little(4, 4).raw("t\xc3\xa9x");
   p.op('e').string("again").op('j').little(7, 4).string("items").op(')').op('u');
@@ -84,7 +85,7 @@ TEST_CASE("pickle parses the protocol-2 subset into a value tree, memo entries s
   const pickle::Value& root = document.root();
   REQUIRE(root.kind == Kind::Dict);
   REQUIRE(root.items.size() == 6);
-  CHECK(root.find("again") == root.items[1]);    // BINGET of the memoised list: the same value
+  CHECK(root.find("again") == root.items[1]);      // BINGET of the memoised list: the same value
   CHECK(root.find("items")->kind == Kind::Tuple);  // the later "items" key wins, as in a Python dict
   const pickle::Value& list = *root.items[1];
   REQUIRE(list.kind == Kind::List);
@@ -125,14 +126,23 @@ TEST_CASE("pickle refuses truncated, malformed and unsupported input with the by
   check_error(parse_error(b("")), "ends without a STOP");
   check_error(parse_error(b("\x80\x02K")), "truncated: BININT1 needs 1 bytes, 0 left");
   check_error(parse_error(b("\x80\x02J\x01\x02")), "truncated: BININT needs 4 bytes, 2 left");
-  check_error(parse_error(b("\x80\x02T\x10\x00\x00\x00" "ab")), "byte 2: truncated: BINSTRING needs 16 bytes, 2 left");
-  check_error(parse_error(b("\x80\x02X\x05\x00\x00\x00" "ab")), "truncated: BINUNICODE needs 5 bytes, 2 left");
-  check_error(parse_error(b("\x80\x02U\x05" "ab")), "truncated: SHORT_BINSTRING needs 5 bytes");
+  check_error(parse_error(b("\x80\x02T\x10\x00\x00\x00"
+                            "ab")),
+              "byte 2: truncated: BINSTRING needs 16 bytes, 2 left");
+  check_error(parse_error(b("\x80\x02X\x05\x00\x00\x00"
+                            "ab")),
+              "truncated: BINUNICODE needs 5 bytes, 2 left");
+  check_error(parse_error(b("\x80\x02U\x05"
+                            "ab")),
+              "truncated: SHORT_BINSTRING needs 5 bytes");
   check_error(parse_error(b("\x80\x02\x8a\x02\x01")), "truncated: LONG1 needs 2 bytes, 1 left");
   check_error(parse_error(b("\x80\x02G\x01")), "truncated: BINFLOAT needs 8 bytes");
   check_error(parse_error(b("\x80\x02r\x01")), "truncated: LONG_BINPUT");
-  check_error(parse_error(b("\x80\x02" "cnumpy\nndarr")), "GLOBAL name has no end of line");
-  check_error(parse_error(b("\x80\x02T\xff\xff\xff\x7f")), "BINSTRING of 2147483647 bytes is over the limit of 1073741824");
+  check_error(parse_error(b("\x80\x02"
+                            "cnumpy\nndarr")),
+              "GLOBAL name has no end of line");
+  check_error(parse_error(b("\x80\x02T\xff\xff\xff\x7f")),
+              "BINSTRING of 2147483647 bytes is over the limit of 1073741824");
   check_error(parse_error(b("\x80\x02T\xfe\xff\xff\xff")), "BINSTRING with a negative length -2");
   check_error(parse_error(b("\x80\x02N\xff.")), "byte 3: unsupported pickle opcode 0xff");
   check_error(parse_error(b("\x80\x02NB.")), "unsupported pickle opcode 0x42 ('B')");
@@ -144,14 +154,20 @@ TEST_CASE("pickle refuses truncated, malformed and unsupported input with the by
   check_error(parse_error(b("\x80\x02h\x05.")), "GET of memo index 5, which was never PUT");
   check_error(parse_error(b("\x80\x02q\x01")), "PUT on an empty stack");
   check_error(parse_error(b("\x80\x02N(a")), "APPEND on an empty stack");  // a MARK is not a value
-  check_error(parse_error(b("\x80\x02}K\x01" "a.")), "APPEND to a dict, expected a list");
+  check_error(parse_error(b("\x80\x02}K\x01"
+                            "a.")),
+              "APPEND to a dict, expected a list");
   check_error(parse_error(b("\x80\x02}(K\x01u.")), "SETITEMS with an odd number (1)");
   check_error(parse_error(b("\x80\x02]K\x01K\x02s.")), "SETITEM on a list of 0, expected a dict");
   check_error(parse_error(b("\x80\x02]e.")), "APPENDS without a MARK");
   check_error(parse_error(b("\x80\x02N)R.")), "REDUCE calls None, expected a global");
-  check_error(parse_error(b("\x80\x02" "cm\nf\nNR.")), "REDUCE arguments are None, expected a tuple");
+  check_error(parse_error(b("\x80\x02"
+                            "cm\nf\nNR.")),
+              "REDUCE arguments are None, expected a tuple");
   check_error(parse_error(b("\x80\x02K\x01Nb.")), "BUILD on an int, expected an object");
-  check_error(parse_error(b("\x80\x02" "cm\nf\n)RNbNb.")), "BUILD on an object that already has a state");
+  check_error(parse_error(b("\x80\x02"
+                            "cm\nf\n)RNbNb.")),
+              "BUILD on an object that already has a state");
   check_error(parse_error(b("\x80\x02\x8a\x09")), "LONG1 integer of 9 bytes does not fit in 64 bits");
 }
 
@@ -173,15 +189,21 @@ TEST_CASE("pickle enforces every limit before taking the memory") {
   check_error(parse_error(b("\x80\x02](NNNe"), limits), "more than 2 container elements");
   limits = {};
   limits.max_string_bytes = 3;
-  check_error(parse_error(b("\x80\x02U\x04" "abcd."), limits), "SHORT_BINSTRING of 4 bytes is over the limit of 3");
-  check_error(parse_error(b("\x80\x02" "cnumpy\nx\n."), limits), "GLOBAL module of 6 bytes is over the limit of 3");
+  check_error(parse_error(b("\x80\x02U\x04"
+                            "abcd."),
+                          limits),
+              "SHORT_BINSTRING of 4 bytes is over the limit of 3");
+  check_error(parse_error(b("\x80\x02"
+                            "cnumpy\nx\n."),
+                          limits),
+              "GLOBAL module of 6 bytes is over the limit of 3");
   limits = {};
   limits.max_input_bytes = 4;
   const IoError error = parse_error(b("\x80\x02NN0."), limits);
   CHECK(error.reason() == "pickle of 6 bytes is over the limit of 4");
 }
 
-TEST_CASE("numpy arrays: dtypes, byte orders and Fortran order read as numpy stores them") {
+TEST_CASE("numpy arrays from pickles: dtypes, byte orders and Fortran order read as numpy stores them") {
   {  // <i4, C order
     const std::vector<int32_t> values{1, -2, 3, 4, 5, -6};
     const auto bytes = sgnn::testing::ndarray_pickle("i4", '<', {2, 3}, false, sgnn::testing::bytes_of(values));
@@ -208,23 +230,26 @@ TEST_CASE("numpy arrays: dtypes, byte orders and Fortran order read as numpy sto
     CHECK(a.float_at(a.offset_of(1, 2)) == static_cast<float>(0.1));
   }
   {  // |b1, |u1, <i8, <u8
-    const pickle::Document b = pickle::parse(sgnn::testing::ndarray_pickle("b1", '|', {3}, false, std::string("\0\1\2", 3)), kName);
+    const pickle::Document b =
+        pickle::parse(sgnn::testing::ndarray_pickle("b1", '|', {3}, false, std::string("\0\1\2", 3)), kName);
     const pickle::NdArray bools = pickle::as_ndarray(b.root(), kName, "a");
     CHECK(bools.integer_at(2, kName, "a") == 1);
     CHECK(bools.float_at(0) == 0.0f);
     const pickle::Document u = pickle::parse(sgnn::testing::ndarray_pickle("u1", '|', {1}, false, "\xff"), kName);
     CHECK(pickle::as_ndarray(u.root(), kName, "a").integer_at(0, kName, "a") == 255);
     const std::vector<int64_t> big{-(int64_t{1} << 40)};
-    const pickle::Document i = pickle::parse(sgnn::testing::ndarray_pickle("i8", '<', {1}, false, sgnn::testing::bytes_of(big)), kName);
+    const pickle::Document i =
+        pickle::parse(sgnn::testing::ndarray_pickle("i8", '<', {1}, false, sgnn::testing::bytes_of(big)), kName);
     CHECK(pickle::as_ndarray(i.root(), kName, "a").integer_at(0, kName, "a") == -(int64_t{1} << 40));
     const std::vector<uint64_t> huge{~uint64_t{0}};
-    const pickle::Document h = pickle::parse(sgnn::testing::ndarray_pickle("u8", '<', {1}, false, sgnn::testing::bytes_of(huge)), kName);
+    const pickle::Document h =
+        pickle::parse(sgnn::testing::ndarray_pickle("u8", '<', {1}, false, sgnn::testing::bytes_of(huge)), kName);
     const pickle::NdArray unsigned_array = pickle::as_ndarray(h.root(), kName, "a");
     CHECK_THROWS_WITH_AS(unsigned_array.integer_at(0, kName, "a"), doctest::Contains("does not fit in int64"), IoError);
   }
 }
 
-TEST_CASE("numpy arrays: wrong classes, dtypes and lengths are refused") {
+TEST_CASE("numpy arrays from pickles: wrong classes, dtypes and lengths are refused") {
   check_error(ndarray_error(PickleBytes().op(']').stop()), "a is a list of 0, expected a numpy.ndarray");
   check_error(ndarray_error(sgnn::testing::csr_pickle(1, 1, {0, 0}, {}, "f4", "")),
               "a is an object built by scipy.sparse.csr.csr_matrix, expected a numpy.ndarray");
@@ -248,7 +273,7 @@ TEST_CASE("numpy arrays: wrong classes, dtypes and lengths are refused") {
   check_error(ndarray_error(no_state.stop()), "state is missing");
 }
 
-TEST_CASE("csr_matrix densifies as numpy's todense: duplicates summed in the data's type, rows placed") {
+TEST_CASE("csr_matrix from a pickle densifies as numpy's todense: duplicates summed in the data's type, rows placed") {
   // 2 x 3, row 0: (0: 1.5, 2: 0.25, 0: 2.25); row 1: (1: -1); placed in reverse order
   const std::vector<float> f4{1.5f, 0.25f, 2.25f, -1.0f};
   const auto matrix = sgnn::testing::csr_pickle(2, 3, {0, 3, 4}, {0, 2, 0, 1}, "f4", sgnn::testing::bytes_of(f4));
@@ -257,7 +282,7 @@ TEST_CASE("csr_matrix densifies as numpy's todense: duplicates summed in the dat
   const auto wide = sgnn::testing::csr_pickle(1, 2, {0, 3}, {0, 0, 1}, "f8", sgnn::testing::bytes_of(f8));
   const std::vector<float> sums = densified(wide, {0});
   CHECK(sums[0] == static_cast<float>(0.1 + 0.2));  // summed in float64, then rounded once
-  CHECK(std::signbit(sums[1]) == false);  // 0.0 + -0.0, as numpy adds into a zeroed row
+  CHECK(std::signbit(sums[1]) == false);            // 0.0 + -0.0, as numpy adds into a zeroed row
   const std::vector<uint8_t> bools{1, 1, 0};
   CHECK(densified(sgnn::testing::csr_pickle(1, 2, {0, 3}, {1, 1, 0}, "b1", sgnn::testing::bytes_of(bools)), {0}) ==
         std::vector<float>{0, 1});
@@ -266,33 +291,44 @@ TEST_CASE("csr_matrix densifies as numpy's todense: duplicates summed in the dat
         std::vector<float>{127});
   const std::vector<int8_t> overflow{100, 28};
   const auto overflowing = sgnn::testing::csr_pickle(1, 1, {0, 2}, {0, 0}, "i1", sgnn::testing::bytes_of(overflow));
-  CHECK_THROWS_WITH_AS(densified(overflowing, {0}), doctest::Contains("m has entries whose sum overflows |i1"), IoError);
+  CHECK_THROWS_WITH_AS(densified(overflowing, {0}), doctest::Contains("m has entries whose sum overflows |i1"),
+                       IoError);
   const std::vector<double> huge{1e300};
   const auto infinite = sgnn::testing::csr_pickle(1, 1, {0, 1}, {0}, "f8", sgnn::testing::bytes_of(huge));
-  CHECK_THROWS_WITH_AS(densified(infinite, {0}), doctest::Contains("m row 0 column 0 is not finite in float32"), IoError);
+  CHECK_THROWS_WITH_AS(densified(infinite, {0}), doctest::Contains("m row 0 column 0 is not finite in float32"),
+                       IoError);
 }
 
-TEST_CASE("csr_matrix refuses a broken structure") {
+TEST_CASE("csr_matrix from a pickle refuses a broken structure") {
   const std::string one(4, '\0');
   const std::string two(8, '\0');
   check_error(csr_error(sgnn::testing::csr_pickle(1, 2, {1, 1}, {0}, "f4", one)), "indptr entry 0 is 1");
   check_error(csr_error(sgnn::testing::csr_pickle(2, 2, {0, 2, 1}, {0, 1}, "f4", two)), "indptr entry 2 is 1");
-  check_error(csr_error(sgnn::testing::csr_pickle(1, 2, {0, 1}, {0, 1}, "f4", two)), "indptr ends at 1 but there are 2");
+  check_error(csr_error(sgnn::testing::csr_pickle(1, 2, {0, 1}, {0, 1}, "f4", two)),
+              "indptr ends at 1 but there are 2");
   check_error(csr_error(sgnn::testing::csr_pickle(2, 2, {0, 1}, {0}, "f4", one)), "indptr has 2 entries for 2 rows");
-  check_error(csr_error(sgnn::testing::csr_pickle(1, 2, {0, 1}, {2}, "f4", one)), "indices entry 0 is 2, outside [0, 2)");
+  check_error(csr_error(sgnn::testing::csr_pickle(1, 2, {0, 1}, {2}, "f4", one)),
+              "indices entry 0 is 2, outside [0, 2)");
   check_error(csr_error(sgnn::testing::csr_pickle(1, 2, {0, 1}, {0}, "f4", two.substr(0, 0))),
               "has 0 data bytes but its shape and dtype <f4 need 4");
   check_error(csr_error(sgnn::testing::csr_pickle(-1, 2, {0}, {}, "f4", "")), "without a _shape");
   std::string csc = sgnn::testing::csr_pickle(1, 1, {0, 0}, {}, "f4", "");
   csc.replace(csc.find("csr_matrix"), 10, "csc_matrix");
-  check_error(csr_error(csc), "m is an object built by scipy.sparse.csr.csc_matrix, expected a scipy.sparse.csr_matrix");
+  check_error(csr_error(csc),
+              "m is an object built by scipy.sparse.csr.csc_matrix, expected a scipy.sparse.csr_matrix");
   std::string format = sgnn::testing::csr_pickle(1, 1, {0, 0}, {}, "f4", "");
-  format.replace(format.find("U\x03" "csr"), 5, "U\x03" "csc");
+  format.replace(format.find("U\x03"
+                             "csr"),
+                 5,
+                 "U\x03"
+                 "csc");
   check_error(csr_error(format), "format is not 'csr'");
   std::string missing = sgnn::testing::csr_pickle(1, 1, {0, 0}, {}, "f4", "");
   missing.replace(missing.find("indices"), 7, "indexes");
   check_error(csr_error(missing), "m (csr_matrix) indices is missing");
   std::string float_indptr = sgnn::testing::csr_pickle(1, 1, {0, 0}, {}, "f4", "");
-  float_indptr.replace(float_indptr.find("U\x02i4"), 4, "U\x02" "f4");
+  float_indptr.replace(float_indptr.find("U\x02i4"), 4,
+                       "U\x02"
+                       "f4");
   check_error(csr_error(float_indptr), "m (csr_matrix) indptr has dtype <f4, expected integers");
 }

@@ -1,3 +1,5 @@
+#include "graph_io/planetoid_reader.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -6,7 +8,6 @@
 
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/ogb_reader.hpp"
-#include "graph_io/planetoid_reader.hpp"
 #include "tests/graph_io/pickle_bytes.hpp"
 #include "tests/graph_io/temp_files.hpp"
 
@@ -36,7 +37,9 @@ struct PlanetoidCopy {
   }
   fs::path file(const std::string& which) const { return part(dir.path(), name, which); }
   std::string bytes(const std::string& which) const { return sgnn::testing::read_bytes(file(which)); }
-  void write(const std::string& which, const std::string& bytes) const { sgnn::testing::write_text(file(which), bytes); }
+  void write(const std::string& which, const std::string& bytes) const {
+    sgnn::testing::write_text(file(which), bytes);
+  }
   // Replaces the first occurrence of `from` in a file by `to`.
   void replace(const std::string& which, const std::string& from, const std::string& to) const {
     std::string contents = bytes(which);
@@ -111,6 +114,17 @@ void check_against_pyg(const Counts& expected) {
   CHECK(same_bytes<int32_t>(d.test_index, pyg.test_index));
 }
 
+// Cora's test.index: tx and ty row j belong to node test_ids[j].
+std::vector<int64_t> cora_test_ids() {
+  std::vector<int64_t> test_ids;
+  const std::string text = sgnn::testing::read_bytes(part(fixtures(), "cora", "test.index"));
+  for (std::size_t begin = 0, end; (end = text.find('\n', begin)) != std::string::npos; begin = end + 1) {
+    test_ids.push_back(std::stoll(text.substr(begin, end - begin)));
+  }
+  REQUIRE(test_ids.size() == 1000);
+  return test_ids;
+}
+
 }  // namespace
 
 TEST_CASE("Planetoid reader gives PyG's Cora and Citeseer byte for byte") {
@@ -141,15 +155,11 @@ TEST_CASE("Planetoid reader: Citeseer's unlisted test-range nodes are zero rows 
   }
 }
 
-TEST_CASE("Planetoid reader: a dense tx (C order float32, Fortran order big-endian float64) gives the csr tx's features") {
+TEST_CASE(
+    "Planetoid reader: a dense tx (C order float32, Fortran order big-endian float64) gives the csr tx's features") {
   const Dataset reference = read_planetoid(fixtures(), "cora");
   const std::vector<float> features = reference.features.to_vector<float>();
-  std::vector<int64_t> test_ids;  // tx row j is node test_ids[j]
-  const std::string text = sgnn::testing::read_bytes(part(fixtures(), "cora", "test.index"));
-  for (std::size_t begin = 0, end; (end = text.find('\n', begin)) != std::string::npos; begin = end + 1) {
-    test_ids.push_back(std::stoll(text.substr(begin, end - begin)));
-  }
-  REQUIRE(test_ids.size() == 1000);
+  const std::vector<int64_t> test_ids = cora_test_ids();
   std::vector<float> c_order;
   std::string fortran_big_endian;
   for (std::size_t j = 0; j < test_ids.size(); ++j) {
@@ -170,6 +180,26 @@ TEST_CASE("Planetoid reader: a dense tx (C order float32, Fortran order big-endi
   CHECK(same_bytes<float>(read_planetoid(copy.dir.path(), "cora").features, reference.features));
 }
 
+TEST_CASE("Planetoid reader: a label row's class is its first largest entry (ties, zero rows, float32 labels)") {
+  const Dataset reference = read_planetoid(fixtures(), "cora");
+  std::vector<int32_t> expected = reference.labels.to_vector<int32_t>();
+  const std::vector<int64_t> test_ids = cora_test_ids();
+  std::vector<float> ty(1000 * 7, 0.0f);
+  for (std::size_t j = 0; j < test_ids.size(); ++j) {
+    ty[j * 7 + static_cast<std::size_t>(expected[static_cast<std::size_t>(test_ids[j])])] = 1.0f;
+  }
+  std::fill(ty.begin(), ty.begin() + 7, 1.0f);                    // a tie of seven: class 0
+  std::fill(ty.begin() + 7, ty.begin() + 14, 0.0f);               // no entry at all: class 0
+  const std::vector<float> row2{0, -1, 0.5f, 0.5f, 0, 0.25f, 0};  // a tie of two: the first
+  std::copy(row2.begin(), row2.end(), ty.begin() + 14);
+  expected[static_cast<std::size_t>(test_ids[0])] = 0;
+  expected[static_cast<std::size_t>(test_ids[1])] = 0;
+  expected[static_cast<std::size_t>(test_ids[2])] = 2;
+  const PlanetoidCopy copy;
+  copy.write("ty", sgnn::testing::ndarray_pickle("f4", '<', {1000, 7}, false, sgnn::testing::bytes_of(ty)));
+  CHECK(read_planetoid(copy.dir.path(), "cora").labels.to_vector<int32_t>() == expected);
+}
+
 TEST_CASE("Planetoid folders are recognised by their one complete set of files, and load_dataset reads them") {
   std::string name;
   CHECK_FALSE(is_planetoid_folder(fixtures(), &name));  // cora and citeseer: two sets
@@ -182,7 +212,8 @@ TEST_CASE("Planetoid folders are recognised by their one complete set of files, 
   CHECK(d.edges.num_edges() == 10556);
   fs::remove(copy.file("test.index"));
   CHECK_FALSE(is_planetoid_folder(copy.dir.path()));
-  CHECK_THROWS_WITH_AS(load_dataset(copy.dir.path().string()), doctest::Contains("nor one set of Planetoid files"), IoError);
+  CHECK_THROWS_WITH_AS(load_dataset(copy.dir.path().string()), doctest::Contains("nor one set of Planetoid files"),
+                       IoError);
   CHECK_FALSE(is_planetoid_folder(copy.dir.path() / "missing"));
 }
 
@@ -253,12 +284,17 @@ TEST_CASE("Planetoid reader: wrong types name their file") {
   }
   {
     const PlanetoidCopy copy;  // graph key 0 -> [633, ...] becomes "0" -> [...]
-    copy.replace("graph", b("(K\x00]"), b("(U\x01" "0]"));
+    copy.replace("graph", b("(K\x00]"),
+                 b("(U\x01"
+                   "0]"));
     check_error(copy, "graph", "graph key is a byte string, expected an int");
   }
   {
     const PlanetoidCopy copy;  // node 3's list [2544] becomes the int 2544
-    copy.replace("graph", b("K\x03]q\x07M\xf0\x09" "a"), b("K\x03M\xf0\x09"));
+    copy.replace("graph",
+                 b("K\x03]q\x07M\xf0\x09"
+                   "a"),
+                 b("K\x03M\xf0\x09"));
     check_error(copy, "graph", "graph entry of node 3 is an int, expected a list of node ids");
   }
 }
@@ -266,10 +302,8 @@ TEST_CASE("Planetoid reader: wrong types name their file") {
 TEST_CASE("Planetoid reader: files that disagree name the file at fault") {
   const PlanetoidCopy citeseer("citeseer");
   const std::pair<const char*, const char*> swaps[] = {
-      {"y", "y has 6 label columns but ally has 7"},
-      {"ty", "ty has 6 label columns but ally has 7"},
-      {"ally", "ally has 2312 rows but allx has 1708"},
-      {"x", "x has 3703 feature columns but allx has 1433"},
+      {"y", "y has 6 label columns but ally has 7"},           {"ty", "ty has 6 label columns but ally has 7"},
+      {"ally", "ally has 2312 rows but allx has 1708"},        {"x", "x has 3703 feature columns but allx has 1433"},
       {"tx", "tx has 3703 feature columns but allx has 1433"},
   };
   for (const auto& [which, reason] : swaps) {
@@ -285,9 +319,11 @@ TEST_CASE("Planetoid reader: files that disagree name the file at fault") {
     check_error(copy, "test.index", reason);
   };
   with_test_index(test_index.substr(test_index.find('\n') + 1), "lists 999 test nodes but tx and ty have 1000 rows");
-  with_test_index("5\n" + test_index.substr(test_index.find('\n') + 1), "the smallest test node id is 5 but allx has 1708 rows");
+  with_test_index("5\n" + test_index.substr(test_index.find('\n') + 1),
+                  "the smallest test node id is 5 but allx has 1708 rows");
   with_test_index("1708\n" + test_index.substr(test_index.find('\n') + 1), "test node id 1708 repeats line");
-  with_test_index("99999\n" + test_index.substr(test_index.find('\n') + 1), "leaves 97292 ids of [1708, 99999] unlisted");
+  with_test_index("99999\n" + test_index.substr(test_index.find('\n') + 1),
+                  "leaves 97292 ids of [1708, 99999] unlisted");
   with_test_index("abc\n" + test_index.substr(test_index.find('\n') + 1), "expected an integer test node id");
   with_test_index("-3\n" + test_index.substr(test_index.find('\n') + 1), "test node id -3 is outside");
   with_test_index("\n", "empty file");
