@@ -67,14 +67,6 @@ std::string b(const char (&text)[N]) {
   return std::string(text, N - 1);
 }
 
-// The OGB-layout files PyG's Planetoid loader produced: bundled in datasets/,
-// else where the other reader tests find the real data.
-std::optional<fs::path> pyg_reference(const std::string& name) {
-  const fs::path bundled = fs::path(SGNN_BUNDLED_DATASETS) / name;
-  if (fs::exists(bundled / "raw")) return bundled;
-  return sgnn::testing::find_real_data(name);
-}
-
 template <typename T>
 bool same_bytes(const Tensor& a, const Tensor& b) {
   return a.dtype() == b.dtype() && a.shape() == b.shape() &&
@@ -97,12 +89,8 @@ void check_against_pyg(const Counts& expected) {
   CHECK(d.valid_index.numel() == expected.valid);
   CHECK(d.test_index.numel() == expected.test);
   d.edges.validate();
-  const auto reference_folder = pyg_reference(expected.name);
-  if (!reference_folder) {
-    MESSAGE(expected.name << ": PyG's OGB-layout files not found (datasets/ or SGNN_DATA): comparison skipped");
-    return;
-  }
-  const Dataset pyg = read_ogb_dataset(*reference_folder);
+  // The bundled datasets/<name> are PyG's Planetoid output written in the OGB layout.
+  const Dataset pyg = read_ogb_dataset(sgnn::testing::bundled_dataset(expected.name));
   CHECK(d.num_nodes() == pyg.num_nodes());
   CHECK(same_bytes<int32_t>(d.edges.source, pyg.edges.source));
   CHECK(same_bytes<int32_t>(d.edges.target, pyg.edges.target));
