@@ -1,6 +1,7 @@
 // load_dataset: one entry point for every dataset a user can name or point at.
 //
-//   a directory            OGB raw layout (read_ogb_dataset)
+//   a directory            OGB raw layout (read_ogb_dataset), else one set of
+//                          Planetoid files ind.<name>.* (read_planetoid)
 //   a file *.mtx[.gz]      Matrix Market (read_matrix_market)
 //   any other file         edge list (read_edge_list, default options)
 //   a bare name ("cora")   <place>/<name> for place in dataset_search_path()
