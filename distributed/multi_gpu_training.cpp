@@ -58,9 +58,11 @@ MultiGpuResult train_gcn_multi_gpu(const graph_io::Graph& graph, const MultiGpuO
   NcclRanks nccl(options.devices);
   result.nccl_version = nccl.nccl_version();
   RankTrainingOptions training;
-  training.model = training::ModelKind::Gcn;
+  training.model = options.model;
   training.hyperparameters.epochs = options.epochs;
   training.hyperparameters.hidden = options.hidden;
+  training.hyperparameters.heads = options.heads;
+  training.hyperparameters.output_heads = 1;
   training.hyperparameters.dropout = options.dropout;
   training.hyperparameters.learning_rate = options.learning_rate;
   training.hyperparameters.weight_decay = options.weight_decay;

@@ -69,7 +69,8 @@ struct Process {
   RendezvousKey key() const { return {launch.run_id, launch.world_size}; }
 
   // Ends this process (and under MPI the whole job) after saying which rank failed and why.
-  [[noreturn]] void fail(const std::string& reason, bool own_failure) {
+  // Off the main thread (the watchdog) MPI is not called: mpirun ends the job when a rank exits anyway.
+  [[noreturn]] void fail(const std::string& reason, bool own_failure, bool main_thread = true) {
     std::fprintf(stderr, "train_gcn_distributed: rank %d of %d%s: %s\n", rank, size,
                  mpi ? (" on " + mpi->host_name()).c_str() : "", reason.c_str());
     std::fflush(stderr);
@@ -77,7 +78,7 @@ struct Process {
       (void)report_rank_failure(launch.rendezvous, key(), rank, reason);
     }
     if (NcclProcessRank* communicator = nccl.load()) communicator->abort();
-    if (mpi) mpi->abort(1);  // every rank of the job
+    if (mpi && main_thread) mpi->abort(1);  // every rank of the job
     std::_Exit(1);
   }
 };
@@ -225,7 +226,7 @@ void train_on_gpu(const Options& options, Process& process, const RankFile& file
         }
         return std::nullopt;
       },
-      [&](const std::string& reason) { process.fail(reason, reason.rfind("no progress", 0) == 0); });
+      [&](const std::string& reason) { process.fail(reason, reason.rfind("no progress", 0) == 0, false); });
   std::vector<uint8_t> id;
   if (launch.mode == LaunchMode::Mpi) {
     if (process.rank == 0) id = make_nccl_unique_id();

@@ -14,6 +14,7 @@ mpiexec="$2"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 fail() { echo "mpi_training_test: $*" >&2; exit 1; }
+source "$(dirname "$0")/../support/kill_rank.sh"
 run_mpi() { local ranks=$1; shift; timeout 120 "$mpiexec" -np "$ranks" "$@"; }
 
 "$bin/sgnn_gen" --out "$work/sbm" --kind sbm --nodes 600 --edges 3000 --symmetric --features 16 --classes 4 \
@@ -101,15 +102,10 @@ for _ in $(seq 1 300); do
   sleep 0.1
 done
 [ -n "$victim" ] || { kill "$launcher" 2>/dev/null; fail "rank 1 of the run to kill was not found: $(cat "$work/killed")"; }
-start=$SECONDS
-kill -KILL "$victim"
-status=0
-for _ in $(seq 1 300); do kill -0 "$launcher" 2>/dev/null || break; sleep 0.1; done
-if kill -0 "$launcher" 2>/dev/null; then kill -KILL "$launcher"; fail "mpirun still runs 30 s after rank 1 was killed"; fi
-wait "$launcher" || status=$?
-[ "$status" -ne 0 ] || fail "mpirun exited 0 after rank 1 was killed"
+kill_rank "$victim" "$launcher" 30 || fail "mpirun still runs 30 s after rank 1 was killed"
+[ "$killed_status" -ne 0 ] || fail "mpirun exited 0 after rank 1 was killed"
 grep -qi "signal 9\|killed" "$work/killed" || fail "mpirun did not say a rank was killed: $(cat "$work/killed")"
-echo "rank 1 killed: every rank ended in $((SECONDS - start)) s, status $status"
+echo "rank 1 killed: every rank ended in $killed_seconds s, status $killed_status"
 
 expect_failure 30 "connects the ranks with NCCL" \
   "$bin/train_gcn_distributed" --dataset "$work/sbm" --rendezvous "$work/rv" --rank 0 --world-size 2 --run-id t
