@@ -24,20 +24,16 @@ bool has_extension(const fs::path& file, std::string_view extension) {
 void warn(const std::string& message) { std::cerr << "sparsegnn: " << message << "\n"; }
 
 Dataset parse_path(const fs::path& path) {
-  const auto started = std::chrono::steady_clock::now();
   std::error_code error;
   if (fs::is_directory(path, error)) {
     if (is_ogb_directory(path)) return read_ogb_dataset(path);
     std::string planetoid_name;
-    if (is_planetoid_folder(path, &planetoid_name)) {
-      Dataset dataset = read_planetoid(path, planetoid_name);
-      dataset.read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-      return dataset;
-    }
+    if (is_planetoid_folder(path, &planetoid_name)) return read_planetoid(path, planetoid_name);
     throw IoError(path.string(), 0,
                   "is a folder but neither an OGB raw-layout dataset (no raw/edge.csv.gz or raw/edge.csv) nor "
                   "one set of Planetoid files (ind.<name>.{x,tx,allx,y,ty,ally,graph,test.index})");
   }
+  const auto started = std::chrono::steady_clock::now();
   Dataset dataset = has_extension(path, ".mtx") ? read_matrix_market(path) : read_edge_list(path, EdgeListOptions{});
   dataset.read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return dataset;
