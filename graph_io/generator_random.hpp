@@ -1,0 +1,37 @@
+// The random draws the graph generators share: a seeded node relabelling and
+// 48-bit uniforms, both from Philox streams (the same on any machine and at
+// any thread count).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/philox.hpp"
+
+namespace sgnn::graph_io {
+
+// A permutation of [0, n) from a Fisher–Yates shuffle driven by Philox
+// stream (seed, 0): generators relabel nodes with it so that structure (hubs,
+// communities) is not clustered at small ids. Throws InvalidArgument unless
+// 0 <= n < 2^31.
+std::vector<int32_t> random_permutation(int64_t n, uint64_t seed);
+
+// Two uniform doubles in [0, 1) with 48 random bits each, from block `index`
+// of `stream` (one Philox call). PhiloxStream's 24-bit floats alone cannot
+// reach every id beyond 2^24 nodes, and would quantise the probability of a
+// low-weight node among millions.
+inline void uniform_pair(const PhiloxStream& stream, uint64_t index, double& first, double& second) {
+  float lanes[4];
+  stream.uniform4(index, lanes);
+  constexpr double kLow = 1.0 / 16777216.0;  // 2^-24
+  first = static_cast<double>(lanes[0]) + static_cast<double>(lanes[1]) * kLow;
+  second = static_cast<double>(lanes[2]) + static_cast<double>(lanes[3]) * kLow;
+}
+
+// floor(uniform · count), kept below count (uniform in [0, 1)).
+inline int64_t scaled_index(double uniform, int64_t count) {
+  const auto index = static_cast<int64_t>(uniform * static_cast<double>(count));
+  return index < count - 1 ? index : count - 1;
+}
+
+}  // namespace sgnn::graph_io
