@@ -56,7 +56,8 @@ struct FamilyFlags {
 };
 
 // --grid N (every axis) or one value per axis of a `dims`-dimensional grid.
-std::array<int64_t, 3> grid_sides(const std::vector<int64_t>& grid, std::size_t dims, int64_t fallback, int64_t unused) {
+std::array<int64_t, 3> grid_sides(const std::vector<int64_t>& grid, std::size_t dims, int64_t fallback,
+                                  int64_t unused) {
   std::array<int64_t, 3> sides{unused, unused, unused};
   if (grid.empty()) {
     for (std::size_t a = 0; a < dims; ++a) sides[a] = fallback;
@@ -90,7 +91,8 @@ graph_io::Dataset generate(const std::string& kind, const FamilyFlags& f, const 
   }
   graph_io::EdgeList edges;
   if (kind == "chung-lu") {
-    edges = graph_io::generate_chung_lu({o.num_nodes, f.degree > 0 ? f.degree : 10.0, f.exponent, f.max_degree, o.seed});
+    const double degree = f.degree > 0 ? f.degree : 10.0;
+    edges = graph_io::generate_chung_lu({o.num_nodes, degree, f.exponent, f.max_degree, o.seed});
   } else if (kind == "stencil2d" || kind == "stencil3d") {
     edges = graph_io::generate_stencil(stencil_options(f, kind == "stencil2d" ? 2 : 3));
   } else if (kind == "fem2d" || kind == "fem3d") {
@@ -161,7 +163,8 @@ int main(int argc, char** argv) {
   app.add_option("--features", options.num_features, "feature width (0: no features)")->check(CLI::NonNegativeNumber);
   app.add_option("--classes", options.num_classes, "number of classes (sbm: of blocks)")->check(CLI::PositiveNumber);
   app.add_option("--homophily", options.homophily, "sbm: fraction of edges inside a class")->check(CLI::Range(0.0, 1.0));
-  app.add_flag("--contiguous-blocks", family.contiguous_blocks, "sbm: number the nodes block by block (default: shuffled)");
+  app.add_flag("--contiguous-blocks", family.contiguous_blocks,
+               "sbm: number the nodes block by block (default: shuffled)");
   app.add_option("--degree", family.degree, "chung-lu, hub, sparse: average degree (default 10, 4, 2)")
       ->check(CLI::PositiveNumber);
   app.add_option("--exponent", family.exponent, "chung-lu, bipartite: power-law degree exponent, > 2 (default 2.5)");
@@ -178,7 +181,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{1}, int64_t{2147483647}));
   app.add_option("--targets", family.targets, "bipartite: target nodes (rows of the adjacency)")
       ->check(CLI::Range(int64_t{1}, int64_t{2147483647}));
-  app.add_option("--hub-degree", family.hub_degree, "hub: the hub's distinct neighbours")->check(CLI::NonNegativeNumber);
+  app.add_option("--hub-degree", family.hub_degree, "hub: the hub's distinct neighbours")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--train-fraction", options.train_fraction, "share of nodes in the train split")->check(CLI::Range(0.0, 1.0));
   app.add_option("--valid-fraction", options.valid_fraction, "share of nodes in the valid split")->check(CLI::Range(0.0, 1.0));
   app.add_option("--seed", options.seed, "random seed");

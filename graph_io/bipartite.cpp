@@ -36,7 +36,8 @@ Csr row_block(const Csr& csr, int64_t first, int64_t count, int64_t column_first
   block.num_rows = count;
   block.num_cols = num_cols;
   block.nnz = csr.nnz;
-  block.indptr = Tensor::from_vector(std::vector<Offset>(indptr.begin() + first, indptr.begin() + first + count + 1), {count + 1});
+  block.indptr =
+      Tensor::from_vector(std::vector<Offset>(indptr.begin() + first, indptr.begin() + first + count + 1), {count + 1});
   block.indices = Tensor::from_vector(indices, {csr.nnz});
   block.row_order = Tensor::from_vector(order, {count});
   return block;
@@ -53,7 +54,8 @@ EdgeList generate_bipartite(const BipartiteOptions& options) {
   const int64_t s = options.num_sources, t = options.num_targets;
   SGNN_CHECK(s >= 1 && t >= 1 && s + t < (int64_t{1} << 31), "bipartite graph: ", s, " sources and ", t,
              " targets: each side needs a node and together fewer than 2^31");
-  SGNN_CHECK(options.num_edges >= 0 && static_cast<double>(options.num_edges) <= static_cast<double>(s) * static_cast<double>(t),
+  SGNN_CHECK(options.num_edges >= 0 &&
+                 static_cast<double>(options.num_edges) <= static_cast<double>(s) * static_cast<double>(t),
              "bipartite graph: num_edges ", options.num_edges, " outside [0, sources x targets = ", s * t, "]");
   // Popularity weights: only their ratios matter; the cap keeps a target's
   // expected degree within the sources there are.
@@ -82,10 +84,10 @@ Adjacency prepare_bipartite_adjacency(const EdgeList& edges, int64_t num_sources
   const int64_t n = edges.num_nodes;
   SGNN_CHECK(num_sources >= 1 && num_sources < n, "bipartite adjacency: num_sources ", num_sources,
              " must leave both sides a node (the graph has ", n, " nodes)");
-  SGNN_CHECK(!options.symmetrize && options.self_loops != SelfLoops::Add &&
-                 options.normalization != Normalization::Symmetric,
-             "bipartite adjacency: a rectangular matrix takes no symmetrisation, added self loops or symmetric "
-             "normalisation (use Normalization::Row or None)");
+  SGNN_CHECK(
+      !options.symmetrize && options.self_loops != SelfLoops::Add && options.normalization != Normalization::Symmetric,
+      "bipartite adjacency: a rectangular matrix takes no symmetrisation, added self loops or symmetric "
+      "normalisation (use Normalization::Row or None)");
   const std::vector<int32_t> source = edges.source.to(Device::cpu()).to_vector<int32_t>();
   const std::vector<int32_t> target = edges.target.to(Device::cpu()).to_vector<int32_t>();
   for (std::size_t k = 0; k < source.size(); ++k) {

@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "graph_io/power_law_weights.hpp"
 #include "graph_io/generator_random.hpp"
+#include "graph_io/power_law_weights.hpp"
 
 namespace sgnn::graph_io {
 

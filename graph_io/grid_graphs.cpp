@@ -18,7 +18,8 @@ struct AxisCoupling {
 };
 
 AxisCoupling stencil_axis(int64_t nodes, int64_t radius) {
-  AxisCoupling axis{std::vector<int32_t>(static_cast<std::size_t>(nodes)), std::vector<int32_t>(static_cast<std::size_t>(nodes))};
+  AxisCoupling axis{std::vector<int32_t>(static_cast<std::size_t>(nodes)),
+                    std::vector<int32_t>(static_cast<std::size_t>(nodes))};
   for (int64_t p = 0; p < nodes; ++p) {
     axis.low[static_cast<std::size_t>(p)] = static_cast<int32_t>(std::max<int64_t>(0, p - radius));
     axis.high[static_cast<std::size_t>(p)] = static_cast<int32_t>(std::min(nodes - 1, p + radius));
@@ -31,7 +32,8 @@ AxisCoupling stencil_axis(int64_t nodes, int64_t radius) {
 // element only that element's nodes.
 AxisCoupling element_axis(int64_t elements, int64_t order) {
   const int64_t nodes = order * elements + 1;
-  AxisCoupling axis{std::vector<int32_t>(static_cast<std::size_t>(nodes)), std::vector<int32_t>(static_cast<std::size_t>(nodes))};
+  AxisCoupling axis{std::vector<int32_t>(static_cast<std::size_t>(nodes)),
+                    std::vector<int32_t>(static_cast<std::size_t>(nodes))};
   for (int64_t p = 0; p < nodes; ++p) {
     const int64_t first = p % order == 0 ? std::max<int64_t>(0, p - order) : p / order * order;
     const int64_t last = p % order == 0 ? std::min(nodes - 1, p + order) : p / order * order + order;
@@ -62,7 +64,8 @@ EdgeList grid_edges(const std::array<AxisCoupling, 3>& axes, bool box, int64_t d
 #pragma omp parallel for schedule(static)
   for (int64_t v = 0; v < nodes; ++v) {
     // dofs² per later node, plus the pairs among the node's own unknowns.
-    offset[static_cast<std::size_t>(v) + 1] = dofs * dofs * later_nodes(v % nx, v / nx % ny, v / (nx * ny)) + dofs * (dofs - 1) / 2;
+    offset[static_cast<std::size_t>(v) + 1] =
+        dofs * dofs * later_nodes(v % nx, v / nx % ny, v / (nx * ny)) + dofs * (dofs - 1) / 2;
   }
   for (std::size_t v = 0; v < static_cast<std::size_t>(nodes); ++v) offset[v + 1] += offset[v];
   const int64_t count = offset.back();

@@ -11,8 +11,8 @@ std::vector<double> power_law_weights(int64_t n, double exponent, double average
   SGNN_CHECK(n >= 1 && n < (int64_t{1} << 31), "power-law degrees: ", n, " nodes, out of range [1, 2^31)");
   SGNN_CHECK(std::isfinite(exponent) && exponent > 2, "power-law degrees: exponent ", exponent,
              " must be > 2 (at or below 2 the degree distribution has no finite mean)");
-  SGNN_CHECK(std::isfinite(average_degree) && average_degree > 0, "power-law degrees: average degree ",
-             average_degree, " must be positive");
+  SGNN_CHECK(std::isfinite(average_degree) && average_degree > 0, "power-law degrees: average degree ", average_degree,
+             " must be positive");
   const bool capped = max_degree > 0;
   SGNN_CHECK(!capped || (std::isfinite(max_degree) && max_degree >= average_degree), "power-law degrees: max degree ",
              max_degree, " must be at least the average degree ", average_degree);
@@ -32,7 +32,8 @@ std::vector<double> power_law_weights(int64_t n, double exponent, double average
   if (capped) {
     while (capped_count < size && scale * weights[capped_count] > max_degree) {
       ++capped_count;
-      scale = capped_count < size ? (total - static_cast<double>(capped_count) * max_degree) / suffix[capped_count] : 0.0;
+      scale =
+          capped_count < size ? (total - static_cast<double>(capped_count) * max_degree) / suffix[capped_count] : 0.0;
     }
   }
   for (std::size_t i = 0; i < size; ++i) weights[i] = i < capped_count ? max_degree : scale * weights[i];
@@ -48,8 +49,8 @@ int32_t WeightedSampler::pick(double uniform) const {
   const double target = uniform * running_sum_.back();
   const auto found = std::upper_bound(running_sum_.begin(), running_sum_.end(), target);
   // uniform < 1, but rounding may still reach the end.
-  return static_cast<int32_t>(std::min<std::ptrdiff_t>(found - running_sum_.begin(),
-                                                       static_cast<std::ptrdiff_t>(running_sum_.size()) - 1));
+  return static_cast<int32_t>(
+      std::min<std::ptrdiff_t>(found - running_sum_.begin(), static_cast<std::ptrdiff_t>(running_sum_.size()) - 1));
 }
 
 }  // namespace sgnn::graph_io

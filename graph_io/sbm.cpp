@@ -30,14 +30,17 @@ SbmGraph generate_sbm(const SbmOptions& o) {
   SbmGraph g;
   g.blocks.resize(static_cast<std::size_t>(n));
   const PhiloxStream block_stream{o.seed, kBlockStream};
-  for (int64_t v = 0; v < n; ++v) g.blocks[static_cast<std::size_t>(v)] = pick(block_stream.uniform(static_cast<uint64_t>(v)), o.num_blocks);
+  for (int64_t v = 0; v < n; ++v)
+    g.blocks[static_cast<std::size_t>(v)] = pick(block_stream.uniform(static_cast<uint64_t>(v)), o.num_blocks);
   // Members of each block, contiguous (counting sort).
   std::vector<int64_t> start(static_cast<std::size_t>(o.num_blocks) + 1, 0);
   for (const int32_t b : g.blocks) ++start[static_cast<std::size_t>(b) + 1];
   std::partial_sum(start.begin(), start.end(), start.begin());
   std::vector<int32_t> members(static_cast<std::size_t>(n));
   std::vector<int64_t> cursor(start.begin(), start.end() - 1);
-  for (int64_t v = 0; v < n; ++v) members[static_cast<std::size_t>(cursor[static_cast<std::size_t>(g.blocks[static_cast<std::size_t>(v)])]++)] = static_cast<int32_t>(v);
+  for (int64_t v = 0; v < n; ++v)
+    members[static_cast<std::size_t>(cursor[static_cast<std::size_t>(g.blocks[static_cast<std::size_t>(v)])]++)] =
+        static_cast<int32_t>(v);
 
   g.edges.num_nodes = n;
   g.edges.source = Tensor::empty({o.num_edges}, DType::Int32);
@@ -64,14 +67,16 @@ SbmGraph generate_sbm(const SbmOptions& o) {
   if (o.contiguous_blocks) {
     // members[i] is the node that becomes node i.
     std::vector<int32_t> new_id(static_cast<std::size_t>(n));
-    for (int64_t i = 0; i < n; ++i) new_id[static_cast<std::size_t>(members[static_cast<std::size_t>(i)])] = static_cast<int32_t>(i);
+    for (int64_t i = 0; i < n; ++i)
+      new_id[static_cast<std::size_t>(members[static_cast<std::size_t>(i)])] = static_cast<int32_t>(i);
 #pragma omp parallel for schedule(static)
     for (int64_t e = 0; e < o.num_edges; ++e) {
       source[e] = new_id[static_cast<std::size_t>(source[e])];
       target[e] = new_id[static_cast<std::size_t>(target[e])];
     }
     std::vector<int32_t> blocks(static_cast<std::size_t>(n));
-    for (int64_t i = 0; i < n; ++i) blocks[static_cast<std::size_t>(i)] = g.blocks[static_cast<std::size_t>(members[static_cast<std::size_t>(i)])];
+    for (int64_t i = 0; i < n; ++i)
+      blocks[static_cast<std::size_t>(i)] = g.blocks[static_cast<std::size_t>(members[static_cast<std::size_t>(i)])];
     g.blocks = std::move(blocks);
   }
   return g;

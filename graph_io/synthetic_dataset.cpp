@@ -156,7 +156,9 @@ std::vector<int32_t> contiguous_classes(int64_t num_nodes, int64_t num_classes) 
   SGNN_CHECK(num_nodes >= 1 && num_classes >= 1 && num_classes <= num_nodes, "contiguous_classes: ", num_classes,
              " classes for ", num_nodes, " nodes (need 1 <= classes <= nodes)");
   std::vector<int32_t> classes(static_cast<std::size_t>(num_nodes));
-  for (int64_t v = 0; v < num_nodes; ++v) classes[static_cast<std::size_t>(v)] = static_cast<int32_t>(v * num_classes / num_nodes);
+  for (int64_t v = 0; v < num_nodes; ++v) {
+    classes[static_cast<std::size_t>(v)] = static_cast<int32_t>(v * num_classes / num_nodes);
+  }
   return classes;
 }
 
@@ -167,8 +169,8 @@ Dataset generate_synthetic_dataset(const SyntheticOptions& o) {
   return o.kind == SyntheticKind::Sbm ? assemble(sbm(o), o, "sbm") : assemble(rmat(o), o, "rmat");
 }
 
-Dataset synthetic_dataset_from_graph(const EdgeList& edges, std::vector<int32_t> labels, const SyntheticOptions& options,
-                                     std::string name) {
+Dataset synthetic_dataset_from_graph(const EdgeList& edges, std::vector<int32_t> labels,
+                                     const SyntheticOptions& options, std::string name) {
   edges.validate();
   SyntheticOptions o = options;
   o.num_nodes = edges.num_nodes;

@@ -62,5 +62,6 @@ grep -q '^in-degree: .*zero 2000$' "$work/bipartite.txt" || fail "bipartite: $(c
 generate hub 5000 --kind hub --nodes 5000 --hub-degree 3000
 grep -q '^in-degree: .*max 3000,' "$work/hub.txt" || fail "hub: $(cat "$work/hub.txt")"
 generate sparse 10000 --kind sparse --nodes 10000
-grep -Eq '^edges: (99[0-9][0-9]|10000)$' "$work/sparse.txt" || fail "sparse: average degree 2 means ~10000 edges: $(cat "$work/sparse.txt")"
+grep -Eq '^edges: (99[0-9][0-9]|10000)$' "$work/sparse.txt" ||
+  fail "sparse: average degree 2 means ~10000 edges: $(cat "$work/sparse.txt")"
 echo "gen_test: ok"

@@ -1,8 +1,10 @@
+#include "graph_io/bipartite.hpp"
+
 #include <doctest/doctest.h>
 
 #include <map>
 
-#include "graph_io/bipartite.hpp"
+#include "graph_io/hrpb_builder.hpp"
 #include "ops/spmm.hpp"
 #include "tests/graph_io/generator_checks.hpp"
 
@@ -70,7 +72,8 @@ TEST_CASE("bipartite adjacency: the targets x sources block, transposed consiste
       found += expected.count({r, indices[static_cast<std::size_t>(k)]}) == 1 ? 1 : 0;
       row_sum += static_cast<double>(values[static_cast<std::size_t>(k)]);
     }
-    if (indptr[static_cast<std::size_t>(r) + 1] > indptr[static_cast<std::size_t>(r)]) CHECK(row_sum == doctest::Approx(1.0));
+    if (indptr[static_cast<std::size_t>(r) + 1] > indptr[static_cast<std::size_t>(r)])
+      CHECK(row_sum == doctest::Approx(1.0));
   }
   CHECK(found == a.nnz());
   // C = A · B with B [sources, 2]: row r averages B over the sources of target r.
@@ -86,6 +89,20 @@ TEST_CASE("bipartite adjacency: the targets x sources block, transposed consiste
     }
     CHECK(c[static_cast<std::size_t>(r) * 2 + 1] == doctest::Approx(sum).epsilon(1e-5));
   }
+}
+
+TEST_CASE("bipartite adjacency: its HRPB holds the same rectangular matrix") {
+  const BipartiteOptions options = small_bipartite();
+  const Adjacency a = prepare_bipartite_adjacency(generate_bipartite(options), options.num_sources, row_normalised());
+  const Hrpb h = build_hrpb(a.csr, a.values, HrpbOptions{});
+  CHECK(h.num_rows == 800);
+  CHECK(h.num_cols == 3000);
+  const HrpbAsCsr back = hrpb_to_csr(h);
+  std::vector<int64_t> indptr;
+  for (const int32_t offset : a.csr.indptr.to_vector<int32_t>()) indptr.push_back(offset);
+  CHECK(back.indptr.to_vector<int64_t>() == indptr);
+  CHECK(back.indices.to_vector<int32_t>() == a.csr.indices.to_vector<int32_t>());
+  CHECK(back.values.to_vector<float>() == a.values.to_vector<float>());
 }
 
 TEST_CASE("bipartite graph and adjacency refuse bad input") {

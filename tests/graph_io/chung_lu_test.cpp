@@ -1,9 +1,10 @@
+#include "graph_io/chung_lu.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "graph_io/chung_lu.hpp"
 #include "graph_io/power_law_weights.hpp"
 #include "tests/graph_io/generator_checks.hpp"
 
@@ -59,8 +60,9 @@ TEST_CASE("Chung-Lu: ids are shuffled, the seed matters, and the cap bounds the 
   // Weight rank 0 is not simply node 0: the ten largest degrees are spread over the ids.
   std::vector<int64_t> ids(degree.size());
   for (std::size_t v = 0; v < ids.size(); ++v) ids[v] = static_cast<int64_t>(v);
-  std::partial_sort(ids.begin(), ids.begin() + 10, ids.end(),
-                    [&](int64_t a, int64_t b) { return degree[static_cast<std::size_t>(a)] > degree[static_cast<std::size_t>(b)]; });
+  std::partial_sort(ids.begin(), ids.begin() + 10, ids.end(), [&](int64_t a, int64_t b) {
+    return degree[static_cast<std::size_t>(a)] > degree[static_cast<std::size_t>(b)];
+  });
   CHECK(*std::max_element(ids.begin(), ids.begin() + 10) > 100);
   ChungLuOptions other = options;
   other.seed = 1;
@@ -90,6 +92,10 @@ TEST_CASE("Chung-Lu refuses bad options") {
   bad = good;
   bad.max_degree = 1000;
   refuses(bad, "a cap above the other nodes");
-  CHECK_THROWS_WITH_AS(generate_chung_lu([] { ChungLuOptions o; o.exponent = 1.5; return o; }()),
+  CHECK_THROWS_WITH_AS(generate_chung_lu([] {
+                         ChungLuOptions o;
+                         o.exponent = 1.5;
+                         return o;
+                       }()),
                        doctest::Contains("exponent 1.5 must be > 2"), InvalidArgument);
 }

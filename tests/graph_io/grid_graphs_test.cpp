@@ -1,10 +1,11 @@
+#include "graph_io/grid_graphs.hpp"
+
 #include <doctest/doctest.h>
 
 #include <array>
 #include <cstdlib>
 
 #include "graph_io/graph.hpp"
-#include "graph_io/grid_graphs.hpp"
 #include "graph_io/prepare.hpp"
 #include "tests/graph_io/generator_checks.hpp"
 
@@ -20,8 +21,9 @@ Coordinates coordinates(int64_t node, const std::array<int64_t, 3>& sides) {
 }
 
 // The neighbour sets a definition gives, node by node (O(n²): small grids only).
-std::vector<std::set<int64_t>> defined_neighbours(int64_t unknowns, int64_t dofs, const std::array<int64_t, 3>& sides,
-                                                  const std::function<bool(const Coordinates&, const Coordinates&)>& coupled) {
+std::vector<std::set<int64_t>> defined_neighbours(
+    int64_t unknowns, int64_t dofs, const std::array<int64_t, 3>& sides,
+    const std::function<bool(const Coordinates&, const Coordinates&)>& coupled) {
   std::vector<std::set<int64_t>> neighbours(static_cast<std::size_t>(unknowns));
   for (int64_t u = 0; u < unknowns; ++u) {
     for (int64_t w = 0; w < unknowns; ++w) {
@@ -144,8 +146,10 @@ TEST_CASE("FEM meshes: the textbook row lengths, the linear mesh is the box sten
   const std::vector<int64_t> rows_3d = gcn_row_lengths(generate_fem_mesh({{2, 2, 2}, 2, 1}));
   CHECK(rows_3d[static_cast<std::size_t>((2 * 5 + 2) * 5 + 2)] == 125);
   // Linear elements with one dof: the 9-point / 27-point box stencil.
-  CHECK(sgnn::testing::same_edges(generate_fem_mesh({{6, 5, 0}, 1, 1}), generate_stencil({{7, 6, 1}, 1, StencilShape::Box})));
-  CHECK(sgnn::testing::same_edges(generate_fem_mesh({{3, 4, 2}, 1, 1}), generate_stencil({{4, 5, 3}, 1, StencilShape::Box})));
+  CHECK(sgnn::testing::same_edges(generate_fem_mesh({{6, 5, 0}, 1, 1}),
+                                  generate_stencil({{7, 6, 1}, 1, StencilShape::Box})));
+  CHECK(sgnn::testing::same_edges(generate_fem_mesh({{3, 4, 2}, 1, 1}),
+                                  generate_stencil({{4, 5, 3}, 1, StencilShape::Box})));
   // bench_hrpb's element grid had (Π (3n − 2) · dofs² − unknowns) / 2 edges (n nodes per axis).
   const EdgeList linear = generate_fem_mesh({{9, 6, 4}, 1, 3});
   const int64_t unknowns = 10 * 7 * 5 * 3;

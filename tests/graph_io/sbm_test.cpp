@@ -1,6 +1,7 @@
+#include "graph_io/sbm.hpp"
+
 #include <doctest/doctest.h>
 
-#include "graph_io/sbm.hpp"
 #include "tests/graph_io/generator_checks.hpp"
 
 using namespace sgnn;
@@ -50,14 +51,17 @@ TEST_CASE("SBM: homophilous edges, blocks scattered over the ids, or contiguous 
   CHECK(contiguous.blocks.front() == 0);
   CHECK(contiguous.blocks.back() == 7);
   // The same graph: edge k joins the same blocks, and the block sizes match.
-  const std::vector<int32_t> s1 = shuffled.edges.source.to_vector<int32_t>(), t1 = shuffled.edges.target.to_vector<int32_t>();
-  const std::vector<int32_t> s2 = contiguous.edges.source.to_vector<int32_t>(), t2 = contiguous.edges.target.to_vector<int32_t>();
+  const std::vector<int32_t> s1 = shuffled.edges.source.to_vector<int32_t>(),
+                             t1 = shuffled.edges.target.to_vector<int32_t>();
+  const std::vector<int32_t> s2 = contiguous.edges.source.to_vector<int32_t>(),
+                             t2 = contiguous.edges.target.to_vector<int32_t>();
   int64_t mismatches = 0;
   for (std::size_t k = 0; k < s1.size(); ++k) {
-    mismatches += shuffled.blocks[static_cast<std::size_t>(s1[k])] != contiguous.blocks[static_cast<std::size_t>(s2[k])] ||
-                          shuffled.blocks[static_cast<std::size_t>(t1[k])] != contiguous.blocks[static_cast<std::size_t>(t2[k])]
-                      ? 1
-                      : 0;
+    mismatches +=
+        shuffled.blocks[static_cast<std::size_t>(s1[k])] != contiguous.blocks[static_cast<std::size_t>(s2[k])] ||
+                shuffled.blocks[static_cast<std::size_t>(t1[k])] != contiguous.blocks[static_cast<std::size_t>(t2[k])]
+            ? 1
+            : 0;
   }
   CHECK(mismatches == 0);
   std::vector<int32_t> sorted_blocks = shuffled.blocks;
