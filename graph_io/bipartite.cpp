@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "graph_io/generator_random.hpp"
+#include "graph_io/generator_support.hpp"
 #include "graph_io/power_law_weights.hpp"
 
 namespace sgnn::graph_io {
@@ -62,21 +62,10 @@ EdgeList generate_bipartite(const BipartiteOptions& options) {
   const double average = std::max(1e-9, static_cast<double>(options.num_edges) / static_cast<double>(t));
   const WeightedSampler popularity(power_law_weights(t, options.exponent, average, static_cast<double>(s)));
   const std::vector<int32_t> relabel = random_permutation(t, options.seed ^ 0x3c6ef372fe94f82bull);
-  EdgeList edges;
-  edges.num_nodes = s + t;
-  edges.source = Tensor::empty({options.num_edges}, DType::Int32);
-  edges.target = Tensor::empty({options.num_edges}, DType::Int32);
-  int32_t* source = edges.source.data<int32_t>();
-  int32_t* target = edges.target.data<int32_t>();
-  const PhiloxStream stream{options.seed, 1};
-#pragma omp parallel for schedule(static)
-  for (int64_t e = 0; e < options.num_edges; ++e) {
-    double first = 0.0, second = 0.0;
-    uniform_pair(stream, static_cast<uint64_t>(e), first, second);
-    source[e] = static_cast<int32_t>(scaled_index(first, s));
-    target[e] = static_cast<int32_t>(s + relabel[static_cast<std::size_t>(popularity.pick(second))]);
-  }
-  return edges;
+  return draw_edges(s + t, options.num_edges, options.seed, [&](double first, double second) {
+    return std::pair<int64_t, int64_t>{scaled_index(first, s),
+                                       s + relabel[static_cast<std::size_t>(popularity.pick(second))]};
+  });
 }
 
 Adjacency prepare_bipartite_adjacency(const EdgeList& edges, int64_t num_sources, const PrepareOptions& options) {

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "graph_io/generator_random.hpp"
+#include "graph_io/generator_support.hpp"
 #include "graph_io/power_law_weights.hpp"
 
 namespace sgnn::graph_io {
@@ -20,21 +20,10 @@ EdgeList generate_chung_lu(const ChungLuOptions& options) {
   // Weight rank p is node permutation[p].
   const std::vector<int32_t> relabel = random_permutation(n, options.seed ^ 0x6a09e667f3bcc909ull);
 
-  EdgeList edges;
-  edges.num_nodes = n;
-  edges.source = Tensor::empty({edges_drawn}, DType::Int32);
-  edges.target = Tensor::empty({edges_drawn}, DType::Int32);
-  int32_t* source = edges.source.data<int32_t>();
-  int32_t* target = edges.target.data<int32_t>();
-  const PhiloxStream stream{options.seed, 1};
-#pragma omp parallel for schedule(static)
-  for (int64_t e = 0; e < edges_drawn; ++e) {
-    double first = 0.0, second = 0.0;
-    uniform_pair(stream, static_cast<uint64_t>(e), first, second);
-    source[e] = relabel[static_cast<std::size_t>(sampler.pick(first))];
-    target[e] = relabel[static_cast<std::size_t>(sampler.pick(second))];
-  }
-  return edges;
+  return draw_edges(n, edges_drawn, options.seed, [&](double first, double second) {
+    return std::pair<int64_t, int64_t>{relabel[static_cast<std::size_t>(sampler.pick(first))],
+                                       relabel[static_cast<std::size_t>(sampler.pick(second))]};
+  });
 }
 
 }  // namespace sgnn::graph_io

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "graph_io/generator_support.hpp"
 
 namespace sgnn::graph_io {
 
@@ -70,10 +71,7 @@ EdgeList grid_edges(const std::array<AxisCoupling, 3>& axes, bool box, int64_t d
   for (std::size_t v = 0; v < static_cast<std::size_t>(nodes); ++v) offset[v + 1] += offset[v];
   const int64_t count = offset.back();
 
-  EdgeList edges;
-  edges.num_nodes = nodes * dofs;
-  edges.source = Tensor::empty({count}, DType::Int32);
-  edges.target = Tensor::empty({count}, DType::Int32);
+  EdgeList edges = host_edge_list(nodes * dofs, count);
   int32_t* source = edges.source.data<int32_t>();
   int32_t* target = edges.target.data<int32_t>();
 #pragma omp parallel for schedule(static)

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "graph_io/generator_random.hpp"
+#include "graph_io/generator_support.hpp"
 #include "graph_io/uniform_random.hpp"
 
 namespace sgnn::graph_io {
@@ -25,10 +25,7 @@ EdgeList generate_hub(const HubOptions& options) {
   const int64_t background = others.num_edges();
   const int64_t total = background + options.hub_degree;
 
-  EdgeList edges;
-  edges.num_nodes = n;
-  edges.source = Tensor::empty({total}, DType::Int32);
-  edges.target = Tensor::empty({total}, DType::Int32);
+  EdgeList edges = host_edge_list(n, total);
   int32_t* source = edges.source.data<int32_t>();
   int32_t* target = edges.target.data<int32_t>();
   const int32_t* other_source = others.source.data<int32_t>();

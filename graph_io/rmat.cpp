@@ -1,8 +1,8 @@
 #include <bit>
 
 #include "core/philox.hpp"
+#include "graph_io/generator_support.hpp"
 #include "graph_io/generators.hpp"
-#include "graph_io/generator_random.hpp"
 
 namespace sgnn::graph_io {
 
@@ -24,10 +24,7 @@ EdgeList generate_rmat(const RmatOptions& options) {
   const auto a_share = static_cast<float>(options.a / std::max(options.a + options.b, 1e-12));
   const auto c_share = static_cast<float>(options.c / std::max(1.0 - options.a - options.b, 1e-12));
 
-  EdgeList edges;
-  edges.num_nodes = options.num_nodes;
-  edges.source = Tensor::empty({options.num_edges}, DType::Int32);
-  edges.target = Tensor::empty({options.num_edges}, DType::Int32);
+  EdgeList edges = host_edge_list(options.num_nodes, options.num_edges);
   int32_t* source = edges.source.data<int32_t>();
   int32_t* target = edges.target.data<int32_t>();
   const std::vector<int32_t> relabel = rmat_node_permutation(options);

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/philox.hpp"
+#include "graph_io/generator_support.hpp"
 
 namespace sgnn::graph_io {
 
@@ -42,9 +43,7 @@ SbmGraph generate_sbm(const SbmOptions& o) {
     members[static_cast<std::size_t>(cursor[static_cast<std::size_t>(g.blocks[static_cast<std::size_t>(v)])]++)] =
         static_cast<int32_t>(v);
 
-  g.edges.num_nodes = n;
-  g.edges.source = Tensor::empty({o.num_edges}, DType::Int32);
-  g.edges.target = Tensor::empty({o.num_edges}, DType::Int32);
+  g.edges = host_edge_list(n, o.num_edges);
   int32_t* source = g.edges.source.data<int32_t>();
   int32_t* target = g.edges.target.data<int32_t>();
   const PhiloxStream edge_stream{o.seed, kEdgeStream};

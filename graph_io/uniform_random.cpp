@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "graph_io/generator_random.hpp"
+#include "graph_io/generator_support.hpp"
 
 namespace sgnn::graph_io {
 
@@ -14,24 +14,11 @@ EdgeList generate_uniform_random(const UniformRandomOptions& options) {
                  options.average_degree <= static_cast<double>(n - 1),
              "uniform random graph: average degree ", options.average_degree, " outside [0, ", n - 1, "]");
   const auto count = static_cast<int64_t>(std::round(static_cast<double>(n) * options.average_degree / 2.0));
-  EdgeList edges;
-  edges.num_nodes = n;
-  edges.source = Tensor::empty({count}, DType::Int32);
-  edges.target = Tensor::empty({count}, DType::Int32);
-  int32_t* source = edges.source.data<int32_t>();
-  int32_t* target = edges.target.data<int32_t>();
-  const PhiloxStream stream{options.seed, 1};
-#pragma omp parallel for schedule(static)
-  for (int64_t e = 0; e < count; ++e) {
-    double first = 0.0, second = 0.0;
-    uniform_pair(stream, static_cast<uint64_t>(e), first, second);
+  return draw_edges(n, count, options.seed, [n](double first, double second) {
     const int64_t s = scaled_index(first, n);
-    int64_t t = scaled_index(second, n - 1);  // one of the n − 1 others
-    if (t >= s) ++t;
-    source[e] = static_cast<int32_t>(s);
-    target[e] = static_cast<int32_t>(t);
-  }
-  return edges;
+    const int64_t t = scaled_index(second, n - 1);  // one of the n − 1 others
+    return std::pair<int64_t, int64_t>{s, t >= s ? t + 1 : t};
+  });
 }
 
 }  // namespace sgnn::graph_io

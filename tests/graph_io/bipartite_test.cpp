@@ -1,9 +1,8 @@
-#include "graph_io/bipartite.hpp"
-
 #include <doctest/doctest.h>
 
 #include <map>
 
+#include "graph_io/bipartite.hpp"
 #include "graph_io/hrpb_builder.hpp"
 #include "ops/spmm.hpp"
 #include "tests/graph_io/generator_checks.hpp"

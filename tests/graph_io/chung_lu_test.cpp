@@ -1,10 +1,9 @@
-#include "graph_io/chung_lu.hpp"
-
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <limits>
 
+#include "graph_io/chung_lu.hpp"
 #include "graph_io/power_law_weights.hpp"
 #include "tests/graph_io/generator_checks.hpp"
 

@@ -44,6 +44,17 @@ inline std::vector<int64_t> end_counts(const graph_io::EdgeList& edges, bool sou
   return count;
 }
 
+// Share of edges whose ends have the same class.
+inline double same_class_share(const graph_io::EdgeList& edges, const std::vector<int32_t>& classes) {
+  const std::vector<int32_t> source = edges.source.to_vector<int32_t>();
+  const std::vector<int32_t> target = edges.target.to_vector<int32_t>();
+  int64_t same = 0;
+  for (std::size_t k = 0; k < source.size(); ++k) {
+    same += classes[static_cast<std::size_t>(source[k])] == classes[static_cast<std::size_t>(target[k])] ? 1 : 0;
+  }
+  return static_cast<double>(same) / static_cast<double>(source.size());
+}
+
 // The distinct neighbours of each node, edges read as undirected, self loops dropped.
 inline std::vector<std::set<int64_t>> neighbour_sets(const graph_io::EdgeList& edges) {
   std::vector<std::set<int64_t>> neighbours(static_cast<std::size_t>(edges.num_nodes));

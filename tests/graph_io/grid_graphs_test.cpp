@@ -1,11 +1,10 @@
-#include "graph_io/grid_graphs.hpp"
-
 #include <doctest/doctest.h>
 
 #include <array>
 #include <cstdlib>
 
 #include "graph_io/graph.hpp"
+#include "graph_io/grid_graphs.hpp"
 #include "graph_io/prepare.hpp"
 #include "tests/graph_io/generator_checks.hpp"
 

@@ -1,10 +1,9 @@
-#include "graph_io/hub.hpp"
-
 #include <doctest/doctest.h>
 
 #include <cmath>
 
 #include "graph_io/graph.hpp"
+#include "graph_io/hub.hpp"
 #include "graph_io/prepare.hpp"
 #include "graph_io/uniform_random.hpp"
 #include "tests/graph_io/generator_checks.hpp"

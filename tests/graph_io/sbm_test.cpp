@@ -1,24 +1,12 @@
-#include "graph_io/sbm.hpp"
-
 #include <doctest/doctest.h>
 
+#include "graph_io/sbm.hpp"
 #include "tests/graph_io/generator_checks.hpp"
 
 using namespace sgnn;
 using namespace sgnn::graph_io;
 
 namespace {
-
-// Share of edges whose ends are in the same block.
-double inside_share(const SbmGraph& g) {
-  const std::vector<int32_t> s = g.edges.source.to_vector<int32_t>();
-  const std::vector<int32_t> t = g.edges.target.to_vector<int32_t>();
-  int64_t inside = 0;
-  for (std::size_t k = 0; k < s.size(); ++k) {
-    inside += g.blocks[static_cast<std::size_t>(s[k])] == g.blocks[static_cast<std::size_t>(t[k])] ? 1 : 0;
-  }
-  return static_cast<double>(inside) / static_cast<double>(s.size());
-}
 
 // Share of consecutive ids (v, v + 1) in the same block.
 double neighbouring_ids_share(const SbmGraph& g) {
@@ -40,7 +28,7 @@ TEST_CASE("SBM: homophilous edges, blocks scattered over the ids, or contiguous 
   shuffled.edges.validate();
   CHECK(shuffled.edges.num_edges() == 40000);
   // Inside share: homophily + (1 − homophily) / blocks = 0.7375.
-  CHECK(inside_share(shuffled) == doctest::Approx(0.7375).epsilon(0.02));
+  CHECK(sgnn::testing::same_class_share(shuffled.edges, shuffled.blocks) == doctest::Approx(0.7375).epsilon(0.02));
   CHECK(neighbouring_ids_share(shuffled) < 0.2);  // ~1/8: the ids carry no block
   sgnn::testing::check_thread_independent([&] { return generate_sbm(options).edges; });
 

@@ -4,6 +4,7 @@
 #include "graph_io/ogb_reader.hpp"
 #include "graph_io/ogb_writer.hpp"
 #include "graph_io/synthetic_dataset.hpp"
+#include "tests/graph_io/generator_checks.hpp"
 #include "tests/graph_io/temp_files.hpp"
 
 using namespace sgnn;
@@ -13,12 +14,7 @@ namespace {
 
 // Share of edges whose ends have the same label.
 double same_label_share(const Dataset& d) {
-  const std::vector<int32_t> s = d.edges.source.to_vector<int32_t>();
-  const std::vector<int32_t> t = d.edges.target.to_vector<int32_t>();
-  const std::vector<int32_t> y = d.labels.to_vector<int32_t>();
-  int64_t same = 0;
-  for (std::size_t k = 0; k < s.size(); ++k) same += y[static_cast<std::size_t>(s[k])] == y[static_cast<std::size_t>(t[k])] ? 1 : 0;
-  return static_cast<double>(same) / static_cast<double>(s.size());
+  return sgnn::testing::same_class_share(d.edges, d.labels.to_vector<int32_t>());
 }
 
 // Accuracy of the nearest class mean (means from the train split) on the test split.

@@ -1,4 +1,4 @@
-#include "graph_io/generator_random.hpp"
+#include "graph_io/generator_support.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -7,6 +7,14 @@
 #include "core/philox.hpp"
 
 namespace sgnn::graph_io {
+
+EdgeList host_edge_list(int64_t num_nodes, int64_t num_edges) {
+  EdgeList edges;
+  edges.num_nodes = num_nodes;
+  edges.source = Tensor::empty({num_edges}, DType::Int32);
+  edges.target = Tensor::empty({num_edges}, DType::Int32);
+  return edges;
+}
 
 std::vector<int32_t> random_permutation(int64_t n, uint64_t seed) {
   SGNN_CHECK(n >= 0 && n < (int64_t{1} << 31), "random_permutation: size ", n, " out of range [0, 2^31)");
