@@ -62,12 +62,15 @@ inline SuiteCase square(std::string name, std::string family, bool held_out,
           [edges = std::move(edges)](Device device) { return gcn_adjacency(edges(), device); }};
 }
 
+// 1234567 -> "1,234,567".
 inline std::string thousands(int64_t n) {
-  std::string digits = std::to_string(n);
-  for (auto i = static_cast<std::ptrdiff_t>(digits.size()) - 3; i > 0; i -= 3) {
-    digits.insert(static_cast<std::size_t>(i), ",");
+  const std::string digits = std::to_string(n);
+  std::string grouped;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
   }
-  return digits;
+  return grouped;
 }
 
 inline SuiteCase chung_lu(int64_t nodes, double degree, double exponent, double max_degree, bool held_out) {
