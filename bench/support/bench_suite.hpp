@@ -5,7 +5,8 @@
 // and 2 with 1-3 dofs per node, a rectangular (bipartite) adjacency, one hub
 // row of a million entries, and a very sparse graph (average degree 2).
 // Every family comes from graph_io (graph_io/generators.hpp), so
-// `sgnn_gen --kind ...` writes the same graphs as files.
+// `sgnn_gen --kind ...` with the same parameters and seed writes the same
+// graphs as files.
 //
 // Square cases are the GCN adjacency (symmetrised, one self loop per node,
 // D^-1/2 A D^-1/2); the bipartite case is its targets × sources block,
