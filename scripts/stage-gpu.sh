@@ -6,9 +6,11 @@
 # bash scripts/gpu-check.sh --build .gpu/build
 #
 #   bash scripts/stage-gpu.sh [--multigpu] [BUILD_DIR]   (default: build)
-# --multigpu stages what `gpu-check.sh --only tests,multigpu` runs instead
-# (test_gpu, sgnn_gen, train_gcn_multigpu, bench_multigpu): all programs
-# together exceed the 64 MiB carry limit.
+# --multigpu stages what `gpu-check.sh --only tests,multigpu,multiprocess` runs
+# instead (test_gpu, sgnn_gen, train_gcn_multigpu, bench_multigpu,
+# train_gcn_distributed, sgnn_partition, train_gcn, train_gat and OpenMPI's
+# libraries under .gpu/lib, which train_gcn_distributed loads even in its
+# launcher-free mode): all programs together exceed the 64 MiB carry limit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 multigpu=0
@@ -23,9 +25,13 @@ done
 rm -f .gpu/build/tests/test_{core,ops,graph_io,training,distributed} .gpu/build/tests/sgnn_section_writer \
   .gpu/build/examples/{custom_dataset,sgnn_describe,walkthrough}
 if [ "$multigpu" = 1 ]; then
-  find .gpu/build/bench .gpu/build/examples -type f ! -name '*multigpu' ! -name sgnn_gen -delete
+  find .gpu/build/bench .gpu/build/examples -type f ! -name '*multigpu' ! -name sgnn_gen ! -name train_gcn_distributed \
+    ! -name sgnn_partition ! -name train_gcn ! -name train_gat -delete
+  mkdir -p .gpu/lib
+  ldd .gpu/build/examples/train_gcn_distributed | awk '$3 ~ /(mpi|open-rte|open-pal|hwloc|event|pmix)/ {print $3}' \
+    | xargs -r -I{} cp -L {} .gpu/lib/
 else
-  rm -f .gpu/build/examples/train_gcn_multigpu .gpu/build/bench/bench_multigpu
+  rm -f .gpu/build/examples/{train_gcn_multigpu,train_gcn_distributed,sgnn_partition} .gpu/build/bench/bench_multigpu
 fi
 find .gpu/build -type f -perm -u+x -exec strip --strip-debug {} \; 2>/dev/null || true
 cp -r "$build/share" .gpu/build/share
