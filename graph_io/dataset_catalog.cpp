@@ -114,15 +114,14 @@ std::vector<CatalogEntry> make_catalog() {
   CatalogEntry proteins = ogb("ogbn-proteins", "proteins", "OGB protein associations, species split",
                               216 * kMB, {});
   proteins.refusal =
-      "a multi-label task (112 binary labels per node) with edge features and no node features; the reader and "
-      "the models here do single-label node classification on node features, so it is not fetched";
+      "not loadable here: a multi-label task (112 binary labels per node) without node features, and the reader "
+      "and models do single-label classification on node features";
   entries.push_back(std::move(proteins));
   CatalogEntry papers = ogb("ogbn-papers100M", "papers100M-bin",
                             "OGB papers, 111,059,956 nodes and 1,615,685,872 edges, time split", 57000 * kMB, {});
   papers.refusal =
-      "OGB ships it only as NumPy binaries (raw/data.npz, raw/node-label.npz), which the reader here does not "
-      "load; it is also a ~57 GB download whose 128 float features alone take 56.9 GB of memory, so it is not "
-      "fetched";
+      "not loadable here: OGB ships it as NumPy .npz binaries, which the reader does not read (and its 128 float "
+      "features alone take 56.9 GB of memory)";
   entries.push_back(std::move(papers));
   return entries;
 }

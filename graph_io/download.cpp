@@ -101,9 +101,10 @@ const char* status_meaning(long status) {
 
 enum class Outcome { Done, StartOver };
 
-// One libcurl transfer appending to `fd` from `resume_from`.
+// One libcurl transfer appending to `fd` from `resume_from`; adds the bytes
+// it wrote to `received`.
 Outcome transfer_once(const std::string& url, int fd, const fs::path& part_file, int64_t resume_from,
-                      const DownloadOptions& options) {
+                      const DownloadOptions& options, int64_t& received) {
   std::unique_ptr<CURL, void (*)(CURL*)> curl(curl_easy_init(), &curl_easy_cleanup);
   if (!curl) throw IoError(url, 0, "curl_easy_init failed");
   Transfer transfer;
@@ -135,6 +136,7 @@ Outcome transfer_once(const std::string& url, int fd, const fs::path& part_file,
   if (resume_from > 0) curl_easy_setopt(handle, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(resume_from));
 
   const CURLcode code = curl_easy_perform(handle);
+  received += transfer.written;
   if (transfer.callback_error) std::rethrow_exception(transfer.callback_error);
   if (transfer.write_error) throw *transfer.write_error;
   long status = 0;
@@ -171,18 +173,18 @@ Outcome transfer_once(const std::string& url, int fd, const fs::path& part_file,
 
 }  // namespace
 
-int64_t download_file(const std::string& url, const fs::path& part_file, const DownloadOptions& options) {
+DownloadResult download_file(const std::string& url, const fs::path& part_file, const DownloadOptions& options) {
   initialise_curl_once();
   const std::string name = part_file.string();
   Descriptor out{::open(part_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)};
   if (out.fd < 0) throw IoError(name, 0, detail::concat("cannot open for writing: ", std::strerror(errno)));
   struct stat info{};
   if (::fstat(out.fd, &info) != 0) throw IoError(name, 0, detail::concat("fstat failed: ", std::strerror(errno)));
-  const int64_t resume_from = info.st_size;
+  DownloadResult result;
   try {
-    if (transfer_once(url, out.fd, part_file, resume_from, options) == Outcome::StartOver) {
+    if (transfer_once(url, out.fd, part_file, info.st_size, options, result.received) == Outcome::StartOver) {
       if (::ftruncate(out.fd, 0) != 0) throw IoError(name, 0, detail::concat("cannot truncate: ", std::strerror(errno)));
-      transfer_once(url, out.fd, part_file, 0, options);
+      transfer_once(url, out.fd, part_file, 0, options, result.received);
     }
   } catch (...) {
     // Keep a part worth resuming; an empty one (refused, 404) is removed.
@@ -191,7 +193,8 @@ int64_t download_file(const std::string& url, const fs::path& part_file, const D
   }
   if (::fsync(out.fd) != 0) throw IoError(name, 0, detail::concat("fsync failed: ", std::strerror(errno)));
   if (::fstat(out.fd, &info) != 0) throw IoError(name, 0, detail::concat("fstat failed: ", std::strerror(errno)));
-  return info.st_size;
+  result.size = info.st_size;
+  return result;
 }
 
 }  // namespace sgnn::graph_io

@@ -9,7 +9,8 @@
 //                rest is asked for (Range: bytes=<size>-) and appended. A
 //                server that ignores Range (answers 200) or finds the range
 //                unsatisfiable (416) makes the download start over from zero.
-//   Returns the file's final size. On failure throws IoError(url, 0, reason):
+//   Returns the file's final size and the bytes this call received. On
+//   failure throws IoError(url, 0, reason):
 //   HTTP status >= 400 (nothing is written for it), connection refused, name
 //   not resolved, TLS failure, no data for `stall_seconds`, a transfer cut
 //   short. `part_file` then keeps every byte received, so calling again
@@ -38,7 +39,12 @@ struct DownloadOptions {
   long stall_seconds = 60;  // give up after this long below 1 byte/s
 };
 
-int64_t download_file(const std::string& url, const std::filesystem::path& part_file,
-                      const DownloadOptions& options = {});
+struct DownloadResult {
+  int64_t size = 0;      // of the complete file
+  int64_t received = 0;  // over the network by this call (less than size when resumed)
+};
+
+DownloadResult download_file(const std::string& url, const std::filesystem::path& part_file,
+                             const DownloadOptions& options = {});
 
 }  // namespace sgnn::graph_io

@@ -49,7 +49,9 @@ TEST_CASE("download_file fetches a whole file and reports progress up to its siz
     last = progress;
     ++calls;
   };
-  CHECK(download_file(server.url("data.bin"), dir / "data.part", options) == static_cast<int64_t>(bytes.size()));
+  const DownloadResult result = download_file(server.url("data.bin"), dir / "data.part", options);
+  CHECK(result.size == static_cast<int64_t>(bytes.size()));
+  CHECK(result.received == static_cast<int64_t>(bytes.size()));
   CHECK(sgnn::testing::read_bytes(dir / "data.part") == bytes);
   CHECK(calls > 0);
   CHECK(last.received == static_cast<int64_t>(bytes.size()));
@@ -69,7 +71,9 @@ TEST_CASE("a transfer cut short keeps its part, and the next call resumes it wit
   DownloadProgress last;
   DownloadOptions options;
   options.on_progress = [&](const DownloadProgress& progress) { last = progress; };
-  CHECK(download_file(server.url("data.bin"), part, options) == static_cast<int64_t>(bytes.size()));
+  const DownloadResult result = download_file(server.url("data.bin"), part, options);
+  CHECK(result.size == static_cast<int64_t>(bytes.size()));
+  CHECK(result.received == static_cast<int64_t>(bytes.size()) - 100000);
   CHECK(sgnn::testing::read_bytes(part) == bytes);
   CHECK(last.resumed_from == 100000);
   CHECK(last.total == static_cast<int64_t>(bytes.size()));
@@ -82,7 +86,9 @@ TEST_CASE("a part longer than the file (416) makes the download start over") {
   sgnn::testing::write_text(dir / "served" / "data.bin", bytes);
   sgnn::testing::write_text(dir / "data.part", std::string(bytes.size() + 10, 'x'));
   LocalHttpServer server(dir / "served");
-  CHECK(download_file(server.url("data.bin"), dir / "data.part") == static_cast<int64_t>(bytes.size()));
+  const DownloadResult result = download_file(server.url("data.bin"), dir / "data.part");
+  CHECK(result.size == static_cast<int64_t>(bytes.size()));
+  CHECK(result.received == static_cast<int64_t>(bytes.size()));
   CHECK(sgnn::testing::read_bytes(dir / "data.part") == bytes);
   CHECK(server.log() == "/data.bin bytes=300010-\n/data.bin -\n");
 }

@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "temp_files.hpp"
+
 extern char** environ;
 
 namespace sgnn::testing {
@@ -64,10 +66,7 @@ class LocalHttpServer {
   std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   std::string url(const std::string& file) const { return base_url() + "/" + file; }
   // Each request as "<path> <Range header or ->", one per line.
-  std::string log() const {
-    std::ifstream in(log_file_);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  std::string log() const { return std::filesystem::exists(log_file_) ? read_bytes(log_file_) : ""; }
 
  private:
   pid_t pid_ = -1;

@@ -23,6 +23,7 @@ struct ZipEntry {
 // Writes `entries` in order; `store` keeps the bytes uncompressed (so a test
 // can find and corrupt them).
 inline void write_zip(const std::filesystem::path& file, const std::vector<ZipEntry>& entries, bool store = false) {
+  std::filesystem::create_directories(file.parent_path());
   struct archive* writer = archive_write_new();
   archive_write_set_format_zip(writer);
   if (store) archive_write_set_options(writer, "zip:compression=store");
