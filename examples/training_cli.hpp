@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "download_cli.hpp"
 #include "training/experiment.hpp"
 #include "training/progress.hpp"
 #include "training/svg_plot.hpp"
@@ -24,6 +25,7 @@ struct ProgramOptions {
   std::string plot;      // --plot
   bool quiet = false;
   bool print_json = false;
+  bool download = false;  // --download
 };
 
 namespace detail {
@@ -67,6 +69,9 @@ inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramO
                  "dataset name (cora, citeseer, pubmed: searched in $SGNN_DATA, ./data, ~/.local/share/sparsegnn, the bundled datasets) or a path "
                  "(OGB raw-layout directory, edge list, Matrix Market file)")
       ->required();
+  app.add_flag("--download", options.download,
+               "fetch the --dataset first when it is missing and sgnn_data can fetch it (as `sgnn_data fetch "
+               "NAME` does: into the user data folder; $SGNN_DATA_MIRROR is honoured)");
   detail::optional_flag(app, "--epochs", e.epochs, "training epochs (default " + std::to_string(d.epochs) + ")",
                         detail::kPositive);
   detail::optional_flag(app, "--lr", e.learning_rate,
@@ -179,6 +184,7 @@ inline int training_main(training::ModelKind kind, int argc, char** argv) {
     return app.exit(error);
   }
   try {
+    if (options.download) fetch_if_missing(options.experiment.dataset, program, options.quiet);
     training::ProgressLine progress(stderr, options.quiet ? training::ProgressLine::Mode::Quiet
                                                           : training::ProgressLine::Mode::Auto);
     training::ExperimentHooks hooks;
