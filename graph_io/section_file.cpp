@@ -284,6 +284,11 @@ void write_section_file(const fs::path& path, const SectionFile& contents) {
 }
 
 SectionFile read_section_file(const fs::path& path, std::string_view expected_kind, uint32_t expected_kind_version) {
+  return read_section_file(path, expected_kind, expected_kind_version, expected_kind_version);
+}
+
+SectionFile read_section_file(const fs::path& path, std::string_view expected_kind, uint32_t oldest_kind_version,
+                              uint32_t newest_kind_version) {
   const std::string name = path.string();
   FileDescriptor in{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (in.fd < 0) throw IoError(name, 0, detail::concat("cannot open: ", std::strerror(errno)));
@@ -325,9 +330,13 @@ SectionFile read_section_file(const fs::path& path, std::string_view expected_ki
   if (contents.kind != expected_kind) {
     throw IoError(name, 0, detail::concat("holds a \"", contents.kind, "\", expected a \"", expected_kind, "\""));
   }
-  if (contents.kind_version != expected_kind_version) {
-    throw IoError(name, 0, detail::concat(contents.kind, " format version ", contents.kind_version,
-                                          ", this build reads version ", expected_kind_version));
+  if (contents.kind_version < oldest_kind_version || contents.kind_version > newest_kind_version) {
+    throw IoError(name, 0, oldest_kind_version == newest_kind_version
+                               ? detail::concat(contents.kind, " format version ", contents.kind_version,
+                                                ", this build reads version ", newest_kind_version)
+                               : detail::concat(contents.kind, " format version ", contents.kind_version,
+                                                ", this build reads versions ", oldest_kind_version, " to ",
+                                                newest_kind_version));
   }
   const uint32_t metadata_count = reader.get<uint32_t>();
   for (uint32_t m = 0; m < metadata_count; ++m) {
