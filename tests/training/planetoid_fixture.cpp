@@ -46,6 +46,8 @@ bool planetoid_available(const std::string& name) {
   }
 }
 
+std::string planetoid_path(const std::string& name) { return find_dataset(name).string(); }
+
 Planetoid load_planetoid(const std::string& name, bool symmetric_normalization) {
   const graph_io::Dataset dataset = graph_io::load_dataset(find_dataset(name).string());
   const int64_t nodes = dataset.num_nodes();

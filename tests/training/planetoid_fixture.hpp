@@ -28,4 +28,7 @@ bool planetoid_available(const std::string& name);
 
 Planetoid load_planetoid(const std::string& name, bool symmetric_normalization);
 
+// The dataset's folder, for graph_io::load_dataset (IoError naming the places searched when absent).
+std::string planetoid_path(const std::string& name);
+
 }  // namespace sgnn::testing
