@@ -6,7 +6,7 @@ to OUT/bench_training.md (JSON of every run beside it).
 
     python3 bench/compare_pyg.py --build build --data data --out OUT [--sets citation,large,degree] [--quick]
 
-Sets: citation = cora and citeseer from --data; large = the Reddit-scale and
+Sets: citation = the bundled cora and citeseer (<build>/share/sparsegnn/datasets); large = the Reddit-scale and
 products-scale synthetic graphs (GCN, and GAT on Reddit-scale); degree = GAT
 on the degree-50 and degree-100 graphs of issue 7. Synthetic graphs are
 generated with sgnn_gen into --data first. --quick = --sets citation.
@@ -88,7 +88,7 @@ def main():
     pyg_procedure = ["--patience", "0", "--projected-dropout", "off", "--monitor", "accuracy"]
     cases = []  # (label, model, dataset dir, our extra flags, pyg extra flags, pyg adjacency modes)
     for name in ("cora", "citeseer") if "citation" in sets else ():
-        directory = os.path.join(args.data, name)
+        directory = os.path.join(args.build, "share", "sparsegnn", "datasets", name)  # the bundled copies
         cases.append((name, "gcn", directory, [], [], ["edge_index", "csr"]))
         cases.append((name, "gat", directory, ["--epochs", "200"] + pyg_procedure, [], ["edge_index"]))
     gat_big = ["--epochs", "20", "--runs", "1"]

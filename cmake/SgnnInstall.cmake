@@ -1,5 +1,6 @@
 # `cmake --install <build> --prefix <dir>` puts the headers under
-# <dir>/include/sparsegnn/<layer>/, the static layer libraries under <dir>/lib
+# <dir>/include/sparsegnn/<layer>/, the static layer libraries under <dir>/lib,
+# the bundled datasets under <dir>/share/sparsegnn/datasets
 # and a package config under <dir>/lib/cmake/sparsegnn, so a user's project
 # does `find_package(sparsegnn)` and links `sparsegnn::sparsegnn`
 # (examples/external_project is such a project).
@@ -10,6 +11,8 @@ install(TARGETS sparsegnn EXPORT sparsegnnTargets)
 install(DIRECTORY core ops graph_io training distributed
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sparsegnn
         FILES_MATCHING PATTERN "*.hpp" PATTERN "*.inl" PATTERN "*.cuh")
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/datasets/ DESTINATION ${CMAKE_INSTALL_DATADIR}/sparsegnn/datasets)
 
 set(SGNN_CONFIG_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/sparsegnn)
 install(EXPORT sparsegnnTargets NAMESPACE sparsegnn:: DESTINATION ${SGNN_CONFIG_DESTINATION})

@@ -1,7 +1,7 @@
 // sgnn_describe: what a dataset holds, before training on it, in numbers and
 // (optionally) pictures.
 //
-//   sgnn_describe cora            (a name searched in $SGNN_DATA, ./data, ../shared/data)
+//   sgnn_describe cora            (a name searched as train_gcn does)
 //   sgnn_describe path/to/graph.mtx
 //   sgnn_describe cora --pattern pattern.svg --reorder rcm,degree --degrees degrees.svg
 //                 --hrpb-density hrpb.svg [--cells 256] [--symmetrize]

@@ -64,7 +64,7 @@ inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramO
   const bool gat = kind == training::ModelKind::Gat;
   const training::Hyperparameters d = training::paper_defaults(kind, "");
   app.add_option("--dataset", e.dataset,
-                 "dataset name (cora, citeseer, pubmed: searched in $SGNN_DATA, ./data, ../shared/data) or a path "
+                 "dataset name (cora, citeseer, pubmed: searched in $SGNN_DATA, ./data, ~/.local/share/sparsegnn, the bundled datasets) or a path "
                  "(OGB raw-layout directory, edge list, Matrix Market file)")
       ->required();
   detail::optional_flag(app, "--epochs", e.epochs, "training epochs (default " + std::to_string(d.epochs) + ")",

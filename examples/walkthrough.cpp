@@ -72,7 +72,8 @@ int run(std::string name_or_path, int64_t epochs, const std::filesystem::path& w
   const std::string cache_dir = (work / "cache").string();
 
   // [walkthrough:load]
-  // A bare name ("cora") is searched in $SGNN_DATA, ./data and ../shared/data;
+  // A bare name ("cora") is searched in $SGNN_DATA, ./data, the user data folder
+  // (~/.local/share/sparsegnn) and the bundled datasets (Cora, Citeseer);
   // a folder is read as OGB's raw layout (edges, features, labels, splits);
   // a .mtx file as Matrix Market; any other file as an edge list.
   const graph_io::Dataset dataset = graph_io::load_dataset(name_or_path);

@@ -1,8 +1,8 @@
 #include "graph_io/load_dataset.hpp"
 
 #include <chrono>
-#include <cstdlib>
 
+#include "graph_io/dataset_locations.hpp"
 #include "graph_io/ogb_reader.hpp"
 #include "graph_io/readers.hpp"
 
@@ -39,16 +39,6 @@ bool looks_like_path(const std::string& text) {
 
 }  // namespace
 
-std::vector<fs::path> dataset_search_path() {
-  std::vector<fs::path> places;
-  if (const char* variable = std::getenv("SGNN_DATA"); variable != nullptr && *variable != '\0') {
-    places.emplace_back(variable);
-  }
-  places.emplace_back("data");
-  places.emplace_back(fs::path("..") / "shared" / "data");
-  return places;
-}
-
 Dataset load_dataset(const std::string& name_or_path) {
   if (name_or_path.empty()) throw IoError("<dataset>", 0, "empty dataset name");
   std::error_code error;
@@ -62,11 +52,10 @@ Dataset load_dataset(const std::string& name_or_path) {
   }
   throw IoError(name_or_path, 0,
                 detail::concat("dataset not found; searched ", searched,
-                               " ($SGNN_DATA, ./data, ../shared/data). Put the dataset in OGB's raw layout "
-                               "(<name>/raw/edge.csv.gz, num-node-list.csv.gz, ...; e.g. an ogbn-* download "
-                               "from https://ogb.stanford.edu, or Planetoid data written out as described in "
-                               "shared/data/README.md) in one of those folders, set SGNN_DATA to its parent, "
-                               "or pass the dataset's path"));
+                               " ($SGNN_DATA, ./data, the user data folder, the bundled datasets). Put the "
+                               "dataset in OGB's raw layout (<name>/raw/edge.csv.gz, num-node-list.csv.gz, ...) "
+                               "in one of those folders, set SGNN_DATA to its parent, or pass the dataset's "
+                               "path"));
 }
 
 }  // namespace sgnn::graph_io

@@ -3,8 +3,8 @@
 //   a directory            OGB raw layout (read_ogb_dataset)
 //   a file *.mtx[.gz]      Matrix Market (read_matrix_market)
 //   any other file         edge list (read_edge_list, default options)
-//   a bare name ("cora")   <place>/<name> for place in $SGNN_DATA, ./data,
-//                          ../shared/data (first found)
+//   a bare name ("cora")   <place>/<name> for place in dataset_search_path()
+//                          (graph_io/dataset_locations.hpp; first found)
 //
 // Throws IoError when nothing is found: the message lists every place
 // searched and how to obtain the data; reader errors pass through.
@@ -12,15 +12,11 @@
 
 #include <filesystem>
 #include <string>
-#include <vector>
 
 #include "graph_io/dataset.hpp"
 
 namespace sgnn::graph_io {
 
 Dataset load_dataset(const std::string& name_or_path);
-
-// The folders a bare dataset name is searched in, in order.
-std::vector<std::filesystem::path> dataset_search_path();
 
 }  // namespace sgnn::graph_io

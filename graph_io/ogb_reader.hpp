@@ -1,5 +1,5 @@
-// Reader for OGB's node-property raw layout (what ogbn-* downloads and
-// ../shared/data hold), gzip-compressed or plain CSV without headers:
+// Reader for OGB's node-property raw layout (what ogbn-* downloads and the
+// bundled datasets hold), gzip-compressed or plain CSV without headers:
 //
 //   <dir>/raw/num-node-list.csv[.gz]  one line: N (< 2^31)               required
 //   <dir>/raw/edge.csv[.gz]           E lines "src,dst", ids in [0, N)   required

@@ -6,7 +6,8 @@
 #   bash scripts/gpu-check.sh [--build DIR] [--data DIR] [--out DIR] [--quick] [--skip-tests] [--only NAME[,NAME]]
 #
 # --build  build folder with tests/ and bench/ (default: build)
-# --data   folder holding cora/ and citeseer/ in OGB raw layout (default: data)
+# --data   folder for the generated large graphs (default: data; Cora and
+#          Citeseer come from the build's share/sparsegnn/datasets)
 # --out    where logs and result files go (default: $OUT, else gpu-check-out)
 # --quick  small graphs only (no Reddit-/products-scale cases)
 # --only   run only these steps: tests, sparse, dense, hrpb, determinism, graph_io, training, multigpu

@@ -7,7 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
-source scripts/find-data.sh
 device=cpu
 if grep -q '^SGNN_CUDA:BOOL=ON' build/CMakeCache.txt && command -v nvidia-smi >/dev/null \
     && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then

@@ -6,5 +6,4 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset sanitize
 cmake --build --preset sanitize -j"$(nproc)"
-source scripts/find-data.sh
 ctest --preset sanitize -j"$(nproc)"

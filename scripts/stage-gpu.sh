@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Copies what a GPU machine needs from a local build into .gpu/ (git-ignored,
 # small enough to ship): the stripped test, benchmark and example programs
-# under .gpu/build/{tests,bench,examples}, and the citation datasets under
-# data/. On the GPU machine: bash scripts/gpu-check.sh --build .gpu/build
+# under .gpu/build/{tests,bench,examples}, and the bundled datasets under
+# .gpu/build/share (where those programs look for them). On the GPU machine:
+# bash scripts/gpu-check.sh --build .gpu/build
 #
 #   bash scripts/stage-gpu.sh [--multigpu] [BUILD_DIR]   (default: build)
 # --multigpu stages what `gpu-check.sh --only tests,multigpu` runs instead
@@ -27,8 +28,5 @@ else
   rm -f .gpu/build/examples/train_gcn_multigpu .gpu/build/bench/bench_multigpu
 fi
 find .gpu/build -type f -perm -u+x -exec strip --strip-debug {} \; 2>/dev/null || true
-mkdir -p data
-for name in cora citeseer; do
-  [ -d "data/$name" ] || { [ -d "../shared/data/$name" ] && cp -r "../shared/data/$name" data/; } || true
-done
-du -sh .gpu data
+cp -r "$build/share" .gpu/build/share
+du -sh .gpu

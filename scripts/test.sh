@@ -6,5 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh "$@"
-source scripts/find-data.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)"

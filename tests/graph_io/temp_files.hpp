@@ -1,5 +1,6 @@
 // Small files for reader tests: a fresh temporary folder per test, text
-// written plain or gzip-compressed, and the real datasets when present.
+// written plain or gzip-compressed, environment variables set for a scope,
+// and the bundled datasets.
 #pragma once
 
 #include <zlib.h>
@@ -11,6 +12,9 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+
+#include "core/error.hpp"
+#include "graph_io/dataset_locations.hpp"
 
 namespace sgnn::testing {
 
@@ -70,22 +74,35 @@ inline void write_gzip(const std::filesystem::path& file, const std::string& tex
   write_text(file, gzip_bytes(text));
 }
 
-// The folder holding cora/citeseer: $SGNN_DATA, else a data/ or shared/data/
-// folder beside the source tree or one of its ancestors.
-inline std::optional<std::filesystem::path> find_real_data(const std::string& name) {
-  if (const char* variable = std::getenv("SGNN_DATA"); variable && *variable) {
-    if (std::filesystem::exists(std::filesystem::path(variable) / name)) return std::filesystem::path(variable) / name;
+// Sets (or, with nullptr, unsets) an environment variable for its lifetime,
+// then restores the previous value.
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(const char* name, const char* value) : name_(name) {
+    if (const char* previous = std::getenv(name)) previous_ = previous;
+    if (value != nullptr) setenv(name, value, 1);
+    else unsetenv(name);
   }
-  const char* test_data = std::getenv("SGNN_TEST_DATA");
-  std::filesystem::path folder = test_data ? std::filesystem::path(test_data) : std::filesystem::current_path();
-  for (int up = 0; up < 6 && !folder.empty(); ++up) {
-    for (const char* sub : {"data", "shared/data"}) {
-      if (std::filesystem::exists(folder / sub / name / "raw")) return folder / sub / name;
-    }
-    if (folder == folder.parent_path()) break;
-    folder = folder.parent_path();
+  ~ScopedEnvironment() {
+    if (previous_) setenv(name_.c_str(), previous_->c_str(), 1);
+    else unsetenv(name_.c_str());
   }
-  return std::nullopt;
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> previous_;
+};
+
+// The bundled copy of a citation dataset (cora, citeseer) beside the test
+// program (graph_io::bundled_dataset_folder()); IoError when it is missing.
+inline std::filesystem::path bundled_dataset(const std::string& name) {
+  const std::optional<std::filesystem::path> bundled = graph_io::bundled_dataset_folder();
+  if (!bundled || !std::filesystem::exists(*bundled / name / "raw")) {
+    throw IoError(name, 0, "the bundled dataset was not found beside the test program (share/sparsegnn/datasets)");
+  }
+  return *bundled / name;
 }
 
 }  // namespace sgnn::testing

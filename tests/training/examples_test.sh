@@ -1,19 +1,18 @@
 #!/usr/bin/env bash
 # End-to-end checks of the example programs (CPU tier), run by ctest:
-#   examples_test.sh <build/examples> <data directory or "">
+#   examples_test.sh <build/examples>
 # Bad flags must fail with a message naming the flag; short runs must write
 # a results JSON with the documented fields and a well-formed SVG; a run
 # resumed from a checkpoint must end with the same accuracy as a run without
 # the interruption; custom_dataset must train on CSV files.
 set -euo pipefail
 bin="$1"
-export SGNN_DATA="${2:-${SGNN_DATA:-}}"
-if [ ! -d "${SGNN_DATA:-/nonexistent}/cora/raw" ]; then
-  echo "skipped: the Cora dataset was not found (set SGNN_DATA to a folder holding cora/ in OGB raw layout)"
-  exit 77
-fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# A fresh user's environment: nothing but the bundled Cora (share/sparsegnn/datasets beside the programs).
+unset SGNN_DATA
+export XDG_DATA_HOME="$work/xdg"
+cd "$work"
 fail() { echo "examples_test: $*" >&2; exit 1; }
 
 expect_error() {  # expect_error <pattern> <program> <args...>

@@ -2,10 +2,10 @@
 
 #include <doctest/doctest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <vector>
+#include <optional>
 
+#include "graph_io/dataset_locations.hpp"
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/prepare.hpp"
 
@@ -15,36 +15,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The bundled copy, never a user's folder: tests read exactly the files the repository ships.
 fs::path find_dataset(const std::string& name) {
-  std::vector<fs::path> candidates;
-  if (const char* data = std::getenv("SGNN_DATA")) candidates.emplace_back(fs::path(data) / name);
-  if (const char* test_data = std::getenv("SGNN_TEST_DATA")) {
-    const fs::path root = fs::path(test_data).parent_path().parent_path();
-    candidates.push_back(root / "data" / name);
-    candidates.push_back(root.parent_path() / "shared" / "data" / name);
-    candidates.push_back(root.parent_path().parent_path() / "shared" / "data" / name);
+  const std::optional<fs::path> bundled = graph_io::bundled_dataset_folder();
+  if (!bundled) {
+    throw IoError(name, 0, "the bundled datasets were not found beside the test program (share/sparsegnn/datasets "
+                           "in the build tree: build the target sgnn_bundled_datasets)");
   }
-  candidates.push_back(fs::path("data") / name);
-  candidates.push_back(fs::path("..") / "shared" / "data" / name);
-  std::string searched;
-  for (const fs::path& candidate : candidates) {
-    if (fs::exists(candidate / "raw" / "edge.csv.gz")) return candidate;
-    searched += " " + candidate.string();
-  }
-  throw IoError(name, 0, "dataset not found; searched:" + searched);
+  return *bundled / name;
 }
 
 }  // namespace
-
-bool planetoid_available(const std::string& name) {
-  try {
-    find_dataset(name);
-    return true;
-  } catch (const IoError& error) {
-    MESSAGE("skipped: " << std::string(error.what()));
-    return false;
-  }
-}
 
 std::string planetoid_path(const std::string& name) { return find_dataset(name).string(); }
 

@@ -1,8 +1,7 @@
 // The citation graphs for the training tests (graph_io::load_dataset):
 // features row-normalised, adjacency prepared as for GCN or GAT.
-// Searched in $SGNN_DATA, <repo>/data, <repo>/../shared/data,
-// <repo>/../../shared/data (a worktree), ./data, ../shared/data; a missing dataset fails the test
-// with the places searched.
+// Read from the bundled copies (graph_io::bundled_dataset_folder(), the
+// build tree's share/sparsegnn/datasets); a missing copy fails the test.
 #pragma once
 
 #include <memory>
@@ -21,14 +20,9 @@ struct Planetoid {
 };
 
 // `symmetric_normalization`: GCN's D^-1/2 (A+I) D^-1/2; otherwise the pattern of A+I (GAT).
-// Whether load_planetoid(name) can find the dataset ($SGNN_DATA, <repo>/data,
-// <repo>/../shared/data, ./data, ../shared/data); tests that need it are
-// skipped with a message when it cannot (datasets are never committed).
-bool planetoid_available(const std::string& name);
-
 Planetoid load_planetoid(const std::string& name, bool symmetric_normalization);
 
-// The dataset's folder, for graph_io::load_dataset (IoError naming the places searched when absent).
+// The bundled dataset's folder, for graph_io::load_dataset.
 std::string planetoid_path(const std::string& name);
 
 }  // namespace sgnn::testing

@@ -192,7 +192,6 @@ TEST_CASE("run_prediction refuses each mismatch with its reason and leaves no ou
 }
 
 TEST_CASE("inductive: trained on Cora with a fifth of its nodes removed, it predicts every node of the full graph") {
-  if (!sgnn::testing::planetoid_available("cora")) return;
   TempDir dir;
   const graph_io::Dataset full = graph_io::load_dataset(sgnn::testing::planetoid_path("cora"));
   const int64_t n = full.num_nodes();
