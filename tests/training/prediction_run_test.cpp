@@ -191,6 +191,31 @@ TEST_CASE("run_prediction refuses each mismatch with its reason and leaves no ou
   CHECK_FALSE(fs::exists(dir / "no-folder"));
 }
 
+TEST_CASE("a version 1 checkpoint resumed for no more epochs is re-saved as version 2 and predicts as training did") {
+  TempDir dir;
+  const std::string dataset = sgnn::testing::write_symmetric_synthetic(dir.path(), "sbm", 300, 1500, 16, 5);
+  run_experiment(short_training(ModelKind::Gcn, dataset, dir.path()));
+  graph_io::SectionFile old =
+      graph_io::read_section_file(dir / "model.ckpt", "checkpoint", kOldestCheckpointVersion, kCheckpointVersion);
+  old.kind_version = 1;
+  old.metadata = {{"model", "gcn"}};
+  graph_io::write_section_file(dir / "v1.ckpt", old);
+
+  ExperimentOptions convert;
+  convert.dataset = dataset;
+  convert.epochs = 8;  // the epochs it ran: nothing more to train
+  convert.resume = (dir / "v1.ckpt").string();
+  convert.checkpoint = (dir / "converted.ckpt").string();
+  const ExperimentResult resumed = run_experiment(convert);
+  CHECK(resumed.runs.front().result.history.size() == 8);
+  PredictionOptions options;
+  options.checkpoint = convert.checkpoint;
+  options.dataset = dataset;
+  options.predictions = (dir / "converted.csv").string();
+  run_prediction(options);
+  CHECK(sgnn::testing::read_bytes(dir / "converted.csv") == sgnn::testing::read_bytes(dir / "trained.csv"));
+}
+
 TEST_CASE("inductive: trained on Cora with a fifth of its nodes removed, it predicts every node of the full graph") {
   TempDir dir;
   const graph_io::Dataset full = graph_io::load_dataset(sgnn::testing::planetoid_path("cora"));
