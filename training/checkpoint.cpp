@@ -192,6 +192,25 @@ TrainedModel load_trained_model(const std::filesystem::path& path, CheckpointPar
   }
   TrainedModel trained;
   trained.description = description_from_metadata(contents.metadata, name);
+  // The layers' weights alone (in × width · heads each) cannot outnumber the
+  // stored parameters: a damaged or crafted description is refused here,
+  // before the model it describes is allocated.
+  double described_weights = 0;
+  double stored_elements = 0;
+  int64_t width_in = trained.description.in_features;
+  for (std::size_t layer = 0; layer < trained.description.widths.size(); ++layer) {
+    const int64_t width_out = trained.description.widths[layer] * trained.description.heads[layer];
+    described_weights += static_cast<double>(width_in) * static_cast<double>(width_out);
+    width_in = width_out;
+  }
+  for (const auto& [section, tensor] : contents.sections) {
+    if (section.starts_with("param.")) stored_elements += static_cast<double>(tensor.numel());
+  }
+  if (described_weights > stored_elements) {
+    throw IoError(name, 0, detail::concat("describes a model (", description_summary(trained.description), ") of ",
+                                          described_weights, " weights, but holds ", stored_elements,
+                                          " parameter values"));
+  }
   trained.generator = std::make_unique<Generator>(0);
   try {
     trained.model = make_model(trained.description, *trained.generator);

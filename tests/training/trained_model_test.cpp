@@ -156,11 +156,15 @@ TEST_CASE("load_trained_model refuses damaged, hand-built and inconsistent check
   bad.metadata["model"] = "sage";
   refused(bad, "unknown model kind \"sage\"");
   bad = contents;
-  bad.metadata["model.widths"] = "16,3";  // the parameters are 8 wide
-  refused(bad, "parameter \"layers.1.weight\" is [8, 8], the model it describes has [8, 16]");
+  bad.metadata["model.widths"] = "4,3";  // the parameters are 8 wide
+  refused(bad, "parameter \"layers.1.weight\" is [8, 8], the model it describes has [8, 4]");
   bad = contents;
-  bad.sections.erase(bad.sections.begin());
-  refused(bad, "parameters, the model it describes");
+  std::erase_if(bad.sections, [](const auto& section) { return section.first == "param.layers.4.bias"; });
+  refused(bad, "holds 3 parameters, the model it describes");
+  bad = contents;  // a description far larger than the file: refused before anything is allocated
+  bad.metadata["model.in_features"] = "2000000000";
+  bad.metadata["model.widths"] = "2000000000,3";
+  refused(bad, "weights, but holds");
   bad = contents;
   bad.metadata.erase("model.activation");
   refused(bad, "missing model description entry \"model.activation\"");
