@@ -31,6 +31,8 @@ set_target_properties(sparsegnn_shared PROPERTIES
   # An installed library finds the CUDA toolkit's libraries where it was linked against them.
   INSTALL_RPATH_USE_LINK_PATH TRUE)
 sgnn_target_defaults(sparsegnn_shared)
+# Whole-program CUDA objects: nothing for a device link step to resolve.
+set_target_properties(sparsegnn_shared PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS OFF)
 
 # What the layers' headers need of a consumer (the static layers' PUBLIC
 # requirements, stated once more here since the objects come without them).

@@ -44,7 +44,10 @@ std::vector<int32_t> read_node_list(const std::filesystem::path& file, int64_t n
     for (std::size_t k = 0; k < chunk.ids.size(); ++k) {
       const int64_t line = lines_before + chunk.lines[k] + 1;
       int64_t& seen = first_line[static_cast<std::size_t>(chunk.ids[k])];
-      if (seen != 0) throw IoError(name, line, detail::concat("node id ", chunk.ids[k], " is listed again (first on line ", seen, ")"));
+      if (seen != 0) {
+        throw IoError(name, line,
+                      detail::concat("node id ", chunk.ids[k], " is listed again (first on line ", seen, ")"));
+      }
       seen = line;
       ids.push_back(chunk.ids[k]);
     }

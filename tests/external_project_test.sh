@@ -19,6 +19,9 @@ cora="$work/prefix/share/sparsegnn/datasets/cora"
 grep -q "GCN on .*cora: test accuracy" "$work/run.log"
 # Both targets of the package: the shared library and the static ones give the same run.
 ldd "$work/build/train_cora" | grep -q "libsparsegnn.so" || { echo "train_cora does not load libsparsegnn.so"; exit 1; }
-if ldd "$work/build/train_cora_static" | grep -q "libsparsegnn.so"; then echo "train_cora_static loads libsparsegnn.so"; exit 1; fi
+if ldd "$work/build/train_cora_static" | grep -q "libsparsegnn.so"; then
+  echo "train_cora_static loads libsparsegnn.so"
+  exit 1
+fi
 "$work/build/train_cora_static" "$cora" 20 >"$work/static.log"
 cmp "$work/run.log" "$work/static.log" || { echo "the static build ran differently:"; cat "$work/static.log"; exit 1; }

@@ -150,7 +150,9 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
       note(hooks, "resumed from " + options.resume + " after epoch " + std::to_string(trainer.state().epoch));
       // Saved at once in the current format: resuming a finished run for no
       // more epochs converts an older checkpoint (checkpoint.hpp).
-      if (!options.checkpoint.empty()) save_checkpoint(options.checkpoint, *model, optimizer, trainer.state(), generator);
+      if (!options.checkpoint.empty()) {
+        save_checkpoint(options.checkpoint, *model, optimizer, trainer.state(), generator);
+      }
     }
     const auto on_epoch = [&](const EpochRecord& record) {
       if (hooks.on_epoch) hooks.on_epoch(run, h.epochs, record);

@@ -45,7 +45,7 @@ struct ModelDescription {
   int64_t in_features = 0;      // input feature width
   int64_t classes = 0;          // output width (logits)
   std::vector<int64_t> widths;  // per graph layer: output features per head; the last equals `classes`
-  std::vector<int64_t> heads;   // per graph layer: attention heads (GCN: 1); hidden layers concatenate, the last averages
+  std::vector<int64_t> heads;   // per graph layer: heads (GCN: 1); hidden layers concatenate, the last averages
   std::string activation;       // between graph layers: "relu" (GCN), "elu" (GAT)
   graph_io::Normalization normalization = graph_io::Normalization::None;  // Symmetric (GCN), None (GAT)
   graph_io::FeatureTransform feature_transform = graph_io::FeatureTransform::RowNormalize;

@@ -12,7 +12,8 @@ namespace {
 
 // Checks the dataset against the model before any preparation.
 void require_compatible(const graph_io::Dataset& dataset, const TrainedModel& trained, const std::string& checkpoint) {
-  const std::string where = " (dataset \"" + dataset.name + "\" from " + dataset.source + ", checkpoint " + checkpoint + ")";
+  const std::string where =
+      " (dataset \"" + dataset.name + "\" from " + dataset.source + ", checkpoint " + checkpoint + ")";
   const ModelDescription& d = trained.description;
   SGNN_CHECK(dataset.features.defined(), "the dataset has no node features; the ", d.kind, " model reads ",
              d.in_features, " per node", where);

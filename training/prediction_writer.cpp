@@ -24,7 +24,9 @@ class BlockWriter {
     buffer_.append(text);
     if (buffer_.size() >= kBlock) flush();
   }
-  void append_bytes(const void* data, std::size_t bytes) { append(std::string_view(static_cast<const char*>(data), bytes)); }
+  void append_bytes(const void* data, std::size_t bytes) {
+    append(std::string_view(static_cast<const char*>(data), bytes));
+  }
   template <typename T>
   void append_number(T value) {
     char text[32];

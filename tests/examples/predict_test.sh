@@ -28,7 +28,7 @@ done
 [ -n "$python" ] || fail "no python3 with NumPy (scripts/install-deps.sh installs python3-numpy)"
 
 # Training writes its outputs; sgnn_predict rebuilds the model from the checkpoint alone.
-"$bin/train_gcn" --dataset cora --epochs 25 --checkpoint gcn.ckpt --predictions trained.csv \
+"$bin/train_gcn" --dataset cora --epochs 15 --checkpoint gcn.ckpt --predictions trained.csv \
   --embeddings trained-embeddings.npy --out gcn.json --quiet
 "$bin/sgnn_predict" --checkpoint gcn.ckpt --dataset cora --predictions predicted.csv \
   --embeddings predicted-embeddings.npy >predict.out
@@ -65,7 +65,8 @@ assert (e["embedding"] >= 0).all()  # after ReLU
 PY
 
 # GAT (a few epochs) the same way.
-"$bin/train_gat" --dataset cora --epochs 4 --hidden 4 --heads 2 --checkpoint gat.ckpt --predictions gat-trained.npy --quiet
+"$bin/train_gat" --dataset cora --epochs 4 --hidden 4 --heads 2 --checkpoint gat.ckpt --predictions gat-trained.npy \
+  --quiet
 "$bin/sgnn_predict" --checkpoint gat.ckpt --dataset cora --predictions gat-predicted.npy --quiet
 cmp gat-trained.npy gat-predicted.npy || fail "sgnn_predict's GAT predictions differ from train_gat's"
 
@@ -75,10 +76,10 @@ printf '# a few nodes\n2707\n0\n1500\n' >nodes.txt
 [ "$(cut -d, -f1 some.csv | tr '\n' ' ')" = "node 2707 0 1500 " ] || fail "--nodes: $(cut -d, -f1 some.csv)"
 [ "$(sed -n 2p some.csv)" = "$(grep '^2707,' predicted.csv)" ] || fail "--nodes changed a node's prediction"
 "$bin/sgnn_predict" --checkpoint gcn.ckpt --dataset cora --parameters last --predictions last.csv >last.out
-grep -q "parameters of epoch 25 (last)" last.out || fail "--parameters last: $(cat last.out)"
+grep -q "parameters of epoch 15 (last)" last.out || fail "--parameters last: $(cat last.out)"
 
 # Resuming a finished run for no more epochs re-saves the checkpoint; it predicts the same.
-"$bin/train_gcn" --dataset cora --epochs 25 --resume gcn.ckpt --checkpoint resaved.ckpt --quiet
+"$bin/train_gcn" --dataset cora --epochs 15 --resume gcn.ckpt --checkpoint resaved.ckpt --quiet
 "$bin/sgnn_predict" --checkpoint resaved.ckpt --dataset cora --predictions resaved.csv --quiet
 cmp predicted.csv resaved.csv || fail "the re-saved checkpoint predicts differently"
 

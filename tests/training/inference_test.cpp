@@ -114,7 +114,8 @@ TEST_CASE("embed: the hidden layer after its activation (GCN: ReLU), in evaluati
   t.model->eval();
   autograd::NoGradGuard no_grad;
   const Sequential& layers = t.model->layers();
-  const Tensor hidden = layers[2]->forward(t.task.data.graph, layers[1]->forward(t.task.data.graph, t.task.data.features));
+  const GraphInput& graph = t.task.data.graph;
+  const Tensor hidden = layers[2]->forward(graph, layers[1]->forward(graph, t.task.data.features));
   CHECK(embeddings.to_vector<float>() == hidden.to_vector<float>());
   // The last layer applied to the embedding gives the logits.
   CHECK(layers[4]->forward(t.task.data.graph, embeddings).to_vector<float>() ==
@@ -169,7 +170,9 @@ TEST_CASE("prediction and embedding files: CSV and NPY hold each listed node's i
   const int64_t nodes = t.task.data.features.size(0);
   // A reordered graph: dataset node id k sits in row nodes-1-k.
   std::vector<int32_t> order(static_cast<std::size_t>(nodes));
-  for (int64_t row = 0; row < nodes; ++row) order[static_cast<std::size_t>(row)] = static_cast<int32_t>(nodes - 1 - row);
+  for (int64_t row = 0; row < nodes; ++row) {
+    order[static_cast<std::size_t>(row)] = static_cast<int32_t>(nodes - 1 - row);
+  }
   const OutputRows rows = output_rows(nodes, Tensor::from_vector(order, {nodes}), {5, 0, 17});
   const auto probabilities = predictions.probabilities.to_vector<float>();
   const auto classes = predictions.classes.to_vector<int32_t>();

@@ -15,7 +15,8 @@ std::vector<std::pair<std::string, Shape>> shapes(const Model& model) {
   return out;
 }
 
-ModelDescription gat_description() {
+// A GAT of 3 heads of 4, 2 averaged output heads, features used as stored.
+GatConfig gat_config() {
   GatConfig config;
   config.in_features = 12;
   config.classes = 5;
@@ -25,8 +26,12 @@ ModelDescription gat_description() {
   config.dropout = 0.25f;
   config.projected_dropout = true;
   config.feature_transform = graph_io::FeatureTransform::None;
+  return config;
+}
+
+ModelDescription gat_description() {
   Generator generator(1);
-  return make_gat(config, generator)->description();
+  return make_gat(gat_config(), generator)->description();
 }
 
 }  // namespace
@@ -74,13 +79,7 @@ TEST_CASE("a description survives its text form and rebuilds a model with the sa
   CHECK(read.projected_dropout == original.projected_dropout);
 
   Generator first(3), second(3);
-  GatConfig config;
-  config.in_features = 12;
-  config.classes = 5;
-  config.hidden = 4;
-  config.heads = 3;
-  config.output_heads = 2;
-  const std::shared_ptr<Model> built = make_gat(config, first);
+  const std::shared_ptr<Model> built = make_gat(gat_config(), first);
   const std::shared_ptr<Model> rebuilt = make_model(read, second);
   CHECK(shapes(*rebuilt) == shapes(*built));
   CHECK(rebuilt->description().feature_transform == graph_io::FeatureTransform::None);

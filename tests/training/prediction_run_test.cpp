@@ -65,7 +65,9 @@ double file_test_accuracy(const CsvPredictions& predictions, const graph_io::Dat
   }
   int64_t correct = 0;
   const auto test = dataset.test_index.to_vector<int32_t>();
-  for (const int32_t node : test) correct += class_of[static_cast<std::size_t>(node)] == labels[static_cast<std::size_t>(node)];
+  for (const int32_t node : test) {
+    correct += class_of[static_cast<std::size_t>(node)] == labels[static_cast<std::size_t>(node)];
+  }
   return static_cast<double>(correct) / static_cast<double>(test.size());
 }
 

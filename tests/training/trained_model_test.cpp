@@ -55,6 +55,12 @@ void write_version_1(const std::filesystem::path& from, const std::filesystem::p
   graph_io::write_section_file(to, old);
 }
 
+// A run of `epochs` epochs saved to `path` at the end.
+void train_and_save(Run& run, const std::filesystem::path& path) {
+  run.trainer.fit();
+  save_checkpoint(path, *run.model, run.optimizer, run.trainer.state(), run.generator);
+}
+
 }  // namespace
 
 TEST_CASE("a checkpoint alone rebuilds the model with the best epoch's or the last epoch's parameters") {
@@ -89,8 +95,7 @@ TEST_CASE("a version 1 checkpoint still resumes, and inference refuses it with h
   const TinyTask task = sgnn::testing::tiny_task(2);
   TempDir dir;
   Run first(task, 7, 6);
-  first.trainer.fit();
-  save_checkpoint(dir / "v2.ckpt", *first.model, first.optimizer, first.trainer.state(), first.generator);
+  train_and_save(first, dir / "v2.ckpt");
   write_version_1(dir / "v2.ckpt", dir / "v1.ckpt");
 
   Run from_v1(task, 1, 10), from_v2(task, 2, 10);
@@ -120,8 +125,7 @@ TEST_CASE("resuming into a model of another description is refused with the diff
   const TinyTask task = sgnn::testing::tiny_task(2);
   TempDir dir;
   Run run(task, 7, 3);
-  run.trainer.fit();
-  save_checkpoint(dir / "c.ckpt", *run.model, run.optimizer, run.trainer.state(), run.generator);
+  train_and_save(run, dir / "c.ckpt");
   // Same parameter shapes, but the features were meant to be used as stored.
   Generator generator(1);
   GcnConfig config;
@@ -142,9 +146,8 @@ TEST_CASE("load_trained_model refuses damaged, hand-built and inconsistent check
   const TinyTask task = sgnn::testing::tiny_task(2);
   TempDir dir;
   Run run(task, 7, 2);
-  run.trainer.fit();
   const std::filesystem::path good = dir / "good.ckpt";
-  save_checkpoint(good, *run.model, run.optimizer, run.trainer.state(), run.generator);
+  train_and_save(run, good);
   const graph_io::SectionFile contents = contents_of(good);
   const auto refused = [&](graph_io::SectionFile bad, const std::string& expected) {
     CAPTURE(expected);
