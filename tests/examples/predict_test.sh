@@ -113,6 +113,16 @@ refused "--predictions" --checkpoint gcn.ckpt --dataset cora
   --seed 1 >/dev/null
 refused "labels go up to 9 (10 classes), the model predicts 7 classes" \
   --checkpoint gcn.ckpt --dataset ten-classes --predictions out.csv
+# The training programs refuse outputs they cannot write before training.
+if "$bin/train_gcn" --dataset cora --runs 2 --predictions out.csv --quiet >refusal.out 2>&1; then
+  fail "train_gcn wrote predictions of several runs"
+fi
+grep -q "apply to a single run" refusal.out || fail "--predictions with --runs 2: $(cat refusal.out)"
+if "$bin/train_gcn" --dataset cora --epochs 3 --embeddings missing/out.npy >refusal.out 2>&1; then
+  fail "train_gcn accepted --embeddings in a missing folder"
+fi
+grep -q "embeddings: the folder missing does not exist" refusal.out || fail "--embeddings: $(cat refusal.out)"
+grep -q "^epoch" refusal.out && fail "train_gcn trained before refusing --embeddings in a missing folder"
 # A checkpoint of another model kind for the training program: refused on resume.
 if "$bin/train_gcn" --dataset cora --resume gat.ckpt --quiet >refusal.out 2>&1; then
   fail "train_gcn resumed a GAT checkpoint"
