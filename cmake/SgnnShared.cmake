@@ -41,8 +41,12 @@ target_include_directories(sparsegnn_shared PUBLIC
 target_include_directories(sparsegnn_shared SYSTEM PUBLIC
   $<BUILD_INTERFACE:${SGNN_THRUST_INCLUDE}> $<INSTALL_INTERFACE:${SGNN_THRUST_INCLUDE}>)
 target_include_directories(sparsegnn_shared SYSTEM INTERFACE ${Boost_INCLUDE_DIRS})
-target_link_libraries(sparsegnn_shared PUBLIC OpenMP::OpenMP_CXX PRIVATE ZLIB::ZLIB ${CMAKE_DL_LIBS})
+target_link_libraries(sparsegnn_shared PUBLIC OpenMP::OpenMP_CXX)
 if(SGNN_CUDA)
   target_compile_definitions(sparsegnn_shared PUBLIC SGNN_WITH_CUDA=1)
-  target_link_libraries(sparsegnn_shared PUBLIC CUDA::cudart PRIVATE CUDA::cublas)
+  target_link_libraries(sparsegnn_shared PUBLIC CUDA::cudart)
 endif()
+# The layers' own link dependencies (zlib, cuBLAS, MPI, ...) come with their
+# targets. Their archives add no code: every symbol in them is defined by the
+# objects above already, so the linker takes none of their members.
+target_link_libraries(sparsegnn_shared PRIVATE ${sgnn_layers})

@@ -36,7 +36,12 @@ int64_t shape_numel(const Shape& shape) {
 Storage::Storage(std::size_t bytes, Device device, memory::HostKind host_kind)
     : data_(memory::allocate(bytes, device, host_kind)), bytes_(bytes), device_(device), host_kind_(host_kind) {}
 
-Storage::~Storage() { memory::deallocate(data_, bytes_, device_, host_kind_); }
+Storage::Storage(void* data, std::size_t bytes, std::shared_ptr<const void> owner)
+    : data_(data), bytes_(bytes), device_(Device::cpu()), owner_(std::move(owner)) {}
+
+Storage::~Storage() {
+  if (!owner_) memory::deallocate(data_, bytes_, device_, host_kind_);
+}
 
 Tensor Tensor::allocate(const Shape& shape, DType dtype, Device device, memory::HostKind host_kind) {
   Tensor tensor;
@@ -44,6 +49,18 @@ Tensor Tensor::allocate(const Shape& shape, DType dtype, Device device, memory::
   // Storage's constructor throws OutOfMemoryError before anything is owned.
   tensor.storage_ =
       std::make_shared<Storage>(static_cast<std::size_t>(tensor.numel_) * dtype_size(dtype), device, host_kind);
+  tensor.shape_ = shape;
+  tensor.dtype_ = dtype;
+  return tensor;
+}
+
+Tensor Tensor::from_external(void* data, const Shape& shape, DType dtype, std::shared_ptr<const void> owner) {
+  SGNN_CHECK(owner != nullptr, "Tensor::from_external needs an owner that keeps the memory alive");
+  Tensor tensor;
+  tensor.numel_ = shape_numel(shape);
+  SGNN_CHECK(data != nullptr || tensor.numel_ == 0, "Tensor::from_external: null data for ", shape_str(shape));
+  tensor.storage_ = std::make_shared<Storage>(data, static_cast<std::size_t>(tensor.numel_) * dtype_size(dtype),
+                                              std::move(owner));
   tensor.shape_ = shape;
   tensor.dtype_ = dtype;
   return tensor;

@@ -35,9 +35,12 @@ std::string shape_str(const Shape& shape);  // "[2, 3]"
 int64_t shape_numel(const Shape& shape);     // throws InvalidArgument on a negative extent or overflow
 
 // One allocation on one device, owned; freed when the last tensor using it goes.
+// Or host memory that something else owns (a mapped file): `owner` keeps it
+// alive while a tensor uses it, and nothing is freed here.
 class Storage {
  public:
   Storage(std::size_t bytes, Device device, memory::HostKind host_kind);
+  Storage(void* data, std::size_t bytes, std::shared_ptr<const void> owner);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -50,7 +53,8 @@ class Storage {
   void* data_ = nullptr;
   std::size_t bytes_ = 0;
   Device device_;
-  memory::HostKind host_kind_;
+  memory::HostKind host_kind_ = memory::HostKind::Pageable;
+  std::shared_ptr<const void> owner_;  // set for memory owned elsewhere
 };
 
 class Tensor {
@@ -65,6 +69,9 @@ class Tensor {
   static Tensor full(const Shape& shape, double value, DType dtype = DType::Float32,
                      Device device = Device::cpu());
   static Tensor empty_like(const Tensor& other);
+  // A host tensor over `data` (numel of `shape` elements of `dtype`, 64-byte
+  // aligned), which `owner` keeps alive (e.g. a mapped file); no copy.
+  static Tensor from_external(void* data, const Shape& shape, DType dtype, std::shared_ptr<const void> owner);
   static Tensor zeros_like(const Tensor& other);
   // Copies `values` (numel of `shape` elements) into a new tensor on `device`.
   template <typename T>

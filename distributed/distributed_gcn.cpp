@@ -15,18 +15,6 @@ namespace sgnn::distributed {
 
 namespace {
 
-// The rows of `block` among the global row ids `index`, as local ids.
-Tensor local_split(const Tensor& index, const RankBlock& block, Device device, const char* name) {
-  if (!index.defined()) return Tensor();
-  check_dtype(index, DType::Int32, "make_rank_data", name);
-  check_dim(index, 1, "make_rank_data", name);
-  std::vector<int32_t> local;
-  for (const int32_t row : index.to_vector<int32_t>()) {
-    if (row >= block.row_begin && row < block.row_end) local.push_back(static_cast<int32_t>(row - block.row_begin));
-  }
-  return Tensor::from_vector(local, {static_cast<int64_t>(local.size())}).to(device);
-}
-
 // GCNConv::forward with the aggregation spread over the ranks.
 Tensor gcn_conv_forward(training::GCNConv& conv, const RankData& data, const HaloExchange& halo,
                         Communicator& communicator, const Tensor& x) {
@@ -53,30 +41,6 @@ Tensor rank_loss(const Tensor& logits, const RankData& data) {
 
 }  // namespace
 
-RankData make_rank_data(const GraphPartition& partition, int rank, const Tensor& features, const Tensor& labels,
-                        const Tensor& train_index, const Tensor& valid_index, const Tensor& test_index, Device device) {
-  SGNN_CHECK(rank >= 0 && rank < partition.num_ranks(), "make_rank_data: no rank ", rank, " of ",
-             partition.num_ranks());
-  check_dim(features, 2, "make_rank_data", "features");
-  check_dim(labels, 1, "make_rank_data", "labels");
-  SGNN_CHECK(features.size(0) == partition.num_nodes && labels.size(0) == partition.num_nodes, "make_rank_data: ",
-             features.size(0), " feature rows and ", labels.size(0), " labels for a partition of ",
-             partition.num_nodes, " nodes");
-  SGNN_CHECK(train_index.defined() && train_index.numel() > 0, "make_rank_data: the training split is empty");
-  const RankBlock& block = partition.blocks[static_cast<std::size_t>(rank)];
-  RankData data;
-  data.adjacency = block.adjacency.to(device);
-  data.features = features.narrow_rows(block.row_begin, block.row_end).to(device);
-  data.labels = labels.narrow_rows(block.row_begin, block.row_end).to(device);
-  if (data.features.device() == features.device()) data.features = data.features.clone();
-  if (data.labels.device() == labels.device()) data.labels = data.labels.clone();
-  data.train_index = local_split(train_index, block, device, "train_index");
-  data.valid_index = local_split(valid_index, block, device, "valid_index");
-  data.test_index = local_split(test_index, block, device, "test_index");
-  data.global_train_rows = train_index.numel();
-  return data;
-}
-
 Tensor distributed_forward(training::Model& model, const RankData& data, const HaloExchange& halo,
                            Communicator& communicator, const Tensor& x) {
   const training::GraphInput graph(data.adjacency);
@@ -84,11 +48,11 @@ Tensor distributed_forward(training::Model& model, const RankData& data, const H
   Tensor h = x;
   for (std::size_t i = 0; i < layers.size(); ++i) {
     training::Layer& layer = *layers[i];
-    if (auto* conv = dynamic_cast<training::GCNConv*>(&layer)) {
-      h = gcn_conv_forward(*conv, data, halo, communicator, h);
+    if (auto* gcn = dynamic_cast<training::GCNConv*>(&layer)) {
+      h = gcn_conv_forward(*gcn, data, halo, communicator, h);
+    } else if (auto* gat = dynamic_cast<training::GATConv*>(&layer)) {
+      h = gat->forward_block(data.adjacency, h, [&](const Tensor& rows) { return halo(communicator, rows); });
     } else {
-      SGNN_CHECK(dynamic_cast<training::GATConv*>(&layer) == nullptr,
-                 "distributed_forward: only GCN models are supported (layer ", i, " is a GATConv)");
       h = layer.forward(graph, h);  // dropout, activations: row-wise, no graph
     }
   }

@@ -89,21 +89,26 @@ Tensor HaloExchange::Plan::reduce(Communicator& communicator, const Tensor& grad
   return ops::add(grad, mine.narrow_rows(0, num_rows));
 }
 
-HaloExchange::HaloExchange(const GraphPartition& partition, int rank, HaloMode mode, Device device) {
-  SGNN_CHECK(rank >= 0 && rank < partition.num_ranks(), "HaloExchange: no rank ", rank, " in a partition of ",
-             partition.num_ranks());
-  const RankBlock& block = partition.blocks[at(rank)];
+HaloExchange::HaloExchange(const GraphPartition& partition, int rank, HaloMode mode, Device device)
+    : HaloExchange(rank_partition(partition, rank), mode, device) {}
+
+HaloExchange::HaloExchange(const RankPartition& partition, HaloMode mode, Device device) {
+  const RankBlock& block = partition.block;
+  SGNN_CHECK(block.halo_offsets.size() == static_cast<std::size_t>(partition.num_ranks()) + 1 &&
+                 block.send_rows.size() == static_cast<std::size_t>(partition.num_ranks()),
+             "HaloExchange: rank ", partition.rank, "'s block has ", block.halo_offsets.size(), " halo offsets and ",
+             block.send_rows.size(), " send lists for ", partition.num_ranks(), " ranks");
   auto plan = std::make_shared<Plan>();
-  plan->rank = rank;
+  plan->rank = partition.rank;
   plan->ranks = partition.num_ranks();
   plan->mode = mode;
   plan->device = device;
   plan->num_rows = block.num_rows();
   plan->num_halo = block.num_halo();
-  plan->padded_rows = partition.max_block_rows();
+  plan->padded_rows = partition.max_block_rows;
   plan->halo_offsets = block.halo_offsets;
   for (const std::vector<int32_t>& rows : block.send_rows) plan->send_index.push_back(index_tensor(rows, device));
-  if (mode == HaloMode::AllGather) plan->allgather_positions = index_tensor(allgather_positions(partition, rank), device);
+  if (mode == HaloMode::AllGather) plan->allgather_positions = index_tensor(allgather_positions(partition), device);
   plan_ = std::move(plan);
 }
 

@@ -20,6 +20,7 @@ namespace sgnn::distributed {
 
 class HaloExchange {
  public:
+  HaloExchange(const RankPartition& partition, HaloMode mode, Device device);
   HaloExchange(const GraphPartition& partition, int rank, HaloMode mode, Device device);
 
   // InvalidArgument on a wrong shape, dtype or device, or a communicator of

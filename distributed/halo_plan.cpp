@@ -11,16 +11,27 @@ std::optional<HaloMode> parse_halo_mode(std::string_view text) {
   return HaloMode::AllGather;
 }
 
-HaloVolume halo_volume(const GraphPartition& partition) {
-  HaloVolume volume;
-  for (const RankBlock& block : partition.blocks) volume.sendrecv_rows += block.num_halo();
-  const int64_t ranks = partition.num_ranks();
-  volume.allgather_rows = ranks * (ranks - 1) * partition.max_block_rows();
-  return volume;
+namespace {
+
+HaloVolume volume_of(int64_t ranks, int64_t total_halo_rows, int64_t max_block_rows) {
+  return {total_halo_rows, ranks * (ranks - 1) * max_block_rows};
 }
 
-HaloMode choose_halo_mode(const GraphPartition& partition) {
-  const HaloVolume volume = halo_volume(partition);
+}  // namespace
+
+HaloVolume halo_volume(const GraphPartition& partition) {
+  int64_t total_halo_rows = 0;
+  for (const RankBlock& block : partition.blocks) total_halo_rows += block.num_halo();
+  return volume_of(partition.num_ranks(), total_halo_rows, partition.max_block_rows());
+}
+
+HaloVolume halo_volume(const RankPartition& partition) {
+  return volume_of(partition.num_ranks(), partition.total_halo_rows, partition.max_block_rows);
+}
+
+HaloMode choose_halo_mode(const GraphPartition& partition) { return choose_halo_mode(halo_volume(partition)); }
+
+HaloMode choose_halo_mode(const HaloVolume& volume) {
   if (volume.allgather_rows == 0) return HaloMode::SendRecv;  // one rank, or no rows
   return static_cast<double>(volume.sendrecv_rows) >= kAllGatherShare * static_cast<double>(volume.allgather_rows)
              ? HaloMode::AllGather
@@ -35,8 +46,12 @@ int64_t exchanged_rows(const GraphPartition& partition, HaloMode mode) {
 std::vector<int32_t> allgather_positions(const GraphPartition& partition, int rank) {
   SGNN_CHECK(rank >= 0 && rank < partition.num_ranks(), "allgather_positions: no rank ", rank, " of ",
              partition.num_ranks());
-  const RankBlock& block = partition.blocks[static_cast<std::size_t>(rank)];
-  const int64_t padded = partition.max_block_rows();
+  return allgather_positions(rank_partition(partition, rank));
+}
+
+std::vector<int32_t> allgather_positions(const RankPartition& partition) {
+  const RankBlock& block = partition.block;
+  const int64_t padded = partition.max_block_rows;
   SGNN_CHECK(padded * partition.num_ranks() <= (int64_t{1} << 31), "allgather_positions: ", partition.num_ranks(),
              " blocks of ", padded, " rows exceed int32 row ids");
   std::vector<int32_t> positions;

@@ -39,6 +39,8 @@ struct HaloVolume {
   int64_t allgather_rows = 0;  // Σ over ranks of the padded rows received from the others
 };
 HaloVolume halo_volume(const GraphPartition& partition);
+HaloVolume halo_volume(const RankPartition& partition);  // the same numbers, from one rank's part
+HaloMode choose_halo_mode(const HaloVolume& volume);
 HaloMode choose_halo_mode(const GraphPartition& partition);
 
 // Rows (of one exchange of width 1) that `mode` moves in total.
@@ -46,6 +48,7 @@ int64_t exchanged_rows(const GraphPartition& partition, HaloMode mode);
 
 // For AllGather: row of the gathered [ranks·max_block_rows, F] copy holding
 // each of `rank`'s halo rows (owner·max_block_rows + offset in the owner's block).
+std::vector<int32_t> allgather_positions(const RankPartition& partition);
 std::vector<int32_t> allgather_positions(const GraphPartition& partition, int rank);
 
 }  // namespace sgnn::distributed

@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "core/memory.hpp"
-#include "distributed/distributed_gcn.hpp"
+#include "distributed/rank_training.hpp"
 #include "distributed/nccl_ranks.hpp"
 
 namespace sgnn::distributed {
@@ -57,44 +57,35 @@ MultiGpuResult train_gcn_multi_gpu(const graph_io::Graph& graph, const MultiGpuO
 
   NcclRanks nccl(options.devices);
   result.nccl_version = nccl.nccl_version();
-  training::GcnConfig config;
-  config.in_features = graph.features.size(1);
-  config.classes = graph.num_classes;
-  config.hidden = options.hidden;
-  config.layers = options.layers;
-  config.dropout = options.dropout;
+  RankTrainingOptions training;
+  training.model = options.model;
+  training.hyperparameters.epochs = options.epochs;
+  training.hyperparameters.hidden = options.hidden;
+  training.hyperparameters.heads = options.heads;
+  training.hyperparameters.output_heads = 1;
+  training.hyperparameters.dropout = options.dropout;
+  training.hyperparameters.learning_rate = options.learning_rate;
+  training.hyperparameters.weight_decay = options.weight_decay;
+  training.gcn_layers = options.layers;
+  training.seed = options.seed;
+  training.halo = result.halo;
+  training.row_normalize_features = false;  // the caller's features as given
   // [rank][epoch]; each rank thread writes its own row only.
   std::vector<std::vector<int64_t>> bytes(static_cast<std::size_t>(ranks),
                                           std::vector<int64_t>(static_cast<std::size_t>(options.epochs), 0));
   nccl.run([&](Communicator& communicator) {
     const int rank = communicator.rank();
-    const Device device = communicator.device();
-    // Same seed everywhere: equal initial weights. Dropout masks then differ per rank (distributed_gcn.hpp).
-    Generator generator(options.seed);
-    const auto model = training::make_gcn(config, generator);
-    model->to(device);
-    ops::AdamHyperparameters adam;
-    adam.learning_rate = options.learning_rate;
-    training::Adam optimizer(model->parameter_groups(options.weight_decay), adam);
-    const RankData data = make_rank_data(partition, rank, features, labels, train_index, valid_index, test_index,
-                                         device);
-    const HaloExchange halo(partition, rank, result.halo, device);
-    DistributedTrainer trainer(*model, optimizer, data, halo, communicator);
-    memory::synchronize(device);
-    for (int64_t epoch = 1; epoch <= options.epochs; ++epoch) {
-      const int64_t bytes_before = communicator.bytes_sent();
-      const Clock::time_point start = Clock::now();
-      const double loss = trainer.train_step();  // ends with item(): the step is complete here
-      MultiGpuEpoch record{epoch, loss, milliseconds_since(start)};
-      bytes[static_cast<std::size_t>(rank)][static_cast<std::size_t>(epoch - 1)] =
-          communicator.bytes_sent() - bytes_before;
+    const RankShard shard = make_rank_shard(partition, rank, features, labels, train_index, valid_index, test_index,
+                                            graph.num_classes);
+    const RankTrainingResult trained = train_rank(communicator, shard, training, [&](const RankEpoch& epoch) {
+      bytes[static_cast<std::size_t>(rank)][static_cast<std::size_t>(epoch.epoch - 1)] = epoch.bytes_sent;
       if (rank == 0) {
+        const MultiGpuEpoch record{epoch.epoch, epoch.train_loss, epoch.epoch_ms};
         result.epochs.push_back(record);
         if (on_epoch) on_epoch(record);
       }
-    }
-    const training::Evaluation evaluation = trainer.evaluate();
-    if (rank == 0) result.final = evaluation;
+    });
+    if (rank == 0) result.final = trained.final;
   });
   for (std::size_t epoch = 0; epoch < static_cast<std::size_t>(options.epochs); ++epoch) {
     int64_t total = 0;

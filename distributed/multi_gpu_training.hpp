@@ -1,4 +1,4 @@
-// Full-graph GCN training on the GPUs of this host (NcclRanks): partition the
+// Full-graph GCN or GAT training on the GPUs of this host (NcclRanks): partition the
 // prepared graph, give every GPU its share and a model replica, train
 // `epochs` steps and evaluate at the end. The engine behind
 // examples/train_gcn_multigpu and bench/bench_multigpu.
@@ -11,6 +11,7 @@
 
 #include "distributed/halo_plan.hpp"
 #include "graph_io/graph.hpp"
+#include "training/experiment.hpp"
 #include "training/models.hpp"
 #include "training/trainer.hpp"
 
@@ -18,7 +19,9 @@ namespace sgnn::distributed {
 
 struct MultiGpuOptions {
   std::vector<int> devices{0, 1};  // one rank per GPU
-  int64_t hidden = 16;
+  training::ModelKind model = training::ModelKind::Gcn;
+  int64_t hidden = 16;  // per head for GAT
+  int64_t heads = 8;    // GAT: heads of the hidden layer (one averaged output head)
   int64_t layers = 2;
   float dropout = 0.5f;
   float learning_rate = 0.01f;
@@ -47,7 +50,7 @@ struct MultiGpuResult {
 // cuda:0 .. cuda:count-1.
 std::vector<int> first_devices(int count);
 
-// `graph`: a prepared GCN graph (gcn_graph_options) with features, labels and
+// `graph`: a prepared GCN graph (gcn_graph_options; GAT uses its pattern) with features, labels and
 // train/valid splits, on any device. on_epoch runs on rank 0's thread.
 // Throws sgnn::Error when NCCL is missing or fails (see nccl_ranks.hpp).
 MultiGpuResult train_gcn_multi_gpu(const graph_io::Graph& graph, const MultiGpuOptions& options,

@@ -10,6 +10,14 @@ namespace {
 
 std::size_t at(int64_t i) { return static_cast<std::size_t>(i); }
 
+// The rank owning `row`: the last boundary <= row whose range is non-empty.
+int owner_of(const std::vector<int64_t>& boundaries, int64_t row, const char* caller) {
+  const int64_t num_nodes = boundaries.back();
+  SGNN_CHECK(row >= 0 && row < num_nodes, caller, ": row ", row, " outside [0, ", num_nodes, ")");
+  const auto it = std::upper_bound(boundaries.begin(), boundaries.end(), row);
+  return static_cast<int>(it - boundaries.begin()) - 1;
+}
+
 // Boundaries from int64 offsets: boundary k is the first row whose cumulative
 // cost indptr[row] + row reaches k/ranks of the total (a monotone function of
 // the row, so boundaries never decrease).
@@ -108,11 +116,21 @@ int64_t RankBlock::sent_to(int peer) const {
   return static_cast<int64_t>(send_rows[at(peer)].size());
 }
 
-int GraphPartition::owner(int64_t row) const {
-  SGNN_CHECK(row >= 0 && row < num_nodes, "GraphPartition::owner: row ", row, " outside [0, ", num_nodes, ")");
-  // The last boundary <= row whose range is non-empty.
-  const auto it = std::upper_bound(boundaries.begin(), boundaries.end(), row);
-  return static_cast<int>(it - boundaries.begin()) - 1;
+int GraphPartition::owner(int64_t row) const { return owner_of(boundaries, row, "GraphPartition::owner"); }
+
+int RankPartition::owner(int64_t row) const { return owner_of(boundaries, row, "RankPartition::owner"); }
+
+RankPartition rank_partition(const GraphPartition& partition, int rank) {
+  SGNN_CHECK(rank >= 0 && rank < partition.num_ranks(), "rank_partition: no rank ", rank, " of ",
+             partition.num_ranks());
+  RankPartition part;
+  part.rank = rank;
+  part.num_nodes = partition.num_nodes;
+  part.boundaries = partition.boundaries;
+  part.block = partition.blocks[at(rank)];
+  part.max_block_rows = partition.max_block_rows();
+  for (const RankBlock& block : partition.blocks) part.total_halo_rows += block.num_halo();
+  return part;
 }
 
 int64_t GraphPartition::max_block_rows() const {

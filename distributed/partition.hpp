@@ -16,7 +16,9 @@
 // order (the packing order of a send to q).
 //
 // Everything here is host-side bookkeeping; the local Adjacency is on the
-// host and moved to the rank's device by the caller.
+// host and moved to the rank's device by the caller. A process of a
+// multi-process run holds only its RankPartition (rank_partition(), or read
+// from its partition file: partition_files.hpp), never the whole graph.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +51,24 @@ struct GraphPartition {
   int owner(int64_t row) const;           // InvalidArgument outside [0, num_nodes)
   int64_t max_block_rows() const;         // the padded block of an all-gather
 };
+
+// What one rank needs of a partition: its block, every rank's row range and
+// the two totals the halo plan depends on (halo_plan.hpp).
+struct RankPartition {
+  int rank = 0;
+  int64_t num_nodes = 0;
+  std::vector<int64_t> boundaries;  // [ranks + 1], as GraphPartition::boundaries
+  RankBlock block;
+  int64_t max_block_rows = 0;   // the largest block of any rank
+  int64_t total_halo_rows = 0;  // Σ over ranks of num_halo
+
+  int num_ranks() const { return static_cast<int>(boundaries.size()) - 1; }
+  int owner(int64_t row) const;  // InvalidArgument outside [0, num_nodes)
+};
+
+// Rank `rank`'s part (its block is copied; the adjacency's tensors are
+// shared). InvalidArgument when there is no such rank.
+RankPartition rank_partition(const GraphPartition& partition, int rank);
 
 // Boundaries [ranks + 1] splitting the rows of `csr` (any device) into
 // `ranks` contiguous ranges of about equal nnz + rows. Ranges may be empty

@@ -1,5 +1,5 @@
-// Full-graph GCN training on several GPUs of this host with NCCL (one thread
-// per GPU, see distributed/). Prints the loss per epoch and the final
+// Full-graph GCN or GAT training on several GPUs of this host with NCCL (one
+// thread per GPU, see distributed/; one process per GPU: train_gcn_distributed). Prints the loss per epoch and the final
 // metrics; --print-json prints one JSON object instead.
 //
 //   train_gcn_multigpu --dataset /data/products-scale --gpus 2 --hidden 256 --epochs 100
@@ -38,7 +38,8 @@ std::string json_report(const std::string& dataset, const graph_io::Graph& graph
   training::JsonWriter json;
   json.begin_object();
   json.field("dataset", dataset).field("nodes", graph.num_nodes).field("edges", graph.adjacency.nnz());
-  json.field("gpus", int64_t{options.gpus}).field("hidden", options.training.hidden);
+  json.field("gpus", int64_t{options.gpus}).field("model", training::model_name(options.training.model));
+  json.field("hidden", options.training.hidden);
   json.field("halo", distributed::halo_mode_name(result.halo)).field("nccl", result.nccl_version);
   json.key("rank_rows").begin_array();
   for (const int64_t rows : result.rank_rows) json.value(rows);
@@ -103,11 +104,21 @@ int run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app("Full-graph GCN training on several GPUs of one host (NCCL, one thread per GPU)");
+  CLI::App app("Full-graph GCN/GAT training on several GPUs of one host (NCCL, one thread per GPU)");
   Options options;
   app.add_option("--dataset", options.dataset, "dataset name or path (as train_gcn)")->required();
   app.add_option("--gpus", options.gpus, "GPUs to use, cuda:0 .. cuda:N-1 (default 2)")->check(CLI::Range(1, 64));
-  app.add_option("--hidden", options.training.hidden, "hidden features (default 16)")->check(CLI::PositiveNumber);
+  app.add_option_function<std::string>(
+         "--model",
+         [&options](const std::string& model) {
+           options.training.model = model == "gat" ? training::ModelKind::Gat : training::ModelKind::Gcn;
+         },
+         "gcn or gat (default gcn)")
+      ->check(CLI::IsMember({"gcn", "gat"}));
+  app.add_option("--hidden", options.training.hidden, "hidden features, per head for GAT (default 16)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--heads", options.training.heads, "GAT: attention heads of the hidden layer (default 8)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--layers", options.training.layers, "GCNConv layers (default 2)")->check(CLI::PositiveNumber);
   app.add_option("--epochs", options.training.epochs, "training epochs (default 200)")->check(CLI::PositiveNumber);
   app.add_option("--lr", options.training.learning_rate, "Adam learning rate (default 0.01)")->check(CLI::PositiveNumber);

@@ -160,8 +160,14 @@ inline void print_summary(const training::ExperimentResult& r, std::FILE* stream
   std::fprintf(stream, "  epoch time (median): %.3f ms, training time (median run): %.2f s\n", r.epoch_ms_median,
                r.train_seconds);
   std::fprintf(stream, "  peak device memory: %.1f MiB\n", static_cast<double>(r.peak_device_bytes) / (1024.0 * 1024.0));
-  std::fprintf(stream, "  read %.1f ms, preprocessing %.1f ms (adjacency cache %s)\n", r.read_ms, r.preprocess_ms,
-               r.cache_hit ? "hit" : "miss");
+  const training::ExperimentResult::Phases& p = r.phases;
+  std::fprintf(stream, "  dataset %s %.1f ms, adjacency %s %.1f ms, upload %.1f ms, HRPB %.1f ms, first epoch %.1f ms\n",
+               p.processed_hit ? "mapped (processed file)" : "parsed", p.load_ms,
+               p.adjacency_cache_hit ? "cache hit" : "prepared", p.adjacency_ms, p.upload_ms, p.hrpb_ms,
+               p.first_epoch_ms);
+  if (p.start_to_first_epoch_s > 0) {
+    std::fprintf(stream, "  process start to the end of epoch 1: %.2f s\n", p.start_to_first_epoch_s);
+  }
 }
 
 inline int training_main(training::ModelKind kind, int argc, char** argv) {

@@ -53,6 +53,31 @@ int64_t parse_count(const SectionFile& file, const std::string& key) {
   throw IoError(file.source, 0, detail::concat("metadata ", key, "=\"", text, "\" is not a count"));
 }
 
+// The sections' dtypes and shapes against the metadata, before any payload is touched.
+void check_section_shapes(const SectionFile& contents, const Csr& pattern, bool stored_values) {
+  const Tensor& indptr = contents.at("csr.indptr");
+  const Tensor& indices = contents.at("csr.indices");
+  const bool fits = pattern.num_rows < (int64_t{1} << 31) && indptr.dtype() == csr_offset_dtype(pattern.nnz) &&
+                    indptr.shape() == Shape{pattern.num_rows + 1} && indices.dtype() == DType::Int32 &&
+                    indices.shape() == Shape{pattern.nnz};
+  if (!fits) throw IoError(contents.source, 0, "the CSR pattern's sections do not fit together (shapes or dtypes)");
+  if (stored_values) {
+    const Tensor& values = contents.at("values");
+    if (values.dtype() != DType::Float32 || values.shape() != Shape{pattern.nnz}) {
+      throw IoError(contents.source, 0, "section \"values\" does not fit the pattern (shape or dtype)");
+    }
+  }
+}
+
+uint64_t options_fingerprint(uint64_t state, const GraphOptions& options) {
+  state = hash_combine(state, options.prepare.symmetrize ? 1 : 0);
+  state = hash_combine(state, static_cast<uint64_t>(options.prepare.self_loops));
+  state = hash_combine(state, static_cast<uint64_t>(options.prepare.duplicates));
+  state = hash_combine(state, static_cast<uint64_t>(options.prepare.normalization));
+  state = hash_combine(state, static_cast<uint64_t>(options.reordering));
+  return state;
+}
+
 }  // namespace
 
 uint64_t adjacency_fingerprint(const EdgeList& edges, const GraphOptions& options) {
@@ -61,12 +86,26 @@ uint64_t adjacency_fingerprint(const EdgeList& edges, const GraphOptions& option
   state = hash_tensor(edges.source, state);
   state = hash_tensor(edges.target, state);
   state = hash_tensor(edges.weight, state);
-  state = hash_combine(state, options.prepare.symmetrize ? 1 : 0);
-  state = hash_combine(state, static_cast<uint64_t>(options.prepare.self_loops));
-  state = hash_combine(state, static_cast<uint64_t>(options.prepare.duplicates));
-  state = hash_combine(state, static_cast<uint64_t>(options.prepare.normalization));
-  state = hash_combine(state, static_cast<uint64_t>(options.reordering));
-  return state;
+  return options_fingerprint(state, options);
+}
+
+uint64_t adjacency_fingerprint(const Dataset& dataset, const GraphOptions& options) {
+  if (dataset.fingerprint == 0) return adjacency_fingerprint(dataset.edges, options);
+  uint64_t state = hash_combine(0x5347'4e4e'4144'5300ull, kAdjacencyCacheVersion);
+  state = hash_combine(state, dataset.fingerprint);
+  return options_fingerprint(state, options);
+}
+
+std::optional<int64_t> cached_adjacency_entries(const std::filesystem::path& file, uint64_t fingerprint) {
+  std::error_code error;
+  if (!std::filesystem::exists(file, error)) return std::nullopt;
+  try {
+    const SectionFile contents = map_section_file(file, kKind, kAdjacencyCacheVersion);  // the header only is read
+    if (contents.fingerprint != fingerprint) return std::nullopt;
+    return parse_count(contents, "nnz");
+  } catch (const IoError&) {
+    return std::nullopt;
+  }
 }
 
 std::filesystem::path adjacency_cache_path(const std::filesystem::path& cache_dir, uint64_t fingerprint) {
@@ -100,38 +139,38 @@ std::optional<CachedAdjacency> load_adjacency_cache(const std::filesystem::path&
   std::error_code error;
   if (!std::filesystem::exists(file, error)) return std::nullopt;
   try {
-    const SectionFile contents = read_section_file(file, kKind, kAdjacencyCacheVersion);
+    // Mapped, then each section checked as it moves to `device` (no pass of its own over the entries).
+    SectionFile contents = map_section_file(file, kKind, kAdjacencyCacheVersion);
     if (contents.fingerprint != fingerprint) {
       throw IoError(file.string(), 0, "fingerprint differs from the inputs' (stale or renamed file)");
     }
     Csr pattern;
     pattern.num_rows = pattern.num_cols = parse_count(contents, "num_nodes");
     pattern.nnz = parse_count(contents, "nnz");
-    pattern.indptr = contents.at("csr.indptr");
-    pattern.indices = contents.at("csr.indices");
-    check_sorted_pattern(pattern, file.string());
-
     const std::string& mode = contents.meta("values");
-    Tensor weights;
     Normalization normalization = Normalization::None;
-    if (mode == kValuesStored) {
-      weights = contents.at("values");
-      if (weights.dtype() != DType::Float32 || weights.shape() != Shape{pattern.nnz}) {
-        throw IoError(file.string(), 0, "section \"values\" does not fit the pattern (shape or dtype)");
-      }
-    } else if (mode == kValuesSymmetric) {
+    if (mode == kValuesSymmetric) {
       normalization = Normalization::Symmetric;
     } else if (mode == kValuesRow) {
       normalization = Normalization::Row;
-    } else if (mode != kValuesNone) {
+    } else if (mode != kValuesStored && mode != kValuesNone) {
       throw IoError(file.string(), 0, detail::concat("metadata values=\"", mode, "\" is not a known mode"));
     }
     if (mode != kValuesStored && contents.has("values")) {
       throw IoError(file.string(), 0, detail::concat("section \"values\" present although values=\"", mode, "\""));
     }
+    std::vector<std::string> names{"csr.indptr", "csr.indices"};
+    if (mode == kValuesStored) names.emplace_back("values");
+    check_section_shapes(contents, pattern, mode == kValuesStored);
+    std::vector<Tensor> uploaded = upload_sections(contents, names, device);
+    pattern.indptr = uploaded[0];
+    pattern.indices = uploaded[1];
+    check_sorted_pattern(pattern, file.string());
+    const Tensor weights = mode == kValuesStored ? uploaded[2] : Tensor();
 
     CachedAdjacency cached;
     if (contents.has("node_order")) {
+      contents.verify("node_order");
       cached.node_order = contents.at("node_order");
       if (cached.node_order.dtype() != DType::Int32 || cached.node_order.shape() != Shape{pattern.num_rows} ||
           !is_permutation(cached.node_order)) {

@@ -39,6 +39,15 @@ struct CachedAdjacency {
 // options (not the device), the reordering and kAdjacencyCacheVersion.
 uint64_t adjacency_fingerprint(const EdgeList& edges, const GraphOptions& options);
 
+// The key make_graph uses: the dataset's stored fingerprint (a hash of its
+// files, kept in its processed file) with the options, so a cache hit hashes
+// nothing; the edges' fingerprint above when the dataset has none.
+uint64_t adjacency_fingerprint(const Dataset& dataset, const GraphOptions& options);
+
+// The entry count recorded in a valid-looking cache file for `fingerprint`
+// (its header only is read), or nullopt: what the memory check counts with.
+std::optional<int64_t> cached_adjacency_entries(const std::filesystem::path& file, uint64_t fingerprint);
+
 // <cache_dir>/adjacency-<16 hex digits>.sgnn
 std::filesystem::path adjacency_cache_path(const std::filesystem::path& cache_dir, uint64_t fingerprint);
 

@@ -106,12 +106,18 @@ void check_sorted_pattern(const Csr& pattern, const std::string& where) {
                       pattern.indptr.defined() && pattern.indptr.dtype() == csr_offset_dtype(nnz) &&
                       pattern.indptr.shape() == Shape{n + 1} && pattern.indices.defined() &&
                       pattern.indices.dtype() == DType::Int32 && pattern.indices.shape() == Shape{nnz} &&
-                      pattern.indptr.device().is_cpu() && pattern.indices.device().is_cpu();
+                      pattern.indptr.device() == pattern.indices.device();
   if (!shapes) throw IoError(where, 0, "the CSR pattern's sections do not fit together (shapes or dtypes)");
-  const int32_t* indices = pattern.indices.data<int32_t>();
-  const bool ok = pattern.indptr.dtype() == DType::Int64
-                      ? rows_sorted_and_in_range(pattern.indptr.data<int64_t>(), indices, n, nnz)
-                      : rows_sorted_and_in_range(pattern.indptr.data<int32_t>(), indices, n, nnz);
+  bool ok = false;
+  if (pattern.indptr.device().is_cuda()) {
+#ifdef SGNN_WITH_CUDA
+    ok = is_sorted_pattern_cuda(pattern);
+#endif
+  } else {
+    const int32_t* indices = pattern.indices.data<int32_t>();
+    ok = pattern.indptr.dtype() == DType::Int64 ? rows_sorted_and_in_range(pattern.indptr.data<int64_t>(), indices, n, nnz)
+                                                : rows_sorted_and_in_range(pattern.indptr.data<int32_t>(), indices, n, nnz);
+  }
   if (!ok) {
     throw IoError(where, 0,
                   "the CSR pattern is not a sorted, duplicate-free pattern (offsets not from 0 to nnz and "

@@ -21,7 +21,8 @@ Adjacency adjacency_from_pattern(const Csr& pattern, const Tensor& weights, Norm
                                  Device device);
 
 // Throws IoError(where, 0, reason) unless `pattern` is a square CSR whose
-// rows are sorted, duplicate-free and in range (host tensors; parallel).
+// rows are sorted, duplicate-free and in range (host tensors: parallel
+// threads; CUDA tensors: a kernel, no host pass).
 void check_sorted_pattern(const Csr& pattern, const std::string& where);
 
 }  // namespace sgnn::graph_io

@@ -10,6 +10,10 @@ namespace sgnn::graph_io {
 
 #ifdef SGNN_WITH_CUDA
 Adjacency adjacency_from_pattern_cuda(const Csr& pattern, const Tensor& weights, const PrepareOptions& options);
+// check_sorted_pattern's test on a pattern already on a CUDA device (shapes
+// and dtypes checked by the caller): true when offsets run from 0 to nnz
+// without decreasing and every row's columns increase and are < num_rows.
+bool is_sorted_pattern_cuda(const Csr& pattern);
 #endif
 
 }  // namespace sgnn::graph_io

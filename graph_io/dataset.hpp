@@ -9,10 +9,20 @@
 //                host [M] int32 node ids in [0, N), no repeats, disjoint
 //                (undefined if the files have no split)
 //   num_classes  max label + 1 (0 without labels)
-//   read_ms      wall time the reader took (make_graph reports it)
+//   fingerprint  a hash of the files it was read from, taken when its
+//                processed file was written (graph_io/processed_dataset.hpp);
+//                0 when unknown (a dataset built in memory): the caches then
+//                hash the edges instead
+//   load         how it was loaded: parsed or mapped from the processed file
+//
+// Tensors of a dataset mapped from its processed file are host tensors over
+// the mapping. load_dataset checks their checksums unless asked to defer the
+// large ones (LoadOptions::defer_checks); `unchecked` then lists what is left
+// and verify_section() (processed_dataset.hpp) checks one.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "graph_io/edge_list.hpp"
@@ -29,7 +39,17 @@ struct Dataset {
   Tensor valid_index;
   Tensor test_index;
   int64_t num_classes = 0;
-  double read_ms = 0.0;
+  double read_ms = 0.0;  // wall time of parsing the files, or of mapping the processed file
+  uint64_t fingerprint = 0;
+
+  struct Load {
+    bool processed_hit = false;  // mapped from the processed file, nothing parsed
+    std::string processed_path;  // the processed file used or written ("" when none)
+    std::string note;            // why the processed file was not used or not written, if so
+  } load;
+  // Mapped sections whose CRC-32 is not checked yet: "edges.source",
+  // "edges.target", "edges.weight", "features" -> the CRC stored in load.processed_path.
+  std::map<std::string, uint32_t> unchecked;
 
   int64_t num_nodes() const { return edges.num_nodes; }
 };

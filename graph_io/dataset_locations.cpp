@@ -47,6 +47,12 @@ std::optional<fs::path> user_data_folder() {
   return std::nullopt;
 }
 
+std::optional<fs::path> user_cache_folder() {
+  if (std::optional<fs::path> xdg = absolute_variable("XDG_CACHE_HOME")) return *xdg / "sparsegnn";
+  if (std::optional<fs::path> home = absolute_variable("HOME")) return *home / ".cache" / "sparsegnn";
+  return std::nullopt;
+}
+
 std::optional<fs::path> bundled_dataset_folder() {
   std::error_code error;
   const fs::path program = fs::read_symlink("/proc/self/exe", error);

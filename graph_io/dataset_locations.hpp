@@ -23,6 +23,11 @@ namespace sgnn::graph_io {
 // The folder need not exist.
 std::optional<std::filesystem::path> user_data_folder();
 
+// $XDG_CACHE_HOME/sparsegnn when set and absolute, else
+// $HOME/.cache/sparsegnn: processed files of datasets whose own folder is
+// not writable. nullopt when neither variable gives a folder.
+std::optional<std::filesystem::path> user_cache_folder();
+
 // The first existing folder among <dir>/../share/sparsegnn/datasets for <dir>
 // the running program's folder (an install's bin/, or a build tree's
 // examples/, tests/, bench/) and the folder of the file holding this library

@@ -1,11 +1,30 @@
-// Synthetic graphs for tests and scaling benchmarks, deterministic from a
-// seed (Philox streams: the same graph whatever the thread count).
+// Synthetic graphs for tests and benchmarks, deterministic from a seed
+// (Philox streams: the same graph whatever the thread count). One header per
+// family, all included here:
+//
+//   R-MAT           power-law graph from recursive quadrants (below)
+//   Chung-Lu        heavy-tailed degrees with a given exponent (chung_lu.hpp)
+//   SBM             communities, shuffled or contiguous (sbm.hpp)
+//   stencils, bands 2D/3D finite-difference grids (grid_graphs.hpp)
+//   FEM meshes      linear/quadratic elements, 1-3 dofs per node (grid_graphs.hpp)
+//   bipartite       rectangular adjacency, sources -> targets (bipartite.hpp)
+//   hub             one row of hub_degree entries among small rows (hub.hpp)
+//   uniform random  G(n, m), e.g. average degree 2 (uniform_random.hpp)
+//
+// Undirected families return each edge once, in one direction: symmetrise
+// (GCN's preparation does) to use them as undirected graphs.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "graph_io/bipartite.hpp"
+#include "graph_io/chung_lu.hpp"
 #include "graph_io/edge_list.hpp"
+#include "graph_io/grid_graphs.hpp"
+#include "graph_io/hub.hpp"
+#include "graph_io/sbm.hpp"
+#include "graph_io/uniform_random.hpp"
 
 namespace sgnn::graph_io {
 

@@ -1,9 +1,12 @@
 #include "graph_io/graph.hpp"
 
 #include <chrono>
+#include <future>
 #include <iostream>
 
 #include "graph_io/adjacency_cache.hpp"
+#include "graph_io/processed_dataset.hpp"
+#include "graph_io/section_file.hpp"
 
 namespace sgnn::graph_io {
 
@@ -47,28 +50,78 @@ GraphOptions gat_graph_options() {
   return options;
 }
 
+namespace {
+
+struct NodeTensors {
+  Tensor features, labels, train_index, valid_index, test_index;
+};
+
+// The node tensors on `device`. Features go through the staged upload, with
+// their checksum checked on the way when the dataset was mapped unchecked.
+NodeTensors upload_nodes(const Dataset& nodes, Device device, double& milliseconds) {
+  const auto started = std::chrono::steady_clock::now();
+  NodeTensors out;
+  if (nodes.features.defined()) {
+    const auto crc = nodes.unchecked.find("features");
+    const std::optional<uint32_t> expected =
+        crc == nodes.unchecked.end() ? std::nullopt : std::optional<uint32_t>(crc->second);
+    out.features = upload_checked({{"features", nodes.features, expected}}, device, nodes.load.processed_path)[0];
+  }
+  out.labels = to_device(nodes.labels, device);
+  out.train_index = to_device(nodes.train_index, device);
+  out.valid_index = to_device(nodes.valid_index, device);
+  out.test_index = to_device(nodes.test_index, device);
+  memory::synchronize(device);
+  milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  return out;
+}
+
+}  // namespace
+
 Graph make_graph(const Dataset& dataset, const GraphOptions& options, Device device, const std::string& cache_dir) {
   const auto started = std::chrono::steady_clock::now();
   require_available(device);
   Graph graph;
   graph.statistics.read_ms = dataset.read_ms;
 
+  // Without reordering the node tensors do not depend on the adjacency: they
+  // go to the device on their own thread while the adjacency is loaded or built.
+  std::future<NodeTensors> nodes_uploaded;
+  if (options.reordering == Reordering::None) {
+    nodes_uploaded = std::async(std::launch::async, [&dataset, device, &graph] {
+      return upload_nodes(dataset, device, graph.statistics.upload_ms);
+    });
+  }
+  // Waits for that thread on every way out, so it never outlives `dataset`.
+  struct Join {
+    std::future<NodeTensors>& future;
+    ~Join() {
+      if (future.valid()) future.wait();
+    }
+  } join{nodes_uploaded};
+
+  const auto adjacency_started = std::chrono::steady_clock::now();
   std::optional<CachedAdjacency> prepared;
   uint64_t fingerprint = 0;
   if (!cache_dir.empty()) {
-    fingerprint = adjacency_fingerprint(dataset.edges, options);
+    fingerprint = adjacency_fingerprint(dataset, options);
     const std::filesystem::path file = adjacency_cache_path(cache_dir, fingerprint);
     graph.statistics.cache_path = file.string();
     std::string problem;
+    const auto cache_started = std::chrono::steady_clock::now();
     prepared = load_adjacency_cache(file, fingerprint, problem, device);
     if (prepared) {
       graph.statistics.cache_hit = true;
+      graph.statistics.cache_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cache_started).count();
     } else if (!problem.empty()) {
       warn(detail::concat("ignoring the adjacency cache (", problem, "); rebuilding it"));
     }
   }
   if (!prepared) {
-    prepared = build(dataset, options, device);
+    Dataset checked = dataset;  // the edges are read now: check what the processed file left unchecked
+    for (const char* section : {"edges.source", "edges.target", "edges.weight"}) verify_section(checked, section);
+    prepared = build(checked, options, device);
     if (!cache_dir.empty()) {
       try {
         prepared->weighted_edges = dataset.edges.weight.defined();
@@ -80,18 +133,28 @@ Graph make_graph(const Dataset& dataset, const GraphOptions& options, Device dev
     }
   }
 
+  memory::synchronize(device);
+  graph.statistics.adjacency_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - adjacency_started).count();
   graph.adjacency = std::move(prepared->adjacency);
   graph.node_order = prepared->node_order;
-  Dataset nodes = dataset;
-  if (graph.node_order.defined()) {
-    nodes.edges = EdgeList{dataset.edges.num_nodes, {}, {}, {}};  // edges are already in the adjacency
-    nodes = reorder_dataset(nodes, graph.node_order);
+  NodeTensors nodes;
+  if (nodes_uploaded.valid()) {
+    nodes = nodes_uploaded.get();
+  } else {
+    Dataset reordered = dataset;
+    reordered.edges = EdgeList{dataset.edges.num_nodes, {}, {}, {}};  // edges are already in the adjacency
+    if (graph.node_order.defined()) {
+      if (reordered.unchecked.contains("features")) verify_section(reordered, "features");  // read by the reordering
+      reordered = reorder_dataset(reordered, graph.node_order);
+    }
+    nodes = upload_nodes(reordered, device, graph.statistics.upload_ms);
   }
-  graph.features = to_device(nodes.features, device);
-  graph.labels = to_device(nodes.labels, device);
-  graph.train_index = to_device(nodes.train_index, device);
-  graph.valid_index = to_device(nodes.valid_index, device);
-  graph.test_index = to_device(nodes.test_index, device);
+  graph.features = nodes.features;
+  graph.labels = nodes.labels;
+  graph.train_index = nodes.train_index;
+  graph.valid_index = nodes.valid_index;
+  graph.test_index = nodes.test_index;
   graph.num_nodes = dataset.num_nodes();
   graph.num_classes = dataset.num_classes;
   memory::synchronize(device);

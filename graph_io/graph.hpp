@@ -7,11 +7,16 @@
 //      `device`; options.prepare.device is ignored);
 //   3. moves features, labels and splits to `device`.
 // With a cache_dir, steps 1–2 are replaced by loading
-// <cache_dir>/adjacency-<fingerprint>.sgnn when its fingerprint (edges,
-// num_nodes, weights, prepare options, reordering, format version) matches;
+// <cache_dir>/adjacency-<fingerprint>.sgnn when its fingerprint (the
+// dataset's stored fingerprint, or a hash of its edges, num_nodes and
+// weights when it has none; prepare options, reordering, format version) matches;
 // otherwise the result is stored there (atomically). A corrupt, truncated,
 // stale or unwritable cache is reported on stderr and rebuilt, never trusted.
-// Throws what the steps throw (InvalidArgument for bad edges, device errors).
+// Without reordering, step 3 runs on a thread of its own during steps 1-2.
+// Mapped sections the dataset left unchecked (Dataset::unchecked) are
+// checked where they are read: the features during their upload, the edges
+// before a build. Throws what the steps throw (InvalidArgument for bad
+// edges, IoError for a damaged processed file, device errors).
 #pragma once
 
 #include <string>
@@ -33,6 +38,9 @@ GraphOptions gat_graph_options();  // symmetrize, self loops Add, Normalization:
 struct PreparationStatistics {
   double read_ms = 0;      // reading the dataset files (Dataset::read_ms)
   double prepare_ms = 0;   // make_graph: cache load or build (+ store), reordering, uploads
+  double cache_ms = 0;     // of which loading the adjacency cache on a hit (mapping, upload, derivation)
+  double adjacency_ms = 0; // of which the adjacency: cache load, or build (+ store)
+  double upload_ms = 0;    // the node tensors (features, labels, splits) to the device, on their own thread
   bool cache_hit = false;
   std::string cache_path;  // empty without a cache_dir
 };

@@ -1,9 +1,12 @@
 #include "graph_io/load_dataset.hpp"
 
 #include <chrono>
+#include <iostream>
 
 #include "graph_io/dataset_locations.hpp"
 #include "graph_io/ogb_reader.hpp"
+#include "graph_io/planetoid_reader.hpp"
+#include "graph_io/processed_dataset.hpp"
 #include "graph_io/readers.hpp"
 
 namespace sgnn::graph_io {
@@ -18,19 +21,68 @@ bool has_extension(const fs::path& file, std::string_view extension) {
   return name.size() > extension.size() && name.ends_with(extension);
 }
 
-Dataset load_path(const fs::path& path) {
+void warn(const std::string& message) { std::cerr << "sparsegnn: " << message << "\n"; }
+
+Dataset parse_path(const fs::path& path) {
   std::error_code error;
   if (fs::is_directory(path, error)) {
-    if (!is_ogb_directory(path)) {
-      throw IoError(path.string(), 0,
-                    "is a folder but not an OGB raw-layout dataset (no raw/edge.csv.gz or raw/edge.csv)");
-    }
-    return read_ogb_dataset(path);
+    if (is_ogb_directory(path)) return read_ogb_dataset(path);
+    std::string planetoid_name;
+    if (is_planetoid_folder(path, &planetoid_name)) return read_planetoid(path, planetoid_name);
+    throw IoError(path.string(), 0,
+                  "is a folder but neither an OGB raw-layout dataset (no raw/edge.csv.gz or raw/edge.csv) nor "
+                  "one set of Planetoid files (ind.<name>.{x,tx,allx,y,ty,ally,graph,test.index})");
   }
   const auto started = std::chrono::steady_clock::now();
   Dataset dataset = has_extension(path, ".mtx") ? read_matrix_market(path) : read_edge_list(path, EdgeListOptions{});
   dataset.read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return dataset;
+}
+
+// Where the processed file of `path` may be: beside it, then in the cache folder.
+std::vector<fs::path> processed_candidates(const fs::path& path, const LoadOptions& options) {
+  std::vector<fs::path> candidates{processed_path_beside(path)};
+  std::optional<fs::path> cache = options.cache_dir.empty() ? user_cache_folder() : fs::path(options.cache_dir);
+  if (cache) candidates.push_back(processed_path_in_cache(path, *cache));
+  return candidates;
+}
+
+// Parses `path` and writes its processed file to the first candidate folder that takes it.
+Dataset parse_and_store(const fs::path& path, const std::vector<fs::path>& candidates) {
+  const int64_t stamped_at = stamp_time_now();
+  const std::vector<InputStamp> stamps = input_stamps(path);  // before parsing: a file changed meanwhile is stale next time
+  Dataset dataset = parse_path(path);
+  dataset.fingerprint = hash_inputs(path, stamps);
+  std::string failures;
+  for (const fs::path& candidate : candidates) {
+    try {
+      store_processed_dataset(candidate, dataset, stamps, dataset.fingerprint, stamped_at);
+      dataset.load.processed_path = candidate.string();
+      return dataset;
+    } catch (const IoError& failure) {
+      failures += detail::concat(failures.empty() ? "" : "; ", failure.what());
+    }
+  }
+  dataset.load.note = "could not write the processed file (" + failures + "); the next load parses again";
+  warn("warning: " + dataset.load.note);
+  return dataset;
+}
+
+Dataset load_path(const fs::path& path, const LoadOptions& options) {
+  if (!options.processed) return parse_path(path);
+  const std::vector<fs::path> candidates = processed_candidates(path, options);
+  if (!options.rebuild) {
+    for (const fs::path& candidate : candidates) {
+      std::string problem;
+      std::optional<Dataset> mapped = load_processed_dataset(candidate, path, options.defer_checks, problem);
+      if (mapped) {
+        if (!mapped->load.note.empty()) warn(mapped->load.note + " (" + candidate.string() + ")");
+        return std::move(*mapped);
+      }
+      if (!problem.empty()) warn("ignoring the processed dataset (" + problem + "); rebuilding it");
+    }
+  }
+  return parse_and_store(path, candidates);
 }
 
 bool looks_like_path(const std::string& text) {
@@ -39,15 +91,15 @@ bool looks_like_path(const std::string& text) {
 
 }  // namespace
 
-Dataset load_dataset(const std::string& name_or_path) {
+Dataset load_dataset(const std::string& name_or_path, const LoadOptions& options) {
   if (name_or_path.empty()) throw IoError("<dataset>", 0, "empty dataset name");
   std::error_code error;
-  if (fs::exists(name_or_path, error)) return load_path(name_or_path);
+  if (fs::exists(name_or_path, error)) return load_path(name_or_path, options);
   if (looks_like_path(name_or_path)) throw IoError(name_or_path, 0, "no such file or folder");
   std::string searched;
   for (const fs::path& place : dataset_search_path()) {
     const fs::path candidate = place / name_or_path;
-    if (fs::exists(candidate, error)) return load_path(candidate);
+    if (fs::exists(candidate, error)) return load_path(candidate, options);
     searched += detail::concat(searched.empty() ? "" : ", ", candidate.string());
   }
   throw IoError(name_or_path, 0,

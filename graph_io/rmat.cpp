@@ -1,28 +1,10 @@
-#include <algorithm>
 #include <bit>
-#include <numeric>
 
 #include "core/philox.hpp"
+#include "graph_io/generator_support.hpp"
 #include "graph_io/generators.hpp"
 
 namespace sgnn::graph_io {
-
-namespace {
-
-// A permutation of [0, n) from a seeded Fisher–Yates shuffle.
-std::vector<int32_t> random_permutation(int64_t n, uint64_t seed) {
-  std::vector<int32_t> permutation(static_cast<std::size_t>(n));
-  std::iota(permutation.begin(), permutation.end(), 0);
-  const PhiloxStream stream{seed, 0};
-  for (int64_t i = n - 1; i > 0; --i) {
-    const auto j = static_cast<int64_t>(static_cast<double>(stream.uniform(static_cast<uint64_t>(i))) *
-                                        static_cast<double>(i + 1));
-    std::swap(permutation[static_cast<std::size_t>(i)], permutation[static_cast<std::size_t>(std::min(j, i))]);
-  }
-  return permutation;
-}
-
-}  // namespace
 
 std::vector<int32_t> rmat_node_permutation(const RmatOptions& options) {
   SGNN_CHECK(options.num_nodes >= 1 && options.num_nodes < (int64_t{1} << 31), "R-MAT: num_nodes ",
@@ -42,10 +24,7 @@ EdgeList generate_rmat(const RmatOptions& options) {
   const auto a_share = static_cast<float>(options.a / std::max(options.a + options.b, 1e-12));
   const auto c_share = static_cast<float>(options.c / std::max(1.0 - options.a - options.b, 1e-12));
 
-  EdgeList edges;
-  edges.num_nodes = options.num_nodes;
-  edges.source = Tensor::empty({options.num_edges}, DType::Int32);
-  edges.target = Tensor::empty({options.num_edges}, DType::Int32);
+  EdgeList edges = host_edge_list(options.num_nodes, options.num_edges);
   int32_t* source = edges.source.data<int32_t>();
   int32_t* target = edges.target.data<int32_t>();
   const std::vector<int32_t> relabel = rmat_node_permutation(options);

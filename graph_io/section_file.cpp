@@ -10,7 +10,9 @@
 #include <exception>
 #include <set>
 
+#include "core/staged_upload.hpp"
 #include "graph_io/atomic_file.hpp"
+#include "graph_io/mapped_file.hpp"
 
 namespace sgnn::graph_io {
 
@@ -283,21 +285,10 @@ void write_section_file(const fs::path& path, const SectionFile& contents) {
   });
 }
 
-SectionFile read_section_file(const fs::path& path, std::string_view expected_kind, uint32_t expected_kind_version) {
-  return read_section_file(path, expected_kind, expected_kind_version, expected_kind_version);
-}
+namespace {
 
-SectionFile read_section_file(const fs::path& path, std::string_view expected_kind, uint32_t oldest_kind_version,
-                              uint32_t newest_kind_version) {
-  const std::string name = path.string();
-  FileDescriptor in{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (in.fd < 0) throw IoError(name, 0, detail::concat("cannot open: ", std::strerror(errno)));
-  std::error_code error;
-  const uint64_t file_bytes = fs::file_size(path, error);
-  if (error) throw IoError(name, 0, "cannot determine the file size");
-
-  char preamble[kPreambleBytes];
-  if (!read_at(in.fd, preamble, kPreambleBytes, 0, name)) throw IoError(name, 0, "truncated: shorter than a section file header");
+// The preamble's header size, after checking magic, byte order and version.
+uint64_t check_preamble(const char* preamble, uint64_t file_bytes, const std::string& name) {
   if (std::memcmp(preamble, kMagic, 8) != 0) throw IoError(name, 0, "not a sparsegnn section file (bad magic)");
   uint32_t container_version = 0, byte_order = 0;
   uint64_t header_bytes = 0;
@@ -313,15 +304,20 @@ SectionFile read_section_file(const fs::path& path, std::string_view expected_ki
     throw IoError(name, 0, detail::concat("corrupt section file header: header size ", header_bytes));
   }
   if (header_bytes > file_bytes) throw IoError(name, 0, "truncated: the file ends inside its header");
-  std::string header(static_cast<std::size_t>(header_bytes), '\0');
-  if (!read_at(in.fd, header.data(), header.size(), 0, name)) throw IoError(name, 0, "truncated: the file ends inside its header");
+  return header_bytes;
+}
+
+// Parses a whole header (preamble included, CRC last) into the file's kind,
+// metadata and section table; payloads are left to the caller.
+SectionFile parse_header(std::string_view header, uint64_t file_bytes, const std::string& name,
+                         std::string_view expected_kind, uint32_t oldest_kind_version,
+                         uint32_t newest_kind_version, std::vector<SectionEntry>& entries) {
   uint32_t stored_crc = 0;
   std::memcpy(&stored_crc, header.data() + header.size() - 4, 4);
   if (crc32_of(header.data(), header.size() - 4) != stored_crc && !kIgnoreChecksums) {
     throw IoError(name, 0, "corrupt section file header: checksum mismatch");
   }
-
-  ByteReader reader(std::string_view(header).substr(kPreambleBytes, header.size() - kPreambleBytes - 4), name);
+  ByteReader reader(header.substr(kPreambleBytes, header.size() - kPreambleBytes - 4), name);
   SectionFile contents;
   contents.source = name;
   contents.kind = reader.get_string();
@@ -344,10 +340,11 @@ SectionFile read_section_file(const fs::path& path, std::string_view expected_ki
     contents.metadata[key] = reader.get_string();
   }
   const uint32_t section_count = reader.get<uint32_t>();
-  std::vector<SectionEntry> entries;
+  std::set<std::string> names;
   for (uint32_t s = 0; s < section_count; ++s) {
     SectionEntry entry;
     entry.name = reader.get_string();
+    if (!names.insert(entry.name).second) reader.corrupt(detail::concat("section ", entry.name, " appears twice"));
     const auto dtype = reader.get<uint8_t>();
     if (dtype > static_cast<uint8_t>(DType::Int64)) reader.corrupt(detail::concat("section ", entry.name, " has an unknown dtype"));
     entry.dtype = static_cast<DType>(dtype);
@@ -367,16 +364,125 @@ SectionFile read_section_file(const fs::path& path, std::string_view expected_ki
     if (entry.bytes != numel * dtype_size(entry.dtype)) {
       reader.corrupt(detail::concat("section ", entry.name, " size does not match its shape"));
     }
-    if (entry.offset < header_bytes || entry.offset > file_bytes || entry.bytes > file_bytes - entry.offset) {
+    if (entry.offset < header.size() || entry.offset > file_bytes || entry.bytes > file_bytes - entry.offset) {
       throw IoError(name, 0, detail::concat("truncated: section \"", entry.name, "\" lies beyond the end of the file"));
     }
     entries.push_back(std::move(entry));
   }
+  return contents;
+}
+
+}  // namespace
+
+SectionFile read_section_file(const fs::path& path, std::string_view expected_kind, uint32_t expected_kind_version) {
+  return read_section_file(path, expected_kind, expected_kind_version, expected_kind_version);
+}
+
+SectionFile read_section_file(const fs::path& path, std::string_view expected_kind, uint32_t oldest_kind_version,
+                              uint32_t newest_kind_version) {
+  const std::string name = path.string();
+  FileDescriptor in{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (in.fd < 0) throw IoError(name, 0, detail::concat("cannot open: ", std::strerror(errno)));
+  std::error_code error;
+  const uint64_t file_bytes = fs::file_size(path, error);
+  if (error) throw IoError(name, 0, "cannot determine the file size");
+
+  char preamble[kPreambleBytes];
+  if (!read_at(in.fd, preamble, kPreambleBytes, 0, name)) throw IoError(name, 0, "truncated: shorter than a section file header");
+  const uint64_t header_bytes = check_preamble(preamble, file_bytes, name);
+  std::string header(static_cast<std::size_t>(header_bytes), '\0');
+  if (!read_at(in.fd, header.data(), header.size(), 0, name)) throw IoError(name, 0, "truncated: the file ends inside its header");
+  std::vector<SectionEntry> entries;
+  SectionFile contents =
+      parse_header(header, file_bytes, name, expected_kind, oldest_kind_version, newest_kind_version, entries);
   std::vector<Tensor> tensors;
   for (const SectionEntry& entry : entries) tensors.push_back(Tensor::empty(entry.shape, entry.dtype));
   read_payloads(in.fd, entries, tensors, name);
   for (std::size_t s = 0; s < entries.size(); ++s) contents.sections.emplace_back(entries[s].name, std::move(tensors[s]));
   return contents;
+}
+
+SectionFile map_section_file(const fs::path& path, std::string_view expected_kind, uint32_t expected_kind_version) {
+  const std::string name = path.string();
+  const std::shared_ptr<const MappedFile> mapped = MappedFile::open(path);
+  const uint64_t file_bytes = mapped->size();
+  if (file_bytes < kPreambleBytes) throw IoError(name, 0, "truncated: shorter than a section file header");
+  const uint64_t header_bytes = check_preamble(mapped->data(), file_bytes, name);
+  std::vector<SectionEntry> entries;
+  SectionFile contents = parse_header(std::string_view(mapped->data(), static_cast<std::size_t>(header_bytes)),
+                                      file_bytes, name, expected_kind, expected_kind_version, expected_kind_version,
+                                      entries);
+  for (const SectionEntry& entry : entries) {
+    contents.sections.emplace_back(
+        entry.name, Tensor::from_external(mapped->mutable_data() + entry.offset, entry.shape, entry.dtype, mapped));
+    contents.unverified_crc[entry.name] = entry.crc;
+  }
+  return contents;
+}
+
+std::vector<Tensor> upload_checked(const std::vector<CheckedUpload>& uploads, Device device, const std::string& source) {
+  const auto mismatch = [&](const CheckedUpload& upload) {
+    return IoError(source, 0, detail::concat("corrupt: checksum mismatch in section \"", upload.name, "\""));
+  };
+  std::vector<Tensor> result;
+  if (device.is_cpu()) {
+    for (const CheckedUpload& upload : uploads) {
+      if (upload.expected_crc && crc32_of(upload.host.raw_data(), upload.host.nbytes()) != *upload.expected_crc &&
+          !kIgnoreChecksums) {
+        throw mismatch(upload);
+      }
+      result.push_back(upload.host);
+    }
+    return result;
+  }
+  std::vector<memory::HostToDeviceCopy> copies;
+  std::vector<std::vector<uint32_t>> piece_crcs;  // per upload, per staged piece
+  for (const CheckedUpload& upload : uploads) {
+    result.push_back(Tensor::empty(upload.host.shape(), upload.host.dtype(), device));
+    copies.push_back({result.back().raw_data(), upload.host.raw_data(), upload.host.nbytes()});
+    piece_crcs.emplace_back((upload.host.nbytes() + memory::kStagedPieceBytes - 1) / memory::kStagedPieceBytes);
+  }
+  memory::upload_staged(copies, device, [&](std::size_t copy, std::size_t offset, const void* data, std::size_t bytes) {
+    if (!uploads[copy].expected_crc) return;
+    piece_crcs[copy][offset / memory::kStagedPieceBytes] =
+        static_cast<uint32_t>(crc32(0L, static_cast<const Bytef*>(data), static_cast<uInt>(bytes)));
+  });
+  for (std::size_t u = 0; u < uploads.size(); ++u) {
+    if (!uploads[u].expected_crc) continue;
+    uLong crc = 0;  // the CRC of no bytes
+    for (std::size_t p = 0; p < piece_crcs[u].size(); ++p) {
+      const std::size_t length = std::min(memory::kStagedPieceBytes, copies[u].bytes - p * memory::kStagedPieceBytes);
+      crc = p == 0 ? piece_crcs[u][p] : crc32_combine(crc, piece_crcs[u][p], static_cast<z_off_t>(length));
+    }
+    if (static_cast<uint32_t>(crc) != *uploads[u].expected_crc && !kIgnoreChecksums) throw mismatch(uploads[u]);
+  }
+  return result;
+}
+
+std::vector<Tensor> upload_sections(SectionFile& contents, const std::vector<std::string>& names, Device device) {
+  std::vector<CheckedUpload> uploads;
+  for (const std::string& name : names) {
+    const auto crc = contents.unverified_crc.find(name);
+    uploads.push_back({name, contents.at(name),
+                       crc == contents.unverified_crc.end() ? std::nullopt : std::optional<uint32_t>(crc->second)});
+  }
+  std::vector<Tensor> result = upload_checked(uploads, device, contents.source);
+  for (const std::string& name : names) contents.unverified_crc.erase(name);
+  return result;
+}
+
+void SectionFile::verify(std::string_view name) {
+  const auto found = unverified_crc.find(name);
+  if (found == unverified_crc.end()) return;
+  const Tensor& tensor = at(name);
+  if (crc32_of(tensor.raw_data(), tensor.nbytes()) != found->second && !kIgnoreChecksums) {
+    throw IoError(source, 0, detail::concat("corrupt: checksum mismatch in section \"", name, "\""));
+  }
+  unverified_crc.erase(found);
+}
+
+void SectionFile::verify_all() {
+  while (!unverified_crc.empty()) verify(std::string(unverified_crc.begin()->first));
 }
 
 }  // namespace sgnn::graph_io

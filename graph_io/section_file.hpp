@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,15 @@ struct SectionFile {
   const std::string& meta(const std::string& key) const;
 
   std::string source;  // the file it was read from (set by read_section_file)
+
+  // Mapped files only (map_section_file): the stored CRC-32 of each section
+  // whose payload has not been checked yet. Checking is left to the user of
+  // a section, who may fold it into a pass it makes anyway (an upload).
+  std::map<std::string, uint32_t, std::less<>> unverified_crc;
+  // Checks a mapped section's payload against its CRC (nothing to do when it
+  // was read, not mapped, or checked already). IoError when it differs.
+  void verify(std::string_view name);
+  void verify_all();
 };
 
 // Writes `contents` atomically to `path` (parent folders are created).
@@ -61,6 +71,31 @@ SectionFile read_section_file(const std::filesystem::path& path, std::string_vie
 // SectionFile::kind_version).
 SectionFile read_section_file(const std::filesystem::path& path, std::string_view expected_kind,
                               uint32_t oldest_kind_version, uint32_t newest_kind_version);
+
+// The same checks of the header, but the payloads are mapped (mmap), not
+// read: each section is a host tensor over the mapping (kept alive by its
+// tensors) and its checksum is NOT verified here (see unverified_crc).
+// A file changed or truncated by someone else while mapped is undefined
+// behaviour, as for any mapping: the writers here only ever replace files.
+SectionFile map_section_file(const std::filesystem::path& path, std::string_view expected_kind,
+                             uint32_t expected_kind_version);
+
+// Host tensors to `device` through the staged upload (core/staged_upload.hpp);
+// those with an expected CRC-32 are checked from the bytes as they are
+// staged, so the check costs no pass of its own. On the CPU the host tensors
+// themselves are returned, after a host check. IoError(source, 0, "corrupt:
+// checksum mismatch in section NAME") when one differs.
+struct CheckedUpload {
+  std::string name;
+  Tensor host;
+  std::optional<uint32_t> expected_crc;  // nullopt: already checked, or not checksummed
+};
+std::vector<Tensor> upload_checked(const std::vector<CheckedUpload>& uploads, Device device, const std::string& source);
+
+// The named sections of `contents` on `device`, in order, through
+// upload_checked: sections still unverified (mapped) are checked on the way
+// and then marked verified.
+std::vector<Tensor> upload_sections(SectionFile& contents, const std::vector<std::string>& names, Device device);
 
 // CRC32 (zlib's polynomial) of `bytes` bytes, computed in parallel blocks.
 uint32_t crc32_of(const void* data, std::size_t bytes);

@@ -8,78 +8,50 @@
 
 #include "core/philox.hpp"
 #include "graph_io/generators.hpp"
+#include "graph_io/sbm.hpp"
 
 namespace sgnn::graph_io {
 
 namespace {
 
-// Philox stream offsets (in 4-value blocks) of the generator's independent streams.
-constexpr uint64_t kLabelStream = 11, kEdgeStream = 12, kCentroidStream = 13, kNoiseStream = 14, kSplitStream = 15;
+// Philox stream offsets (in 4-value blocks) of the node data's independent
+// streams (11 and 12 are the SBM generator's).
+constexpr uint64_t kCentroidStream = 13, kNoiseStream = 14, kSplitStream = 15;
 
-int32_t pick(float uniform, int64_t count) {
-  return static_cast<int32_t>(std::min<int64_t>(count - 1, static_cast<int64_t>(static_cast<double>(uniform) * static_cast<double>(count))));
-}
-
-struct SbmGraph {
+struct PlainGraph {
   std::vector<int32_t> source, target, labels;
 };
 
-SbmGraph sbm(const SyntheticOptions& o) {
-  const int64_t n = o.num_nodes;
-  SbmGraph g;
-  g.labels.resize(static_cast<std::size_t>(n));
-  const PhiloxStream label_stream{o.seed, kLabelStream};
-  for (int64_t v = 0; v < n; ++v) g.labels[static_cast<std::size_t>(v)] = pick(label_stream.uniform(static_cast<uint64_t>(v)), o.num_classes);
-  // Members of each class, contiguous (counting sort).
-  std::vector<int64_t> start(static_cast<std::size_t>(o.num_classes) + 1, 0);
-  for (const int32_t c : g.labels) ++start[static_cast<std::size_t>(c) + 1];
-  std::partial_sum(start.begin(), start.end(), start.begin());
-  std::vector<int32_t> members(static_cast<std::size_t>(n));
-  std::vector<int64_t> cursor(start.begin(), start.end() - 1);
-  for (int64_t v = 0; v < n; ++v) members[static_cast<std::size_t>(cursor[static_cast<std::size_t>(g.labels[static_cast<std::size_t>(v)])]++)] = static_cast<int32_t>(v);
-
-  g.source.resize(static_cast<std::size_t>(o.num_edges));
-  g.target.resize(static_cast<std::size_t>(o.num_edges));
-  const PhiloxStream edge_stream{o.seed, kEdgeStream};
-  const auto homophily = static_cast<float>(o.homophily);
-#pragma omp parallel for schedule(static)
-  for (int64_t e = 0; e < o.num_edges; ++e) {
-    const uint64_t base = 3 * static_cast<uint64_t>(e);
-    const int32_t s = pick(edge_stream.uniform(base), n);
-    int32_t t;
-    if (edge_stream.uniform(base + 1) < homophily) {
-      const std::size_t c = static_cast<std::size_t>(g.labels[static_cast<std::size_t>(s)]);
-      const int64_t size = start[c + 1] - start[c];  // >= 1: s itself
-      t = members[static_cast<std::size_t>(start[c] + pick(edge_stream.uniform(base + 2), size))];
-    } else {
-      t = pick(edge_stream.uniform(base + 2), n);
-    }
-    g.source[static_cast<std::size_t>(e)] = s;
-    g.target[static_cast<std::size_t>(e)] = t;
-  }
-  return g;
+PlainGraph sbm(const SyntheticOptions& o) {
+  SbmOptions sbm_options;
+  sbm_options.num_nodes = o.num_nodes;
+  sbm_options.num_blocks = o.num_classes;
+  sbm_options.num_edges = o.num_edges;
+  sbm_options.homophily = o.homophily;
+  sbm_options.seed = o.seed;
+  SbmGraph generated = generate_sbm(sbm_options);
+  return {generated.edges.source.to_vector<int32_t>(), generated.edges.target.to_vector<int32_t>(),
+          std::move(generated.blocks)};
 }
 
-SbmGraph rmat(const SyntheticOptions& o) {
+PlainGraph rmat(const SyntheticOptions& o) {
   RmatOptions r;
   r.num_nodes = o.num_nodes;
   r.num_edges = o.num_edges;
   r.seed = o.seed;
   const EdgeList edges = generate_rmat(r);
-  SbmGraph g;
+  PlainGraph g;
   g.source = edges.source.to_vector<int32_t>();
   g.target = edges.target.to_vector<int32_t>();
   const std::vector<int32_t> relabel = rmat_node_permutation(r);
+  const std::vector<int32_t> classes = contiguous_classes(o.num_nodes, o.num_classes);
   g.labels.resize(relabel.size());
-  for (std::size_t p = 0; p < relabel.size(); ++p) {
-    g.labels[static_cast<std::size_t>(relabel[p])] =
-        static_cast<int32_t>(static_cast<int64_t>(p) * o.num_classes / o.num_nodes);
-  }
+  for (std::size_t p = 0; p < relabel.size(); ++p) g.labels[static_cast<std::size_t>(relabel[p])] = classes[p];
   return g;
 }
 
 // Loops dropped, repeats removed; symmetric: each {u, v} once, then both directions.
-void simplify(SbmGraph& g, bool symmetric) {
+void simplify(PlainGraph& g, bool symmetric) {
   std::vector<uint64_t> keys;
   keys.reserve(g.source.size());
   for (std::size_t k = 0; k < g.source.size(); ++k) {
@@ -151,24 +123,21 @@ void random_splits(const SyntheticOptions& o, Dataset& d) {
   d.test_index = split(valid_end, n);
 }
 
-}  // namespace
-
-Dataset generate_synthetic_dataset(const SyntheticOptions& o) {
+void check_node_data_options(const SyntheticOptions& o) {
   SGNN_CHECK(o.num_nodes >= 1 && o.num_nodes < (int64_t{1} << 31), "synthetic dataset: num_nodes ", o.num_nodes,
              " out of range [1, 2^31)");
-  SGNN_CHECK(o.num_edges >= 0, "synthetic dataset: negative num_edges ", o.num_edges);
   SGNN_CHECK(o.num_features >= 0, "synthetic dataset: negative num_features ", o.num_features);
   SGNN_CHECK(o.num_classes >= 1 && o.num_classes <= o.num_nodes, "synthetic dataset: num_classes ", o.num_classes,
              " must be in [1, num_nodes]");
-  SGNN_CHECK(o.homophily >= 0 && o.homophily <= 1, "synthetic dataset: homophily ", o.homophily, " outside [0, 1]");
   SGNN_CHECK(o.train_fraction >= 0 && o.valid_fraction >= 0 && o.train_fraction + o.valid_fraction <= 1,
              "synthetic dataset: train_fraction ", o.train_fraction, " and valid_fraction ", o.valid_fraction,
              " must be non-negative with a sum <= 1");
-  SbmGraph g = o.kind == SyntheticKind::Sbm ? sbm(o) : rmat(o);
-  simplify(g, o.symmetric);
+}
 
+Dataset assemble(PlainGraph g, const SyntheticOptions& o, std::string name) {
+  simplify(g, o.symmetric);
   Dataset d;
-  d.name = o.kind == SyntheticKind::Sbm ? "sbm" : "rmat";
+  d.name = std::move(name);
   d.source = "generated";
   d.edges.num_nodes = o.num_nodes;
   const auto e = static_cast<int64_t>(g.source.size());
@@ -179,6 +148,42 @@ Dataset generate_synthetic_dataset(const SyntheticOptions& o) {
   if (o.num_features > 0) d.features = planted_features(o, g.labels);
   random_splits(o, d);
   return d;
+}
+
+}  // namespace
+
+std::vector<int32_t> contiguous_classes(int64_t num_nodes, int64_t num_classes) {
+  SGNN_CHECK(num_nodes >= 1 && num_classes >= 1 && num_classes <= num_nodes, "contiguous_classes: ", num_classes,
+             " classes for ", num_nodes, " nodes (need 1 <= classes <= nodes)");
+  std::vector<int32_t> classes(static_cast<std::size_t>(num_nodes));
+  for (int64_t v = 0; v < num_nodes; ++v) {
+    classes[static_cast<std::size_t>(v)] = static_cast<int32_t>(v * num_classes / num_nodes);
+  }
+  return classes;
+}
+
+Dataset generate_synthetic_dataset(const SyntheticOptions& o) {
+  check_node_data_options(o);
+  SGNN_CHECK(o.num_edges >= 0, "synthetic dataset: negative num_edges ", o.num_edges);
+  SGNN_CHECK(o.homophily >= 0 && o.homophily <= 1, "synthetic dataset: homophily ", o.homophily, " outside [0, 1]");
+  return o.kind == SyntheticKind::Sbm ? assemble(sbm(o), o, "sbm") : assemble(rmat(o), o, "rmat");
+}
+
+Dataset synthetic_dataset_from_graph(const EdgeList& edges, std::vector<int32_t> labels,
+                                     const SyntheticOptions& options, std::string name) {
+  edges.validate();
+  SyntheticOptions o = options;
+  o.num_nodes = edges.num_nodes;
+  check_node_data_options(o);
+  SGNN_CHECK(static_cast<int64_t>(labels.size()) == o.num_nodes, "synthetic dataset: ", labels.size(),
+             " labels for ", o.num_nodes, " nodes");
+  for (std::size_t v = 0; v < labels.size(); ++v) {
+    SGNN_CHECK(labels[v] >= 0 && labels[v] < o.num_classes, "synthetic dataset: node ", v, " has class ", labels[v],
+               ", outside [0, ", o.num_classes, ")");
+  }
+  const Tensor source = edges.source.to(Device::cpu());
+  const Tensor target = edges.target.to(Device::cpu());
+  return assemble({source.to_vector<int32_t>(), target.to_vector<int32_t>(), std::move(labels)}, o, std::move(name));
 }
 
 }  // namespace sgnn::graph_io

@@ -15,6 +15,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "graph_io/dataset.hpp"
 
@@ -37,5 +39,19 @@ struct SyntheticOptions {
 
 // Throws InvalidArgument on bad options (non-positive sizes, fractions outside [0, 1]).
 Dataset generate_synthetic_dataset(const SyntheticOptions& options);
+
+// The same node data (loops and repeats removed, `symmetric` as above,
+// planted features, random splits) around a graph of another family
+// (graph_io/generators.hpp): `edges` (any device) with node classes `labels`
+// [edges.num_nodes] in [0, num_classes). Uses the options' symmetric,
+// num_features, num_classes, fractions and seed; num_nodes comes from
+// `edges`. Throws InvalidArgument on a bad edge list, labels or options.
+Dataset synthetic_dataset_from_graph(const EdgeList& edges, std::vector<int32_t> labels,
+                                     const SyntheticOptions& options, std::string name);
+
+// Classes as contiguous ranges of node ids: node v gets v · num_classes /
+// num_nodes (class sizes differ by at most one). Classes that follow the
+// graph where ids do (grids in natural order); R-MAT's, before its shuffle.
+std::vector<int32_t> contiguous_classes(int64_t num_nodes, int64_t num_classes);
 
 }  // namespace sgnn::graph_io

@@ -10,7 +10,8 @@
 #          Citeseer come from the build's share/sparsegnn/datasets)
 # --out    where logs and result files go (default: $OUT, else gpu-check-out)
 # --quick  small graphs only (no Reddit-/products-scale cases)
-# --only   run only these steps: tests, sparse, dense, hrpb, determinism, graph_io, training, multigpu
+# --only   run only these steps: tests, sparse, dense, hrpb, determinism, graph_io, training, multigpu,
+#          multiprocess
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +33,8 @@ while [ $# -gt 0 ]; do
 done
 mkdir -p "$out"
 export SGNN_DATA=$data
+# OpenMPI's libraries staged beside the programs (stage-gpu.sh), for machines without them.
+[ -d "$build/../lib" ] && export LD_LIBRARY_PATH="$(cd "$build/../lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 summary="$out/summary.txt"
 : > "$summary"
 
@@ -88,6 +91,16 @@ if wanted multigpu && [ -x "$build/bench/bench_multigpu" ] && [ "$gpus" -ge 2 ] 
     step "bench-multigpu-$graph" "$build/bench/bench_multigpu" --dataset "$data/$graph" --gpus "$gpus" --hidden 256 \
       --markdown "$out/bench_multigpu_$graph.md"
   done
+fi
+
+if wanted multiprocess && [ -x "$build/examples/train_gcn_distributed" ] && [ "$gpus" -ge 2 ]; then
+  # One process per GPU (launcher-free NCCL) equals one GPU, and a failing rank ends the others.
+  step multiprocess-tests bash tests/gpu/multiprocess_nccl_test.sh "$build" "$data"
+  if [ $quick -eq 0 ]; then
+    counts=1,2; [ "$gpus" -ge 4 ] && counts=1,2,4
+    step bench-multiprocess python3 bench/multiprocess_scaling.py --build "$build" --data "$data" --gpus "$counts" \
+      --markdown "$out/bench_multiprocess.md"
+  fi
 fi
 
 echo

@@ -16,6 +16,7 @@ packages=(
   libthrust-dev        # Thrust for the CPU-only build without a CUDA toolkit
   clang libclang-rt-14-dev  # libFuzzer targets and sanitizers
   libomp-dev           # OpenMP for the clang (fuzzing) build
+  libopenmpi-dev openmpi-bin  # multi-process training (mpirun), its CPU-tier tests
 )
 
 missing=()

@@ -1,8 +1,12 @@
 #include "training/experiment.hpp"
 
 #include <chrono>
+#include <future>
+#include <iostream>
 
 #include "core/memory.hpp"
+#include "core/process_clock.hpp"
+#include "graph_io/adjacency_cache.hpp"
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/graph.hpp"
@@ -11,6 +15,7 @@
 #include "ops/spmm_hrpb.hpp"
 #include "ops/spmm_format.hpp"
 #include "training/checkpoint.hpp"
+#include "training/device_warm_up.hpp"
 #include "training/memory_estimate_check.hpp"
 #include "training/numerics_check.hpp"
 #include "training/prediction_writer.hpp"
@@ -81,8 +86,23 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   if (!options.predictions.empty()) require_output_path(options.predictions, "--predictions");
   if (!options.embeddings.empty()) require_output_path(options.embeddings, "--embeddings");
 
+  // The CUDA context, the memory pool and cuBLAS start on their own thread
+  // while the dataset is mapped or parsed (a few hundred ms at first use).
+  std::future<void> device_ready;
+  if (device.is_cuda()) device_ready = std::async(std::launch::async, [device] { warm_up_device(device); });
+  struct Join {
+    std::future<void>& future;
+    ~Join() {
+      if (future.valid()) future.wait();
+    }
+  } join{device_ready};
+
+  graph_io::LoadOptions load_options;
+  load_options.defer_checks = true;  // make_graph checks what it reads, on the way to the device
+  load_options.cache_dir = options.cache_dir;
+  graph_io::Dataset dataset = graph_io::load_dataset(options.dataset, load_options);
+  if (device_ready.valid()) device_ready.get();  // rethrows a device failure here, before any work on it
   memory::reset_peak(device);
-  const graph_io::Dataset dataset = graph_io::load_dataset(options.dataset);
   require_splits(dataset);
   result.dataset = dataset.name;
   result.dataset_source = dataset.source;
@@ -90,10 +110,26 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   const Hyperparameters& h = result.hyperparameters;
 
   // Refuse before allocating anything on the device when it cannot fit.
-  require_experiment_fits(options.model, dataset, h, spmm_format != SpmmFormat::Csr, device);
+  const graph_io::GraphOptions graph_options = model_graph_options(options.model);
+  std::optional<int64_t> cached_entries;
+  if (!options.cache_dir.empty()) {
+    const uint64_t key = graph_io::adjacency_fingerprint(dataset, graph_options);
+    cached_entries = graph_io::cached_adjacency_entries(graph_io::adjacency_cache_path(options.cache_dir, key), key);
+  }
+  require_experiment_fits(options.model, dataset, h, spmm_format != SpmmFormat::Csr, device, cached_entries);
   const CheckNumericsScope numerics_scope(options.check_numerics);
 
-  graph_io::Graph graph = graph_io::make_graph(dataset, model_graph_options(options.model), device, options.cache_dir);
+  graph_io::Graph graph;
+  try {
+    graph = graph_io::make_graph(dataset, graph_options, device, options.cache_dir);
+  } catch (const IoError& failure) {
+    // A processed file whose checksum failed only when its payload was read: parse the raw files again.
+    if (!dataset.load.processed_hit || failure.file() != dataset.load.processed_path) throw;
+    std::cerr << "sparsegnn: ignoring the processed dataset (" << failure.what() << "); rebuilding it\n";
+    load_options.rebuild = true;
+    dataset = graph_io::load_dataset(options.dataset, load_options);
+    graph = graph_io::make_graph(dataset, graph_options, device, options.cache_dir);
+  }
   graph_io::HrpbOptions hrpb_options;
   hrpb_options.concurrent_blocks = ops::spmm_hrpb_concurrent_blocks(device, h.hidden);
   hrpb_options.deterministic = options.deterministic;  // split panels merged in a fixed order
@@ -113,6 +149,12 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   result.read_ms = graph.statistics.read_ms;
   result.preprocess_ms = graph.statistics.prepare_ms + hrpb_ms + feature_ms;
   result.cache_hit = graph.statistics.cache_hit;
+  result.phases.processed_hit = dataset.load.processed_hit;
+  result.phases.load_ms = dataset.read_ms;
+  result.phases.adjacency_cache_hit = graph.statistics.cache_hit;
+  result.phases.adjacency_ms = graph.statistics.adjacency_ms;
+  result.phases.upload_ms = graph.statistics.upload_ms;
+  result.phases.hrpb_ms = hrpb_ms;
   result.nodes = graph.num_nodes;
   result.edges = graph.adjacency.nnz();
   result.features = features.size(1);
@@ -154,7 +196,14 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
         save_checkpoint(options.checkpoint, *model, optimizer, trainer.state(), generator);
       }
     }
+    const int64_t first_epoch = trainer.state().epoch + 1;  // after a resume, the epoch after the checkpoint's
+    const auto fit_started = std::chrono::steady_clock::now();
     const auto on_epoch = [&](const EpochRecord& record) {
+      if (run == 0 && record.epoch == first_epoch) {
+        result.phases.first_epoch_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - fit_started).count();
+        result.phases.start_to_first_epoch_s = seconds_since_process_start().value_or(0.0);
+      }
       if (hooks.on_epoch) hooks.on_epoch(run, h.epochs, record);
       if (!options.checkpoint.empty() && (record.epoch % options.checkpoint_every == 0 || trainer.finished())) {
         save_checkpoint(options.checkpoint, *model, optimizer, trainer.state(), generator);

@@ -88,6 +88,17 @@ struct ExperimentResult {
   double train_seconds = 0;                         // median over runs
   double read_ms = 0, preprocess_ms = 0;
   bool cache_hit = false;
+  // Where the time before training went, and the time to the first epoch.
+  struct Phases {
+    bool processed_hit = false;   // the dataset was mapped from its processed file, nothing parsed
+    double load_ms = 0;           // parsing the raw files, or mapping the processed file
+    bool adjacency_cache_hit = false;
+    double adjacency_ms = 0;      // loading the adjacency cache (hit) or preparing the adjacency (miss)
+    double upload_ms = 0;         // features, labels and splits to the device (overlaps adjacency_ms)
+    double hrpb_ms = 0;           // the HRPB layout, built or loaded (0 when no kernel needs it)
+    double first_epoch_ms = 0;    // epoch 1 of the first run: step, evaluation, CUDA Graph capture
+    double start_to_first_epoch_s = 0;  // from process start to the end of that epoch (0 if unknown)
+  } phases;
   int64_t peak_device_bytes = 0;
   std::string cuda_graph;      // the --cuda-graph option
   bool step_captured = false;  // every run replayed its training step from a CUDA Graph

@@ -139,6 +139,18 @@ std::string experiment_json(const ExperimentResult& result, const std::string& p
       json.field(name, *file);
     }
   }
+  const ExperimentResult::Phases& p = result.phases;
+  json.key("phases")
+      .begin_object()
+      .field("processed_hit", p.processed_hit)
+      .field("load_ms", p.load_ms)
+      .field("adjacency_cache_hit", p.adjacency_cache_hit)
+      .field("adjacency_ms", p.adjacency_ms)
+      .field("upload_ms", p.upload_ms)
+      .field("hrpb_ms", p.hrpb_ms)
+      .field("first_epoch_ms", p.first_epoch_ms)
+      .field("start_to_first_epoch_s", p.start_to_first_epoch_s)
+      .end_object();
   json.key("hyperparameters")
       .begin_object()
       .field("epochs", h.epochs)

@@ -10,6 +10,8 @@
 // loops added, no normalisation).
 #pragma once
 
+#include <functional>
+
 #include "core/generator.hpp"
 #include "training/layer.hpp"
 
@@ -32,9 +34,20 @@ class GATConv : public Layer {
   // masks from it during training; `generator` must outlive the layer.
   GATConv(int64_t in_features, int64_t out_features_per_head, Generator& generator, GATOptions options = {});
   Tensor forward(const GraphInput& graph, const Tensor& x) override;
+  // The layer on a block of rows (distributed training): `adjacency` is the
+  // block [rows, columns], `x` [rows, in] the block's own rows, and
+  // `extend_rows` maps a [rows, k] tensor to the [columns, k] rows of the
+  // adjacency's columns (a rank's halo exchange), differentiably. Returns the
+  // block's output rows; forward() is this on the whole graph with the
+  // identity for `extend_rows`.
+  Tensor forward_block(const Adjacency& adjacency, const Tensor& x,
+                       const std::function<Tensor(const Tensor&)>& extend_rows);
   int64_t output_features() const;  // H·F when concat, else F
 
  private:
+  // Attention and aggregation from the projections W·x of the rows [rows, H, F] and of the columns [columns, H, F].
+  Tensor attend(const Adjacency& adjacency, const Tensor& projected_rows, const Tensor& projected_columns);
+
   int64_t heads_;
   int64_t features_;
   GATOptions options_;

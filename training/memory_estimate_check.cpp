@@ -34,12 +34,14 @@ int64_t experiment_prepared_entries(ModelKind kind, const graph_io::Dataset& dat
 }
 
 void require_experiment_fits(ModelKind kind, const graph_io::Dataset& dataset, const Hyperparameters& h, bool hrpb,
-                             Device device) {
+                             Device device, std::optional<int64_t> known_entries) {
   memory::GraphShape graph = experiment_graph_shape(kind, dataset, hrpb);
   memory::ModelShape model = experiment_model_shape(kind, dataset, h);
   const std::optional<int64_t> available = memory::free_bytes(device);
   if (!available) return;  // nothing to compare with (the CPU)
-  if (memory::estimate_training(graph, model).total_bytes() > *available) {
+  if (known_entries) {
+    graph.nnz = model.nnz = *known_entries;
+  } else if (memory::estimate_training(graph, model).total_bytes() > *available) {
     // The bound may be twice the truth (a dataset storing both directions):
     // count the real entries before refusing, and judge everything on them.
     graph.nnz = model.nnz = experiment_prepared_entries(kind, dataset);

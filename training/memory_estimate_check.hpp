@@ -5,6 +5,8 @@
 // would fit — instead of failing inside a kernel later.
 #pragma once
 
+#include <optional>
+
 #include "core/memory_estimate.hpp"
 #include "graph_io/dataset.hpp"
 #include "training/experiment.hpp"
@@ -21,10 +23,12 @@ memory::ModelShape experiment_model_shape(ModelKind kind, const graph_io::Datase
 int64_t experiment_prepared_entries(ModelKind kind, const graph_io::Dataset& dataset);
 
 // No-op where free memory is unknown (the CPU, unless a test override is set).
-// The shapes use the cheap nnz bound first; only when that would not fit are
-// the real entries counted (experiment_prepared_entries), so a dataset that
-// stores both directions of its edges is not refused on a bound twice too high.
+// `known_entries`: the prepared entry count when already known (the
+// adjacency cache records it), used as is. Otherwise the shapes use the cheap
+// nnz bound first; only when that would not fit are the real entries counted
+// (experiment_prepared_entries), so a dataset that stores both directions of
+// its edges is not refused on a bound twice too high.
 void require_experiment_fits(ModelKind kind, const graph_io::Dataset& dataset, const Hyperparameters& h, bool hrpb,
-                             Device device);
+                             Device device, std::optional<int64_t> known_entries = std::nullopt);
 
 }  // namespace sgnn::training

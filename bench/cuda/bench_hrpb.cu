@@ -1,9 +1,12 @@
 // bench_hrpb: HRPB tensor-core SpMM (ops::spmm_hrpb, TF32) against our CSR
 // SpMM (fp32, ops::spmm) and cuSPARSE SpMM (fp32 CSR, CUSPARSE_SPMM_CSR_ALG2)
 // on the same GCN-normalised graphs: the citation graphs as given and after
-// RCM reordering (when found by graph_io::load_dataset), FEM-like matrices
-// (a band, 2D quadrilateral and 3D hexahedral element grids in their natural
-// order: where HRPB should shine) and power-law graphs.
+// RCM reordering (when found by graph_io::load_dataset), R-MAT power-law
+// graphs and the broad suite of generated graphs (bench/support/bench_suite.hpp:
+// heavy tails, communities, stencils, a band and FEM meshes in natural order
+// (where HRPB should shine), a rectangular adjacency, a hub row, a very
+// sparse graph). The suite's held-out cases get their own table, "held out
+// (never used for calibration)".
 //
 //   bench_hrpb [--quick] [--describe] [--statistics-only] [--dataset NAME|DIR]... [--runs N] [--markdown FILE]
 //              [--graph SUBSTRING] [--width N]...
@@ -29,6 +32,7 @@
 #include <vector>
 
 #include "bench/support/bench_graphs.hpp"
+#include "bench/support/bench_suite.hpp"
 #include "bench/support/bench_support.hpp"
 #include "core/cuda_runtime.hpp"
 #include "core/error.hpp"
@@ -47,72 +51,16 @@ constexpr Device kGpu = Device::cuda(0);
 
 struct Case {
   std::string name;
-  graph_io::EdgeList edges;
+  std::function<Adjacency(Device)> adjacency;  // generated and prepared when the case's turn comes
+  bool held_out = false;
 };
 
-graph_io::EdgeList edges_from(int64_t n, const std::vector<int32_t>& source, const std::vector<int32_t>& target) {
-  graph_io::EdgeList edges;
-  edges.num_nodes = n;
-  const auto count = static_cast<int64_t>(source.size());
-  edges.source = Tensor::from_vector(source, {count});
-  edges.target = Tensor::from_vector(target, {count});
-  return edges;
-}
-
-// A FEM-like banded matrix: node i linked to i+1..i+half_width.
-graph_io::EdgeList banded(int32_t n, int32_t half_width) {
-  std::vector<int32_t> source, target;
-  for (int32_t i = 0; i < n; ++i) {
-    for (int32_t j = i + 1; j <= std::min(n - 1, i + half_width); ++j) {
-      source.push_back(i);
-      target.push_back(j);
-    }
-  }
-  return edges_from(n, source, target);
-}
-
-// The matrix of a FEM grid of nx × ny × nz nodes in natural (x fastest)
-// order with `dofs` unknowns per node (2: plane elasticity, 3: solid
-// elasticity): the unknowns of a node are linked to those of every node that
-// shares an element with it, i.e. within Chebyshev distance 1 (9 nodes in 2D
-// with nz = 1: bilinear quadrilaterals; 27 in 3D: trilinear hexahedra), so the
-// matrix is made of dense dofs × dofs blocks. Edges go one way; GCN
-// symmetrises them.
-graph_io::EdgeList element_grid(int32_t nx, int32_t ny, int32_t nz, int32_t dofs) {
-  std::vector<int32_t> source, target;
-  const auto node = [&](int32_t x, int32_t y, int32_t z) { return (z * ny + y) * nx + x; };
-  for (int32_t z = 0; z < nz; ++z) {
-    for (int32_t y = 0; y < ny; ++y) {
-      for (int32_t x = 0; x < nx; ++x) {
-        for (int32_t dz = -1; dz <= 1; ++dz) {
-          for (int32_t dy = -1; dy <= 1; ++dy) {
-            for (int32_t dx = -1; dx <= 1; ++dx) {
-              const int32_t u = x + dx, v = y + dy, w = z + dz;
-              if (u < 0 || v < 0 || w < 0 || u >= nx || v >= ny || w >= nz) continue;
-              const int32_t from = node(x, y, z), to = node(u, v, w);
-              for (int32_t i = 0; i < dofs; ++i) {
-                for (int32_t j = 0; j < dofs; ++j) {
-                  if (to * dofs + j <= from * dofs + i) continue;  // each pair once, no self loop
-                  source.push_back(from * dofs + i);
-                  target.push_back(to * dofs + j);
-                }
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-  // Each unordered pair of distinct unknowns once: ((3n-2) per axis of ordered node pairs) · dofs², less the diagonal.
-  const auto pairs = [](int64_t n) { return n == 1 ? int64_t{1} : 3 * n - 2; };
-  const int64_t unknowns = int64_t{nx} * ny * nz * dofs;
-  const int64_t expected = (pairs(nx) * pairs(ny) * pairs(nz) * dofs * dofs - unknowns) / 2;
-  SGNN_CHECK(static_cast<int64_t>(source.size()) == expected, "element_grid: ", source.size(), " edges, expected ",
-             expected);
-  return edges_from(unknowns, source, target);
+Case gcn_case(std::string name, graph_io::EdgeList edges) {
+  return {std::move(name), [edges = std::move(edges)](Device device) { return bench::gcn_adjacency(edges, device); }};
 }
 
 struct Row {
+  bool held_out;
   std::string graph;
   int64_t width;
   double alpha, hrpb_ms, csr_ms, cusparse_ms, error;
@@ -143,27 +91,22 @@ int main(int argc, char** argv) {
 
   try {
     std::vector<Case> cases;
-    cases.push_back({"cora-like R-MAT 2708 nodes", bench::rmat_edges(2708, 5278, 1)});
-    cases.push_back({"banded FEM-like, half-width 8", banded(quick ? 20000 : 200000, 8)});
-    // ~20K (quick) or ~200K rows each.
-    const int32_t side_2d = quick ? 100 : 316, side_3d = quick ? 19 : 40;
-    cases.push_back({"2D quadrilaterals, 2 dofs/node, " + std::to_string(side_2d) + "^2 nodes",
-                     element_grid(side_2d, side_2d, 1, 2)});
-    cases.push_back({"3D hexahedra, 3 dofs/node, " + std::to_string(side_3d) + "^3 nodes",
-                     element_grid(side_3d, side_3d, side_3d, 3)});
-    cases.push_back({"R-MAT power-law", quick ? bench::rmat_edges(1 << 14, 1 << 18, 2) : bench::rmat_edges(1 << 18, 1 << 22, 2)});
+    cases.push_back(gcn_case("cora-like R-MAT 2708 nodes", bench::rmat_edges(2708, 5278, 1)));
+    cases.push_back(gcn_case("R-MAT power-law",
+                             quick ? bench::rmat_edges(1 << 14, 1 << 18, 2) : bench::rmat_edges(1 << 18, 1 << 22, 2)));
     for (const graph_io::Dataset& dataset : bench::available_datasets(datasets)) {
-      cases.push_back({dataset.name, dataset.edges});
+      cases.push_back(gcn_case(dataset.name, dataset.edges));
       const Tensor order = graph_io::compute_node_order(dataset.edges, graph_io::Reordering::Rcm);
-      cases.push_back({dataset.name + " (RCM)", graph_io::reorder_dataset(dataset, order).edges});
+      cases.push_back(gcn_case(dataset.name + " (RCM)", graph_io::reorder_dataset(dataset, order).edges));
     }
+    for (bench::SuiteCase& c : bench::broad_suite(quick)) cases.push_back({c.name, std::move(c.adjacency), c.held_out});
     std::erase_if(cases, [&](const Case& c) { return c.name.find(graph_filter) == std::string::npos; });
     if (cases.empty()) throw InvalidArgument("no case name contains '" + graph_filter + "'");
     std::vector<int64_t> widths = quick ? std::vector<int64_t>{32, 128} : std::vector<int64_t>{16, 32, 64, 128, 256};
     if (!only_widths.empty()) widths = only_widths;
     if (statistics_only) {
       for (const Case& c : cases) {
-        const Adjacency a = bench::gcn_adjacency(c.edges, Device::cpu());
+        const Adjacency a = c.adjacency(Device::cpu());
         std::cout << c.name << ": " << a.num_rows() << " rows\n"
                   << graph_io::build_hrpb(a.csr, a.values, graph_io::HrpbOptions{}).describe() << "\n";
       }
@@ -177,7 +120,7 @@ int main(int argc, char** argv) {
     BENCH_CUSPARSE(cusparseSetStream(handle, stream));
     std::vector<Row> rows;
     for (const Case& c : cases) {
-      const Adjacency a = bench::gcn_adjacency(c.edges, kGpu);
+      const Adjacency a = c.adjacency(kGpu);
       if (a.csr.indptr.dtype() != DType::Int32) throw InvalidArgument(c.name + ": nnz >= 2^31, not benchmarked");
       graph_io::HrpbOptions options;
       options.concurrent_blocks = ops::spmm_hrpb_occupancy(ops::Cuda{}, kGpu, 128);
@@ -236,7 +179,7 @@ int main(int argc, char** argv) {
         const double hrpb_ms = bench::median_ms(run_hrpb, 3, runs);
         const double csr_ms = bench::median_ms(run_csr, 3, runs);
         const double cusparse_ms = bench::median_ms(run_cusparse, 3, runs);
-        rows.push_back({c.name, width, h.statistics.alpha(), hrpb_ms, csr_ms, cusparse_ms, error, a.nnz(),
+        rows.push_back({c.held_out, c.name, width, h.statistics.alpha(), hrpb_ms, csr_ms, cusparse_ms, error, a.nnz(),
                         static_cast<double>(h.statistics.hrpb_bytes) / static_cast<double>(h.statistics.csr_bytes)});
         BENCH_CUSPARSE(cusparseDestroyDnMat(dense_b));
         BENCH_CUSPARSE(cusparseDestroyDnMat(dense_c));
@@ -247,15 +190,21 @@ int main(int argc, char** argv) {
 
     std::ostringstream table;
     const cudaDeviceProp& device = cuda::properties(kGpu);
-    table << "Device: " << device.name << "; median of " << runs << " runs after 3 warm-up runs\n\n"
-          << "| graph | nnz | alpha | HRPB memory ÷ CSR | width | HRPB TF32 ms | our CSR ms | cuSPARSE ALG2 ms | HRPB vs cuSPARSE | HRPB vs CSR | HRPB GFLOP/s | rel. diff |\n"
-          << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-    for (const Row& r : rows) {
-      const double gflops = 2.0 * static_cast<double>(r.nnz) * static_cast<double>(r.width) / (r.hrpb_ms * 1e6);
-      table << "| " << r.graph << " | " << r.nnz << " | " << r.alpha << " | " << r.memory_ratio << " | " << r.width << " | " << r.hrpb_ms
-            << " | " << r.csr_ms << " | " << r.cusparse_ms << " | " << r.cusparse_ms / r.hrpb_ms << " | "
-            << r.csr_ms / r.hrpb_ms << " | " << gflops << " | " << r.error
-            << " |\n";
+    table << "Device: " << device.name << "; median of " << runs << " runs after 3 warm-up runs\n";
+    // The calibration cases, then the held-out ones in their own table.
+    for (const bool held_out : {false, true}) {
+      if (std::none_of(rows.begin(), rows.end(), [&](const Row& r) { return r.held_out == held_out; })) continue;
+      table << (held_out ? "\n## held out (never used for calibration)\n\n" : "\n")
+            << "| graph | nnz | alpha | HRPB memory ÷ CSR | width | HRPB TF32 ms | our CSR ms | cuSPARSE ALG2 ms | "
+               "HRPB vs cuSPARSE | HRPB vs CSR | HRPB GFLOP/s | rel. diff |\n"
+            << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      for (const Row& r : rows) {
+        if (r.held_out != held_out) continue;
+        const double gflops = 2.0 * static_cast<double>(r.nnz) * static_cast<double>(r.width) / (r.hrpb_ms * 1e6);
+        table << "| " << r.graph << " | " << r.nnz << " | " << r.alpha << " | " << r.memory_ratio << " | " << r.width
+              << " | " << r.hrpb_ms << " | " << r.csr_ms << " | " << r.cusparse_ms << " | " << r.cusparse_ms / r.hrpb_ms
+              << " | " << r.csr_ms / r.hrpb_ms << " | " << gflops << " | " << r.error << " |\n";
+      }
     }
     std::cout << "\n" << table.str();
     if (!markdown.empty()) {

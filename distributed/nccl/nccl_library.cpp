@@ -57,6 +57,8 @@ const NcclLibrary& nccl_library() {
   return library;
 }
 
+void keep_nvlink_multicast_off() { setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0); }
+
 void check_nccl(ncclResult_t result, const char* call, ncclComm_t comm, const char* file, int line) {
   if (result == ncclSuccess) return;
   const NcclLibrary& nccl = nccl_library();

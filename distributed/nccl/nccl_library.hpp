@@ -15,6 +15,8 @@ namespace sgnn::distributed {
 #define SGNN_NCCL_FUNCTIONS(X)                                                                          \
   X(ncclGetVersion, get_version) X(ncclGetErrorString, get_error_string) X(ncclGetLastError, get_last_error) \
   X(ncclCommInitAll, comm_init_all) X(ncclCommDestroy, comm_destroy) X(ncclCommAbort, comm_abort)        \
+  X(ncclGetUniqueId, get_unique_id) X(ncclCommInitRank, comm_init_rank)                                   \
+  X(ncclCommGetAsyncError, comm_get_async_error)                                                          \
   X(ncclGroupStart, group_start) X(ncclGroupEnd, group_end) X(ncclSend, send) X(ncclRecv, recv)          \
   X(ncclAllGather, all_gather) X(ncclReduceScatter, reduce_scatter) X(ncclAllReduce, all_reduce)
 
@@ -28,6 +30,10 @@ struct NcclLibrary {
 // Loads NCCL on first use (thread safe); throws sgnn::Error listing every
 // place tried with the loader's message.
 const NcclLibrary& nccl_library();
+
+// NVLink SHARP multicast stays off (it needs fabric-manager support the
+// target machines lack): sets NCCL_NVLS_ENABLE=0 unless the user set it.
+void keep_nvlink_multicast_off();
 
 // Throws sgnn::Error "NCCL: <call> failed: <NCCL's error> (<last error>)" at
 // file:line unless `result` is ncclSuccess. `comm` may be null.

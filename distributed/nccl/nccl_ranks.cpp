@@ -6,6 +6,7 @@
 
 #include "core/cuda_runtime.hpp"
 #include "core/device.hpp"
+#include "distributed/nccl/nccl_communicator.hpp"
 #include "distributed/nccl/nccl_library.hpp"
 #include "distributed/rank_threads.hpp"
 
@@ -20,82 +21,6 @@ struct NcclRanks::State {
 };
 
 namespace {
-
-std::size_t count_of(const Tensor& tensor) {
-  return tensor.defined() ? static_cast<std::size_t>(tensor.numel()) : 0;
-}
-
-// One rank's NCCL communicator; every operation is enqueued on the library's
-// stream of the rank's device, after the kernels that produced its inputs.
-class NcclCommunicator final : public Communicator {
- public:
-  NcclCommunicator(const NcclLibrary& nccl, ncclComm_t comm, int rank, int size, Device device)
-      : nccl_(nccl), comm_(comm), rank_(rank), size_(size), device_(device), stream_(cuda::stream(device)) {}
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
-  Device device() const override { return device_; }
-
-  void exchange(const std::vector<Tensor>& sends, const std::vector<Tensor>& receives) override {
-    const auto n = static_cast<std::size_t>(size_);
-    SGNN_CHECK(sends.size() == n && receives.size() == n, "exchange: rank ", rank_, " passed ", sends.size(),
-               " sends and ", receives.size(), " receives for ", n, " ranks");
-    check_tensors(sends, "exchange");
-    check_tensors(receives, "exchange");
-    SGNN_NCCL_CHECK(nccl_.group_start(), comm_);
-    for (int peer = 0; peer < size_; ++peer) {
-      const Tensor& send = sends[static_cast<std::size_t>(peer)];
-      const Tensor& receive = receives[static_cast<std::size_t>(peer)];
-      if (count_of(send) > 0) {
-        SGNN_NCCL_CHECK(nccl_.send(send.raw_data(), count_of(send), ncclFloat32, peer, comm_, stream_), comm_);
-      }
-      if (count_of(receive) > 0) {
-        SGNN_NCCL_CHECK(nccl_.recv(receive.raw_data(), count_of(receive), ncclFloat32, peer, comm_, stream_), comm_);
-      }
-    }
-    SGNN_NCCL_CHECK(nccl_.group_end(), comm_);
-    count_exchange(sends);
-  }
-
-  void all_gather(const Tensor& send, const Tensor& receive) override {
-    check_tensors({send, receive}, "all_gather");
-    SGNN_CHECK(count_of(receive) == count_of(send) * static_cast<std::size_t>(size_), "all_gather: receive has ",
-               count_of(receive), " elements, expected ", size_, " x ", count_of(send));
-    SGNN_NCCL_CHECK(nccl_.all_gather(send.raw_data(), receive.raw_data(), count_of(send), ncclFloat32, comm_, stream_),
-                    comm_);
-    count_all_gather(send);
-  }
-
-  void reduce_scatter_sum(const Tensor& send, const Tensor& receive) override {
-    check_tensors({send, receive}, "reduce_scatter_sum");
-    SGNN_CHECK(count_of(send) == count_of(receive) * static_cast<std::size_t>(size_), "reduce_scatter_sum: send has ",
-               count_of(send), " elements, expected ", size_, " x ", count_of(receive));
-    SGNN_NCCL_CHECK(nccl_.reduce_scatter(send.raw_data(), receive.raw_data(), count_of(receive), ncclFloat32, ncclSum,
-                                         comm_, stream_),
-                    comm_);
-    count_reduce_scatter(send);
-  }
-
-  void all_reduce_sum(const std::vector<Tensor>& tensors) override {
-    check_tensors(tensors, "all_reduce_sum");
-    SGNN_NCCL_CHECK(nccl_.group_start(), comm_);
-    for (const Tensor& tensor : tensors) {
-      if (count_of(tensor) == 0) continue;
-      SGNN_NCCL_CHECK(nccl_.all_reduce(tensor.raw_data(), tensor.raw_data(), count_of(tensor), ncclFloat32, ncclSum,
-                                       comm_, stream_),
-                      comm_);
-    }
-    SGNN_NCCL_CHECK(nccl_.group_end(), comm_);
-    count_all_reduce(tensors);
-  }
-
- private:
-  const NcclLibrary& nccl_;
-  ncclComm_t comm_;
-  int rank_;
-  int size_;
-  Device device_;
-  cudaStream_t stream_;
-};
 
 void check_devices(const std::vector<int>& devices) {
   const int visible = cuda_device_count();
@@ -114,9 +39,7 @@ bool nccl_built() { return true; }
 
 NcclRanks::NcclRanks(const std::vector<int>& devices) : state_(std::make_unique<State>()) {
   check_devices(devices);
-  // NVLink SHARP multicast stays off (it needs fabric-manager support the
-  // target machines lack); a user's own setting wins.
-  setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0);
+  keep_nvlink_multicast_off();
   state_->nccl = &nccl_library();
   state_->devices = devices;
   state_->comms.resize(devices.size(), nullptr);

@@ -1,6 +1,8 @@
-// Distributed GCN training on simulated ranks equals single-device training:
-// the same losses epoch by epoch and the same final parameters.
+// Distributed GCN and GAT training on simulated ranks equals single-device
+// training: the same losses epoch by epoch and the same final parameters.
 #include <doctest/doctest.h>
+
+#include <random>
 
 #include "distributed/thread_communicator.hpp"
 #include "tests/distributed/training_comparison.hpp"
@@ -39,7 +41,37 @@ TEST_CASE("distributed GCN: equal with aggregation first and a rank without trai
   check_on_threads(a, task, 16, 4, HaloMode::AllGather);
 }
 
-TEST_CASE("distributed GCN: GAT models and bad rank data are rejected") {
+TEST_CASE("distributed GAT: losses and parameters equal single-device training") {
+  const Adjacency a = random_gcn_graph(100, 450, 37);
+  const Task task = random_task(100, 6, 3, 38);
+  for (const auto& [ranks, mode] : {std::pair{2, HaloMode::SendRecv}, std::pair{3, HaloMode::AllGather}}) {
+    CAPTURE(ranks);
+    ThreadRanks threads(ranks);
+    check_same_training(single_device_run(a, task, 4, Device::cpu(), training::ModelKind::Gat),
+                        distributed_runs(threads, a, task, 4, mode, training::ModelKind::Gat), 1e-5);
+  }
+}
+
+TEST_CASE("distributed GAT: the GCN-normalised graph of a partition has GAT's pattern") {
+  // Partition files hold the GCN graph; GAT reads only its pattern, which must be what gat_graph_options() prepares.
+  std::mt19937_64 engine(39);
+  std::uniform_int_distribution<int32_t> node(0, 79);
+  graph_io::EdgeList edges;
+  edges.num_nodes = 80;
+  std::vector<int32_t> source, target;
+  for (int k = 0; k < 300; ++k) {
+    source.push_back(node(engine));
+    target.push_back(node(engine));
+  }
+  edges.source = Tensor::from_vector(source, {300});
+  edges.target = Tensor::from_vector(target, {300});
+  const Adjacency gcn = graph_io::prepare_adjacency(edges, graph_io::gcn_graph_options().prepare);
+  const Adjacency gat = graph_io::prepare_adjacency(edges, graph_io::gat_graph_options().prepare);
+  CHECK(gcn.csr.indptr.to_vector<int32_t>() == gat.csr.indptr.to_vector<int32_t>());
+  CHECK(gcn.csr.indices.to_vector<int32_t>() == gat.csr.indices.to_vector<int32_t>());
+}
+
+TEST_CASE("distributed training: bad rank data and shards of another run are rejected") {
   const Adjacency a = random_gcn_graph(30, 60, 35);
   const Task task = random_task(30, 4, 2, 36);
   const GraphPartition partition = partition_graph(a, 2);
@@ -49,18 +81,11 @@ TEST_CASE("distributed GCN: GAT models and bad rank data are rejected") {
   CHECK_THROWS_WITH_AS(make_rank_data(partition, 2, task.features, task.labels, task.train_index, task.valid_index,
                                       task.test_index, Device::cpu()),
                        doctest::Contains("no rank 2"), InvalidArgument);
+  const RankShard shard_of_rank_0 = make_rank_shard(partition, 0, task.features, task.labels, task.train_index,
+                                                    task.valid_index, task.test_index, task.classes);
   ThreadRanks ranks(2);
   CHECK_THROWS_WITH_AS(ranks.run([&](Communicator& communicator) {
-                         Generator generator(1);
-                         training::GatConfig config;
-                         config.in_features = 4;
-                         config.classes = 2;
-                         const auto model = training::make_gat(config, generator);
-                         const RankData data = make_rank_data(partition, communicator.rank(), task.features,
-                                                              task.labels, task.train_index, task.valid_index,
-                                                              task.test_index, Device::cpu());
-                         const HaloExchange halo(partition, communicator.rank(), HaloMode::SendRecv, Device::cpu());
-                         (void)distributed_forward(*model, data, halo, communicator, data.features);
+                         (void)train_rank(communicator, shard_of_rank_0, comparison_options(4, training::ModelKind::Gcn));
                        }),
-                       doctest::Contains("only GCN"), InvalidArgument);
+                       doctest::Contains("the shard of rank 0 of 2 on the communicator of rank 1"), InvalidArgument);
 }

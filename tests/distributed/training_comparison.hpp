@@ -1,7 +1,8 @@
-// Single-device training against distributed training of the same GCN (same
-// seed, dropout off) on any ranks runner with run(body(Communicator&))
-// (ThreadRanks on the host, NcclRanks on GPUs). Shared by the CPU tier and
-// the GPU tier's NCCL test.
+// Single-device training against distributed training of the same GCN or GAT
+// (same seed, dropout off) on any ranks runner with run(body(Communicator&))
+// (ThreadRanks on the host, NcclRanks on GPUs). The distributed side runs
+// train_rank, the engine of the distributed programs. Shared by the CPU tier
+// and the GPU tier's NCCL test.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -9,7 +10,7 @@
 #include <cmath>
 #include <memory>
 
-#include "distributed/distributed_gcn.hpp"
+#include "distributed/rank_training.hpp"
 #include "tests/distributed/distributed_graphs.hpp"
 #include "training/models.hpp"
 #include "training/trainer.hpp"
@@ -19,19 +20,19 @@ namespace sgnn::testing {
 inline constexpr uint64_t kTrainingSeed = 42;
 inline constexpr int kTrainingEpochs = 6;
 
-inline training::GcnConfig comparison_config(const Task& task, int64_t hidden) {
-  training::GcnConfig config;
-  config.in_features = task.features.size(1);
-  config.classes = task.classes;
-  config.hidden = hidden;
-  config.dropout = 0.0f;  // masks would differ between one and several ranks
-  return config;
-}
-
-inline ops::AdamHyperparameters comparison_adam() {
-  ops::AdamHyperparameters hyperparameters;
-  hyperparameters.learning_rate = 0.05f;
-  return hyperparameters;
+inline distributed::RankTrainingOptions comparison_options(int64_t hidden, training::ModelKind kind) {
+  distributed::RankTrainingOptions options;
+  options.model = kind;
+  options.hyperparameters.epochs = kTrainingEpochs;
+  options.hyperparameters.hidden = hidden;
+  options.hyperparameters.heads = 2;
+  options.hyperparameters.output_heads = 1;
+  options.hyperparameters.dropout = 0.0f;  // masks would differ between one and several ranks
+  options.hyperparameters.learning_rate = 0.05f;
+  options.hyperparameters.weight_decay = 5e-4f;
+  options.seed = kTrainingSeed;
+  options.row_normalize_features = false;
+  return options;
 }
 
 struct TrainingRun {
@@ -41,18 +42,22 @@ struct TrainingRun {
 };
 
 // The library's Trainer on one device (`a` and `task` on the host).
-inline TrainingRun single_device_run(const Adjacency& a, const Task& task, int64_t hidden, Device device) {
+inline TrainingRun single_device_run(const Adjacency& a, const Task& task, int64_t hidden, Device device,
+                                     training::ModelKind kind = training::ModelKind::Gcn) {
+  const distributed::RankTrainingOptions options = comparison_options(hidden, kind);
   Generator generator(kTrainingSeed);
-  const auto model = training::make_gcn(comparison_config(task, hidden), generator);
+  const auto model = distributed::make_rank_model(options, task.features.size(1), task.classes, generator);
   model->to(device);
-  training::Adam optimizer(model->parameter_groups(5e-4f), comparison_adam());
+  ops::AdamHyperparameters adam;
+  adam.learning_rate = options.hyperparameters.learning_rate;
+  training::Adam optimizer(model->parameter_groups(options.hyperparameters.weight_decay), adam);
   const Adjacency on_device = a.to(device);
   training::TrainingData data{training::GraphInput(on_device), task.features.to(device), task.labels.to(device),
                               task.train_index.to(device), task.valid_index.to(device), task.test_index.to(device)};
-  training::TrainerOptions options;
-  options.epochs = kTrainingEpochs;
-  options.restore_best = false;
-  training::Trainer trainer(*model, optimizer, data, options);
+  training::TrainerOptions trainer_options;
+  trainer_options.epochs = kTrainingEpochs;
+  trainer_options.restore_best = false;
+  training::Trainer trainer(*model, optimizer, data, trainer_options);
   TrainingRun run;
   for (int epoch = 0; epoch < kTrainingEpochs; ++epoch) run.losses.push_back(trainer.run_epoch().train_loss);
   for (const Tensor& parameter : model->parameters()) run.parameters.push_back(parameter.detach().to(Device::cpu()));
@@ -60,28 +65,31 @@ inline TrainingRun single_device_run(const Adjacency& a, const Task& task, int64
   return run;
 }
 
+// One rank's training of its shard of `a` (train_rank).
+inline TrainingRun rank_run(distributed::Communicator& communicator, const distributed::GraphPartition& partition,
+                            const Task& task, int64_t hidden, distributed::HaloMode mode, training::ModelKind kind) {
+  distributed::RankTrainingOptions options = comparison_options(hidden, kind);
+  options.halo = mode;
+  const distributed::RankShard shard =
+      distributed::make_rank_shard(partition, communicator.rank(), task.features, task.labels, task.train_index,
+                                   task.valid_index, task.test_index, task.classes);
+  const distributed::RankTrainingResult result = distributed::train_rank(communicator, shard, options);
+  TrainingRun run;
+  for (const distributed::RankEpoch& epoch : result.epochs) run.losses.push_back(epoch.train_loss);
+  run.parameters = result.parameters;
+  run.evaluation = result.final;
+  return run;
+}
+
 // Every rank of `ranks` trains its share on the communicator's device.
 template <typename Ranks>
 std::vector<TrainingRun> distributed_runs(Ranks& ranks, const Adjacency& a, const Task& task, int64_t hidden,
-                                          distributed::HaloMode mode) {
-  using namespace sgnn::distributed;
-  const GraphPartition partition = partition_graph(a, ranks.size());
+                                          distributed::HaloMode mode,
+                                          training::ModelKind kind = training::ModelKind::Gcn) {
+  const distributed::GraphPartition partition = distributed::partition_graph(a, ranks.size());
   std::vector<TrainingRun> runs(static_cast<std::size_t>(ranks.size()));
-  ranks.run([&](Communicator& communicator) {
-    const int rank = communicator.rank();
-    const Device device = communicator.device();
-    Generator generator(kTrainingSeed);
-    const auto model = training::make_gcn(comparison_config(task, hidden), generator);
-    model->to(device);
-    training::Adam optimizer(model->parameter_groups(5e-4f), comparison_adam());
-    const RankData data = make_rank_data(partition, rank, task.features, task.labels, task.train_index,
-                                         task.valid_index, task.test_index, device);
-    const HaloExchange halo(partition, rank, mode, device);
-    DistributedTrainer trainer(*model, optimizer, data, halo, communicator);
-    TrainingRun& run = runs[static_cast<std::size_t>(rank)];
-    for (int epoch = 0; epoch < kTrainingEpochs; ++epoch) run.losses.push_back(trainer.train_step());
-    for (const Tensor& parameter : model->parameters()) run.parameters.push_back(parameter.detach().to(Device::cpu()));
-    run.evaluation = trainer.evaluate();
+  ranks.run([&](distributed::Communicator& communicator) {
+    runs[static_cast<std::size_t>(communicator.rank())] = rank_run(communicator, partition, task, hidden, mode, kind);
   });
   return runs;
 }

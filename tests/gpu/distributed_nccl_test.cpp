@@ -84,6 +84,18 @@ TEST_CASE("nccl: GCN training on 2 GPUs equals single-GPU training (losses, para
   }
 }
 
+TEST_CASE("nccl: GAT training on 2 GPUs equals single-GPU training (losses, parameters, metrics)") {
+  if (!have_two_gpus()) return;
+  const Adjacency a = random_gcn_graph(3000, 30000, 63);
+  const Task task = random_task(3000, 24, 5, 64);
+  NcclRanks ranks({0, 1});
+  const TrainingRun reference = single_device_run(a, task, 8, Device::cuda(0), training::ModelKind::Gat);
+  for (HaloMode mode : {HaloMode::SendRecv, HaloMode::AllGather}) {
+    CAPTURE(halo_mode_name(mode));
+    check_same_training(reference, distributed_runs(ranks, a, task, 8, mode, training::ModelKind::Gat), 1e-4);
+  }
+}
+
 TEST_CASE("nccl: bad GPU lists are rejected before NCCL starts") {
   if (!nccl_built()) return;
   CHECK_THROWS_WITH_AS(NcclRanks({0, 0}), doctest::Contains("listed twice"), InvalidArgument);

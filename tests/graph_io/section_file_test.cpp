@@ -163,3 +163,45 @@ TEST_CASE("crc32_of matches zlib's value for a known string and is block-size in
   const uint32_t single = static_cast<uint32_t>(crc32(0L, big.data(), static_cast<uInt>(big.size())));
   CHECK(crc32_of(big.data(), big.size()) == single);
 }
+
+TEST_CASE("map_section_file gives the same tensors as a read, checks headers, and leaves payload checks pending") {
+  TempDir dir;
+  write_section_file(dir / "f.sgnn", sample());
+  SectionFile mapped = map_section_file(dir / "f.sgnn", "checkpoint", 3);
+  CHECK(mapped.metadata == sample().metadata);
+  CHECK(mapped.at("weight").to_vector<float>() == sample().at("weight").to_vector<float>());
+  CHECK(mapped.at("steps").to_vector<int64_t>() == std::vector<int64_t>{1, 2, 3});
+  CHECK(mapped.unverified_crc.size() == 4);
+  mapped.verify_all();
+  CHECK(mapped.unverified_crc.empty());
+  // Header problems are found at once, as by a read.
+  CHECK_THROWS_WITH_AS(map_section_file(dir / "f.sgnn", "adjacency-cache", 3), doctest::Contains("expected a"), IoError);
+  const std::string good = sgnn::testing::read_bytes(dir / "f.sgnn");
+  sgnn::testing::write_text(dir / "t.sgnn", good.substr(0, good.size() / 2));
+  CHECK_THROWS_WITH_AS(map_section_file(dir / "t.sgnn", "checkpoint", 3), doctest::Contains("truncated"), IoError);
+}
+
+TEST_CASE("a damaged payload of a mapped file is caught by verify and by upload_checked, naming the section") {
+  TempDir dir;
+  write_section_file(dir / "f.sgnn", sample());
+  std::string bytes = sgnn::testing::read_bytes(dir / "f.sgnn");
+  bytes[bytes.size() - 2] = static_cast<char>(bytes[bytes.size() - 2] ^ 0x40);  // inside "scalar"
+  sgnn::testing::write_text(dir / "f.sgnn", bytes);
+  SectionFile mapped = map_section_file(dir / "f.sgnn", "checkpoint", 3);  // the header is intact
+  mapped.verify("weight");
+  CHECK_THROWS_WITH_AS(mapped.verify("scalar"), doctest::Contains("checksum mismatch in section \"scalar\""), IoError);
+  CHECK_THROWS_WITH_AS(upload_sections(mapped, {"steps", "scalar"}, Device::cpu()),
+                       doctest::Contains("checksum mismatch in section \"scalar\""), IoError);
+  const std::vector<Tensor> good = upload_sections(mapped, {"steps"}, Device::cpu());
+  CHECK(good[0].to_vector<int64_t>() == std::vector<int64_t>{1, 2, 3});
+  CHECK_FALSE(mapped.unverified_crc.contains("steps"));
+}
+
+TEST_CASE("upload_checked: a wrong expected CRC is refused, a right one or none passes") {
+  const Tensor data = sgnn::testing::random_tensor({1000, 3}, 5);
+  const auto crc = crc32_of(data.raw_data(), data.nbytes());
+  CHECK(upload_checked({{"data", data, crc}}, Device::cpu(), "file")[0].to_vector<float>() == data.to_vector<float>());
+  CHECK(upload_checked({{"data", data, std::nullopt}}, Device::cpu(), "file").size() == 1);
+  CHECK_THROWS_WITH_AS(upload_checked({{"data", data, crc ^ 1u}}, Device::cpu(), "file"),
+                       doctest::Contains("checksum mismatch in section \"data\""), IoError);
+}

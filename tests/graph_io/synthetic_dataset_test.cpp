@@ -1,8 +1,10 @@
 #include <doctest/doctest.h>
 
+#include "graph_io/grid_graphs.hpp"
 #include "graph_io/ogb_reader.hpp"
 #include "graph_io/ogb_writer.hpp"
 #include "graph_io/synthetic_dataset.hpp"
+#include "tests/graph_io/generator_checks.hpp"
 #include "tests/graph_io/temp_files.hpp"
 
 using namespace sgnn;
@@ -12,12 +14,7 @@ namespace {
 
 // Share of edges whose ends have the same label.
 double same_label_share(const Dataset& d) {
-  const std::vector<int32_t> s = d.edges.source.to_vector<int32_t>();
-  const std::vector<int32_t> t = d.edges.target.to_vector<int32_t>();
-  const std::vector<int32_t> y = d.labels.to_vector<int32_t>();
-  int64_t same = 0;
-  for (std::size_t k = 0; k < s.size(); ++k) same += y[static_cast<std::size_t>(s[k])] == y[static_cast<std::size_t>(t[k])] ? 1 : 0;
-  return static_cast<double>(same) / static_cast<double>(s.size());
+  return sgnn::testing::same_class_share(d.edges, d.labels.to_vector<int32_t>());
 }
 
 // Accuracy of the nearest class mean (means from the train split) on the test split.
@@ -152,4 +149,32 @@ TEST_CASE("OGB writer output reads back identically, gzip and plain") {
   weighted.edges.weight = Tensor::full({d.edges.num_edges()}, 1.0);
   sgnn::testing::TempDir dir;
   CHECK_THROWS_AS(write_ogb_dataset(weighted, dir / "w"), InvalidArgument);
+}
+
+TEST_CASE("a dataset around another family's graph: simplified, symmetric, planted features, checked labels") {
+  const EdgeList grid = generate_stencil({{30, 20, 1}, 1, StencilShape::Cross});
+  SyntheticOptions o;
+  o.symmetric = true;
+  o.num_features = 6;
+  o.num_classes = 4;
+  o.seed = 2;
+  const std::vector<int32_t> classes = contiguous_classes(600, 4);
+  CHECK(classes.front() == 0);
+  CHECK(classes[149] == 0);
+  CHECK(classes[150] == 1);
+  CHECK(classes.back() == 3);
+  const Dataset d = synthetic_dataset_from_graph(grid, classes, o, "stencil2d");
+  CHECK(d.name == "stencil2d");
+  CHECK(d.num_nodes() == 600);
+  CHECK(d.edges.num_edges() == 2 * grid.num_edges());  // no loops or repeats to drop; both directions
+  CHECK(d.num_classes == 4);
+  CHECK(d.features.shape() == Shape{600, 6});
+  CHECK(d.train_index.numel() + d.valid_index.numel() + d.test_index.numel() == 600);
+  CHECK(same_label_share(d) > 0.9);  // contiguous id ranges of a grid are slabs
+  std::vector<int32_t> bad = classes;
+  bad[10] = 4;
+  CHECK_THROWS_WITH_AS(synthetic_dataset_from_graph(grid, bad, o, "x"), doctest::Contains("node 10 has class 4"),
+                       InvalidArgument);
+  CHECK_THROWS_AS(synthetic_dataset_from_graph(grid, std::vector<int32_t>(599, 0), o, "x"), InvalidArgument);
+  CHECK_THROWS_AS(contiguous_classes(3, 4), InvalidArgument);
 }

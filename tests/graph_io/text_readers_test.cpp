@@ -175,5 +175,5 @@ TEST_CASE("load_dataset picks the reader by path type and extension") {
   CHECK(load_dataset((dir / "m.mtx").string()).num_nodes() == 2);
   CHECK(load_dataset((dir / "e.csv").string()).num_nodes() == 3);
   std::filesystem::create_directories(dir / "empty-folder");
-  CHECK_THROWS_WITH_AS(load_dataset((dir / "empty-folder").string()), doctest::Contains("not an OGB raw-layout"), IoError);
+  CHECK_THROWS_WITH_AS(load_dataset((dir / "empty-folder").string()), doctest::Contains("neither an OGB raw-layout"), IoError);
 }

@@ -1,0 +1,80 @@
+#include "distributed/rank_training.hpp"
+
+#include <chrono>
+
+#include "core/memory.hpp"
+#include "distributed/distributed_gcn.hpp"
+#include "graph_io/feature_transforms.hpp"
+#include "training/models.hpp"
+
+namespace sgnn::distributed {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+std::shared_ptr<training::Model> make_rank_model(const RankTrainingOptions& options, int64_t features, int64_t classes,
+                                                 Generator& generator) {
+  const training::Hyperparameters& h = options.hyperparameters;
+  if (options.model == training::ModelKind::Gcn) {
+    training::GcnConfig config;
+    config.in_features = features;
+    config.classes = classes;
+    config.hidden = h.hidden;
+    config.layers = options.gcn_layers;
+    config.dropout = h.dropout;
+    return training::make_gcn(config, generator);
+  }
+  training::GatConfig config;
+  config.in_features = features;
+  config.classes = classes;
+  config.hidden = h.hidden;
+  config.heads = h.heads;
+  config.output_heads = h.output_heads;
+  config.dropout = h.dropout;
+  config.projected_dropout = h.projected_dropout;
+  return training::make_gat(config, generator);
+}
+
+RankTrainingResult train_rank(Communicator& communicator, const RankShard& shard, const RankTrainingOptions& options,
+                              const std::function<void(const RankEpoch&)>& on_epoch) {
+  const RankPartition& part = shard.partition;
+  SGNN_CHECK(part.rank == communicator.rank() && part.num_ranks() == communicator.size(), "train_rank: the shard of rank ",
+             part.rank, " of ", part.num_ranks(), " on the communicator of rank ", communicator.rank(), " of ",
+             communicator.size());
+  SGNN_CHECK(shard.num_classes >= 2, "train_rank: the task needs at least 2 classes, got ", shard.num_classes);
+  SGNN_CHECK(options.hyperparameters.epochs >= 1, "train_rank: epochs must be at least 1, got ",
+             options.hyperparameters.epochs);
+  const Device device = communicator.device();
+  RankTrainingResult result;
+  result.halo = options.halo.value_or(choose_halo_mode(halo_volume(part)));
+
+  // Same seed everywhere: equal initial weights. Dropout masks then differ per rank (distributed_gcn.hpp).
+  Generator generator(options.seed);
+  const auto model = make_rank_model(options, shard.features.size(1), shard.num_classes, generator);
+  model->to(device);
+  ops::AdamHyperparameters adam;
+  adam.learning_rate = options.hyperparameters.learning_rate;
+  training::Adam optimizer(model->parameter_groups(options.hyperparameters.weight_decay), adam);
+  RankData data = rank_data(shard, device);
+  if (options.row_normalize_features) data.features = graph_io::normalize_feature_rows(data.features);
+  const HaloExchange halo(part, result.halo, device);
+  DistributedTrainer trainer(*model, optimizer, data, halo, communicator);
+  memory::synchronize(device);
+  for (int64_t epoch = 1; epoch <= options.hyperparameters.epochs; ++epoch) {
+    const int64_t bytes_before = communicator.bytes_sent();
+    const Clock::time_point start = Clock::now();
+    const double loss = trainer.train_step();  // ends with item(): the step is complete here
+    const RankEpoch record{epoch, loss, std::chrono::duration<double, std::milli>(Clock::now() - start).count(),
+                           communicator.bytes_sent() - bytes_before};
+    result.epochs.push_back(record);
+    if (on_epoch) on_epoch(record);
+  }
+  result.final = trainer.evaluate();
+  for (const Tensor& parameter : model->parameters()) result.parameters.push_back(parameter.detach().to(Device::cpu()));
+  return result;
+}
+
+}  // namespace sgnn::distributed
