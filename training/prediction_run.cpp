@@ -40,7 +40,9 @@ PredictionReport run_prediction(const PredictionOptions& options) {
   require_available(device);
 
   TrainedModel trained = load_trained_model(options.checkpoint, options.parameters);
-  const graph_io::Dataset dataset = graph_io::load_dataset(options.dataset);
+  graph_io::LoadOptions load_options;
+  load_options.cache_dir = options.cache_dir;  // the processed file's place when the dataset's folder is read-only
+  const graph_io::Dataset dataset = graph_io::load_dataset(options.dataset, load_options);
   require_compatible(dataset, trained, options.checkpoint);
   std::vector<int32_t> selected;
   if (!options.nodes.empty()) selected = graph_io::read_node_list(options.nodes, dataset.num_nodes());

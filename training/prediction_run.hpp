@@ -28,7 +28,7 @@ struct PredictionOptions {
   std::string predictions;  // output files (CSV, or NPY when named *.npy); at least one of the two
   std::string embeddings;
   std::string device = "cpu";  // cpu | cuda | cuda:k
-  std::string cache_dir;       // adjacency cache folder; empty: none
+  std::string cache_dir;       // adjacency cache folder (also for a processed dataset file); empty: none
   CheckpointParameters parameters = CheckpointParameters::Best;
 };
 
