@@ -147,6 +147,12 @@ inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramO
   app.add_flag("--deterministic", e.deterministic,
                "bit-identical results for the same seed, device and build: sparse sums of split rows and HRPB "
                "panels in a fixed order instead of atomics (slower on graphs with hub rows; docs/determinism.md)");
+  app.add_option("--predictions", e.predictions,
+                 "write per node its id, predicted class and class probabilities here, from the parameters training "
+                 "ends with (the best validation epoch's); CSV, or NumPy when the name ends in .npy (single run; "
+                 "docs/predictions.md)");
+  app.add_option("--embeddings", e.embeddings,
+                 "write per node its id and last hidden layer here (CSV, or .npy; single run)");
   app.add_flag("--quiet", options.quiet, "no progress line and no summary");
   app.add_flag("--print-json", options.print_json, "print the results JSON as the last line of stdout");
 }

@@ -11,6 +11,7 @@ packages=(
   libboost-graph-dev   # reordering, components (header-only parts)
   libcli11-dev         # command-line flags of the programs
   python3              # end-to-end test of the example programs, result scripts
+  python3-numpy        # sgnn_predict test: loads the .npy outputs as a NumPy user does
   zlib1g-dev           # gzip-compressed datasets
   libcurl4-openssl-dev # sgnn_data: dataset downloads over HTTPS
   libarchive-dev       # sgnn_data: unpacking OGB's zip archives

@@ -18,6 +18,7 @@
 #include "training/device_warm_up.hpp"
 #include "training/memory_estimate_check.hpp"
 #include "training/numerics_check.hpp"
+#include "training/prediction_writer.hpp"
 
 namespace sgnn::training {
 
@@ -28,18 +29,20 @@ void note(const ExperimentHooks& hooks, const std::string& text) {
 }
 
 std::shared_ptr<Model> build_model(ModelKind kind, const Hyperparameters& h, int64_t features, int64_t classes,
-                                   Generator& generator) {
+                                   graph_io::FeatureTransform transform, Generator& generator) {
   if (kind == ModelKind::Gcn) {
     GcnConfig config;
     config.in_features = features;
     config.classes = classes;
     config.hidden = h.hidden;
     config.dropout = h.dropout;
+    config.feature_transform = transform;
     return make_gcn(config, generator);
   }
   GatConfig config;
   config.in_features = features;
   config.classes = classes;
+  config.feature_transform = transform;
   config.hidden = h.hidden;
   config.heads = h.heads;
   config.output_heads = h.output_heads;
@@ -79,6 +82,9 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
     }
     spmm_format = SpmmFormat::Csr;
   }
+
+  if (!options.predictions.empty()) require_output_path(options.predictions, "--predictions");
+  if (!options.embeddings.empty()) require_output_path(options.embeddings, "--embeddings");
 
   // The CUDA context, the memory pool and cuBLAS start on their own thread
   // while the dataset is mapped or parsed (a few hundred ms at first use).
@@ -133,8 +139,10 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   result.spmm = spmm_format_name(ops::chosen_spmm_format(graph.adjacency, h.hidden));
   if (spmm_format == SpmmFormat::Auto) result.spmm = "auto: " + result.spmm;
   const auto feature_start = std::chrono::steady_clock::now();
-  const Tensor features =
-      options.row_normalize_features ? graph_io::normalize_feature_rows(graph.features) : graph.features;
+  const graph_io::FeatureTransform feature_transform = options.row_normalize_features
+                                                           ? graph_io::FeatureTransform::RowNormalize
+                                                           : graph_io::FeatureTransform::None;
+  const Tensor features = graph_io::apply_feature_transform(graph.features, feature_transform);
   memory::synchronize(device);
   const double feature_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - feature_start).count();
@@ -172,7 +180,8 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   for (int64_t run = 0; run < options.runs; ++run) {
     const uint64_t seed = options.seed + static_cast<uint64_t>(run);
     Generator generator(seed);
-    const std::shared_ptr<Model> model = build_model(options.model, h, result.features, result.classes, generator);
+    const std::shared_ptr<Model> model =
+        build_model(options.model, h, result.features, result.classes, feature_transform, generator);
     model->to(device);
     ops::AdamHyperparameters adam;
     adam.learning_rate = h.learning_rate;
@@ -181,6 +190,11 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
     if (!options.resume.empty()) {
       load_checkpoint(options.resume, *model, optimizer, trainer, generator);
       note(hooks, "resumed from " + options.resume + " after epoch " + std::to_string(trainer.state().epoch));
+      // Saved at once in the current format: resuming a finished run for no
+      // more epochs converts an older checkpoint (checkpoint.hpp).
+      if (!options.checkpoint.empty()) {
+        save_checkpoint(options.checkpoint, *model, optimizer, trainer.state(), generator);
+      }
     }
     const int64_t first_epoch = trainer.state().epoch + 1;  // after a resume, the epoch after the checkpoint's
     const auto fit_started = std::chrono::steady_clock::now();
@@ -196,6 +210,13 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
       }
     };
     RunSummary summary{seed, trainer.fit(on_epoch)};
+    if (!options.predictions.empty() || !options.embeddings.empty()) {
+      // fit() restored the best epoch's parameters: the outputs are theirs.
+      write_model_outputs(OutputFiles{options.predictions, options.embeddings}, *model, data.graph, features,
+                          output_rows(graph.num_nodes, graph.node_order));
+      result.predictions = options.predictions;
+      result.embeddings = options.embeddings;
+    }
     if (capture_planned && !summary.result.step_captured && trainer.state().epoch > 1) {
       result.step_captured = false;
       result.notes.push_back("run " + std::to_string(run + 1) +

@@ -45,6 +45,12 @@ struct ExperimentOptions {
   // (ops/determinism.hpp, docs/determinism.md). The process-wide mode is set
   // for the run and restored after it.
   bool deterministic = false;
+  // The trained model's outputs (runs = 1; training/prediction_writer.hpp):
+  // per node class probabilities, and the last hidden layer. They come from
+  // the parameters training ends with, those of the best validation epoch
+  // (the final checkpoint's "best" ones, which sgnn_predict uses).
+  std::string predictions;
+  std::string embeddings;
 };
 
 // The resolved hyperparameters of one experiment.
@@ -97,6 +103,7 @@ struct ExperimentResult {
   std::string cuda_graph;      // the --cuda-graph option
   bool step_captured = false;  // every run replayed its training step from a CUDA Graph
   bool deterministic = false;  // the --deterministic option the runs used
+  std::string predictions, embeddings;  // the files written (empty: none)
 };
 
 struct ExperimentHooks {
