@@ -170,6 +170,10 @@ inline void print_summary(const training::ExperimentResult& r, std::FILE* stream
                p.processed_hit ? "mapped (processed file)" : "parsed", p.load_ms,
                p.adjacency_cache_hit ? "cache hit" : "prepared", p.adjacency_ms, p.upload_ms, p.hrpb_ms,
                p.first_epoch_ms);
+  const std::string choices = p.kernel_choices_stored ? "stored with the adjacency cache, nothing timed"
+                              : p.tuning_ms > 0 ? "timed in " + std::to_string(static_cast<int64_t>(p.tuning_ms)) + " ms"
+                                                : "by rule (small graph, CPU or deterministic run)";
+  std::fprintf(stream, "  kernel choices: %s\n", choices.c_str());
   if (p.start_to_first_epoch_s > 0) {
     std::fprintf(stream, "  process start to the end of epoch 1: %.2f s\n", p.start_to_first_epoch_s);
   }

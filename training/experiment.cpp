@@ -10,12 +10,12 @@
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/graph.hpp"
-#include "graph_io/hrpb_cache.hpp"
 #include "ops/determinism.hpp"
+#include "ops/kernel_timer.hpp"
 #include "ops/spmm_hrpb.hpp"
-#include "ops/spmm_format.hpp"
 #include "training/checkpoint.hpp"
 #include "training/device_warm_up.hpp"
+#include "training/kernel_selection.hpp"
 #include "training/memory_estimate_check.hpp"
 #include "training/numerics_check.hpp"
 #include "training/prediction_writer.hpp"
@@ -133,11 +133,8 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   graph_io::HrpbOptions hrpb_options;
   hrpb_options.concurrent_blocks = ops::spmm_hrpb_concurrent_blocks(device, h.hidden);
   hrpb_options.deterministic = options.deterministic;  // split panels merged in a fixed order
-  const graph_io::HrpbAttachment hrpb =
-      graph_io::attach_hrpb_cached(graph.adjacency, spmm_format, hrpb_options, graph.statistics.cache_path);
-  const double hrpb_ms = hrpb.milliseconds;
-  result.spmm = spmm_format_name(ops::chosen_spmm_format(graph.adjacency, h.hidden));
-  if (spmm_format == SpmmFormat::Auto) result.spmm = "auto: " + result.spmm;
+  KernelSelection kernels(graph, spmm_format, hrpb_options, graph_options.prepare.symmetrize);
+  const double hrpb_ms = kernels.hrpb_ms();
   const auto feature_start = std::chrono::steady_clock::now();
   const graph_io::FeatureTransform feature_transform = options.row_normalize_features
                                                            ? graph_io::FeatureTransform::RowNormalize
@@ -155,6 +152,8 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   result.phases.adjacency_ms = graph.statistics.adjacency_ms;
   result.phases.upload_ms = graph.statistics.upload_ms;
   result.phases.hrpb_ms = hrpb_ms;
+  result.phases.kernel_choices_stored = kernels.imported();
+  const double timing_before = ops::timing_milliseconds();
   result.nodes = graph.num_nodes;
   result.edges = graph.adjacency.nnz();
   result.features = features.size(1);
@@ -200,6 +199,7 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
     const auto fit_started = std::chrono::steady_clock::now();
     const auto on_epoch = [&](const EpochRecord& record) {
       if (run == 0 && record.epoch == first_epoch) {
+        kernels.after_first_epoch();  // every width the model runs has been timed by now
         result.phases.first_epoch_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - fit_started).count();
         result.phases.start_to_first_epoch_s = seconds_since_process_start().value_or(0.0);
@@ -229,6 +229,12 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
     steps.push_back(summary.result.epoch_ms_median);
     totals.push_back(summary.result.train_seconds);
     result.runs.push_back(std::move(summary));
+  }
+  result.spmm = kernels.spmm_description(h.hidden);
+  result.phases.tuning_ms = ops::timing_milliseconds() - timing_before;
+  for (const std::string& text : kernels.notes()) {
+    result.notes.push_back(text);
+    note(hooks, text);
   }
   std::tie(result.test_accuracy, result.test_accuracy_std) = mean_and_std(accuracies);
   result.test_macro_f1 = mean_and_std(f1s).first;

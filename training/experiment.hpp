@@ -96,6 +96,8 @@ struct ExperimentResult {
     double adjacency_ms = 0;      // loading the adjacency cache (hit) or preparing the adjacency (miss)
     double upload_ms = 0;         // features, labels and splits to the device (overlaps adjacency_ms)
     double hrpb_ms = 0;           // the HRPB layout, built or loaded (0 when no kernel needs it)
+    double tuning_ms = 0;         // timing candidate kernels (ops/kernel_choices.hpp), all runs
+    bool kernel_choices_stored = false;  // the choices came from the cache folder: nothing was timed
     double first_epoch_ms = 0;    // epoch 1 of the first run: step, evaluation, CUDA Graph capture
     double start_to_first_epoch_s = 0;  // from process start to the end of that epoch (0 if unknown)
   } phases;

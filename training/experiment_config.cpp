@@ -148,6 +148,8 @@ std::string experiment_json(const ExperimentResult& result, const std::string& p
       .field("adjacency_ms", p.adjacency_ms)
       .field("upload_ms", p.upload_ms)
       .field("hrpb_ms", p.hrpb_ms)
+      .field("tuning_ms", p.tuning_ms)
+      .field("kernel_choices_stored", p.kernel_choices_stored)
       .field("first_epoch_ms", p.first_epoch_ms)
       .field("start_to_first_epoch_s", p.start_to_first_epoch_s)
       .end_object();

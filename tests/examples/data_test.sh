@@ -161,9 +161,11 @@ grep -q "^/arxiv.zip bytes=50000-$" "$work/range.log" || fail "no Range request:
 cmp -s "$data/cora-resumed/raw/edge.csv.gz" "$source_dir/datasets/cora/raw/edge.csv.gz" || fail "resumed data differs"
 
 # ---- train_gcn: the fetch command when missing, --download fetches first ---
-# A copy of the program away from the build tree does not see the bundled datasets.
-# It runs in an empty folder, whose ./data holds nothing.
-mkdir "$work/bin" "$work/run" && cp "$bin_dir/train_gcn" "$work/bin/"
+# A copy of the program and its library away from the build tree does not see
+# the bundled datasets (found beside the program or the library). It runs in
+# an empty folder, whose ./data holds nothing.
+mkdir "$work/bin" "$work/lib" "$work/run" && cp "$bin_dir/train_gcn" "$work/bin/"
+cp -P "$bin_dir"/../lib/libsparsegnn.so* "$work/lib/"
 if (cd "$work/run" && "$work/bin/train_gcn" --dataset pubmed >"$work/out" 2>&1); then fail "train_gcn on a missing pubmed ran"; fi
 grep -q "sgnn_data fetch pubmed" "$work/out" || fail "train_gcn printed $(cat "$work/out")"
 (cd "$work/run" && SGNN_DATA_MIRROR="$base" "$work/bin/train_gcn" --dataset cora --download --epochs 3 >"$work/out" 2>&1) ||
