@@ -1,5 +1,5 @@
-// Fetching a dataset from a program (sgnn_data fetch, train_* --download):
-// graph_io::fetch_dataset with each download's progress on stderr (a line
+// Fetching a dataset from sgnn_data: graph_io::fetch_dataset (fetch/) with
+// each download's progress on stderr (a line
 // rewritten in place on a terminal, a line per 10% when piped) and its steps
 // as "<program>: <name>: <step>" lines. Header-only so each example stays one
 // .cpp file.
@@ -12,8 +12,8 @@
 #include "core/error.hpp"
 #include "graph_io/dataset_catalog.hpp"
 #include "graph_io/dataset_locations.hpp"
-#include "graph_io/download_progress.hpp"
-#include "graph_io/fetch_dataset.hpp"
+#include "fetch/download_progress.hpp"
+#include "fetch/fetch_dataset.hpp"
 #include "training/progress.hpp"
 
 namespace sgnn::examples {
@@ -55,23 +55,6 @@ inline graph_io::FetchResult fetch_with_progress(const std::string& program, con
       url.empty() ? graph_io::fetch_dataset(entry, options) : graph_io::fetch_ogb_zip(entry.name, url, options);
   line.finish();
   return result;
-}
-
-// --download of the training programs: when `name` is a catalogue name not
-// found as a path or in the dataset search path, fetches it into the user data
-// folder first (honouring $SGNN_DATA_MIRROR). Anything else is left to
-// load_dataset, whose error says what is wrong.
-inline void fetch_if_missing(const std::string& name, const std::string& program, bool quiet) {
-  const graph_io::CatalogEntry* entry = graph_io::find_catalog_entry(name);
-  std::error_code error;
-  if (entry == nullptr || std::filesystem::exists(name, error)) return;
-  for (const std::filesystem::path& place : graph_io::dataset_search_path()) {
-    if (std::filesystem::exists(place / name, error)) return;
-  }
-  if (!entry->refusal.empty()) throw InvalidArgument(name + ": " + entry->refusal);
-  graph_io::FetchOptions options;
-  options.destination = default_fetch_destination();
-  fetch_with_progress(program, *entry, options, quiet);
 }
 
 }  // namespace sgnn::examples

@@ -1,5 +1,5 @@
 // sgnn_data: the datasets found on this machine, the ones it can fetch, and
-// fetching them (graph_io/fetch_dataset.hpp; docs/datasets.md).
+// fetching them (fetch/fetch_dataset.hpp; docs/datasets.md).
 //
 //   sgnn_data list
 //   sgnn_data fetch cora citeseer pubmed ogbn-arxiv [--dir DIR] [--mirror URL] [--force] [--quiet]
@@ -22,7 +22,7 @@
 #include "download_cli.hpp"
 #include "graph_io/dataset_catalog.hpp"
 #include "graph_io/dataset_locations.hpp"
-#include "graph_io/download_progress.hpp"
+#include "fetch/download_progress.hpp"
 #include "graph_io/ogb_reader.hpp"
 #include "graph_io/planetoid_reader.hpp"
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "download_cli.hpp"
+#include "fetch_missing.hpp"
 #include "training/experiment.hpp"
 #include "training/progress.hpp"
 #include "training/svg_plot.hpp"
@@ -194,7 +194,7 @@ inline int training_main(training::ModelKind kind, int argc, char** argv) {
     return app.exit(error);
   }
   try {
-    if (options.download) fetch_if_missing(options.experiment.dataset, program, options.quiet);
+    if (options.download) fetch_if_missing(options.experiment.dataset, options.quiet);
     training::ProgressLine progress(stderr, options.quiet ? training::ProgressLine::Mode::Quiet
                                                           : training::ProgressLine::Mode::Auto);
     training::ExperimentHooks hooks;

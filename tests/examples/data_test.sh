@@ -164,12 +164,18 @@ cmp -s "$data/cora-resumed/raw/edge.csv.gz" "$source_dir/datasets/cora/raw/edge.
 # A copy of the program and its library away from the build tree does not see
 # the bundled datasets (found beside the program or the library). It runs in
 # an empty folder, whose ./data holds nothing.
-mkdir "$work/bin" "$work/lib" "$work/run" && cp "$bin_dir/train_gcn" "$work/bin/"
+mkdir "$work/bin" "$work/lib" "$work/run" && cp "$bin_dir/train_gcn" "$bin_dir/sgnn_data" "$work/bin/"
 cp -P "$bin_dir"/../lib/libsparsegnn.so* "$work/lib/"
 if (cd "$work/run" && "$work/bin/train_gcn" --dataset pubmed >"$work/out" 2>&1); then fail "train_gcn on a missing pubmed ran"; fi
 grep -q "sgnn_data fetch pubmed" "$work/out" || fail "train_gcn printed $(cat "$work/out")"
 (cd "$work/run" && SGNN_DATA_MIRROR="$base" "$work/bin/train_gcn" --dataset cora --download --epochs 3 >"$work/out" 2>&1) ||
   fail "train_gcn --download: $(cat "$work/out")"
 grep -q "on cora" "$work/out" || fail "train_gcn --download printed $(cat "$work/out")"
+# Without sgnn_data beside it, --download says how to fetch instead.
+mkdir "$work/solo" && cp "$bin_dir/train_gcn" "$work/solo/"
+if (cd "$work/run" && "$work/solo/train_gcn" --dataset citeseer --download --epochs 1 >"$work/out" 2>&1); then
+  fail "train_gcn --download without sgnn_data ran"
+fi
+grep -q "sgnn_data was not found beside this program" "$work/out" || fail "train_gcn printed $(cat "$work/out")"
 [ -f "$XDG_DATA_HOME/sparsegnn/cora/FETCHED.txt" ] || fail "--download did not fetch into the user data folder"
 echo "data_test: ok"

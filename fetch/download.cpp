@@ -1,4 +1,4 @@
-#include "graph_io/download.hpp"
+#include "fetch/download.hpp"
 
 #include <curl/curl.h>
 #include <fcntl.h>

@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "temp_files.hpp"
+#include "tests/graph_io/temp_files.hpp"
 
 extern char** environ;
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "graph_io/download.hpp"
+#include "fetch/download.hpp"
 
 namespace sgnn::graph_io {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "graph_io/download_progress.hpp"
+#include "fetch/download_progress.hpp"
 
 using namespace sgnn::graph_io;
 

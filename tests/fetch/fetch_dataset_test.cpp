@@ -11,11 +11,11 @@
 
 #include "core/error.hpp"
 #include "graph_io/dataset_locations.hpp"
-#include "graph_io/fetch_dataset.hpp"
+#include "fetch/fetch_dataset.hpp"
 #include "graph_io/ogb_reader.hpp"
-#include "local_http_server.hpp"
-#include "temp_files.hpp"
-#include "zip_files.hpp"
+#include "tests/fetch/local_http_server.hpp"
+#include "tests/graph_io/temp_files.hpp"
+#include "tests/fetch/zip_files.hpp"
 
 using namespace sgnn;
 using namespace sgnn::graph_io;

@@ -1,4 +1,4 @@
-#include "graph_io/download_progress.hpp"
+#include "fetch/download_progress.hpp"
 
 #include <cstdio>
 

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "graph_io/archive.hpp"
-#include "temp_files.hpp"
-#include "zip_files.hpp"
+#include "fetch/archive.hpp"
+#include "tests/graph_io/temp_files.hpp"
+#include "tests/fetch/zip_files.hpp"
 
 using namespace sgnn;
 using namespace sgnn::graph_io;

@@ -7,10 +7,10 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "graph_io/download.hpp"
-#include "graph_io/sha256.hpp"
-#include "local_http_server.hpp"
-#include "temp_files.hpp"
+#include "fetch/download.hpp"
+#include "fetch/sha256.hpp"
+#include "tests/fetch/local_http_server.hpp"
+#include "tests/graph_io/temp_files.hpp"
 
 using namespace sgnn;
 using namespace sgnn::graph_io;

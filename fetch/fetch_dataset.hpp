@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "graph_io/dataset_catalog.hpp"
-#include "graph_io/download.hpp"
+#include "fetch/download.hpp"
 
 namespace sgnn::graph_io {
 

@@ -1,4 +1,4 @@
-#include "graph_io/archive.hpp"
+#include "fetch/archive.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>

@@ -1,4 +1,4 @@
-#include "graph_io/fetch_dataset.hpp"
+#include "fetch/fetch_dataset.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -13,13 +13,13 @@
 #include <fstream>
 
 #include "core/error.hpp"
-#include "graph_io/archive.hpp"
+#include "fetch/archive.hpp"
 #include "graph_io/atomic_file.hpp"
 #include "graph_io/file_text.hpp"
 #include "graph_io/ogb_reader.hpp"
 #include "graph_io/ogb_writer.hpp"
 #include "graph_io/planetoid_reader.hpp"
-#include "graph_io/sha256.hpp"
+#include "fetch/sha256.hpp"
 
 namespace sgnn::graph_io {
 

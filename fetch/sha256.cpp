@@ -1,4 +1,4 @@
-#include "graph_io/sha256.hpp"
+#include "fetch/sha256.hpp"
 
 #include <openssl/evp.h>
 
