@@ -232,6 +232,12 @@ void read_splits(const fs::path& folder, int64_t num_nodes, Dataset& dataset) {
 
 }  // namespace
 
+EdgeList read_ogb_edges(const fs::path& file, int64_t num_nodes) {
+  return read_edges(file, num_nodes, detail::concat("num_nodes ", num_nodes, " (given)"));
+}
+
+Tensor read_ogb_features(const fs::path& file, int64_t num_nodes) { return read_features(file, num_nodes); }
+
 bool is_ogb_directory(const fs::path& directory) {
   std::error_code error;
   return fs::is_directory(directory, error) && (find_csv(directory / "raw", "edge") || find_csv(directory, "edge"));
