@@ -132,12 +132,12 @@ void parse_feature_line(std::string_view line, int64_t width, float* row) {
 // Parses the feature line starting at `line` into `row` (nullptr: check
 // only); returns where the next line starts.
 const char* parse_feature_row(const char* line, const char* end, int64_t width, float* row) {
-  // Fast path: std::from_chars straight from the text (a number never spans a
+  // Fast path: numbers read straight from the text (a number never spans a
   // ',' or a line end, so it stops where the token does): no token search.
   const char* position = row != nullptr ? line : end;
   for (int64_t column = 0; position < end && column < width; ++column) {
-    const auto [stop, error] = std::from_chars(position, end, row[column]);
-    if (error != std::errc() || !std::isfinite(row[column])) break;  // the strict parser says why (or accepts "+1")
+    const char* stop = scan_finite_float(position, end, row[column]);
+    if (stop == nullptr) break;
     if (column + 1 == width) {
       if (const char* next = after_line_end(stop, end)) return next;
     } else if (stop < end && *stop == ',') {

@@ -5,6 +5,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <random>
 #include <cstring>
 #include <optional>
 #include <thread>
@@ -45,6 +49,62 @@ IoError error_of(const Read& read) {
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }
 
 }  // namespace
+
+TEST_CASE("scan_float answers only with std::from_chars's value, near float midpoints too") {
+  // Check `text`: when scan_float answers, std::from_chars must stop at the same place with the same bits.
+  int64_t answered = 0;
+  auto check = [&](const char* text) {
+    const char* end = text + std::strlen(text);
+    float fast = 0.0f, reference = 0.0f;
+    const char* stop = scan_float(text, end, fast);
+    if (stop == nullptr) return;
+    ++answered;
+    const auto [reference_stop, error] = std::from_chars(text, end, reference);
+    INFO(text);
+    REQUIRE(error == std::errc());
+    REQUIRE(stop == reference_stop);
+    REQUIRE(same_bits(fast, reference));
+  };
+  std::mt19937_64 random(20);
+  char text[64];
+  for (int i = 0; i < 20000; ++i) {
+    // A random finite float (all exponents), written as writers do: shortest, %e and %f at several precisions.
+    float value = 0.0f;
+    const auto bits = static_cast<uint32_t>(random());
+    std::memcpy(&value, &bits, sizeof(value));
+    if (!std::isfinite(value)) continue;
+    *std::to_chars(text, text + sizeof(text) - 1, value).ptr = '\0';
+    check(text);
+    for (int precision : {0, 3, 6, 8, 9, 12, 15, 17}) {
+      std::snprintf(text, sizeof(text), "%.*e", precision, static_cast<double>(value));
+      check(text);
+      if (std::abs(value) < 1e9f && std::abs(value) > 1e-6f) {
+        std::snprintf(text, sizeof(text), "%.*f", precision, static_cast<double>(value));
+        check(text);
+      }
+    }
+    // Decimals within a few double ulps of the midpoint between value and the next float: where the
+    // double rounding of the fast path would go wrong if it did not refuse exact midpoints.
+    const double midpoint = (static_cast<double>(value) + static_cast<double>(std::nextafter(value, INFINITY))) / 2;
+    for (int precision : {13, 14, 15, 16}) {
+      std::snprintf(text, sizeof(text), "%.*e", precision, midpoint);
+      check(text);
+    }
+  }
+  // Random digit strings: integer and fraction parts of 0 to 12 digits, leading zeros, exponents to +-30.
+  for (int i = 0; i < 100000; ++i) {
+    std::string number = random() % 2 ? "-" : "";
+    for (auto n = random() % 13; n > 0; --n) number += static_cast<char>('0' + random() % 10);
+    if (random() % 2) number += '.';
+    for (auto n = random() % 13; n > 0; --n) number += static_cast<char>('0' + random() % (random() % 4 == 0 ? 1 : 10));
+    if (random() % 3 == 0) {
+      number += random() % 2 ? 'e' : 'E';
+      number += std::to_string(static_cast<int>(random() % 61) - 30);
+    }
+    check(number.c_str());
+  }
+  CHECK(answered > 100000);  // the fast path does answer most of these
+}
 
 TEST_CASE("feature rows: the fast path gives the strict parser's value or error for every token") {
   const char* tokens[] = {"0", "-0", "+0", "1", "+1.5", "-2.25", ".5", "5.", "-.5", "1e3", "1E-3", "1.5e+3",
