@@ -244,7 +244,8 @@ inline RowChunks cut_rows(std::string_view text) {
 // The line starting at `begin` as parse_lines_parallel's handlers see it
 // (without its "\n" or "\r\n"), and in `next` where the next line starts.
 inline std::string_view line_at(const char* begin, const char* end, const char*& next) {
-  const auto* newline = static_cast<const char*>(std::memchr(begin, '\n', static_cast<std::size_t>(end - begin)));
+  const std::size_t size = begin < end ? static_cast<std::size_t>(end - begin) : 0;  // (GCC cannot see begin < end)
+  const auto* newline = static_cast<const char*>(std::memchr(begin, '\n', size));
   next = newline == nullptr ? end : newline + 1;
   std::string_view line(begin, static_cast<std::size_t>((newline == nullptr ? end : newline) - begin));
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -265,16 +266,18 @@ inline const char* after_line_end(const char* position, const char* end) {
 // sign, more digits, an id >= limit, no digit): the caller then hands the line
 // to the strict parser, which accepts it (e.g. "+7") or says why not.
 inline const char* scan_index(const char* position, const char* end, int64_t limit, int32_t& value) {
-  const char* first = position;
+  // Up to 10 characters are looked at: 9 digits and the one that must end them.
+  const std::ptrdiff_t visible = std::min<std::ptrdiff_t>(end - position, 10);
   int64_t number = 0;
-  while (position < end && position - first < 9 && static_cast<unsigned>(*position - '0') <= 9) {
-    number = number * 10 + (*position - '0');
-    ++position;
+  std::ptrdiff_t length = 0;
+  for (; length < visible; ++length) {
+    const unsigned digit = static_cast<unsigned>(position[length] - '0');
+    if (digit > 9) break;
+    number = number * 10 + digit;
   }
-  if (position == first || number >= limit) return nullptr;
-  if (position < end && static_cast<unsigned>(*position - '0') <= 9) return nullptr;  // a 10th digit
+  if (length == 0 || length > 9 || number >= limit) return nullptr;
   value = static_cast<int32_t>(number);
-  return position;
+  return position + length;
 }
 
 // Fast path for a float32 in plain decimal, [-]digits[.digits][(e|E)[+|-]digits]
@@ -295,13 +298,16 @@ inline const char* scan_float(const char* position, const char* end, float& valu
   // Every digit goes into the significand, leading zeros too: at most 19 fit
   // in 64 bits (more wrap around and are refused below, as are none).
   uint64_t significand = 0;
+  auto append_digits = [&] {
+    for (; position < end && is_digit(*position); ++position) significand = significand * 10 + static_cast<uint64_t>(*position - '0');
+  };
   const char* digits_begin = position;
-  for (; position < end && is_digit(*position); ++position) significand = significand * 10 + static_cast<uint64_t>(*position - '0');
+  append_digits();
   int64_t digits = position - digits_begin;
   int64_t exponent = 0;  // of the last digit
   if (position < end && *position == '.') {
     const char* fraction_begin = ++position;
-    for (; position < end && is_digit(*position); ++position) significand = significand * 10 + static_cast<uint64_t>(*position - '0');
+    append_digits();
     exponent = fraction_begin - position;
     digits -= exponent;
   }
