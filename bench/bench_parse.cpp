@@ -3,10 +3,11 @@
 // untimed read puts it there), on 1 thread and on all OpenMP threads
 // (OMP_NUM_THREADS, else every core). MB/s = file bytes / wall time of the
 // whole read (file to tensor); MB per CPU-s = file bytes / CPU time (user +
-// system, all threads), the figure to trust on a machine shared with others. Before timing, the N-thread result is checked
-// equal to the 1-thread one and, for a generated dataset, to what was written.
+// system, all threads), the figure to trust on a machine shared with others.
+// Before timing, the N-thread result is checked equal to the 1-thread one and,
+// for a generated dataset, to what was written.
 //
-//   bench_parse [--nodes 232965] [--edges 20000000] [--features 602] [--dir /tmp] [--runs 3]
+//   bench_parse [--nodes 200000] [--edges 20000000] [--features 128] [--dir /tmp] [--runs 3]
 //   bench_parse --dataset DIR [--runs 3]   (an existing folder with plain .csv files,
 //                                           e.g. from sgnn_gen --preset reddit-scale --no-gzip)
 // Prints a markdown table (median of the timed runs after one warm-up run).
@@ -100,8 +101,12 @@ Row measure(const Case& c, int threads, int runs) {
   omp_set_num_threads(threads);
   const std::vector<Tensor> all = c.read();
   for (std::size_t k = 0; k < one.size(); ++k) {
-    if (!same_bytes(one[k], all[k])) throw InvalidArgument(c.name + ": the " + std::to_string(threads) + "-thread result differs from the 1-thread one");
-    if (!c.expected.empty() && !same_bytes(one[k], c.expected[k])) throw InvalidArgument(c.name + ": the parsed values differ from those written");
+    if (!same_bytes(one[k], all[k])) {
+      throw InvalidArgument(c.name + ": the " + std::to_string(threads) + "-thread result differs from the 1-thread one");
+    }
+    if (!c.expected.empty() && !same_bytes(one[k], c.expected[k])) {
+      throw InvalidArgument(c.name + ": the parsed values differ from those written");
+    }
   }
   const double megabytes = static_cast<double>(fs::file_size(c.file)) / 1e6;
   const Timing one_timing = median_ms(1, runs, [&] { (void)c.read(); });
@@ -113,14 +118,15 @@ Row measure(const Case& c, int threads, int runs) {
 
 int main(int argc, char** argv) {
   CLI::App app{"CSV parse throughput of edge.csv and node-feat.csv, 1 thread and all threads"};
-  int64_t nodes = 232'965;
+  int64_t nodes = 200'000;
   int64_t edges = 20'000'000;
-  int64_t features = 602;
+  int64_t features = 128;
   std::string dir = fs::temp_directory_path().string();
   std::string dataset_dir;
   int runs = 3;
   app.add_option("--nodes", nodes, "nodes of the generated graph (rows of node-feat.csv)")->check(CLI::PositiveNumber);
-  app.add_option("--edges", edges, "R-MAT edges drawn (repeats and loops are removed before writing)")->check(CLI::PositiveNumber);
+  app.add_option("--edges", edges, "R-MAT edges drawn (repeats and loops are removed before writing)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--features", features, "feature width (columns of node-feat.csv)")->check(CLI::PositiveNumber);
   app.add_option("--dir", dir, "scratch folder for the generated files");
   app.add_option("--dataset", dataset_dir, "read this OGB raw-layout folder (plain .csv) instead of generating one");
@@ -160,8 +166,9 @@ int main(int argc, char** argv) {
     std::printf("\nbench_parse: %s, %lld nodes, %d runs (median after 1 warm-up), page cache warm\n\n",
                 dataset_dir.empty() ? "generated R-MAT" : dataset_dir.c_str(), static_cast<long long>(num_nodes), runs);
     // MB per CPU second: what a core does when it is not shared (a shared machine's wall times are not).
-    std::printf("| case | bytes | 1-core MB/s | %d-core MB/s | speed-up | cores | MB per CPU-s, 1 thread | MB per CPU-s, %d threads |\n"
-                "|---|---|---|---|---|---|---|---|\n", threads, threads);
+    std::printf("| case | bytes | 1-core MB/s | %d-core MB/s | speed-up | cores | MB per CPU-s, 1 thread "
+                "| MB per CPU-s, %d threads |\n|---|---|---|---|---|---|---|---|\n",
+                threads, threads);
     for (const Row& row : rows) {
       std::printf("| %s | %.0f | %.0f | %.0f | %.2fx | %d | %.0f | %.0f |\n", row.name.c_str(), row.megabytes * 1e6,
                   row.megabytes / (row.one_thread.wall_ms / 1000.0), row.megabytes / (row.all_threads.wall_ms / 1000.0),

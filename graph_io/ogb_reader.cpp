@@ -1,12 +1,11 @@
 #include "graph_io/ogb_reader.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
-#include <cmath>
 #include <optional>
 #include <stdexcept>
 
+#include "graph_io/fast_number_scan.hpp"
 #include "graph_io/file_text.hpp"
 #include "graph_io/line_parser.hpp"
 
@@ -117,7 +116,8 @@ void parse_feature_line(std::string_view line, int64_t width, float* row) {
   std::size_t begin = 0;
   for (;;) {
     const std::size_t end = line.find(',', begin);
-    const std::string_view token = line.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
+    const std::string_view token =
+        line.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
     const float value = parse_finite_float(token, "feature value");
     if (row != nullptr && columns < width) row[columns] = value;
     ++columns;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 
+#include "graph_io/fast_number_scan.hpp"
 #include "graph_io/file_text.hpp"
 #include "graph_io/line_parser.hpp"
 #include "graph_io/ogb_reader.hpp"
@@ -227,7 +228,8 @@ TEST_CASE("rows parsed in parallel chunks land in their rows, and the earliest b
   features.insert(end_of_row, ",1");
   sgnn::testing::write_text(dir / "node-feat.csv", features);
   error = error_of([&] { read_ogb_features(dir / "node-feat.csv", kLines); });
-  CHECK(error.line() == 1 + std::count(features.begin(), features.begin() + static_cast<std::ptrdiff_t>(end_of_row), '\n'));
+  const auto rows_before = std::count(features.begin(), features.begin() + static_cast<std::ptrdiff_t>(end_of_row), '\n');
+  CHECK(error.line() == 1 + rows_before);
   CHECK(error.reason() == "row has 3 feature values, the rows before have 2");
 }
 
