@@ -129,22 +129,26 @@ void parse_feature_line(std::string_view line, int64_t width, float* row) {
   }
 }
 
-// Parses the feature line starting at `line` into `row` (nullptr: check
+// Fast path of a feature line: the numbers read straight from the text (a
+// number never spans a ',' or a line end, so it stops where its token does:
+// no token search). Returns where the next line starts, or nullptr when the
+// line needs the strict parser. `width` >= 1.
+const char* parse_feature_row_fast(const char* line, const char* end, int64_t width, float* row) {
+  const char* position = line;
+  for (int64_t column = 0;; ++column) {
+    const char* stop = scan_finite_float(position, end, row[column]);
+    if (stop == nullptr) return nullptr;
+    if (column + 1 == width) return after_line_end(stop, end);
+    if (stop == end || *stop != ',') return nullptr;
+    position = stop + 1;
+  }
+}
+
+// Parses the feature line starting at `line` into `row` (nullptr: checks it
 // only); returns where the next line starts.
 const char* parse_feature_row(const char* line, const char* end, int64_t width, float* row) {
-  // Fast path: numbers read straight from the text (a number never spans a
-  // ',' or a line end, so it stops where the token does): no token search.
-  const char* position = row != nullptr ? line : end;
-  for (int64_t column = 0; position < end && column < width; ++column) {
-    const char* stop = scan_finite_float(position, end, row[column]);
-    if (stop == nullptr) break;
-    if (column + 1 == width) {
-      if (const char* next = after_line_end(stop, end)) return next;
-    } else if (stop < end && *stop == ',') {
-      position = stop + 1;
-      continue;
-    }
-    break;
+  if (row != nullptr) {
+    if (const char* next = parse_feature_row_fast(line, end, width, row)) return next;
   }
   const char* next = nullptr;
   parse_feature_line(line_at(line, end, next), width, row);
@@ -159,15 +163,19 @@ Tensor read_features(const fs::path& file, int64_t num_nodes) {
   // The first row sets the width every row must have.
   const std::string_view first_line = cut.text.substr(0, cut.text.find('\n'));
   const int64_t width = std::count(first_line.begin(), first_line.end(), ',') + 1;
-  // Each value takes 2 bytes at least ("0," or "0\n"): more rows * width than
-  // that means a short row, found by checking the rows without the output.
-  const bool fits_text = width <= static_cast<int64_t>((cut.text.size() + 1) / 2) / cut.rows();
-  Tensor features = Tensor::empty({fits_text ? cut.rows() : 0, width}, DType::Float32);
-  float* values = fits_text ? features.data<float>() : nullptr;
+  // Each value takes 2 bytes at least ("0," or "0\n"), so more rows * width
+  // than that means a short row: the rows are checked without allocating.
+  if (width > static_cast<int64_t>((cut.text.size() + 1) / 2) / cut.rows()) {
+    parse_rows_parallel(cut, name, [&](const char* line, const char* end, int64_t) {
+      return parse_feature_row(line, end, width, nullptr);
+    });
+    throw std::logic_error("read_features: no short row in a file too small for its rows");
+  }
+  Tensor features = Tensor::empty({cut.rows(), width}, DType::Float32);
+  float* values = features.data<float>();
   parse_rows_parallel(cut, name, [&](const char* line, const char* end, int64_t row) {
-    return parse_feature_row(line, end, width, values != nullptr ? values + row * width : nullptr);
+    return parse_feature_row(line, end, width, values + row * width);
   });
-  if (!fits_text) throw std::logic_error("read_features: no short row in a file too small for its rows");
   if (cut.rows() != num_nodes) {
     throw IoError(name, cut.rows() < num_nodes ? 0 : num_nodes + 1,
                   detail::concat("has ", cut.rows(), " feature rows but num-node-list says ", num_nodes, " nodes"));
