@@ -14,6 +14,8 @@ namespace sgnn::graph_io {
 // page per 4 KiB, on one thread, before any parsing can start), else the
 // bytes read (a pipe) or decompressed (gzip), held here. A leading UTF-8 byte
 // order mark is skipped. view() stays valid while this object (or a copy) lives.
+// (As with any mapping, a file cut short by another process while it is being
+// read ends the process with SIGBUS; the readers never write their inputs.)
 class FileText {
  public:
   std::string_view view() const { return view_; }
