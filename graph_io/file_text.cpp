@@ -1,7 +1,6 @@
 #include "graph_io/file_text.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -13,6 +12,7 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "graph_io/mapped_file.hpp"
 
 namespace sgnn::graph_io {
 
@@ -54,16 +54,6 @@ std::string read_all(int descriptor, std::size_t expected_size, const std::strin
   }
   bytes.resize(used);
   return bytes;
-}
-
-// The `size` bytes of the regular file open as `descriptor`, mapped read-only
-// (private: nothing this process does reaches the file); nullptr when it
-// cannot be mapped (the caller reads it instead).
-// TODO(issue 20): share graph_io/mapped_file.hpp once it lands on main.
-std::shared_ptr<const void> map_descriptor(int descriptor, std::size_t size) {
-  void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, descriptor, 0);
-  if (data == MAP_FAILED) return nullptr;
-  return std::shared_ptr<const void>(data, [size](const void* mapped) { ::munmap(const_cast<void*>(mapped), size); });
 }
 
 // `bytes` less a leading UTF-8 byte order mark (spreadsheet exports write one; it is not data).
@@ -144,11 +134,16 @@ FileText map_file_text(const std::filesystem::path& file) {
   const bool regular = ::fstat(descriptor.get(), &status) == 0 && S_ISREG(status.st_mode);
   const auto size = regular ? static_cast<std::size_t>(status.st_size) : std::size_t{0};
   FileText text;
-  text.owner_ = size > 0 ? map_descriptor(descriptor.get(), size) : nullptr;
   std::string_view bytes;
-  if (text.owner_ != nullptr) {
-    bytes = std::string_view(static_cast<const char*>(text.owner_.get()), size);
-  } else {  // empty, a pipe, or a file system without mmap: read it
+  if (size > 0) {
+    try {
+      std::shared_ptr<const MappedFile> mapped = MappedFile::open(file);
+      bytes = std::string_view(mapped->data(), mapped->size());
+      text.owner_ = std::move(mapped);
+    } catch (const IoError&) {  // a file system without mmap: read it below
+    }
+  }
+  if (text.owner_ == nullptr) {  // empty, a pipe, or not mappable: read it
     auto owned = std::make_shared<const std::string>(read_all(descriptor.get(), size, name));
     bytes = *owned;
     text.owner_ = std::move(owned);
