@@ -9,9 +9,11 @@
 // Timing happens only where it can pay and cannot change results that must
 // not change; otherwise each op's rule decides (and nothing is recorded):
 //   - on CUDA devices, outside CUDA Graph capture;
-//   - on graphs of at least kTuningMinEntries entries: below that a whole
-//     training step takes ~0.1 ms and the kernels differ by microseconds,
-//     so 200 epochs of the best choice save less than timing costs;
+//   - on graphs of at least kTuningMinEntries entries: timing an (op, width)
+//     costs a few launches plus a host synchronisation each (~0.1 ms on a
+//     toy graph), which a few hundred epochs of a kernel that is a microsecond
+//     faster do not repay below that size (on Cora's 13K entries the
+//     candidates differ by 3-8 µs per call, bench/RESULTS.md, so they do);
 //   - not under ops::set_deterministic(true) unless the graph's choices were
 //     imported (the candidates sum in different orders; a stored choice keeps
 //     runs reproducible, a fresh timing might not);
@@ -29,7 +31,7 @@
 
 namespace sgnn::ops {
 
-inline constexpr int64_t kTuningMinEntries = int64_t{1} << 18;
+inline constexpr int64_t kTuningMinEntries = int64_t{1} << 12;
 
 // Keys look like "spmm-tile:h1:f128", values like "v4s32r1".
 using KernelChoiceMap = std::map<std::string, std::string>;

@@ -11,8 +11,8 @@
 //              only where the plan has entry rows (ops/sparse_plan.hpp)
 //   EdgeGroups groups of a few lanes per run of consecutive entries, rows
 //              found by search over the offsets: balanced whatever the row
-//              lengths, short reductions (ops/cuda/sddmm_edge_groups.cu);
-//              two group sizes are candidates for timing
+//              lengths, one shuffle per entry (ops/cuda/sddmm_edge_groups.cu);
+//              three group sizes are candidates for timing
 // On graphs where timing pays (ops/kernel_choices.hpp) the first call of a
 // (heads, width) times every path (and group size) and keeps the fastest;
 // elsewhere choose_sddmm_path's rule decides from the graph's cached plan

@@ -51,7 +51,7 @@
 #include "ops/spmm.hpp"
 #include "ops/spmm_backend.hpp"
 #include "ops/spmm_format.hpp"
-#include "ops/spmm_hrpb.hpp"
+#include "ops/spmm_hrpb_backend.hpp"
 #include "ops/spmm_tile.hpp"
 #include "graph_io/hrpb_builder.hpp"
 #include "bench/support/bench_graphs.hpp"
@@ -281,6 +281,8 @@ int main(int argc, char** argv) {
                  "datasets to add (name or OGB directory; default cora citeseer, skipped when not found)");
   app.add_option("--markdown", markdown, "also write the table to this file");
   app.add_option("--graph", graph_filter, "only the graphs whose name contains this");
+  bool suite_only = false;
+  app.add_flag("--suite-only", suite_only, "only the broad suite of generated graphs (bench/support/bench_suite.hpp)");
   app.add_option("--sddmm-path", sddmm_path,
                  "our SDDMM kernel: auto (the measured choice; the fastest forced kernel is reported beside it), "
                  "segments, dense-rows, edges, edge-groups, or all (a row per kernel)")
@@ -289,17 +291,20 @@ int main(int argc, char** argv) {
   try {
     require_available(kGpu);
     std::vector<GraphCase> graphs;
+    if (suite_only) datasets.clear();
     for (const graph_io::Dataset& dataset : bench::available_datasets(datasets)) {
       graphs.push_back(gcn_case(dataset.name, [edges = dataset.edges] { return edges; }));
     }
-    graphs.push_back(rmat_case("cora-like R-MAT", 2708, 5278));
-    graphs.push_back(rmat_case("citeseer-like R-MAT", 3327, 4552));
-    if (quick) {
-      graphs.push_back(rmat_case("R-MAT 100K", 100000, 1600000));
-    } else {
-      graphs.push_back(rmat_case("R-MAT 1M", 1000000, 16000000));
-      graphs.push_back(preset_case("reddit-scale R-MAT", "reddit-scale"));
-      graphs.push_back(preset_case("products-scale R-MAT", "products-scale"));
+    if (!suite_only) {
+      graphs.push_back(rmat_case("cora-like R-MAT", 2708, 5278));
+      graphs.push_back(rmat_case("citeseer-like R-MAT", 3327, 4552));
+      if (quick) {
+        graphs.push_back(rmat_case("R-MAT 100K", 100000, 1600000));
+      } else {
+        graphs.push_back(rmat_case("R-MAT 1M", 1000000, 16000000));
+        graphs.push_back(preset_case("reddit-scale R-MAT", "reddit-scale"));
+        graphs.push_back(preset_case("products-scale R-MAT", "products-scale"));
+      }
     }
     for (bench::SuiteCase& c : bench::broad_suite(quick)) {
       graphs.push_back({c.name, [adjacency = std::move(c.adjacency)] { return adjacency(kGpu); }, c.held_out});
@@ -310,6 +315,13 @@ int main(int argc, char** argv) {
     const int runs = 20;
     Cusparse cs;
     std::vector<Row> rows;
+    // Each row also goes to stderr as it is measured, so that a run cut short keeps what it measured.
+    const auto add = [&](const Row& row) {
+      rows.push_back(row);
+      std::fprintf(stderr, "%s F=%lld %s: ours %.4f ms (auto %s), best cuSPARSE %.4f ms, fastest of ours %s %.4f ms\n",
+                   row.graph.c_str(), static_cast<long long>(row.features), row.op.c_str(), row.ours,
+                   row.chosen.c_str(), best_cusparse(row), row.fastest_name.c_str(), row.fastest);
+    };
     for (const GraphCase& graph : graphs) {
       const Adjacency a = graph.adjacency();
       SGNN_CHECK(a.csr.indptr.dtype() == DType::Int32, "bench_sparse: graphs with ≥ 2^31 entries are not supported");
@@ -321,9 +333,15 @@ int main(int argc, char** argv) {
       for (int64_t features : {16, 32, 64, 128, 256}) {
         const Tensor b = bench::random_matrix({a.num_cols(), features}, 1, kGpu);
         Tensor c = Tensor::empty({a.num_rows(), features}, DType::Float32, kGpu);
-        auto ours_spmm = [&] { (void)ops::spmm(automatic, b); };  // auto: times its candidates at the first call
-        ours_spmm();
+        // auto: the first call times the candidates (ops/kernel_choices.hpp) and records its choice;
+        // then the chosen kernel is timed as every other kernel is, into a preallocated output.
         c = ops::spmm(automatic, b);
+        const bool hrpb_chosen = ops::chosen_spmm_format(automatic, features) == SpmmFormat::Hrpb;
+        auto ours_spmm = [&] {
+          if (hrpb_chosen) ops::spmm_hrpb_forward(ops::Cuda{}, automatic.hrpb->forward, b, c);
+          else ops::spmm_forward(ops::Cuda{}, a.csr, a.values, 1, features, b, c);
+        };
+        ours_spmm();
         Row spmm{graph.held_out, graph.name, "SpMM", a.num_rows(), a.nnz(), features, 0, 0, 0, 0,
                  spmm_minimum_bytes(a, features)};
         spmm.cusparse_default = time_cusparse_spmm(cs, a, a.values, b, c, CUSPARSE_SPMM_ALG_DEFAULT, warmup, runs,
@@ -334,8 +352,7 @@ int main(int argc, char** argv) {
         spmm.ours = bench::median_ms(ours_spmm, warmup, runs);
         const ops::KernelChoiceMap chosen = ops::kernel_choices(a.csr);
         const std::string tile_key = "spmm-tile:h1:f" + std::to_string(features);
-        const std::string format = spmm_format_name(ops::chosen_spmm_format(automatic, features));
-        spmm.chosen = format == std::string("hrpb") ? "hrpb"
+        spmm.chosen = hrpb_chosen ? "hrpb"
                       : chosen.contains(tile_key) ? "csr " + chosen.at(tile_key)
                                                   : "csr (rule)";
         // Every kernel of ours, forced, checked against cuSPARSE, timed: the fastest is what auto should find.
@@ -353,14 +370,14 @@ int main(int argc, char** argv) {
           }
         }
         if (automatic.hrpb) {
-          auto run = [&] { (void)ops::spmm_hrpb(*automatic.hrpb, b); };
+          auto run = [&] { ops::spmm_hrpb_forward(ops::Cuda{}, automatic.hrpb->forward, b, c); };
           const double ms = bench::median_ms(run, warmup, runs);
           if (ms < spmm.fastest) {
             spmm.fastest = ms;
             spmm.fastest_name = "hrpb";
           }
         }
-        rows.push_back(spmm);
+        add(spmm);
 
         const Tensor x = bench::random_matrix({a.num_rows(), features}, 2, kGpu);
         Tensor reference = Tensor::zeros({a.nnz()}, DType::Float32, kGpu);
@@ -393,16 +410,16 @@ int main(int argc, char** argv) {
               sddmm.fastest = variant.ours;
               sddmm.fastest_name = variant_name(path, lanes);
             }
-            if (sddmm_path == "all") rows.push_back(variant);
+            if (sddmm_path == "all") add(variant);
           }
-          rows.push_back(sddmm);
+          add(sddmm);
         } else {
           const ops::ScopedSddmmPath forced(ops::parse_sddmm_path(sddmm_path));
           const ops::SddmmPath used = ops::choose_sddmm_path(*ops::sparse_plan(a.csr), features);
           Row sddmm{graph.held_out, graph.name, "SDDMM " + std::string(ops::sddmm_path_name(used)), a.num_rows(),
                     a.nnz(), features, 0, cusparse_sddmm_ms, NAN, 0, sddmm_minimum_bytes(a, features)};
           sddmm.ours = time_sddmm(sddmm);
-          rows.push_back(sddmm);
+          add(sddmm);
         }
       }
     }

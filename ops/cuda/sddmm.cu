@@ -140,7 +140,7 @@ struct SddmmVariant {
   }
 };
 
-// The EdgeGroups group sizes tried: four features slices (kVec each) per lane, and two.
+// The EdgeGroups group sizes tried: four feature slices (kVec floats each) per lane, two, or one.
 int edge_group_lanes(int64_t features, bool vectorized, int slices_per_lane) {
   const int64_t slices = vectorized ? features / 4 : features;
   return sparse_cuda::next_power_of_two(std::max<int64_t>(1, slices / slices_per_lane), 32);
@@ -168,8 +168,9 @@ std::vector<SddmmVariant> candidates(const SparsePlan& plan, int64_t features, b
   add(variant_of(SddmmPath::Segments, features, vectorized));
   if (features <= kDenseRowsMaxFeatures) add({SddmmPath::DenseRows, 0});
   if (plan.entry_row.defined()) add({SddmmPath::Edges, 0});
-  add({SddmmPath::EdgeGroups, edge_group_lanes(features, vectorized, 4)});
-  add({SddmmPath::EdgeGroups, edge_group_lanes(features, vectorized, 2)});
+  for (const int slices_per_lane : {4, 2, 1}) {
+    add({SddmmPath::EdgeGroups, edge_group_lanes(features, vectorized, slices_per_lane)});
+  }
   return all;
 }
 

@@ -1,18 +1,15 @@
 // The EdgeGroups path of sddmm_dot (ops/sddmm_path.hpp), after dgSPARSE's
-// edge-balanced SDDMM: the entries in CSR order are cut into groups of
-// kEntries consecutive entries, and a group of kGroup lanes takes one
-// (entry group, head):
+// edge-balanced SDDMM: the entries in CSR order are cut into runs of kGroup
+// consecutive entries, and a group of kGroup lanes takes one (run, head):
 //  - perfect balance whatever the row lengths: a 20K-entry hub row and a
 //    stencil's 9-entry rows cost the same per entry;
-//  - few lanes per dot product (each lane holds kVec·k features), so the
-//    reduction is log2(kGroup) shuffles instead of 5, and kEntries entries'
-//    loads are issued before the first shuffle;
+//  - each lane sums its slice of the features for every entry of the run,
+//    then one reduce-scatter gives lane l the dot product of entry l: one
+//    shuffle per entry instead of log2(kGroup), and a contiguous store;
 //  - the group finds the row of its first entry with a (kGroup+1)-ary search
 //    over the row offsets (each step, the lanes test kGroup pivots and a
 //    ballot narrows the range: log_{kGroup+1}(rows) dependent loads), then
 //    follows the row offsets as its entries cross row ends;
-//  - after the reduction every lane holds every sum; lane k stores entry k,
-//    so a group's stores are one short contiguous run.
 // Every output is written once, in a fixed order of additions: deterministic.
 #include <cstdint>
 
@@ -60,57 +57,65 @@ __device__ __forceinline__ float dot_slice(const float* a, const float* b) {
   }
 }
 
-template <int kVec, int kGroup, int kEntries>
+// Reduce-scatter over the kGroup lanes of a group: lane l starts with
+// kGroup partial sums (one per entry) and ends with the total of entry l in
+// values[0]. Each stage a lane keeps the half of its values whose index bit
+// matches its own lane bit and adds its partner's copy of that half: kGroup - 1
+// shuffles for kGroup dot products, where a sum per entry would take
+// log2(kGroup) each (5 per entry for 32 lanes).
+template <int kGroup>
+__device__ __forceinline__ void reduce_scatter(float (&values)[kGroup], int lane, unsigned mask) {
+#pragma unroll
+  for (int half = kGroup / 2; half >= 1; half /= 2) {
+    const bool upper = (lane & half) != 0;
+#pragma unroll
+    for (int k = 0; k < half; ++k) {
+      const float give = upper ? values[k] : values[k + half];
+      const float keep = upper ? values[k + half] : values[k];
+      values[k] = keep + __shfl_xor_sync(mask, give, half, kGroup);
+    }
+  }
+}
+
+template <int kVec, int kGroup>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_edge_groups_kernel(SddmmArguments args,
                                                                                       int64_t rows) {
   const unsigned mask = sparse_cuda::subwarp_mask<kGroup>();
   const int lane = static_cast<int>(threadIdx.x) & (kGroup - 1);
   const int64_t width = args.heads * args.features;
-  const int64_t groups = (args.nnz + kEntries - 1) / kEntries;
+  const int64_t groups = (args.nnz + kGroup - 1) / kGroup;
   const int64_t items = groups * args.heads;
   for (int64_t item = sparse_cuda::global_subwarp(kGroup); item < items; item += sparse_cuda::subwarp_count(kGroup)) {
     const int64_t head = item % args.heads;
-    const int64_t first = (item / args.heads) * kEntries;
-    const int64_t last = first + kEntries < args.nnz ? first + kEntries : args.nnz;
+    const int64_t first = (item / args.heads) * kGroup;
+    const int64_t last = first + kGroup < args.nnz ? first + kGroup : args.nnz;
     int64_t row = row_of_entry<kGroup>(args.indptr, rows, first, mask, lane);
     int64_t row_end = args.indptr[row + 1];
-    int64_t entry_row[kEntries];
-    const float* y_row[kEntries];
+    // Entry k's partial dot product over this lane's features (0 past the last entry).
+    float partial[kGroup];
 #pragma unroll
-    for (int k = 0; k < kEntries; ++k) {
-      const int64_t e = first + k < last ? first + k : first;  // past the end: repeat the first, not stored
-      while (e >= row_end) row_end = args.indptr[++row + 1];
-      entry_row[k] = row;
-      y_row[k] = args.y + int64_t{__ldg(args.indices + e)} * width + head * args.features;
-    }
-    float partial[kEntries] = {};
-    for (int64_t f = lane * kVec; f < args.features; f += kGroup * kVec) {
-#pragma unroll
-      for (int k = 0; k < kEntries; ++k) {
-        partial[k] += dot_slice<kVec>(args.x + entry_row[k] * width + head * args.features + f, y_row[k] + f);
+    for (int k = 0; k < kGroup; ++k) {
+      partial[k] = 0.0f;
+      const int64_t e = first + k;
+      if (e < last) {  // the same for every lane of the group
+        while (e >= row_end) row_end = args.indptr[++row + 1];
+        const float* x_row = args.x + row * width + head * args.features;
+        const float* y_row = args.y + int64_t{__ldg(args.indices + e)} * width + head * args.features;
+        for (int64_t f = lane * kVec; f < args.features; f += kGroup * kVec) {
+          partial[k] += dot_slice<kVec>(x_row + f, y_row + f);
+        }
       }
     }
-    float mine = 0.0f;
-#pragma unroll
-    for (int k = 0; k < kEntries; ++k) {
-      const float sum = sparse_cuda::subwarp_sum<kGroup>(partial[k], mask);
-      if (lane == k % kGroup) mine = sum;  // kEntries <= kGroup: lane k keeps entry k
-    }
-    if constexpr (kEntries <= kGroup) {
-      if (lane < kEntries && first + lane < last) args.out[(first + lane) * args.heads + head] = mine;
-    }
+    reduce_scatter<kGroup>(partial, lane, mask);
+    if (first + lane < last) args.out[(first + lane) * args.heads + head] = partial[0];
   }
 }
 
-// kEntries is at most kGroup (one store per lane); groups of 1 or 2 lanes take
-// as many entries as they have lanes, i.e. fewer loads in flight per lane.
 template <int kVec, int kGroup>
 void launch(const SddmmArguments& args, int64_t rows, Device device) {
-  constexpr int kEntries = kGroup < 4 ? kGroup : 4;
-  const int64_t items = (args.nnz + kEntries - 1) / kEntries * args.heads;
+  const int64_t items = (args.nnz + kGroup - 1) / kGroup * args.heads;
   const unsigned blocks = sparse_cuda::subwarp_blocks(items, kGroup, device);
-  sddmm_edge_groups_kernel<kVec, kGroup, kEntries>
-      <<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args, rows);
+  sddmm_edge_groups_kernel<kVec, kGroup><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args, rows);
   SGNN_CUDA_CHECK_LAUNCH("sddmm_edge_groups_kernel");
 }
 

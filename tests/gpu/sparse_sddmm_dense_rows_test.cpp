@@ -8,6 +8,7 @@
 #include <random>
 
 #include "ops/sddmm_backend.hpp"
+#include "ops/kernel_choices.hpp"
 #include "ops/sddmm_path.hpp"
 #include "ops/sparse_plan.hpp"
 #include "tests/support/gpu_testing.hpp"
@@ -137,6 +138,7 @@ TEST_CASE("GPU sddmm_dot: every path matches float64 on rows of 2000-20000 entri
       const Tensor x = random_tensor({cpu.num_rows, heads * features}, seed).to(kGpu);
       const Tensor y = random_tensor({cpu.num_cols, heads * features}, seed + 1).to(kGpu);
       Tensor automatic = poisoned({cpu.nnz * heads}, kGpu);
+      const ops::ScopedKernelTuning rule(false);  // the rule's choice, not a timed one
       ops::sddmm_dot_forward(ops::Cuda{}, gpu, heads, features, x, y, automatic);
       CHECK(automatic.to_vector<float>() == dense.to_vector<float>());
     }
