@@ -142,13 +142,19 @@ inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramO
   app.add_flag("--deterministic", e.deterministic,
                "bit-identical results for the same seed, device and build: sparse sums of split rows and HRPB "
                "panels in a fixed order instead of atomics (slower on graphs with hub rows; docs/determinism.md)");
+  app.add_option_function<std::string>(
+         "--precision", [&e](const std::string& value) { e.precision = training::parse_precision(value); },
+         "fp32, or bf16 for mixed precision: bfloat16 features, activations and gradients, float32 master weights "
+         "updated by Adam, float32 loss (default fp32; docs/mixed_precision.md)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
   app.add_flag("--quiet", options.quiet, "no progress line and no summary");
   app.add_flag("--print-json", options.print_json, "print the results JSON as the last line of stdout");
 }
 
 inline void print_summary(const training::ExperimentResult& r, std::FILE* stream) {
-  std::fprintf(stream, "%s on %s (%s, spmm %s%s): %zu run(s)\n", r.model.c_str(), r.dataset.c_str(),
-               r.device.c_str(), r.spmm.c_str(), r.deterministic ? ", deterministic" : "", r.runs.size());
+  std::fprintf(stream, "%s on %s (%s, spmm %s, %s%s): %zu run(s)\n", r.model.c_str(), r.dataset.c_str(),
+               r.device.c_str(), r.spmm.c_str(), r.precision.c_str(), r.deterministic ? ", deterministic" : "",
+               r.runs.size());
   std::fprintf(stream, "  test accuracy at best validation: %.2f%% ± %.2f%%  (macro-F1 %.4f)\n",
                100.0 * r.test_accuracy, 100.0 * r.test_accuracy_std, r.test_macro_f1);
   std::fprintf(stream, "  epoch time (median): %.3f ms, training time (median run): %.2f s\n", r.epoch_ms_median,

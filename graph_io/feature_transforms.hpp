@@ -9,7 +9,10 @@ namespace sgnn::graph_io {
 // the same device): each row divided by its sum, so rows sum to 1; rows that
 // sum to zero stay as they are (all-zero rows stay 0). For the non-negative
 // bag-of-words features of the citation graphs this is PyG's
-// NormalizeFeatures. Throws InvalidArgument for another dtype or rank.
-Tensor normalize_feature_rows(const Tensor& features);
+// NormalizeFeatures. `dtype` float32 or bfloat16: the result's dtype, written
+// by the same pass (bfloat16: the float quotient rounded once, for
+// mixed-precision training without a conversion pass of its own). Throws
+// InvalidArgument for another input dtype, output dtype or rank.
+Tensor normalize_feature_rows(const Tensor& features, DType dtype = DType::Float32);
 
 }  // namespace sgnn::graph_io

@@ -97,6 +97,7 @@ void save_checkpoint(const std::filesystem::path& path, const Model& model, cons
   file.kind = kCheckpointKind;
   file.kind_version = kCheckpointVersion;
   file.metadata["model"] = model.kind();
+  file.metadata["precision"] = precision_name(model.precision());
   for (const auto& [name, parameter] : model.named_parameters()) file.add("param." + name, parameter);
   const std::vector<Tensor> optimizer_state = optimizer.state();
   for (std::size_t i = 0; i < optimizer_state.size(); ++i) file.add("optimizer." + std::to_string(i), optimizer_state[i]);
@@ -113,6 +114,12 @@ void load_checkpoint(const std::filesystem::path& path, Model& model, Optimizer&
   const std::string where = path.string() + ": ";
   const std::string& kind = contents.meta("model");
   SGNN_CHECK(kind == model.kind(), where, "the checkpoint holds a ", kind, " model, not a ", model.kind());
+  // Checkpoints written before precision existed are float32 ones.
+  const auto stored_precision = contents.metadata.find("precision");
+  const std::string precision = stored_precision == contents.metadata.end() ? "fp32" : stored_precision->second;
+  SGNN_CHECK(precision == precision_name(model.precision()), where, "the checkpoint was trained with --precision ",
+             precision, ", the model runs in ", precision_name(model.precision()),
+             " (resume with the same precision: a run continues bit-identically only in it)");
   // Validate every parameter before touching any.
   const auto named = model.named_parameters();
   const auto stored_parameters = static_cast<std::size_t>(
@@ -141,6 +148,7 @@ void load_checkpoint(const std::filesystem::path& path, Model& model, Optimizer&
     throw;
   }
   for (auto& [name, parameter] : model.named_parameters()) copy_into(parameter, contents.at("param." + name));
+  model.refresh_compute_copies();
   generator.reset(std::bit_cast<uint64_t>(generator_state[0]));
   generator.set_offset(std::bit_cast<uint64_t>(generator_state[1]));
 }

@@ -3,15 +3,18 @@
 // (epoch, best epoch and its parameters, patience counter, history) and the
 // generator's seed and offset (so dropout masks continue where they were).
 //
-// File: "SGNNCKPT", a format version, the model kind, then named host tensors,
-// and a CRC-32 of everything before it. Written atomically: a temporary file
+// File: "SGNNCKPT", a format version, the model kind and precision (fp32,
+// bf16: metadata; the parameters are the float32 masters either way, the
+// bfloat16 compute copies are rebuilt from them on load), then named host
+// tensors, and a CRC-32 of everything before it. Written atomically: a temporary file
 // in the same folder, fsync, rename — a crash never leaves a half-written
 // checkpoint under `path`. Resuming on the CPU gives results bit-identical to
 // an uninterrupted run.
 //
 // Errors: unreadable, truncated or corrupt file, or an unknown version ->
 // IoError naming the file and the problem; a checkpoint of another model
-// (kind, parameter names or shapes, optimizer layout) -> InvalidArgument.
+// (kind, precision, parameter names or shapes, optimizer layout) ->
+// InvalidArgument.
 // load_checkpoint validates everything before changing anything.
 #pragma once
 

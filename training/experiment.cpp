@@ -11,6 +11,7 @@
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/graph.hpp"
 #include "graph_io/hrpb_cache.hpp"
+#include "ops/cast.hpp"
 #include "ops/determinism.hpp"
 #include "ops/spmm_hrpb.hpp"
 #include "ops/spmm_format.hpp"
@@ -28,13 +29,14 @@ void note(const ExperimentHooks& hooks, const std::string& text) {
 }
 
 std::shared_ptr<Model> build_model(ModelKind kind, const Hyperparameters& h, int64_t features, int64_t classes,
-                                   Generator& generator) {
+                                   Precision precision, Generator& generator) {
   if (kind == ModelKind::Gcn) {
     GcnConfig config;
     config.in_features = features;
     config.classes = classes;
     config.hidden = h.hidden;
     config.dropout = h.dropout;
+    config.precision = precision;
     return make_gcn(config, generator);
   }
   GatConfig config;
@@ -45,6 +47,7 @@ std::shared_ptr<Model> build_model(ModelKind kind, const Hyperparameters& h, int
   config.output_heads = h.output_heads;
   config.dropout = h.dropout;
   config.projected_dropout = h.projected_dropout;
+  config.precision = precision;
   return make_gat(config, generator);
 }
 
@@ -70,6 +73,7 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   result.model = model_name(options.model);
   result.device = device.str();
   result.deterministic = options.deterministic;
+  result.precision = precision_name(options.precision);
   SpmmFormat spmm_format = parse_spmm_format(options.spmm);
   if (options.model == ModelKind::Gat && spmm_format != SpmmFormat::Csr) {
     if (spmm_format == SpmmFormat::Hrpb) {
@@ -110,7 +114,8 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
     const uint64_t key = graph_io::adjacency_fingerprint(dataset, graph_options);
     cached_entries = graph_io::cached_adjacency_entries(graph_io::adjacency_cache_path(options.cache_dir, key), key);
   }
-  require_experiment_fits(options.model, dataset, h, spmm_format != SpmmFormat::Csr, device, cached_entries);
+  require_experiment_fits(options.model, dataset, h, spmm_format != SpmmFormat::Csr, device, cached_entries,
+                          options.precision);
   const CheckNumericsScope numerics_scope(options.check_numerics);
 
   graph_io::Graph graph;
@@ -133,8 +138,12 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   result.spmm = spmm_format_name(ops::chosen_spmm_format(graph.adjacency, h.hidden));
   if (spmm_format == SpmmFormat::Auto) result.spmm = "auto: " + result.spmm;
   const auto feature_start = std::chrono::steady_clock::now();
-  const Tensor features =
-      options.row_normalize_features ? graph_io::normalize_feature_rows(graph.features) : graph.features;
+  // In BFloat16 the normalisation writes bfloat16 directly; unnormalised
+  // features are converted once here rather than by every forward.
+  const DType feature_dtype = activation_dtype(options.precision);
+  const Tensor features = options.row_normalize_features
+                              ? graph_io::normalize_feature_rows(graph.features, feature_dtype)
+                              : ops::cast(graph.features, feature_dtype);
   memory::synchronize(device);
   const double feature_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - feature_start).count();
@@ -172,7 +181,8 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   for (int64_t run = 0; run < options.runs; ++run) {
     const uint64_t seed = options.seed + static_cast<uint64_t>(run);
     Generator generator(seed);
-    const std::shared_ptr<Model> model = build_model(options.model, h, result.features, result.classes, generator);
+    const std::shared_ptr<Model> model =
+        build_model(options.model, h, result.features, result.classes, options.precision, generator);
     model->to(device);
     ops::AdamHyperparameters adam;
     adam.learning_rate = h.learning_rate;

@@ -45,6 +45,9 @@ struct ExperimentOptions {
   // (ops/determinism.hpp, docs/determinism.md). The process-wide mode is set
   // for the run and restored after it.
   bool deterministic = false;
+  // Float32, or BFloat16 mixed precision (training/precision.hpp): features
+  // normalised straight to bfloat16, bfloat16 activations, float32 masters.
+  Precision precision = Precision::Float32;
 };
 
 // The resolved hyperparameters of one experiment.
@@ -97,6 +100,7 @@ struct ExperimentResult {
   std::string cuda_graph;      // the --cuda-graph option
   bool step_captured = false;  // every run replayed its training step from a CUDA Graph
   bool deterministic = false;  // the --deterministic option the runs used
+  std::string precision = "fp32";  // the --precision the runs used (fp32, bf16)
 };
 
 struct ExperimentHooks {

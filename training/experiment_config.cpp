@@ -126,6 +126,7 @@ std::string experiment_json(const ExperimentResult& result, const std::string& p
       .field("cuda_graph", result.cuda_graph)
       .field("step_captured", result.step_captured)
       .field("deterministic", result.deterministic)
+      .field("precision", result.precision)
       .field("nodes", result.nodes)
       .field("edges", result.edges)
       .field("features", result.features)

@@ -1,5 +1,6 @@
 #include "training/models.hpp"
 
+#include "ops/cast.hpp"
 #include "training/gat_conv.hpp"
 #include "training/gcn_conv.hpp"
 
@@ -10,15 +11,24 @@ Model::Model(std::string kind, std::shared_ptr<Sequential> layers, std::vector<s
   register_module("layers", layers_);
 }
 
+Tensor Model::forward(const GraphInput& graph, const Tensor& x) {
+  check_floating(x, "Model::forward", "x");
+  return layers_->forward(graph, ops::cast(x, activation_dtype()));
+}
+
 std::vector<ParameterGroup> Model::parameter_groups(float weight_decay) const {
   ParameterGroup decayed;
   ParameterGroup plain;
   decayed.weight_decay = weight_decay;
   plain.weight_decay = 0.0f;
+  const std::vector<Tensor> copies = compute_copies();
+  std::size_t position = 0;
   for (const auto& [name, parameter] : named_parameters()) {
     bool decay = decayed_prefixes_.empty();
     for (const std::string& prefix : decayed_prefixes_) decay = decay || name.starts_with(prefix);
-    (decay ? decayed : plain).parameters.push_back(parameter);
+    ParameterGroup& group = decay ? decayed : plain;
+    group.parameters.push_back(parameter);
+    group.compute_copies.push_back(copies[position++]);
   }
   std::vector<ParameterGroup> groups{decayed};
   if (!plain.parameters.empty()) groups.push_back(plain);
@@ -40,7 +50,9 @@ std::shared_ptr<Model> make_gcn(const GcnConfig& config, Generator& generator) {
     width = out;
   }
   // Kipf & Welling decay only the first layer's weights: layers.1 is the first GCNConv.
-  return std::make_shared<Model>("gcn", layers, std::vector<std::string>{"layers.1."});
+  auto model = std::make_shared<Model>("gcn", layers, std::vector<std::string>{"layers.1."});
+  model->set_precision(config.precision);
+  return model;
 }
 
 std::shared_ptr<Model> make_gat(const GatConfig& config, Generator& generator) {
@@ -64,7 +76,9 @@ std::shared_ptr<Model> make_gat(const GatConfig& config, Generator& generator) {
   layers->append(std::make_shared<Dropout>(config.dropout, generator));
   layers->append(
       std::make_shared<GATConv>(config.hidden * config.heads, config.classes, generator, output_options));
-  return std::make_shared<Model>("gat", layers, std::vector<std::string>{});
+  auto model = std::make_shared<Model>("gat", layers, std::vector<std::string>{});
+  model->set_precision(config.precision);
+  return model;
 }
 
 }  // namespace sgnn::training

@@ -5,7 +5,9 @@
 // GAT (Veličković et al. 2018): dropout → GATConv(in, hidden, heads, concat,
 //   attention dropout) → ELU → dropout → GATConv(hidden·heads, classes,
 //   output_heads, mean over heads). Weight decay on every parameter.
-// Both return logits [N, classes] (the loss applies the softmax).
+// Both return logits [N, classes] (the loss applies the softmax), of the
+// model's activation dtype: bfloat16 in BFloat16 precision (the loss reads
+// them as float and is float32).
 #pragma once
 
 #include <memory>
@@ -23,11 +25,14 @@ class Model : public Module {
   // `decayed_prefixes`: parameter names (as in named_parameters) starting with
   // one of these get weight decay; empty = every parameter does.
   Model(std::string kind, std::shared_ptr<Sequential> layers, std::vector<std::string> decayed_prefixes);
-  Tensor forward(const GraphInput& graph, const Tensor& x) { return layers_->forward(graph, x); }
+  // x float32 or bfloat16; converted to the model's activation dtype first
+  // (one pass: give bfloat16 features to a BFloat16 model to skip it).
+  Tensor forward(const GraphInput& graph, const Tensor& x);
   const std::string& kind() const { return kind_; }
   const Sequential& layers() const { return *layers_; }
   // Two groups: the decayed parameters (weight_decay) and the rest (0), in
-  // named_parameters order; the second is left out when empty.
+  // named_parameters order; the second is left out when empty. In BFloat16
+  // the groups carry the compute copies, which the optimizer then refreshes.
   std::vector<ParameterGroup> parameter_groups(float weight_decay) const;
 
  private:
@@ -42,6 +47,7 @@ struct GcnConfig {
   int64_t hidden = 16;
   int64_t layers = 2;  // GCNConv layers (>= 1); hidden ones all of width `hidden`
   float dropout = 0.5f;
+  Precision precision = Precision::Float32;
 };
 
 struct GatConfig {
@@ -52,6 +58,7 @@ struct GatConfig {
   int64_t output_heads = 1;  // averaged
   float dropout = 0.6f;      // on features and on attention
   bool projected_dropout = false;  // also on W·x before aggregation (Veličković et al.'s code)
+  Precision precision = Precision::Float32;
 };
 
 // Initial weights come from `generator`, and so do the dropout masks during
