@@ -1,14 +1,15 @@
 # `cmake --install <build> --prefix <dir>` puts the headers under
-# <dir>/include/sparsegnn/<layer>/, the static layer libraries under <dir>/lib,
-# the bundled datasets under <dir>/share/sparsegnn/datasets
-# and a package config under <dir>/lib/cmake/sparsegnn, so a user's project
-# does `find_package(sparsegnn)` and links `sparsegnn::sparsegnn`
-# (examples/external_project is such a project).
+# <dir>/include/sparsegnn/<layer>/, the static layer libraries and
+# libsparsegnn.so under <dir>/lib, the bundled datasets under
+# <dir>/share/sparsegnn/datasets and a package config under
+# <dir>/lib/cmake/sparsegnn, so a user's project does `find_package(sparsegnn)`
+# and links `sparsegnn::shared` (libsparsegnn.so) or `sparsegnn::sparsegnn`
+# (the static libraries); examples/external_project builds one of each.
 include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
-install(TARGETS sparsegnn EXPORT sparsegnnTargets)
-install(DIRECTORY core ops graph_io training distributed
+install(TARGETS sparsegnn sparsegnn_shared EXPORT sparsegnnTargets)
+install(DIRECTORY core ops graph_io training distributed fetch
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sparsegnn
         FILES_MATCHING PATTERN "*.hpp" PATTERN "*.inl" PATTERN "*.cuh")
 

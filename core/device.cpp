@@ -62,4 +62,15 @@ void require_available(Device device) {
   }
 }
 
+std::string device_model(Device device) {
+  if (device.is_cpu()) return "cpu";
+  require_available(device);
+#ifdef SGNN_WITH_CUDA
+  cudaDeviceProp properties{};
+  if (cudaGetDeviceProperties(&properties, device.index) == cudaSuccess) return properties.name;
+  (void)cudaGetLastError();
+#endif
+  return device.str();
+}
+
 }  // namespace sgnn

@@ -39,6 +39,10 @@ constexpr bool built_with_cuda() {
 // without a GPU or driver (never throws).
 int cuda_device_count();
 
+// The model of the device ("NVIDIA H100 80GB HBM3"; "cpu" for the host):
+// what measured kernel choices are valid for.
+std::string device_model(Device device);
+
 // Throws InvalidArgument when `device` cannot be used by this build on this
 // machine, with a message that says why (CPU-only build, no GPU, bad index).
 void require_available(Device device);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "fetch_missing.hpp"
 #include "training/experiment.hpp"
 #include "training/progress.hpp"
 #include "training/svg_plot.hpp"
@@ -24,6 +25,7 @@ struct ProgramOptions {
   std::string plot;      // --plot
   bool quiet = false;
   bool print_json = false;
+  bool download = false;  // --download
 };
 
 namespace detail {
@@ -67,6 +69,9 @@ inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramO
                  "dataset name (cora, citeseer, pubmed: searched in $SGNN_DATA, ./data, ~/.local/share/sparsegnn, the bundled datasets) or a path "
                  "(OGB raw-layout directory, edge list, Matrix Market file)")
       ->required();
+  app.add_flag("--download", options.download,
+               "fetch the --dataset first when it is missing and sgnn_data can fetch it (as `sgnn_data fetch "
+               "NAME` does: into the user data folder; $SGNN_DATA_MIRROR is honoured)");
   detail::optional_flag(app, "--epochs", e.epochs, "training epochs (default " + std::to_string(d.epochs) + ")",
                         detail::kPositive);
   detail::optional_flag(app, "--lr", e.learning_rate,
@@ -147,6 +152,12 @@ inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramO
          "fp32, or bf16 for mixed precision: bfloat16 features, activations and gradients, float32 master weights "
          "updated by Adam, float32 loss (default fp32; docs/mixed_precision.md)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
+  app.add_option("--predictions", e.predictions,
+                 "write per node its id, predicted class and class probabilities here, from the parameters training "
+                 "ends with (the best validation epoch's); CSV, or NumPy when the name ends in .npy (single run; "
+                 "docs/predictions.md)");
+  app.add_option("--embeddings", e.embeddings,
+                 "write per node its id and last hidden layer here (CSV, or .npy; single run)");
   app.add_flag("--quiet", options.quiet, "no progress line and no summary");
   app.add_flag("--print-json", options.print_json, "print the results JSON as the last line of stdout");
 }
@@ -165,6 +176,10 @@ inline void print_summary(const training::ExperimentResult& r, std::FILE* stream
                p.processed_hit ? "mapped (processed file)" : "parsed", p.load_ms,
                p.adjacency_cache_hit ? "cache hit" : "prepared", p.adjacency_ms, p.upload_ms, p.hrpb_ms,
                p.first_epoch_ms);
+  const std::string choices = p.kernel_choices_stored ? "stored with the adjacency cache, nothing timed"
+                              : p.tuning_ms > 0 ? "timed in " + std::to_string(static_cast<int64_t>(p.tuning_ms)) + " ms"
+                                                : "by rule (small graph, CPU or deterministic run)";
+  std::fprintf(stream, "  kernel choices: %s\n", choices.c_str());
   if (p.start_to_first_epoch_s > 0) {
     std::fprintf(stream, "  process start to the end of epoch 1: %.2f s\n", p.start_to_first_epoch_s);
   }
@@ -185,6 +200,7 @@ inline int training_main(training::ModelKind kind, int argc, char** argv) {
     return app.exit(error);
   }
   try {
+    if (options.download) fetch_if_missing(options.experiment.dataset, options.quiet);
     training::ProgressLine progress(stderr, options.quiet ? training::ProgressLine::Mode::Quiet
                                                           : training::ProgressLine::Mode::Auto);
     training::ExperimentHooks hooks;

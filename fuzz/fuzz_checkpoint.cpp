@@ -1,6 +1,7 @@
 // libFuzzer target: load_checkpoint on arbitrary bytes into a small model,
-// optimizer, trainer and generator. Only sgnn::Error may escape, and a failed
-// load must leave the model's parameters as they were.
+// optimizer, trainer and generator, and load_trained_model (the model
+// rebuilt from the file's description). Only sgnn::Error may escape, and a
+// failed load must leave the model's parameters as they were.
 #include <cstdlib>
 
 #include "core/error.hpp"
@@ -20,6 +21,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     for (const sgnn::Tensor& p : fixture.model->parameters()) {
       if (p.to_vector<float>() != before[i++]) std::abort();  // a refused file changed the model
     }
+  }
+  try {
+    (void)sgnn::training::load_trained_model(file);
+  } catch (const sgnn::Error&) {
   }
   return 0;
 }

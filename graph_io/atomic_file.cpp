@@ -23,12 +23,12 @@ struct FileDescriptor {
   }
 };
 
+}  // namespace
+
 void fsync_folder(const fs::path& folder) {
-  FileDescriptor dir{::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY)};
+  FileDescriptor dir{::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (dir.fd >= 0) (void)::fsync(dir.fd);  // best effort: some file systems refuse it
 }
-
-}  // namespace
 
 void write_all(int fd, const void* data, std::size_t bytes, const std::string& name) {
   const char* cursor = static_cast<const char*>(data);

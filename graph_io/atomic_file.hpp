@@ -16,6 +16,10 @@ namespace sgnn::graph_io {
 // 0, reason) is thrown (IoError from `write_contents` passes through).
 void write_file_atomically(const std::filesystem::path& path, const std::function<void(int fd)>& write_contents);
 
+// fsyncs a folder so a rename inside it survives a crash; best effort (some
+// file systems refuse it), never throws.
+void fsync_folder(const std::filesystem::path& folder);
+
 // Writes all `bytes` to `fd`, retrying short writes and EINTR; IoError(name,
 // 0, reason) when the write fails.
 void write_all(int fd, const void* data, std::size_t bytes, const std::string& name);

@@ -52,4 +52,18 @@ Tensor normalize_feature_rows(const Tensor& features, DType dtype) {
   return output;
 }
 
+const char* feature_transform_name(FeatureTransform transform) {
+  return transform == FeatureTransform::RowNormalize ? "row-normalize" : "none";
+}
+
+FeatureTransform parse_feature_transform(std::string_view text) {
+  if (text == "none") return FeatureTransform::None;
+  if (text == "row-normalize") return FeatureTransform::RowNormalize;
+  throw InvalidArgument(detail::concat("feature transform must be none or row-normalize, got \"", text, "\""));
+}
+
+Tensor apply_feature_transform(const Tensor& features, FeatureTransform transform, DType dtype) {
+  return transform == FeatureTransform::RowNormalize ? normalize_feature_rows(features, dtype) : features;
+}
+
 }  // namespace sgnn::graph_io

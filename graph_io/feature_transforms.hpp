@@ -1,6 +1,8 @@
 // Feature preprocessing applied once before training.
 #pragma once
 
+#include <string_view>
+
 #include "core/tensor.hpp"
 
 namespace sgnn::graph_io {
@@ -14,5 +16,18 @@ namespace sgnn::graph_io {
 // mixed-precision training without a conversion pass of its own). Throws
 // InvalidArgument for another input dtype, output dtype or rank.
 Tensor normalize_feature_rows(const Tensor& features, DType dtype = DType::Float32);
+
+// The transform a model's input features went through, recorded in
+// checkpoints so inference prepares new features the same way.
+enum class FeatureTransform : unsigned char {
+  None,          // the features as stored
+  RowNormalize,  // normalize_feature_rows
+};
+const char* feature_transform_name(FeatureTransform transform);  // "none", "row-normalize"
+// The inverse of feature_transform_name; InvalidArgument for any other text.
+FeatureTransform parse_feature_transform(std::string_view text);
+// `features` after `transform` (None: the same tensor, not a copy; RowNormalize: a
+// copy of `dtype`, float32 or bfloat16, see normalize_feature_rows).
+Tensor apply_feature_transform(const Tensor& features, FeatureTransform transform, DType dtype = DType::Float32);
 
 }  // namespace sgnn::graph_io

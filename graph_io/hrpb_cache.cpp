@@ -138,11 +138,13 @@ uint64_t hrpb_cache_fingerprint(const std::filesystem::path& adjacency_cache_fil
   return hash_bytes(key.data(), key.size());
 }
 
-void store_hrpb_cache(const std::filesystem::path& file, uint64_t fingerprint, const HrpbAdjacency& hrpb) {
+void store_hrpb_cache(const std::filesystem::path& file, uint64_t fingerprint, const HrpbAdjacency& hrpb,
+                      double build_ms) {
   SectionFile contents;
   contents.kind = std::string(kKind);
   contents.kind_version = kKindVersion;
   contents.fingerprint = fingerprint;
+  contents.metadata["build_ms"] = std::to_string(build_ms);
   add_hrpb(contents, "forward", hrpb.forward);
   add_hrpb(contents, "transpose", hrpb.transpose);
   write_section_file(file, contents);
@@ -181,17 +183,42 @@ std::optional<HrpbAdjacency> load_hrpb_cache(const std::filesystem::path& file, 
   }
 }
 
+namespace {
+
+std::filesystem::path hrpb_cache_file(const std::filesystem::path& adjacency_cache_file) {
+  std::filesystem::path file = adjacency_cache_file;
+  file += ".hrpb";
+  return file;
+}
+
+// The build time a cache file records (0 when it records none).
+double recorded_build_ms(const std::filesystem::path& file) {
+  try {
+    const SectionFile header = map_section_file(file, kKind, kKindVersion);  // the header only is read
+    const auto found = header.metadata.find("build_ms");
+    return found == header.metadata.end() ? 0.0 : std::stod(found->second);
+  } catch (const std::exception&) {
+    return 0.0;
+  }
+}
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
 HrpbAttachment attach_hrpb_cached(Adjacency& adjacency, SpmmFormat format, const HrpbOptions& options,
-                                  const std::filesystem::path& adjacency_cache_file) {
+                                  const std::filesystem::path& adjacency_cache_file, HrpbCachePolicy policy) {
   SGNN_CHECK(options.concurrent_blocks > 0, "attach_hrpb_cached: options.concurrent_blocks must be resolved");
   HrpbAttachment attachment;
   if (adjacency_cache_file.empty() || format == SpmmFormat::Csr || adjacency.hrpb) {
-    attachment.milliseconds = attach_hrpb(adjacency, format, options);
+    attachment.built = format != SpmmFormat::Csr && !adjacency.hrpb;
+    attachment.milliseconds = attachment.build_ms = attach_hrpb(adjacency, format, options);
     return attachment;
   }
   const auto start = std::chrono::steady_clock::now();
-  std::filesystem::path file = adjacency_cache_file;
-  file += ".hrpb";
+  const std::filesystem::path file = hrpb_cache_file(adjacency_cache_file);
   const uint64_t fingerprint = hrpb_cache_fingerprint(adjacency_cache_file, options);
   std::string why;
   std::optional<HrpbAdjacency> cached = load_hrpb_cache(file, fingerprint, why);
@@ -206,18 +233,59 @@ HrpbAttachment attach_hrpb_cached(Adjacency& adjacency, SpmmFormat format, const
     adjacency.hrpb = std::make_shared<const HrpbAdjacency>(cached->to(adjacency.device()));
     adjacency.spmm_format = format;
     attachment.cache_hit = true;
+    memory::synchronize(adjacency.device());
+    const double load_ms = milliseconds_since(start);
+    const double build_ms = recorded_build_ms(file);
+    if (build_ms > 0 && load_ms > build_ms) {  // the cache costs more than it saves: next time, build
+      std::error_code ignored;
+      std::filesystem::remove(file, ignored);
+      attachment.note = detail::concat("removed the HRPB cache ", file.string(), ": loading it took ",
+                                       static_cast<int64_t>(load_ms), " ms, building the layout takes ",
+                                       static_cast<int64_t>(build_ms), " ms");
+    }
   } else {
     if (std::filesystem::exists(file)) std::cerr << "sparsegnn: rebuilding the HRPB cache " << file << ": " << why << "\n";
-    attach_hrpb(adjacency, format, options);
-    try {
-      store_hrpb_cache(file, fingerprint, *adjacency.hrpb);
-    } catch (const IoError& error) {
-      std::cerr << "sparsegnn: could not store the HRPB cache: " << error.what() << "\n";
+    attachment.build_ms = attach_hrpb(adjacency, format, options);
+    attachment.built = true;
+    if (policy.store_on_miss) {
+      try {
+        store_hrpb_cache(file, fingerprint, *adjacency.hrpb, attachment.build_ms);
+      } catch (const IoError& error) {
+        std::cerr << "sparsegnn: could not store the HRPB cache: " << error.what() << "\n";
+      }
     }
   }
   memory::synchronize(adjacency.device());
-  attachment.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  attachment.milliseconds = milliseconds_since(start);
   return attachment;
+}
+
+bool store_hrpb_cache_if_faster(const Adjacency& adjacency, const HrpbOptions& options,
+                                const std::filesystem::path& adjacency_cache_file, double build_ms,
+                                double read_bytes_per_ms, std::string& note) {
+  note.clear();
+  if (adjacency_cache_file.empty() || !adjacency.hrpb) return false;
+  const auto bytes = static_cast<double>(adjacency.hrpb->forward.statistics.hrpb_bytes +
+                                         adjacency.hrpb->transpose.statistics.hrpb_bytes);
+  if (read_bytes_per_ms <= 0) {
+    note = "HRPB cache not written yet: no read rate measured in this run (the next run with the adjacency cache decides)";
+    return false;
+  }
+  const double read_ms = bytes / read_bytes_per_ms;
+  if (read_ms >= build_ms) {
+    note = detail::concat("HRPB cache not written: reading its ", static_cast<int64_t>(bytes / (1 << 20)),
+                          " MiB would take about ", static_cast<int64_t>(read_ms), " ms, building the layout takes ",
+                          static_cast<int64_t>(build_ms), " ms");
+    return false;
+  }
+  try {
+    store_hrpb_cache(hrpb_cache_file(adjacency_cache_file), hrpb_cache_fingerprint(adjacency_cache_file, options),
+                     *adjacency.hrpb, build_ms);
+  } catch (const IoError& error) {
+    note = detail::concat("could not store the HRPB cache: ", error.what());
+    return false;
+  }
+  return true;
 }
 
 }  // namespace sgnn::graph_io

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "graph_io/dataset_catalog.hpp"
 #include "graph_io/dataset_locations.hpp"
 #include "graph_io/ogb_reader.hpp"
 #include "graph_io/planetoid_reader.hpp"
@@ -101,6 +102,13 @@ Dataset load_dataset(const std::string& name_or_path, const LoadOptions& options
     const fs::path candidate = place / name_or_path;
     if (fs::exists(candidate, error)) return load_path(candidate, options);
     searched += detail::concat(searched.empty() ? "" : ", ", candidate.string());
+  }
+  if (const CatalogEntry* entry = find_catalog_entry(name_or_path); entry != nullptr) {
+    throw IoError(name_or_path, 0,
+                  entry->refusal.empty()
+                      ? detail::concat("dataset not found; searched ", searched, ". Fetch it with: sgnn_data fetch ",
+                                       name_or_path, " (or add --download to train_gcn / train_gat)")
+                      : detail::concat("dataset not found; searched ", searched, "; ", entry->refusal));
   }
   throw IoError(name_or_path, 0,
                 detail::concat("dataset not found; searched ", searched,

@@ -1,11 +1,13 @@
 // Readers for single-file graphs (the OGB folder reader is ogb_reader.hpp).
 // Both give a Dataset with edges only (no features, labels or splits) and
 // throw IoError(file, line, reason) for every bad input; nothing partial is
-// returned. Files may be gzip-compressed.
+// returned. Files may be gzip-compressed. Also the node lists that select
+// nodes of a graph.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <vector>
 
 #include "graph_io/dataset.hpp"
 
@@ -28,5 +30,11 @@ Dataset read_edge_list(const std::filesystem::path& file, const EdgeListOptions&
 // (Adjacency's A[target, source] convention). array/complex/hermitian/
 // skew-symmetric files are refused.
 Dataset read_matrix_market(const std::filesystem::path& file);
+
+// Node list: one node id per line (0-based, as in the dataset), blank lines
+// and lines starting with '#' or '%' skipped. Every id must lie in
+// [0, num_nodes) and appear once, and the file must list at least one.
+// Returns the ids in file order.
+std::vector<int32_t> read_node_list(const std::filesystem::path& file, int64_t num_nodes);
 
 }  // namespace sgnn::graph_io

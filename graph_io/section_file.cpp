@@ -310,8 +310,8 @@ uint64_t check_preamble(const char* preamble, uint64_t file_bytes, const std::st
 // Parses a whole header (preamble included, CRC last) into the file's kind,
 // metadata and section table; payloads are left to the caller.
 SectionFile parse_header(std::string_view header, uint64_t file_bytes, const std::string& name,
-                         std::string_view expected_kind, uint32_t expected_kind_version,
-                         std::vector<SectionEntry>& entries) {
+                         std::string_view expected_kind, uint32_t oldest_kind_version,
+                         uint32_t newest_kind_version, std::vector<SectionEntry>& entries) {
   uint32_t stored_crc = 0;
   std::memcpy(&stored_crc, header.data() + header.size() - 4, 4);
   if (crc32_of(header.data(), header.size() - 4) != stored_crc && !kIgnoreChecksums) {
@@ -326,9 +326,13 @@ SectionFile parse_header(std::string_view header, uint64_t file_bytes, const std
   if (contents.kind != expected_kind) {
     throw IoError(name, 0, detail::concat("holds a \"", contents.kind, "\", expected a \"", expected_kind, "\""));
   }
-  if (contents.kind_version != expected_kind_version) {
-    throw IoError(name, 0, detail::concat(contents.kind, " format version ", contents.kind_version,
-                                          ", this build reads version ", expected_kind_version));
+  if (contents.kind_version < oldest_kind_version || contents.kind_version > newest_kind_version) {
+    throw IoError(name, 0, oldest_kind_version == newest_kind_version
+                               ? detail::concat(contents.kind, " format version ", contents.kind_version,
+                                                ", this build reads version ", newest_kind_version)
+                               : detail::concat(contents.kind, " format version ", contents.kind_version,
+                                                ", this build reads versions ", oldest_kind_version, " to ",
+                                                newest_kind_version));
   }
   const uint32_t metadata_count = reader.get<uint32_t>();
   for (uint32_t m = 0; m < metadata_count; ++m) {
@@ -371,6 +375,11 @@ SectionFile parse_header(std::string_view header, uint64_t file_bytes, const std
 }  // namespace
 
 SectionFile read_section_file(const fs::path& path, std::string_view expected_kind, uint32_t expected_kind_version) {
+  return read_section_file(path, expected_kind, expected_kind_version, expected_kind_version);
+}
+
+SectionFile read_section_file(const fs::path& path, std::string_view expected_kind, uint32_t oldest_kind_version,
+                              uint32_t newest_kind_version) {
   const std::string name = path.string();
   FileDescriptor in{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (in.fd < 0) throw IoError(name, 0, detail::concat("cannot open: ", std::strerror(errno)));
@@ -384,7 +393,8 @@ SectionFile read_section_file(const fs::path& path, std::string_view expected_ki
   std::string header(static_cast<std::size_t>(header_bytes), '\0');
   if (!read_at(in.fd, header.data(), header.size(), 0, name)) throw IoError(name, 0, "truncated: the file ends inside its header");
   std::vector<SectionEntry> entries;
-  SectionFile contents = parse_header(header, file_bytes, name, expected_kind, expected_kind_version, entries);
+  SectionFile contents =
+      parse_header(header, file_bytes, name, expected_kind, oldest_kind_version, newest_kind_version, entries);
   std::vector<Tensor> tensors;
   for (const SectionEntry& entry : entries) tensors.push_back(Tensor::empty(entry.shape, entry.dtype));
   read_payloads(in.fd, entries, tensors, name);
@@ -400,7 +410,8 @@ SectionFile map_section_file(const fs::path& path, std::string_view expected_kin
   const uint64_t header_bytes = check_preamble(mapped->data(), file_bytes, name);
   std::vector<SectionEntry> entries;
   SectionFile contents = parse_header(std::string_view(mapped->data(), static_cast<std::size_t>(header_bytes)),
-                                      file_bytes, name, expected_kind, expected_kind_version, entries);
+                                      file_bytes, name, expected_kind, expected_kind_version, expected_kind_version,
+                                      entries);
   for (const SectionEntry& entry : entries) {
     contents.sections.emplace_back(
         entry.name, Tensor::from_external(mapped->mutable_data() + entry.offset, entry.shape, entry.dtype, mapped));

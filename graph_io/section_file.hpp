@@ -66,6 +66,11 @@ void write_section_file(const std::filesystem::path& path, const SectionFile& co
 // corrupt, not a section file, other kind, other version).
 SectionFile read_section_file(const std::filesystem::path& path, std::string_view expected_kind,
                               uint32_t expected_kind_version);
+// The same for a reader of several versions of its kind: any kind_version in
+// [oldest_kind_version, newest_kind_version] is accepted (the caller reads
+// SectionFile::kind_version).
+SectionFile read_section_file(const std::filesystem::path& path, std::string_view expected_kind,
+                              uint32_t oldest_kind_version, uint32_t newest_kind_version);
 
 // The same checks of the header, but the payloads are mapped (mmap), not
 // read: each section is a host tensor over the mapping (kept alive by its

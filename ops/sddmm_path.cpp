@@ -10,12 +10,20 @@ namespace sgnn::ops {
 namespace {
 
 std::atomic<SddmmPath> forced_path{SddmmPath::Auto};
+std::atomic<int> forced_lanes{0};
 
 }  // namespace
 
-void force_sddmm_path(SddmmPath path) { forced_path.store(path, std::memory_order_relaxed); }
+void force_sddmm_path(SddmmPath path, int lanes) {
+  SGNN_CHECK(lanes == 0 || (lanes >= 1 && lanes <= 32 && (lanes & (lanes - 1)) == 0),
+             "force_sddmm_path: lanes must be 0 or a power of two in 1..32, got ", lanes);
+  forced_path.store(path, std::memory_order_relaxed);
+  forced_lanes.store(lanes, std::memory_order_relaxed);
+}
 
 SddmmPath forced_sddmm_path() { return forced_path.load(std::memory_order_relaxed); }
+
+int forced_sddmm_lanes() { return forced_lanes.load(std::memory_order_relaxed); }
 
 SddmmPath choose_sddmm_path(const SparsePlan& plan, int64_t features) {
   if (features < 1) return SddmmPath::Segments;
@@ -25,6 +33,7 @@ SddmmPath choose_sddmm_path(const SparsePlan& plan, int64_t features) {
     case SddmmPath::Segments: return SddmmPath::Segments;
     case SddmmPath::DenseRows: return dense_rows ? SddmmPath::DenseRows : SddmmPath::Segments;
     case SddmmPath::Edges: return small_graph ? SddmmPath::Edges : SddmmPath::Segments;
+    case SddmmPath::EdgeGroups: return SddmmPath::EdgeGroups;
     case SddmmPath::Auto: break;
   }
   if (small_graph && features <= kEdgesMaxFeatures) return SddmmPath::Edges;
@@ -38,16 +47,18 @@ std::string_view sddmm_path_name(SddmmPath path) {
     case SddmmPath::Segments: return "segments";
     case SddmmPath::DenseRows: return "dense-rows";
     case SddmmPath::Edges: return "edges";
+    case SddmmPath::EdgeGroups: return "edge-groups";
     default: return "auto";
   }
 }
 
 SddmmPath parse_sddmm_path(std::string_view name) {
-  for (SddmmPath path : {SddmmPath::Auto, SddmmPath::Segments, SddmmPath::DenseRows, SddmmPath::Edges}) {
+  for (SddmmPath path :
+       {SddmmPath::Auto, SddmmPath::Segments, SddmmPath::DenseRows, SddmmPath::Edges, SddmmPath::EdgeGroups}) {
     if (name == sddmm_path_name(path)) return path;
   }
   throw InvalidArgument("parse_sddmm_path: unknown SDDMM path '" + std::string(name) +
-                        "' (expected auto, segments, dense-rows or edges)");
+                        "' (expected auto, segments, dense-rows, edges or edge-groups)");
 }
 
 }  // namespace sgnn::ops

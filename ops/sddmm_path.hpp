@@ -9,20 +9,29 @@
 //              thread: the fewest dependent loads, for small graphs where
 //              latency, not traffic, sets the time (ops/cuda/sddmm_edges.cu);
 //              only where the plan has entry rows (ops/sparse_plan.hpp)
-// choose_sddmm_path decides from the graph's cached plan (entry rows or not,
-// mean entries per work segment) and the width; force_sddmm_path overrides that choice
-// process-wide (tests cover every kernel on one graph, bench_sparse compares
-// them). Thread safe; read per call. All kernels write the same function.
+//   EdgeGroups groups of a few lanes per run of consecutive entries, rows
+//              found by search over the offsets: balanced whatever the row
+//              lengths, short reductions (ops/cuda/sddmm_edge_groups.cu);
+//              two group sizes are candidates for timing
+// On graphs where timing pays (ops/kernel_choices.hpp) the first call of a
+// (heads, width) times every path (and group size) and keeps the fastest;
+// elsewhere choose_sddmm_path's rule decides from the graph's cached plan
+// (entry rows or not, mean entries per work segment) and the width.
+// force_sddmm_path overrides both process-wide (tests cover every kernel on
+// one graph, bench_sparse compares them). Thread safe; read per call. All
+// kernels write the same function.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "ops/sparse_plan.hpp"
 
 namespace sgnn::ops {
 
-enum class SddmmPath { Auto, Segments, DenseRows, Edges };
+enum class SddmmPath { Auto, Segments, DenseRows, Edges, EdgeGroups };
 
 // Mean entries per work segment from which DenseRows is chosen: one warp
 // walks ≥ 128 entries per x row it loads, so its 32 lanes stay busy.
@@ -39,29 +48,40 @@ inline constexpr int64_t kDenseRowsMaxFeatures = 512;
 inline constexpr int64_t kEdgesMaxFeatures = 32;
 inline constexpr int64_t kSmallGraphDenseRowsMaxFeatures = 128;
 
-// Auto returns to the plan's choice.
-void force_sddmm_path(SddmmPath path);
+// Auto returns to the measured or ruled choice. `lanes` (a power of two in
+// 1..32; 0 = the rule's) sets the lanes per item of Segments and EdgeGroups.
+void force_sddmm_path(SddmmPath path, int lanes = 0);
 SddmmPath forced_sddmm_path();
+int forced_sddmm_lanes();
 
-// Forces `path` for its lifetime, then restores the path forced before.
+// Forces `path` (and `lanes`) for its lifetime, then restores what was forced before.
 class ScopedSddmmPath {
  public:
-  explicit ScopedSddmmPath(SddmmPath path) : previous_(forced_sddmm_path()) { force_sddmm_path(path); }
-  ~ScopedSddmmPath() { force_sddmm_path(previous_); }
+  explicit ScopedSddmmPath(SddmmPath path, int lanes = 0)
+      : previous_(forced_sddmm_path()), previous_lanes_(forced_sddmm_lanes()) {
+    force_sddmm_path(path, lanes);
+  }
+  ~ScopedSddmmPath() { force_sddmm_path(previous_, previous_lanes_); }
   ScopedSddmmPath(const ScopedSddmmPath&) = delete;
   ScopedSddmmPath& operator=(const ScopedSddmmPath&) = delete;
 
  private:
   SddmmPath previous_;
+  int previous_lanes_;
 };
 
-// Segments, DenseRows or Edges (never Auto): the forced path if any, else by
-// the plan; each only where it exists, even when forced: DenseRows for
-// features per head in 1..kDenseRowsMaxFeatures, Edges where the plan has
-// entry rows.
+// Segments, DenseRows, Edges or EdgeGroups (never Auto): the forced path if
+// any, else the rule by the plan (which never picks EdgeGroups); each only
+// where it exists, even when forced: DenseRows for features per head in
+// 1..kDenseRowsMaxFeatures, Edges where the plan has entry rows.
 SddmmPath choose_sddmm_path(const SparsePlan& plan, int64_t features);
 
-// "auto", "segments", "dense-rows", "edges"; parse_sddmm_path throws InvalidArgument
+// The kernels timed for sddmm_dot on `csr` at `features` per head: (path,
+// lanes per item, 0 where the path has no choice), the rule's first. Defined
+// by the CUDA backend (CUDA builds only); bench_sparse times each.
+std::vector<std::pair<SddmmPath, int>> sddmm_candidates(const Csr& csr, int64_t features, bool vectorized);
+
+// "auto", "segments", "dense-rows", "edges", "edge-groups"; parse_sddmm_path throws InvalidArgument
 // on any other name.
 std::string_view sddmm_path_name(SddmmPath path);
 SddmmPath parse_sddmm_path(std::string_view name);

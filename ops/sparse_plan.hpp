@@ -13,6 +13,7 @@
 //                    int64 [R + 1] (segments of each split row), R may be 0
 //   mean_segment_length  nnz / segments: entries a segment's worker walks per
 //                    x row, picks the SDDMM kernel (ops/sddmm_path.hpp)
+//   choices          the kernels timed as fastest on this graph (ops/kernel_choices.hpp)
 //   entry_row        int32 [nnz] on the CSR's device: the row of every entry,
 //                    only for graphs of at most kEntryRowsMaxEntries entries
 //                    (undefined otherwise): on those, latency bounds the
@@ -28,6 +29,7 @@
 #include <memory>
 
 #include "core/csr.hpp"
+#include "ops/kernel_choices.hpp"
 
 namespace sgnn::ops {
 
@@ -49,6 +51,7 @@ struct SparsePlan {
   Tensor split_rows;
   Tensor split_offsets;
   Tensor entry_row;  // undefined when nnz > kEntryRowsMaxEntries
+  std::shared_ptr<KernelChoiceTable> choices = std::make_shared<KernelChoiceTable>();
 };
 
 inline constexpr std::size_t kPlanCacheSize = 16;

@@ -5,6 +5,8 @@
 #include "ops/sparse_runners.hpp"
 #include "ops/spmm_format.hpp"
 #include "ops/spmm_hrpb.hpp"
+#include "ops/kernel_timer.hpp"
+#include "ops/sparse_plan.hpp"
 
 namespace sgnn::ops {
 
@@ -63,10 +65,9 @@ Tensor spmm(const Adjacency& adjacency, const Tensor& edge_values, const Tensor&
   return spmm_with_values(adjacency, edge_values, Tensor(), b);
 }
 
-Tensor spmm(const Adjacency& adjacency, const Tensor& b) {
-  if (b.defined() && b.dim() == 2 && chosen_spmm_format(adjacency, b.size(1)) == SpmmFormat::Hrpb) {
-    return spmm_hrpb(*adjacency.hrpb, b);
-  }
+namespace {
+
+Tensor spmm_csr(const Adjacency& adjacency, const Tensor& b) {
   if (adjacency.has_values()) {
     SGNN_CHECK(adjacency.transpose_values.defined() && adjacency.transpose_values.numel() == adjacency.nnz() &&
                    adjacency.values.dim() == 1,
@@ -74,6 +75,30 @@ Tensor spmm(const Adjacency& adjacency, const Tensor& b) {
     return spmm_with_values(adjacency, adjacency.values.detach(), adjacency.transpose_values.detach(), b);
   }
   return spmm_with_values(adjacency, Tensor(), Tensor(), b);
+}
+
+// Auto with an HRPB layout and no recorded choice for this width: times the
+// HRPB and CSR kernels on `b` (forward only: the backward runs the same kernel
+// on the transpose's layout) and records the faster, where timing pays.
+void time_formats_once(const Adjacency& adjacency, const Tensor& b) {
+  if (adjacency.spmm_format != SpmmFormat::Auto || adjacency.hrpb == nullptr) return;
+  const std::shared_ptr<const SparsePlan> plan = sparse_plan(adjacency.csr);
+  const std::string key = spmm_format_key(b.size(1));
+  if (plan->choices->find(key) || !may_tune(adjacency.csr, *plan->choices, stream_capturing(b.device()))) return;
+  const autograd::NoGradGuard no_grad;
+  const double hrpb_ms = fastest_of_two_ms(b.device(), [&] { (void)spmm_hrpb(*adjacency.hrpb, b); });
+  const double csr_ms = fastest_of_two_ms(b.device(), [&] { (void)spmm_csr(adjacency, b); });
+  plan->choices->set(key, hrpb_ms < csr_ms ? "hrpb" : "csr");
+}
+
+}  // namespace
+
+Tensor spmm(const Adjacency& adjacency, const Tensor& b) {
+  if (b.defined() && b.dim() == 2) {
+    time_formats_once(adjacency, b);
+    if (chosen_spmm_format(adjacency, b.size(1)) == SpmmFormat::Hrpb) return spmm_hrpb(*adjacency.hrpb, b);
+  }
+  return spmm_csr(adjacency, b);
 }
 
 }  // namespace sgnn::ops

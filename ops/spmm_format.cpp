@@ -1,5 +1,10 @@
 #include "ops/spmm_format.hpp"
 
+#include <optional>
+#include <string>
+
+#include "ops/sparse_plan.hpp"
+
 namespace sgnn::ops {
 
 SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width) {
@@ -11,13 +16,20 @@ SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width) {
                  "spmm: the adjacency asks for the HRPB kernel but has no HRPB layout (build it with "
                  "graph_io::attach_hrpb, or use SpmmFormat::Csr)");
       return SpmmFormat::Hrpb;
-    case SpmmFormat::Auto:
-      return adjacency.hrpb != nullptr && adjacency.hrpb->forward.statistics.alpha() >= kHrpbAutoMinimumAlpha &&
-                     width >= kHrpbAutoMinimumWidth
+    case SpmmFormat::Auto: {
+      if (adjacency.hrpb == nullptr) return SpmmFormat::Csr;
+      if (const std::optional<std::string> recorded = sparse_plan(adjacency.csr)->choices->find(spmm_format_key(width))) {
+        if (*recorded == "hrpb") return SpmmFormat::Hrpb;
+        if (*recorded == "csr") return SpmmFormat::Csr;
+      }
+      return adjacency.hrpb->forward.statistics.alpha() >= kHrpbAutoMinimumAlpha && width >= kHrpbAutoMinimumWidth
                  ? SpmmFormat::Hrpb
                  : SpmmFormat::Csr;
+    }
   }
   return SpmmFormat::Csr;
 }
+
+std::string spmm_format_key(int64_t width) { return "spmm-format:f" + std::to_string(width); }
 
 }  // namespace sgnn::ops

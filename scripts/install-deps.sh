@@ -11,7 +11,11 @@ packages=(
   libboost-graph-dev   # reordering, components (header-only parts)
   libcli11-dev         # command-line flags of the programs
   python3              # end-to-end test of the example programs, result scripts
+  python3-numpy        # sgnn_predict test: loads the .npy outputs as a NumPy user does
   zlib1g-dev           # gzip-compressed datasets
+  libcurl4-openssl-dev # sgnn_data: dataset downloads over HTTPS
+  libarchive-dev       # sgnn_data: unpacking OGB's zip archives
+  libssl-dev           # sgnn_data: SHA-256 of downloads (libcrypto)
   libthrust-dev        # Thrust for the CPU-only build without a CUDA toolkit
   clang libclang-rt-14-dev  # libFuzzer targets and sanitizers
   libomp-dev           # OpenMP for the clang (fuzzing) build

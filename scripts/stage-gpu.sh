@@ -1,38 +1,42 @@
 #!/usr/bin/env bash
 # Copies what a GPU machine needs from a local build into .gpu/ (git-ignored,
-# small enough to ship): the stripped test, benchmark and example programs
-# under .gpu/build/{tests,bench,examples}, and the bundled datasets under
-# .gpu/build/share (where those programs look for them). On the GPU machine:
-# bash scripts/gpu-check.sh --build .gpu/build
+# one device carry of at most 64 MiB): every test, benchmark and example
+# program, stripped, under .gpu/build/{tests,bench,examples}; libsparsegnn.so
+# under .gpu/build/lib, where the programs' RPATH ($ORIGIN/../lib) finds it;
+# OpenMPI's libraries under .gpu/lib, when the build has MPI (libsparsegnn.so
+# loads libmpi, so every program needs them on a machine without OpenMPI:
+# gpu-check.sh puts .gpu/lib on LD_LIBRARY_PATH; run a program by hand with
+# LD_LIBRARY_PATH=.gpu/lib); and the bundled datasets under .gpu/build/share
+# (where the programs look for them).
+# On the GPU machine: bash scripts/gpu-check.sh --build .gpu/build
 #
-#   bash scripts/stage-gpu.sh [--multigpu] [BUILD_DIR]   (default: build)
-# --multigpu stages what `gpu-check.sh --only tests,multigpu,multiprocess` runs
-# instead (test_gpu, sgnn_gen, train_gcn_multigpu, bench_multigpu,
-# train_gcn_distributed, sgnn_partition, train_gcn, train_gat and OpenMPI's
-# libraries under .gpu/lib, which train_gcn_distributed loads even in its
-# launcher-free mode): all programs together exceed the 64 MiB carry limit.
+#   bash scripts/stage-gpu.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-multigpu=0
-if [ "${1:-}" = "--multigpu" ]; then multigpu=1; shift; fi
 build=${1:-build}
-rm -rf .gpu  # only what this script stages: the carry limit is 64 MiB
+rm -rf .gpu  # only what this script stages
 for folder in tests bench examples; do
   mkdir -p ".gpu/build/$folder"
+  [ -d "$build/$folder" ] || continue  # e.g. a build without benchmarks
   find "$build/$folder" -maxdepth 1 -type f -perm -u+x -exec cp {} ".gpu/build/$folder/" \;
 done
-# The CPU-tier programs stay behind: the device tool carries at most 64 MiB.
-rm -f .gpu/build/tests/test_{core,ops,graph_io,training,distributed} .gpu/build/tests/sgnn_section_writer \
-  .gpu/build/examples/{custom_dataset,sgnn_describe,walkthrough}
-if [ "$multigpu" = 1 ]; then
-  find .gpu/build/bench .gpu/build/examples -type f ! -name '*multigpu' ! -name sgnn_gen ! -name train_gcn_distributed \
-    ! -name sgnn_partition ! -name train_gcn ! -name train_gat -delete
+# The library under the name the programs ask for (its SONAME), as a plain
+# file: symbolic links do not travel with a carry.
+mkdir -p .gpu/build/lib
+soname=$(readelf -d "$build/lib/libsparsegnn.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+cp -L "$build/lib/$soname" ".gpu/build/lib/$soname"
+if [ -x .gpu/build/examples/train_gcn_distributed ]; then
   mkdir -p .gpu/lib
   ldd .gpu/build/examples/train_gcn_distributed | awk '$3 ~ /(mpi|open-rte|open-pal|hwloc|event|pmix)/ {print $3}' \
     | xargs -r -I{} cp -L {} .gpu/lib/
-else
-  rm -f .gpu/build/examples/{train_gcn_multigpu,train_gcn_distributed,sgnn_partition} .gpu/build/bench/bench_multigpu
 fi
-find .gpu/build -type f -perm -u+x -exec strip --strip-debug {} \; 2>/dev/null || true
+find .gpu -type f \( -perm -u+x -o -name '*.so*' \) -exec strip --strip-debug {} \; 2>/dev/null || true
 cp -r "$build/share" .gpu/build/share
+# Without the processed copies the first loads wrote there (tens of MiB; rebuilt on first use).
+rm -rf .gpu/build/share/sparsegnn/datasets/*/processed
 du -sh .gpu
+megabytes=$(du -sm .gpu | cut -f1)
+if [ "$megabytes" -gt 64 ]; then
+  echo "stage-gpu: .gpu holds $megabytes MiB, more than one 64 MiB device carry" >&2
+  exit 1
+fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CPU tier: installs this build into a temporary prefix, builds
 # examples/external_project against it with find_package(sparsegnn), and runs
-# it (a few epochs of GCN on the Cora the install bundles).
+# it (a few epochs of GCN on the Cora the install bundles), linked against
+# libsparsegnn.so and against the static libraries.
 #   external_project_test.sh <build dir> <source dir>
 set -euo pipefail
 build="$1"
@@ -15,4 +16,12 @@ cmake --build "$work/build" -j2 >"$work/build.log" || { cat "$work/build.log"; e
 cora="$work/prefix/share/sparsegnn/datasets/cora"
 [ -f "$cora/raw/edge.csv.gz" ] || { echo "the install has no bundled Cora at $cora"; exit 1; }
 "$work/build/train_cora" "$cora" 20 | tee "$work/run.log"
-grep -q "GCN on cora: test accuracy" "$work/run.log"
+grep -q "GCN on .*cora: test accuracy" "$work/run.log"
+# Both targets of the package: the shared library and the static ones give the same run.
+ldd "$work/build/train_cora" | grep -q "libsparsegnn.so" || { echo "train_cora does not load libsparsegnn.so"; exit 1; }
+if ldd "$work/build/train_cora_static" | grep -q "libsparsegnn.so"; then
+  echo "train_cora_static loads libsparsegnn.so"
+  exit 1
+fi
+"$work/build/train_cora_static" "$cora" 20 >"$work/static.log"
+cmp "$work/run.log" "$work/static.log" || { echo "the static build ran differently:"; cat "$work/static.log"; exit 1; }

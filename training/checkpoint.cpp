@@ -64,6 +64,15 @@ std::vector<Tensor> numbered(const graph_io::SectionFile& contents, const std::s
   return out;
 }
 
+// Version 2 of a described model (a model built by hand has only "model").
+bool has_description(const graph_io::SectionFile& contents) {
+  return contents.kind_version >= 2 && contents.metadata.contains("model.in_features");
+}
+
+const char* training_program(const std::string& kind) {
+  return kind == "gcn" ? "train_gcn" : kind == "gat" ? "train_gat" : "train_gcn or train_gat";
+}
+
 TrainingState decode_state(const graph_io::SectionFile& contents, const std::filesystem::path& path) {
   TrainingState state;
   state.epoch = int64_entry(contents, "trainer.epoch", path);
@@ -97,7 +106,7 @@ void save_checkpoint(const std::filesystem::path& path, const Model& model, cons
   file.kind = kCheckpointKind;
   file.kind_version = kCheckpointVersion;
   file.metadata["model"] = model.kind();
-  file.metadata["precision"] = precision_name(model.precision());
+  if (model.description().described()) file.metadata = description_metadata(model.description());
   for (const auto& [name, parameter] : model.named_parameters()) file.add("param." + name, parameter);
   const std::vector<Tensor> optimizer_state = optimizer.state();
   for (std::size_t i = 0; i < optimizer_state.size(); ++i) file.add("optimizer." + std::to_string(i), optimizer_state[i]);
@@ -110,16 +119,16 @@ void save_checkpoint(const std::filesystem::path& path, const Model& model, cons
 
 void load_checkpoint(const std::filesystem::path& path, Model& model, Optimizer& optimizer, Trainer& trainer,
                      Generator& generator) {
-  const graph_io::SectionFile contents = graph_io::read_section_file(path, kCheckpointKind, kCheckpointVersion);
+  const graph_io::SectionFile contents =
+      graph_io::read_section_file(path, kCheckpointKind, kOldestCheckpointVersion, kCheckpointVersion);
   const std::string where = path.string() + ": ";
   const std::string& kind = contents.meta("model");
   SGNN_CHECK(kind == model.kind(), where, "the checkpoint holds a ", kind, " model, not a ", model.kind());
-  // Checkpoints written before precision existed are float32 ones.
-  const auto stored_precision = contents.metadata.find("precision");
-  const std::string precision = stored_precision == contents.metadata.end() ? "fp32" : stored_precision->second;
-  SGNN_CHECK(precision == precision_name(model.precision()), where, "the checkpoint was trained with --precision ",
-             precision, ", the model runs in ", precision_name(model.precision()),
-             " (resume with the same precision: a run continues bit-identically only in it)");
+  if (has_description(contents) && model.description().described()) {
+    const std::string difference =
+        description_difference(description_from_metadata(contents.metadata, path.string()), model.description());
+    SGNN_CHECK(difference.empty(), where, difference);
+  }
   // Validate every parameter before touching any.
   const auto named = model.named_parameters();
   const auto stored_parameters = static_cast<std::size_t>(
@@ -151,6 +160,106 @@ void load_checkpoint(const std::filesystem::path& path, Model& model, Optimizer&
   model.refresh_compute_copies();
   generator.reset(std::bit_cast<uint64_t>(generator_state[0]));
   generator.set_offset(std::bit_cast<uint64_t>(generator_state[1]));
+}
+
+const char* checkpoint_parameters_name(CheckpointParameters which) {
+  return which == CheckpointParameters::Best ? "best" : "last";
+}
+
+CheckpointParameters parse_checkpoint_parameters(const std::string& text) {
+  if (text == "best") return CheckpointParameters::Best;
+  if (text == "last") return CheckpointParameters::Last;
+  throw InvalidArgument("checkpoint parameters must be best or last, got \"" + text + "\"");
+}
+
+TrainedModel load_trained_model(const std::filesystem::path& path, CheckpointParameters which) {
+  const graph_io::SectionFile contents =
+      graph_io::read_section_file(path, kCheckpointKind, kOldestCheckpointVersion, kCheckpointVersion);
+  const std::string name = path.string();
+  const std::string& kind = contents.meta("model");
+  if (contents.kind_version < 2) {
+    const std::string epochs = contents.has("trainer.epoch")
+                                   ? std::to_string(int64_entry(contents, "trainer.epoch", path))
+                                   : std::string("<the epochs it ran>");
+    throw IoError(name, 0, detail::concat(
+        "checkpoint format version ", contents.kind_version, " (an older sparsegnn) does not describe its ", kind,
+        " model, so it cannot be rebuilt from the file alone. Convert it by resuming it for no more epochs with the "
+        "program and flags that trained it; the new checkpoint describes the model: ", training_program(kind),
+        " --dataset <its dataset> <its flags> --resume ", name, " --epochs ", epochs, " --checkpoint <new file>"));
+  }
+  if (!has_description(contents)) {
+    throw IoError(name, 0, detail::concat("holds a \"", kind, "\" model built by hand, without a description; only "
+                                          "models made by make_gcn or make_gat can be rebuilt from a checkpoint"));
+  }
+  TrainedModel trained;
+  trained.description = description_from_metadata(contents.metadata, name);
+  // The layers' weights alone (in × width · heads each) cannot outnumber the
+  // stored parameters: a damaged or crafted description is refused here,
+  // before the model it describes is allocated.
+  double described_weights = 0;
+  double stored_elements = 0;
+  int64_t width_in = trained.description.in_features;
+  for (std::size_t layer = 0; layer < trained.description.widths.size(); ++layer) {
+    const int64_t width_out = trained.description.widths[layer] * trained.description.heads[layer];
+    described_weights += static_cast<double>(width_in) * static_cast<double>(width_out);
+    width_in = width_out;
+  }
+  for (const auto& [section, tensor] : contents.sections) {
+    if (section.starts_with("param.")) stored_elements += static_cast<double>(tensor.numel());
+  }
+  if (described_weights > stored_elements) {
+    throw IoError(name, 0, detail::concat("describes a model (", description_summary(trained.description), ") of ",
+                                          described_weights, " weights, but holds ", stored_elements,
+                                          " parameter values"));
+  }
+  trained.generator = std::make_unique<Generator>(0);
+  try {
+    trained.model = make_model(trained.description, *trained.generator);
+  } catch (const InvalidArgument& error) {
+    throw IoError(name, 0, error.what());
+  }
+  trained.model->eval();
+  const TrainingState state = decode_state(contents, path);
+  trained.epochs = state.epoch;
+
+  // The file's parameters must be exactly those of the model it describes.
+  const auto named = trained.model->named_parameters();
+  const auto stored = static_cast<std::size_t>(std::count_if(
+      contents.sections.begin(), contents.sections.end(), [](const auto& s) { return s.first.starts_with("param."); }));
+  if (stored != named.size()) {
+    throw IoError(name, 0, detail::concat("holds ", stored, " parameters, the model it describes (",
+                                          description_summary(trained.description), ") has ", named.size()));
+  }
+  std::vector<Tensor> values;
+  for (const auto& [parameter_name, parameter] : named) {
+    const Tensor& value = entry(contents, "param." + parameter_name, path);
+    if (value.shape() != parameter.shape() || value.dtype() != parameter.dtype()) {
+      throw IoError(name, 0, detail::concat("parameter \"", parameter_name, "\" is ", shape_str(value.shape()),
+                                            ", the model it describes has ", shape_str(parameter.shape())));
+    }
+    values.push_back(value);
+  }
+  const bool best = which == CheckpointParameters::Best && !state.best_parameters.empty();
+  if (best) {
+    if (state.best_parameters.size() != values.size()) {
+      throw IoError(name, 0, detail::concat("holds ", state.best_parameters.size(), " best-epoch parameters for ",
+                                            values.size(), " parameters"));
+    }
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (state.best_parameters[i].shape() != values[i].shape() ||
+          state.best_parameters[i].dtype() != values[i].dtype()) {
+        throw IoError(name, 0, detail::concat("best-epoch parameter ", i, " is ",
+                                              shape_str(state.best_parameters[i].shape()), ", the model's ",
+                                              shape_str(values[i].shape())));
+      }
+    }
+    values = state.best_parameters;
+  }
+  std::vector<Tensor> parameters = trained.model->parameters();
+  for (std::size_t i = 0; i < parameters.size(); ++i) copy_into(parameters[i], values[i]);
+  trained.model->refresh_compute_copies();
+  trained.parameters_epoch = best ? state.best_epoch : state.epoch;
+  return trained;
 }
 
 }  // namespace sgnn::training

@@ -10,15 +10,16 @@
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/graph.hpp"
-#include "graph_io/hrpb_cache.hpp"
 #include "ops/cast.hpp"
 #include "ops/determinism.hpp"
+#include "ops/kernel_timer.hpp"
 #include "ops/spmm_hrpb.hpp"
-#include "ops/spmm_format.hpp"
 #include "training/checkpoint.hpp"
 #include "training/device_warm_up.hpp"
+#include "training/kernel_selection.hpp"
 #include "training/memory_estimate_check.hpp"
 #include "training/numerics_check.hpp"
+#include "training/prediction_writer.hpp"
 
 namespace sgnn::training {
 
@@ -29,19 +30,21 @@ void note(const ExperimentHooks& hooks, const std::string& text) {
 }
 
 std::shared_ptr<Model> build_model(ModelKind kind, const Hyperparameters& h, int64_t features, int64_t classes,
-                                   Precision precision, Generator& generator) {
+                                   graph_io::FeatureTransform transform, Precision precision, Generator& generator) {
   if (kind == ModelKind::Gcn) {
     GcnConfig config;
     config.in_features = features;
     config.classes = classes;
     config.hidden = h.hidden;
     config.dropout = h.dropout;
+    config.feature_transform = transform;
     config.precision = precision;
     return make_gcn(config, generator);
   }
   GatConfig config;
   config.in_features = features;
   config.classes = classes;
+  config.feature_transform = transform;
   config.hidden = h.hidden;
   config.heads = h.heads;
   config.output_heads = h.output_heads;
@@ -83,6 +86,9 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
     }
     spmm_format = SpmmFormat::Csr;
   }
+
+  if (!options.predictions.empty()) require_output_path(options.predictions, "--predictions");
+  if (!options.embeddings.empty()) require_output_path(options.embeddings, "--embeddings");
 
   // The CUDA context, the memory pool and cuBLAS start on their own thread
   // while the dataset is mapped or parsed (a few hundred ms at first use).
@@ -132,18 +138,17 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   graph_io::HrpbOptions hrpb_options;
   hrpb_options.concurrent_blocks = ops::spmm_hrpb_concurrent_blocks(device, h.hidden);
   hrpb_options.deterministic = options.deterministic;  // split panels merged in a fixed order
-  const graph_io::HrpbAttachment hrpb =
-      graph_io::attach_hrpb_cached(graph.adjacency, spmm_format, hrpb_options, graph.statistics.cache_path);
-  const double hrpb_ms = hrpb.milliseconds;
-  result.spmm = spmm_format_name(ops::chosen_spmm_format(graph.adjacency, h.hidden));
-  if (spmm_format == SpmmFormat::Auto) result.spmm = "auto: " + result.spmm;
+  KernelSelection kernels(graph, spmm_format, hrpb_options, graph_options.prepare.symmetrize);
+  const double hrpb_ms = kernels.hrpb_ms();
   const auto feature_start = std::chrono::steady_clock::now();
-  // In BFloat16 the normalisation writes bfloat16 directly; unnormalised
-  // features are converted once here rather than by every forward.
+  const graph_io::FeatureTransform feature_transform = options.row_normalize_features
+                                                           ? graph_io::FeatureTransform::RowNormalize
+                                                           : graph_io::FeatureTransform::None;
+  // In bf16 the normalisation writes bfloat16 directly; features used as
+  // stored are converted once here rather than by every forward.
   const DType feature_dtype = activation_dtype(options.precision);
-  const Tensor features = options.row_normalize_features
-                              ? graph_io::normalize_feature_rows(graph.features, feature_dtype)
-                              : ops::cast(graph.features, feature_dtype);
+  const Tensor features =
+      ops::cast(graph_io::apply_feature_transform(graph.features, feature_transform, feature_dtype), feature_dtype);
   memory::synchronize(device);
   const double feature_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - feature_start).count();
@@ -156,6 +161,8 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   result.phases.adjacency_ms = graph.statistics.adjacency_ms;
   result.phases.upload_ms = graph.statistics.upload_ms;
   result.phases.hrpb_ms = hrpb_ms;
+  result.phases.kernel_choices_stored = kernels.imported();
+  const double timing_before = ops::timing_milliseconds();
   result.nodes = graph.num_nodes;
   result.edges = graph.adjacency.nnz();
   result.features = features.size(1);
@@ -182,7 +189,8 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
     const uint64_t seed = options.seed + static_cast<uint64_t>(run);
     Generator generator(seed);
     const std::shared_ptr<Model> model =
-        build_model(options.model, h, result.features, result.classes, options.precision, generator);
+        build_model(options.model, h, result.features, result.classes, feature_transform, options.precision,
+                    generator);
     model->to(device);
     ops::AdamHyperparameters adam;
     adam.learning_rate = h.learning_rate;
@@ -191,11 +199,17 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
     if (!options.resume.empty()) {
       load_checkpoint(options.resume, *model, optimizer, trainer, generator);
       note(hooks, "resumed from " + options.resume + " after epoch " + std::to_string(trainer.state().epoch));
+      // Saved at once in the current format: resuming a finished run for no
+      // more epochs converts an older checkpoint (checkpoint.hpp).
+      if (!options.checkpoint.empty()) {
+        save_checkpoint(options.checkpoint, *model, optimizer, trainer.state(), generator);
+      }
     }
     const int64_t first_epoch = trainer.state().epoch + 1;  // after a resume, the epoch after the checkpoint's
     const auto fit_started = std::chrono::steady_clock::now();
     const auto on_epoch = [&](const EpochRecord& record) {
       if (run == 0 && record.epoch == first_epoch) {
+        kernels.after_first_epoch();  // every width the model runs has been timed by now
         result.phases.first_epoch_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - fit_started).count();
         result.phases.start_to_first_epoch_s = seconds_since_process_start().value_or(0.0);
@@ -206,6 +220,13 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
       }
     };
     RunSummary summary{seed, trainer.fit(on_epoch)};
+    if (!options.predictions.empty() || !options.embeddings.empty()) {
+      // fit() restored the best epoch's parameters: the outputs are theirs.
+      write_model_outputs(OutputFiles{options.predictions, options.embeddings}, *model, data.graph, features,
+                          output_rows(graph.num_nodes, graph.node_order));
+      result.predictions = options.predictions;
+      result.embeddings = options.embeddings;
+    }
     if (capture_planned && !summary.result.step_captured && trainer.state().epoch > 1) {
       result.step_captured = false;
       result.notes.push_back("run " + std::to_string(run + 1) +
@@ -218,6 +239,12 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
     steps.push_back(summary.result.epoch_ms_median);
     totals.push_back(summary.result.train_seconds);
     result.runs.push_back(std::move(summary));
+  }
+  result.spmm = kernels.spmm_description(h.hidden);
+  result.phases.tuning_ms = ops::timing_milliseconds() - timing_before;
+  for (const std::string& text : kernels.notes()) {
+    result.notes.push_back(text);
+    note(hooks, text);
   }
   std::tie(result.test_accuracy, result.test_accuracy_std) = mean_and_std(accuracies);
   result.test_macro_f1 = mean_and_std(f1s).first;

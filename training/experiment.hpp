@@ -47,7 +47,13 @@ struct ExperimentOptions {
   bool deterministic = false;
   // Float32, or BFloat16 mixed precision (training/precision.hpp): features
   // normalised straight to bfloat16, bfloat16 activations, float32 masters.
-  Precision precision = Precision::Float32;
+  Precision precision = Precision::Fp32;
+  // The trained model's outputs (runs = 1; training/prediction_writer.hpp):
+  // per node class probabilities, and the last hidden layer. They come from
+  // the parameters training ends with, those of the best validation epoch
+  // (the final checkpoint's "best" ones, which sgnn_predict uses).
+  std::string predictions;
+  std::string embeddings;
 };
 
 // The resolved hyperparameters of one experiment.
@@ -93,6 +99,8 @@ struct ExperimentResult {
     double adjacency_ms = 0;      // loading the adjacency cache (hit) or preparing the adjacency (miss)
     double upload_ms = 0;         // features, labels and splits to the device (overlaps adjacency_ms)
     double hrpb_ms = 0;           // the HRPB layout, built or loaded (0 when no kernel needs it)
+    double tuning_ms = 0;         // timing candidate kernels (ops/kernel_choices.hpp), all runs
+    bool kernel_choices_stored = false;  // the choices came from the cache folder: nothing was timed
     double first_epoch_ms = 0;    // epoch 1 of the first run: step, evaluation, CUDA Graph capture
     double start_to_first_epoch_s = 0;  // from process start to the end of that epoch (0 if unknown)
   } phases;
@@ -101,6 +109,7 @@ struct ExperimentResult {
   bool step_captured = false;  // every run replayed its training step from a CUDA Graph
   bool deterministic = false;  // the --deterministic option the runs used
   std::string precision = "fp32";  // the --precision the runs used (fp32, bf16)
+  std::string predictions, embeddings;  // the files written (empty: none)
 };
 
 struct ExperimentHooks {

@@ -81,6 +81,8 @@ void validate_options(const ExperimentOptions& options) {
   (void)Device::parse(options.device);  // throws with the accepted spellings
   SGNN_CHECK(options.runs == 1 || (options.checkpoint.empty() && options.resume.empty()),
              "--checkpoint and --resume apply to a single run; drop --runs ", options.runs);
+  SGNN_CHECK(options.runs == 1 || (options.predictions.empty() && options.embeddings.empty()),
+             "--predictions and --embeddings apply to a single run; drop --runs ", options.runs);
   const StepCapture capture = parse_step_capture(options.cuda_graph);
   SGNN_CHECK(capture != StepCapture::On || Device::parse(options.device).is_cuda(),
              "--cuda-graph on needs a CUDA device (--device cuda), got --device ", options.device);
@@ -131,6 +133,13 @@ std::string experiment_json(const ExperimentResult& result, const std::string& p
       .field("edges", result.edges)
       .field("features", result.features)
       .field("classes", result.classes);
+  for (const auto& [name, file] : {std::pair{"predictions", &result.predictions}, {"embeddings", &result.embeddings}}) {
+    if (file->empty()) {
+      json.key(name).null();
+    } else {
+      json.field(name, *file);
+    }
+  }
   const ExperimentResult::Phases& p = result.phases;
   json.key("phases")
       .begin_object()
@@ -140,6 +149,8 @@ std::string experiment_json(const ExperimentResult& result, const std::string& p
       .field("adjacency_ms", p.adjacency_ms)
       .field("upload_ms", p.upload_ms)
       .field("hrpb_ms", p.hrpb_ms)
+      .field("tuning_ms", p.tuning_ms)
+      .field("kernel_choices_stored", p.kernel_choices_stored)
       .field("first_epoch_ms", p.first_epoch_ms)
       .field("start_to_first_epoch_s", p.start_to_first_epoch_s)
       .end_object();

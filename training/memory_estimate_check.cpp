@@ -66,9 +66,9 @@ void require_experiment_fits(ModelKind kind, const graph_io::Dataset& dataset, c
       break;
     }
   }
-  if (precision == Precision::Float32) {
+  if (precision == Precision::Fp32) {
     memory::GraphShape half_graph = graph;
-    memory::ModelShape half_model = experiment_model_shape(kind, dataset, h, Precision::BFloat16);
+    memory::ModelShape half_model = experiment_model_shape(kind, dataset, h, Precision::Bf16);
     half_graph.training_feature_bytes = 2;
     half_model.nnz = model.nnz;
     alternatives.push_back({"bfloat16 mixed precision (--precision bf16)", memory::estimate_training(half_graph, half_model)});

@@ -89,7 +89,7 @@ void Module::zero_grad() {
 
 void Module::make_compute_copies() {
   compute_copies_.clear();
-  if (precision_ == Precision::Float32) return;
+  if (precision_ == Precision::Fp32) return;
   for (const auto& entry : parameters_) {
     const Tensor& master = *entry.second;
     compute_copies_.push_back(Tensor::empty(master.shape(), DType::BFloat16, master.device()));

@@ -95,7 +95,7 @@ class Module {
 
   std::vector<std::pair<std::string, Tensor*>> parameters_;
   std::vector<Tensor> compute_copies_;  // one per entry of parameters_ in BFloat16, none in Float32
-  Precision precision_ = Precision::Float32;
+  Precision precision_ = Precision::Fp32;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   bool training_ = true;
 };

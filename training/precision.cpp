@@ -5,17 +5,19 @@
 namespace sgnn::training {
 
 const char* precision_name(Precision precision) {
-  return precision == Precision::BFloat16 ? "bf16" : "fp32";
+  switch (precision) {
+    case Precision::Fp32: return "fp32";
+    case Precision::Bf16: return "bf16";
+  }
+  return "?";
 }
 
-Precision parse_precision(const std::string& text) {
-  if (text == "fp32") return Precision::Float32;
-  if (text == "bf16") return Precision::BFloat16;
-  throw InvalidArgument(detail::concat("precision must be fp32 or bf16, got \"", text, "\""));
+Precision parse_precision(std::string_view text) {
+  if (text == "fp32") return Precision::Fp32;
+  if (text == "bf16") return Precision::Bf16;
+  throw InvalidArgument(detail::concat("precision \"", text, "\" is not one this build knows (fp32, bf16)"));
 }
 
-DType activation_dtype(Precision precision) {
-  return precision == Precision::BFloat16 ? DType::BFloat16 : DType::Float32;
-}
+DType activation_dtype(Precision precision) { return precision == Precision::Bf16 ? DType::BFloat16 : DType::Float32; }
 
 }  // namespace sgnn::training

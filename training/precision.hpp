@@ -1,27 +1,29 @@
-// Precision: how a model computes, set per model (Module::set_precision) or
-// per experiment (ExperimentOptions::precision, --precision), never globally.
+// Precision: the number format a model computes in, set per model
+// (Module::set_precision, GcnConfig/GatConfig::precision, recorded in its
+// ModelDescription) or per experiment (ExperimentOptions::precision,
+// --precision), never globally.
 //
-//   Float32   everything float32.
-//   BFloat16  mixed precision: features, activations and their gradients are
-//             stored as bfloat16; every reduction accumulates in float
-//             (matmul, sums, softmax, edge softmax, loss); the loss and its
-//             value are float32. Weights keep float32 masters that the
-//             optimizer updates, with bfloat16 copies for the GEMMs written
-//             by the same Adam pass. No loss scaling: bfloat16 has float32's
-//             exponent range (docs/mixed_precision.md).
+//   Fp32  everything float32.
+//   Bf16  mixed precision: features, activations and their gradients are
+//         stored as bfloat16; every reduction accumulates in float (matmul,
+//         sums, softmax, edge softmax, loss); the loss and its value are
+//         float32. Weights keep float32 masters that the optimizer updates,
+//         with bfloat16 copies for the GEMMs written by the same Adam pass.
+//         No loss scaling: bfloat16 has float32's exponent range
+//         (docs/mixed_precision.md).
 #pragma once
 
-#include <string>
+#include <string_view>
 
 #include "core/dtype.hpp"
 
 namespace sgnn::training {
 
-enum class Precision : unsigned char { Float32, BFloat16 };
+enum class Precision : unsigned char { Fp32, Bf16 };
 
 const char* precision_name(Precision precision);  // "fp32", "bf16"
-// "fp32" | "bf16" -> Precision; anything else -> InvalidArgument.
-Precision parse_precision(const std::string& text);
+// The inverse of precision_name; InvalidArgument naming the precisions this build knows.
+Precision parse_precision(std::string_view text);
 // The dtype of activations (and of their gradients) at this precision.
 DType activation_dtype(Precision precision);
 

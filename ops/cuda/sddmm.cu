@@ -1,6 +1,8 @@
 // CUDA SDDMM after Sputnik (§VI), the Segments path of ops/sddmm_path.hpp
 // (the plan picks it for short rows; long rows go to sddmm_dense_rows.cu,
-// small graphs at small widths to sddmm_edges.cu):
+// small graphs at small widths to sddmm_edges.cu, and sddmm_edge_groups.cu
+// balances by entries; which one runs is timed per graph and width where that
+// pays, see choose() below and ops/kernel_choices.hpp):
 // one subwarp per (segment, head) of the
 // plan's work segments (ops/sparse_segments.hpp: rows cut into pieces of at
 // most segment_length entries, so hub rows spread over many subwarps; every
@@ -12,7 +14,11 @@
 // over items, so any number of rows launches. sddmm_add: one subwarp per segment
 // writes x[row] + y[col] for the segment's entries and heads, coalesced.
 #include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
 
+#include "ops/kernel_timer.hpp"
 #include "ops/cuda/sddmm_arguments.cuh"
 #include "ops/cuda/sparse_device.cuh"
 #include "ops/sddmm_backend.hpp"
@@ -122,6 +128,103 @@ void launch_add(const SddmmArguments& args, Device device) {
 
 }  // namespace
 
+namespace {
+
+// One way to compute sddmm_dot: a path and, for Segments and EdgeGroups, the lanes per item.
+struct SddmmVariant {
+  SddmmPath path = SddmmPath::Segments;
+  int lanes = 0;
+  std::string name() const {
+    const std::string base(sddmm_path_name(path));
+    return lanes > 0 ? base + "-" + std::to_string(lanes) : base;
+  }
+};
+
+// The EdgeGroups group sizes tried: four features slices (kVec each) per lane, and two.
+int edge_group_lanes(int64_t features, bool vectorized, int slices_per_lane) {
+  const int64_t slices = vectorized ? features / 4 : features;
+  return sparse_cuda::next_power_of_two(std::max<int64_t>(1, slices / slices_per_lane), 32);
+}
+
+int segment_lanes(int64_t features, bool vectorized) {
+  return vectorized ? sparse_cuda::next_power_of_two(features / 4, 32) : sparse_cuda::next_power_of_two(features, 32);
+}
+
+SddmmVariant variant_of(SddmmPath path, int64_t features, bool vectorized) {
+  if (path == SddmmPath::Segments) return {path, segment_lanes(features, vectorized)};
+  if (path == SddmmPath::EdgeGroups) return {path, edge_group_lanes(features, vectorized, 4)};
+  return {path, 0};
+}
+
+// Every variant that exists for this graph and width, the rule's first.
+std::vector<SddmmVariant> candidates(const SparsePlan& plan, int64_t features, bool vectorized) {
+  std::vector<SddmmVariant> all{variant_of(choose_sddmm_path(plan, features), features, vectorized)};
+  const auto add = [&](SddmmVariant variant) {
+    for (const SddmmVariant& known : all) {
+      if (known.name() == variant.name()) return;
+    }
+    all.push_back(variant);
+  };
+  add(variant_of(SddmmPath::Segments, features, vectorized));
+  if (features <= kDenseRowsMaxFeatures) add({SddmmPath::DenseRows, 0});
+  if (plan.entry_row.defined()) add({SddmmPath::Edges, 0});
+  add({SddmmPath::EdgeGroups, edge_group_lanes(features, vectorized, 4)});
+  add({SddmmPath::EdgeGroups, edge_group_lanes(features, vectorized, 2)});
+  return all;
+}
+
+void run(const SddmmVariant& variant, const SddmmArguments& args, int64_t rows, bool vectorized, Device device) {
+  switch (variant.path) {
+    case SddmmPath::DenseRows: return sddmm_cuda::launch_dense_rows(args, vectorized, device);
+    case SddmmPath::Edges: return sddmm_cuda::launch_edges(args, vectorized, device);
+    case SddmmPath::EdgeGroups: return sddmm_cuda::launch_edge_groups(args, rows, variant.lanes, vectorized, device);
+    default:
+      if (vectorized) return launch_dot_sub<4>(variant.lanes, args, device);
+      return launch_dot_sub<1>(variant.lanes, args, device);
+  }
+}
+
+// The forced path, else the graph's recorded choice, else timing (where it
+// pays, ops/kernel_choices.hpp), else the rule.
+SddmmVariant choose(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features, bool vectorized,
+                    const SddmmArguments& args, Device device) {
+  if (forced_sddmm_path() != SddmmPath::Auto) {
+    SddmmVariant forced = variant_of(choose_sddmm_path(plan, features), features, vectorized);
+    if (forced.lanes > 0 && forced_sddmm_lanes() > 0) forced.lanes = forced_sddmm_lanes();
+    return forced;
+  }
+  const std::vector<SddmmVariant> all = candidates(plan, features, vectorized);
+  const std::string key = "sddmm:h" + std::to_string(heads) + ":f" + std::to_string(features) +
+                          (vectorized ? "" : ":scalar");
+  if (const std::optional<std::string> recorded = plan.choices->find(key)) {
+    for (const SddmmVariant& variant : all) {
+      if (variant.name() == *recorded) return variant;
+    }
+  }
+  if (all.size() == 1 || !may_tune(csr, *plan.choices, stream_capturing(device))) return all.front();
+  SddmmVariant best = all.front();
+  double best_ms = std::numeric_limits<double>::infinity();
+  for (const SddmmVariant& variant : all) {
+    const double ms = fastest_of_two_ms(device, [&] { run(variant, args, csr.num_rows, vectorized, device); });
+    if (ms < best_ms) {
+      best_ms = ms;
+      best = variant;
+    }
+  }
+  plan.choices->set(key, best.name());
+  return best;
+}
+
+}  // namespace
+
+std::vector<std::pair<SddmmPath, int>> sddmm_candidates(const Csr& csr, int64_t features, bool vectorized) {
+  std::vector<std::pair<SddmmPath, int>> all;
+  for (const SddmmVariant& variant : candidates(*sparse_plan(csr), features, vectorized)) {
+    all.emplace_back(variant.path, variant.lanes);
+  }
+  return all;
+}
+
 void sddmm_dot_forward(Cuda, const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
                        Tensor& out) {
   if (out.numel() == 0) return;
@@ -130,16 +233,7 @@ void sddmm_dot_forward(Cuda, const Csr& csr, int64_t heads, int64_t features, co
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
   const SddmmArguments args = arguments_of(csr, *plan, heads, features, x, y, out);
   const bool vectorized = sddmm_cuda::vectorizable(features, x, y);
-  const SddmmPath path = choose_sddmm_path(*plan, features);
-  if (path == SddmmPath::DenseRows) {
-    sddmm_cuda::launch_dense_rows(args, vectorized, device);
-  } else if (path == SddmmPath::Edges) {
-    sddmm_cuda::launch_edges(args, vectorized, device);
-  } else if (vectorized) {
-    launch_dot_sub<4>(sparse_cuda::next_power_of_two(features / 4, 32), args, device);
-  } else {
-    launch_dot_sub<1>(sparse_cuda::next_power_of_two(features, 32), args, device);
-  }
+  run(choose(csr, *plan, heads, features, vectorized, args, device), args, csr.num_rows, vectorized, device);
 }
 
 void sddmm_add_forward(Cuda, const Csr& csr, int64_t heads, const Tensor& x, const Tensor& y, Tensor& out) {

@@ -1,7 +1,7 @@
 // The kernel arguments shared by the SDDMM kernels (ops/cuda/sddmm.cu: the
 // Segments path and sddmm_add; ops/cuda/sddmm_dense_rows.cu: the DenseRows
-// path; ops/cuda/sddmm_edges.cu: the Edges path) and the launches of the
-// DenseRows and Edges kernels.
+// path; ops/cuda/sddmm_edges.cu: the Edges path; ops/cuda/sddmm_edge_groups.cu:
+// the EdgeGroups path) and the launches of the DenseRows, Edges and EdgeGroups kernels.
 #pragma once
 
 #include <cstdint>
@@ -56,5 +56,9 @@ void launch_dense_rows(const SddmmArguments& args, bool vectorized, Device devic
 
 // sddmm_dot by the Edges kernel; needs args.entry_row.
 void launch_edges(const SddmmArguments& args, bool vectorized, Device device);
+
+// sddmm_dot by the EdgeGroups kernel with groups of `group_lanes` lanes (a
+// power of two in 1..32); `rows` is the CSR's row count.
+void launch_edge_groups(const SddmmArguments& args, int64_t rows, int group_lanes, bool vectorized, Device device);
 
 }  // namespace sgnn::ops::sddmm_cuda

@@ -23,12 +23,17 @@
 //    any width works (feature residues are predicated).
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
 
+#include "ops/kernel_timer.hpp"
 #include "ops/cuda/sparse_device.cuh"
 #include "ops/determinism.hpp"
 #include "ops/sparse_offsets.hpp"
 #include "ops/sparse_plan.hpp"
 #include "ops/spmm_backend.hpp"
+#include "ops/spmm_tile.hpp"
 
 namespace sgnn::ops {
 
@@ -251,6 +256,43 @@ void launch_sub(int sub, const SpmmArguments& args, bool wide_index, Device devi
   }
 }
 
+// Every tile has a kernel: float4 tiles of 1-4 accesses per lane (lanes 4-32
+// for 2 and 4 accesses), scalar tiles of one access (any lanes) or four (32 lanes).
+bool has_kernel(const SpmmTile& tile) {
+  if (tile.vec == 4) return tile.repeat == 1 || ((tile.repeat == 2 || tile.repeat == 4) && tile.sub >= 4);
+  return tile.repeat == 1 || (tile.repeat == 4 && tile.sub == 32);
+}
+
+void launch_tile(const SpmmTile& tile, const SpmmArguments& args, bool wide_index, Device device) {
+  if (tile.vec == 4) {
+    if (tile.repeat == 4) return launch_sub<4, 4>(tile.sub, args, wide_index, device);
+    if (tile.repeat == 2) return launch_sub<4, 2>(tile.sub, args, wide_index, device);
+    return launch_sub<4, 1>(tile.sub, args, wide_index, device);
+  }
+  if (tile.repeat == 4) return launch<1, 32, 4>(args, wide_index, device);
+  return launch_sub<1, 1>(tile.sub, args, wide_index, device);
+}
+
+std::string tile_name(const SpmmTile& tile) {
+  return "v" + std::to_string(tile.vec) + "s" + std::to_string(tile.sub) + "r" + std::to_string(tile.repeat);
+}
+
+// The tiles timed for a width, the rule's first: float4 tiles of one, two
+// and four accesses per lane, each with the fewest lanes that cover the row
+// (more rows per warp and more loads in flight per lane as accesses grow).
+std::vector<SpmmTile> candidate_tiles(int64_t features, bool vectorizable) {
+  std::vector<SpmmTile> tiles{choose_tile(features, vectorizable)};
+  if (!vectorizable || features % 4 != 0) return tiles;
+  for (const int repeat : {1, 2, 4}) {
+    const int64_t lanes = (features / 4 + repeat - 1) / repeat;  // lanes for one row's float4s
+    const SpmmTile tile{4, sparse_cuda::next_power_of_two(lanes, 32), repeat};
+    const bool known = std::any_of(tiles.begin(), tiles.end(), [&](const SpmmTile& t) { return tile_name(t) == tile_name(tile); });
+    // A tile over twice the row's width would leave most lanes idle.
+    if (!known && has_kernel(tile) && tile.width() < 2 * features + 4 * 4) tiles.push_back(tile);
+  }
+  return tiles;
+}
+
 __global__ void gather_edges_kernel(Offsets map, const float* __restrict__ in, float* __restrict__ out, int64_t count,
                                     int64_t width) {
   const int64_t total = count * width;
@@ -285,7 +327,45 @@ __global__ void reduce_split_rows_kernel(const int32_t* __restrict__ rows, const
   }
 }
 
+// The forced tile, else the graph's recorded choice, else timing (where it
+// pays, ops/kernel_choices.hpp), else the rule. Every tile computes each
+// output from the same entries in the same order: the choice changes speed only.
+template <typename Run>
+SpmmTile choose_spmm_tile(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features, bool vectorizable,
+                          Device device, const Run& run) {
+  const std::vector<SpmmTile> tiles = candidate_tiles(features, vectorizable);
+  const std::string forced = forced_spmm_tile();
+  for (const SpmmTile& tile : tiles) {
+    if (!forced.empty() && tile_name(tile) == forced) return tile;
+  }
+  const std::string key = "spmm-tile:h" + std::to_string(heads) + ":f" + std::to_string(features) +
+                          (vectorizable ? "" : ":scalar");
+  if (const std::optional<std::string> recorded = plan.choices->find(key)) {
+    for (const SpmmTile& tile : tiles) {
+      if (tile_name(tile) == *recorded) return tile;
+    }
+  }
+  if (tiles.size() == 1 || !may_tune(csr, *plan.choices, stream_capturing(device))) return tiles.front();
+  SpmmTile best = tiles.front();
+  double best_ms = std::numeric_limits<double>::infinity();
+  for (const SpmmTile& tile : tiles) {
+    const double ms = fastest_of_two_ms(device, [&] { run(tile); });
+    if (ms < best_ms) {
+      best_ms = ms;
+      best = tile;
+    }
+  }
+  plan.choices->set(key, tile_name(best));
+  return best;
+}
+
 }  // namespace
+
+std::vector<std::string> spmm_tile_names(int64_t features, bool vectorizable) {
+  std::vector<std::string> names;
+  for (const SpmmTile& tile : candidate_tiles(features, vectorizable)) names.push_back(tile_name(tile));
+  return names;
+}
 
 void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
                   Tensor& c) {
@@ -301,13 +381,6 @@ void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int
                             (!ordered || sparse_cuda::aligned16(partials.raw_data()));
   cudaStream_t stream = cuda::stream(device);
   const int32_t* split_rows = split ? plan->split_rows.data<int32_t>() : nullptr;
-  if (split && !ordered) {
-    const LaunchShape shape = elementwise_launch_shape(plan->num_split_rows * width, device);
-    zero_split_rows_kernel<<<shape.blocks, shape.threads, 0, stream>>>(split_rows, plan->num_split_rows, width,
-                                                                       c.data<float>());
-    SGNN_CUDA_CHECK_LAUNCH("zero_split_rows_kernel");
-  }
-  const SpmmTile tile = choose_tile(features, vectorizable);
   SpmmArguments args{offsets_of(csr.indptr),
                      csr.indices.data<int32_t>(),
                      values.defined() ? values.data<float>() : nullptr,
@@ -319,18 +392,22 @@ void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int
                      ordered ? partials.data<float>() : nullptr,
                      static_cast<int>(heads),
                      features,
-                     (features + tile.width() - 1) / tile.width(),
+                     0,
                      sparse_cuda::aligned16(csr.indices.raw_data()),
                      b.data<float>(),
                      c.data<float>()};
   const bool wide_index = csr.num_cols * heads * features >= (int64_t{1} << 31);
-  if (tile.vec == 4) {
-    if (tile.repeat == 2) launch<4, 32, 2>(args, wide_index, device);
-    else launch_sub<4, 1>(tile.sub, args, wide_index, device);
-  } else {
-    if (tile.repeat == 1) launch_sub<1, 1>(tile.sub, args, wide_index, device);
-    else launch<1, 32, 4>(args, wide_index, device);
-  }
+  const auto run = [&](const SpmmTile& tile) {
+    args.tiles = (features + tile.width() - 1) / tile.width();
+    if (split && !ordered) {  // the split rows are summed into C with atomics: cleared before every launch
+      const LaunchShape shape = elementwise_launch_shape(plan->num_split_rows * width, device);
+      zero_split_rows_kernel<<<shape.blocks, shape.threads, 0, stream>>>(split_rows, plan->num_split_rows, width,
+                                                                         c.data<float>());
+      SGNN_CUDA_CHECK_LAUNCH("zero_split_rows_kernel");
+    }
+    launch_tile(tile, args, wide_index, device);
+  };
+  run(choose_spmm_tile(csr, *plan, heads, features, vectorizable, device, run));
   if (ordered) {
     const LaunchShape shape = elementwise_launch_shape(plan->num_split_rows * width, device);
     reduce_split_rows_kernel<<<shape.blocks, shape.threads, 0, stream>>>(

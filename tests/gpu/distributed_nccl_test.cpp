@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "core/device.hpp"
+#include "distributed/halo_exchange.hpp"
 #include "distributed/nccl_ranks.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/reduce.hpp"

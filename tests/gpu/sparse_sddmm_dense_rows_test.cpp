@@ -1,6 +1,7 @@
 // GPU tier: every CUDA kernel of sddmm_dot (ops/sddmm_path.hpp: Segments,
-// DenseRows and Edges), each forced on the same graphs, against a float64
-// reference on the host, outputs poisoned before every run.
+// DenseRows, Edges and EdgeGroups with every group size), each forced on the
+// same graphs, against a float64 reference on the host, outputs poisoned
+// before every run; and the measured choice between them.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -78,8 +79,9 @@ std::vector<double> reference_dot(const Csr& csr, int64_t heads, int64_t feature
 }
 
 // Runs the CUDA sddmm_dot with `path` forced into a poisoned output.
-Tensor run_forced(SddmmPath path, const Csr& gpu, int64_t heads, int64_t features, const Tensor& x, const Tensor& y) {
-  const ops::ScopedSddmmPath forced(path);
+Tensor run_forced(SddmmPath path, const Csr& gpu, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
+                  int lanes = 0) {
+  const ops::ScopedSddmmPath forced(path, lanes);
   Tensor out = poisoned({gpu.nnz * heads}, kGpu);
   ops::sddmm_dot_forward(ops::Cuda{}, gpu, heads, features, x, y, out);
   return out;
@@ -104,6 +106,13 @@ Tensor check_every_path(const Csr& cpu, const Csr& gpu, int64_t heads, int64_t f
   if (ops::sparse_plan(gpu)->entry_row.defined()) {
     const Tensor edges = run_forced(SddmmPath::Edges, gpu, heads, features, x_gpu, y_gpu);
     CHECK(relative_error(edges, expected) < 1e-5);
+  }
+  for (const int lanes : {1, 2, 4, 8, 16, 32}) {
+    CAPTURE(lanes);
+    const Tensor groups = run_forced(SddmmPath::EdgeGroups, gpu, heads, features, x_gpu, y_gpu, lanes);
+    CHECK(relative_error(groups, expected) < 1e-5);
+    const Tensor segments_lanes = run_forced(SddmmPath::Segments, gpu, heads, features, x_gpu, y_gpu, lanes);
+    CHECK(relative_error(segments_lanes, expected) < 1e-5);
   }
   return dense;
 }
@@ -164,7 +173,7 @@ TEST_CASE("GPU sddmm_dot: the dense-row and edge paths take scalar loads on misa
     const std::vector<double> expected = reference_dot(cpu, 1, features, misaligned(x_storage, cpu.num_rows, features),
                                                        misaligned(y_storage, cpu.num_cols, features));
     REQUIRE(ops::sparse_plan(gpu)->entry_row.defined());
-    for (SddmmPath path : {SddmmPath::DenseRows, SddmmPath::Edges}) {
+    for (SddmmPath path : {SddmmPath::DenseRows, SddmmPath::Edges, SddmmPath::EdgeGroups}) {
       const Tensor got = run_forced(path, gpu, 1, features, misaligned(x_storage.to(kGpu), cpu.num_rows, features),
                                     misaligned(y_storage.to(kGpu), cpu.num_cols, features));
       CAPTURE(features);

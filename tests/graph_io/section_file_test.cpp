@@ -130,6 +130,17 @@ TEST_CASE("section file: wrong kind, kind version, container version and foreign
   CHECK(read_problem(dir / "missing.sgnn").find("cannot open") != std::string::npos);
 }
 
+TEST_CASE("section file: a reader of several kind versions accepts each and refuses the rest") {
+  TempDir dir;
+  write_section_file(dir / "f.sgnn", sample());  // kind version 3
+  CHECK(read_section_file(dir / "f.sgnn", "checkpoint", 1, 3).kind_version == 3);
+  CHECK(read_section_file(dir / "f.sgnn", "checkpoint", 3, 5).kind_version == 3);
+  CHECK_THROWS_WITH_AS(read_section_file(dir / "f.sgnn", "checkpoint", 1, 2),
+                       doctest::Contains("checkpoint format version 3, this build reads versions 1 to 2"), IoError);
+  CHECK_THROWS_WITH_AS(read_section_file(dir / "f.sgnn", "checkpoint", 4, 5),
+                       doctest::Contains("this build reads versions 4 to 5"), IoError);
+}
+
 TEST_CASE("section file: bad arguments are refused before anything is written") {
   TempDir dir;
   SectionFile file = sample();

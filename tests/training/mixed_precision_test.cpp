@@ -85,10 +85,10 @@ TEST_CASE("set_precision gives every parameter a bfloat16 copy of its float32 ma
   const std::shared_ptr<Model> model = tiny_gcn(task, generator);
   for (const Tensor& copy : model->compute_copies()) CHECK_FALSE(copy.defined());
   CHECK(model->activation_dtype() == DType::Float32);
-  model->set_precision(Precision::BFloat16);
-  CHECK(model->precision() == Precision::BFloat16);
+  model->set_precision(Precision::Bf16);
+  CHECK(model->precision() == Precision::Bf16);
   CHECK(model->activation_dtype() == DType::BFloat16);
-  CHECK(model->layers()[1]->precision() == Precision::BFloat16);  // submodules follow
+  CHECK(model->layers()[1]->precision() == Precision::Bf16);  // submodules follow
   CHECK(copies_match_masters(*model));
   for (const Tensor& master : model->parameters()) CHECK(master.dtype() == DType::Float32);
   // A master changed behind the model's back: refresh_compute_copies catches up.
@@ -98,23 +98,23 @@ TEST_CASE("set_precision gives every parameter a bfloat16 copy of its float32 ma
   model->refresh_compute_copies();
   CHECK(copies_match_masters(*model));
   CHECK_THROWS_AS(model->compute_copy(first), InvalidArgument);  // not a member of the Model itself
-  model->set_precision(Precision::Float32);
+  model->set_precision(Precision::Fp32);
   for (const Tensor& copy : model->compute_copies()) CHECK_FALSE(copy.defined());
-  CHECK(parse_precision("bf16") == Precision::BFloat16);
-  CHECK(parse_precision("fp32") == Precision::Float32);
-  CHECK_THROWS_WITH_AS(parse_precision("fp16"), doctest::Contains("fp32 or bf16"), InvalidArgument);
+  CHECK(parse_precision("bf16") == Precision::Bf16);
+  CHECK(parse_precision("fp32") == Precision::Fp32);
+  CHECK_THROWS_WITH_AS(parse_precision("fp16"), doctest::Contains("fp32, bf16"), InvalidArgument);
 }
 
 TEST_CASE("the optimizer refreshes the copies in its step: Adam in the same pass, SGD after it") {
   const TinyTask task = tiny_task();
   for (const bool gat : {false, true}) {
     CAPTURE(gat);
-    Run run(gat, task, 2, 5, Precision::BFloat16);
+    Run run(gat, task, 2, 5, Precision::Bf16);
     for (int epoch = 0; epoch < 3; ++epoch) run.trainer.run_epoch();
     CHECK(copies_match_masters(*run.model));
   }
   Generator generator(3);
-  const std::shared_ptr<Model> model = tiny_model(false, task, generator, Precision::BFloat16);
+  const std::shared_ptr<Model> model = tiny_model(false, task, generator, Precision::Bf16);
   Sgd sgd(model->parameter_groups(0.0f), ops::SgdHyperparameters{0.5f, 0.9f});
   for (int step = 0; step < 2; ++step) {
     sgd.zero_grad();
@@ -128,13 +128,13 @@ TEST_CASE("the optimizer refreshes the copies in its step: Adam in the same pass
 TEST_CASE("a BF16 model with an optimizer that does not hold its copies is refused") {
   const TinyTask task = tiny_task();
   Generator generator(4);
-  const std::shared_ptr<Model> model = tiny_model(false, task, generator, Precision::BFloat16);
+  const std::shared_ptr<Model> model = tiny_model(false, task, generator, Precision::Bf16);
   Adam blind(model->parameters());  // no compute copies: the GEMMs would run on stale weights
   CHECK_THROWS_WITH_AS(Trainer(*model, blind, task.data, {}), doctest::Contains("parameter_groups"), InvalidArgument);
   // Groups built before set_precision hold no copies either.
   const std::shared_ptr<Model> late = tiny_gcn(task, generator);
   Adam early(late->parameter_groups(5e-4f));
-  late->set_precision(Precision::BFloat16);
+  late->set_precision(Precision::Bf16);
   CHECK_THROWS_AS(Trainer(*late, early, task.data, {}), InvalidArgument);
 }
 
@@ -144,8 +144,8 @@ TEST_CASE("BF16 GCN and GAT: bfloat16 activations and logits near float32's, flo
     CAPTURE(gat);
     Generator wide_generator(5);
     Generator narrow_generator(5);
-    const std::shared_ptr<Model> wide = tiny_model(gat, task, wide_generator, Precision::Float32);
-    const std::shared_ptr<Model> narrow = tiny_model(gat, task, narrow_generator, Precision::BFloat16);
+    const std::shared_ptr<Model> wide = tiny_model(gat, task, wide_generator, Precision::Fp32);
+    const std::shared_ptr<Model> narrow = tiny_model(gat, task, narrow_generator, Precision::Bf16);
     wide->eval();
     narrow->eval();
     const Tensor wide_logits = wide->forward(task.data.graph, task.data.features);
@@ -176,7 +176,7 @@ TEST_CASE("BF16: restoring the best epoch refreshes the copies, so the final eva
   const TinyTask task = tiny_task();
   for (const bool gat : {false, true}) {
     CAPTURE(gat);
-    Run run(gat, task, 6, 40, Precision::BFloat16);
+    Run run(gat, task, 6, 40, Precision::Bf16);
     const TrainResult result = run.trainer.fit();
     REQUIRE(result.best_epoch >= 1);
     REQUIRE(result.best_epoch < static_cast<int64_t>(result.history.size()));  // the last epoch is not the best
@@ -192,15 +192,15 @@ TEST_CASE("BF16 resumes from a checkpoint bit-identically (deterministic mode), 
   const TinyTask task = tiny_task();
   for (const bool gat : {false, true}) {
     CAPTURE(gat);
-    Run uninterrupted(gat, task, 7, 20, Precision::BFloat16);
+    Run uninterrupted(gat, task, 7, 20, Precision::Bf16);
     const TrainResult expected = uninterrupted.trainer.fit();
     const fs::path path = scratch(gat ? "gat.ckpt" : "gcn.ckpt");
     {
-      Run first_half(gat, task, 7, 20, Precision::BFloat16);
+      Run first_half(gat, task, 7, 20, Precision::Bf16);
       for (int epoch = 0; epoch < 7; ++epoch) first_half.trainer.run_epoch();
       save_checkpoint(path, *first_half.model, first_half.optimizer, first_half.trainer.state(), first_half.generator);
     }
-    Run resumed(gat, task, 999, 20, Precision::BFloat16);  // other weights: all must come from the file
+    Run resumed(gat, task, 999, 20, Precision::Bf16);  // other weights: all must come from the file
     load_checkpoint(path, *resumed.model, resumed.optimizer, resumed.trainer, resumed.generator);
     CHECK(copies_match_masters(*resumed.model));
     const TrainResult got = resumed.trainer.fit();
@@ -215,32 +215,34 @@ TEST_CASE("BF16 resumes from a checkpoint bit-identically (deterministic mode), 
   fs::remove_all(scratch("x").parent_path());
 }
 
-TEST_CASE("checkpoints record the precision: float32 masters, a mismatch refused, old files read as fp32") {
+TEST_CASE("checkpoints record the precision with float32 masters; a model of the other precision is refused") {
   const TinyTask task = tiny_task();
-  Run narrow(false, task, 8, 5, Precision::BFloat16);
+  Run narrow(false, task, 8, 5, Precision::Bf16);
   narrow.trainer.run_epoch();
   const fs::path path = scratch("precision.ckpt");
   save_checkpoint(path, *narrow.model, narrow.optimizer, narrow.trainer.state(), narrow.generator);
-  graph_io::SectionFile contents = graph_io::read_section_file(path, "checkpoint", kCheckpointVersion);
+  const graph_io::SectionFile contents = graph_io::read_section_file(path, "checkpoint", kCheckpointVersion);
   CHECK(contents.meta("precision") == "bf16");
+  int masters = 0;
   for (const auto& [name, tensor] : contents.sections) {
-    if (name.starts_with("param.")) CHECK(tensor.dtype() == DType::Float32);  // the masters
+    if (!name.starts_with("param.") && !name.starts_with("best.")) continue;
+    CHECK(tensor.dtype() == DType::Float32);
+    ++masters;
   }
-  Run wide(false, task, 9, 5, Precision::Float32);
+  CHECK(masters > 0);
+  Run wide(false, task, 9, 5, Precision::Fp32);
   const auto before = parameter_values(*wide.model);
   CHECK_THROWS_WITH_AS(load_checkpoint(path, *wide.model, wide.optimizer, wide.trainer, wide.generator),
-                       doctest::Contains("--precision bf16"), InvalidArgument);
+                       doctest::Contains("computes in bf16"), InvalidArgument);
   CHECK(parameter_values(*wide.model) == before);
-
-  // A checkpoint written before the precision was recorded is a float32 one.
-  contents.metadata.erase("precision");
-  const fs::path old = scratch("old.ckpt");
-  graph_io::write_section_file(old, contents);
-  load_checkpoint(old, *wide.model, wide.optimizer, wide.trainer, wide.generator);
-  CHECK(wide.trainer.state().epoch == 1);
-  Run other(false, task, 10, 5, Precision::BFloat16);
-  CHECK_THROWS_WITH_AS(load_checkpoint(old, *other.model, other.optimizer, other.trainer, other.generator),
-                       doctest::Contains("--precision fp32"), InvalidArgument);
+  // A model switched to bf16 after it was made describes itself as bf16.
+  Run switched(false, task, 10, 5, Precision::Fp32);
+  switched.model->set_precision(Precision::Bf16);
+  CHECK(switched.model->description().precision == Precision::Bf16);
+  // The trained model rebuilt from the file alone computes in bf16, copies fresh.
+  const TrainedModel trained = load_trained_model(path, CheckpointParameters::Last);
+  CHECK(trained.model->precision() == Precision::Bf16);
+  CHECK(copies_match_masters(*trained.model));
   fs::remove_all(path.parent_path());
 }
 
@@ -250,7 +252,7 @@ TEST_CASE("--precision reaches the experiment, the results JSON and a bit-identi
     examples::ProgramOptions options;
     examples::add_training_flags(app, kind, options);
     app.parse("--dataset cora --precision bf16", false);
-    CHECK(options.experiment.precision == Precision::BFloat16);
+    CHECK(options.experiment.precision == Precision::Bf16);
     CLI::App bad{"test"};
     examples::ProgramOptions ignored;
     examples::add_training_flags(bad, kind, ignored);
@@ -258,7 +260,7 @@ TEST_CASE("--precision reaches the experiment, the results JSON and a bit-identi
   }
   ExperimentOptions options;
   options.dataset = "cora";
-  options.precision = Precision::BFloat16;
+  options.precision = Precision::Bf16;
   options.deterministic = true;
   options.epochs = 12;
   const ExperimentResult uninterrupted = run_experiment(options);
@@ -307,18 +309,18 @@ TEST_CASE("the memory estimate counts 2-byte activations in BF16 and suggests --
   Hyperparameters h;
   h.hidden = 4096;
   const memory::Estimate needs_fp32 = memory::estimate_training(
-      experiment_graph_shape(ModelKind::Gcn, dataset, false, Precision::Float32),
-      experiment_model_shape(ModelKind::Gcn, dataset, h, Precision::Float32));
+      experiment_graph_shape(ModelKind::Gcn, dataset, false, Precision::Fp32),
+      experiment_model_shape(ModelKind::Gcn, dataset, h, Precision::Fp32));
   const memory::Estimate needs_bf16 = memory::estimate_training(
-      experiment_graph_shape(ModelKind::Gcn, dataset, false, Precision::BFloat16),
-      experiment_model_shape(ModelKind::Gcn, dataset, h, Precision::BFloat16));
+      experiment_graph_shape(ModelKind::Gcn, dataset, false, Precision::Bf16),
+      experiment_model_shape(ModelKind::Gcn, dataset, h, Precision::Bf16));
   REQUIRE(needs_bf16.total_bytes() < needs_fp32.total_bytes());
   memory::set_free_bytes_override((needs_bf16.total_bytes() + needs_fp32.total_bytes()) / 2);
   CHECK_THROWS_WITH_AS(require_experiment_fits(ModelKind::Gcn, dataset, h, false, Device::cpu(), std::nullopt,
-                                               Precision::Float32),
+                                               Precision::Fp32),
                        doctest::Contains("--precision bf16"), OutOfMemoryError);
   CHECK_NOTHROW(require_experiment_fits(ModelKind::Gcn, dataset, h, false, Device::cpu(), std::nullopt,
-                                        Precision::BFloat16));
+                                        Precision::Bf16));
   memory::set_free_bytes_override(std::nullopt);
 }
 
@@ -329,7 +331,7 @@ TEST_CASE("BF16 GCN on Cora trains to within 0.5 points of float32 (seeds 0 and 
   double wide_total = 0.0;
   double narrow_total = 0.0;
   for (const uint64_t seed : {0, 1}) {
-    for (const Precision precision : {Precision::Float32, Precision::BFloat16}) {
+    for (const Precision precision : {Precision::Fp32, Precision::Bf16}) {
       Generator generator(seed);
       GcnConfig config;
       config.in_features = cora.features;
@@ -340,7 +342,7 @@ TEST_CASE("BF16 GCN on Cora trains to within 0.5 points of float32 (seeds 0 and 
       Trainer trainer(*model, optimizer, cora.data, {});
       const double accuracy = trainer.fit().best.test.accuracy;
       MESSAGE("GCN Cora seed ", seed, " ", std::string(precision_name(precision)), ": test accuracy ", accuracy);
-      (precision == Precision::Float32 ? wide_total : narrow_total) += accuracy / 2.0;
+      (precision == Precision::Fp32 ? wide_total : narrow_total) += accuracy / 2.0;
     }
   }
   MESSAGE("GCN Cora mean of 2 seeds: fp32 ", wide_total, ", bf16 ", narrow_total);
@@ -350,7 +352,7 @@ TEST_CASE("BF16 GCN on Cora trains to within 0.5 points of float32 (seeds 0 and 
 TEST_CASE("BF16 GAT on Cora trains to within 0.5 points of float32 (seed 0, PyG's settings)") {
   const Planetoid cora = load_planetoid("cora", /*symmetric_normalization=*/false);
   double accuracy[2] = {0.0, 0.0};
-  for (const Precision precision : {Precision::Float32, Precision::BFloat16}) {
+  for (const Precision precision : {Precision::Fp32, Precision::Bf16}) {
     Generator generator(0);
     GatConfig config;
     config.in_features = cora.features;
@@ -362,7 +364,7 @@ TEST_CASE("BF16 GAT on Cora trains to within 0.5 points of float32 (seed 0, PyG'
     options.patience = 100;
     Trainer trainer(*model, optimizer, cora.data, options);
     const TrainResult result = trainer.fit();
-    accuracy[precision == Precision::BFloat16 ? 1 : 0] = result.best.test.accuracy;
+    accuracy[precision == Precision::Bf16 ? 1 : 0] = result.best.test.accuracy;
     MESSAGE("GAT Cora ", std::string(precision_name(precision)), ": test accuracy ", result.best.test.accuracy, " at epoch ",
             result.best_epoch, " of ", result.history.size());
   }

@@ -27,6 +27,8 @@ fs::path find_dataset(const std::string& name) {
 
 }  // namespace
 
+std::string planetoid_path(const std::string& name) { return find_dataset(name).string(); }
+
 Planetoid load_planetoid(const std::string& name, bool symmetric_normalization) {
   const graph_io::Dataset dataset = graph_io::load_dataset(find_dataset(name).string());
   const int64_t nodes = dataset.num_nodes();

@@ -22,4 +22,7 @@ struct Planetoid {
 // `symmetric_normalization`: GCN's D^-1/2 (A+I) D^-1/2; otherwise the pattern of A+I (GAT).
 Planetoid load_planetoid(const std::string& name, bool symmetric_normalization);
 
+// The bundled dataset's folder, for graph_io::load_dataset.
+std::string planetoid_path(const std::string& name);
+
 }  // namespace sgnn::testing

@@ -1,0 +1,85 @@
+// Measured kernel choices. Where several kernels compute the same op (CSR
+// SpMM tiles, CSR or HRPB SpMM, the SDDMM paths), the first call of an
+// (op, heads, width) on a graph times every candidate for a few launches on
+// the call's own operands and keeps the fastest in the graph's plan
+// (ops/sparse_plan.hpp); every later call reuses it. Choices are exported
+// and imported as text (graph_io stores them beside the adjacency cache),
+// so a later run with the same cache makes the same choices without timing.
+//
+// Timing happens only where it can pay and cannot change results that must
+// not change; otherwise each op's rule decides (and nothing is recorded):
+//   - on CUDA devices, outside CUDA Graph capture;
+//   - on graphs of at least kTuningMinEntries entries: below that a whole
+//     training step takes ~0.1 ms and the kernels differ by microseconds,
+//     so 200 epochs of the best choice save less than timing costs;
+//   - not under ops::set_deterministic(true) unless the graph's choices were
+//     imported (the candidates sum in different orders; a stored choice keeps
+//     runs reproducible, a fresh timing might not);
+//   - not while set_kernel_tuning(false).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "core/csr.hpp"
+
+namespace sgnn::ops {
+
+inline constexpr int64_t kTuningMinEntries = int64_t{1} << 18;
+
+// Keys look like "spmm-tile:h1:f128", values like "v4s32r1".
+using KernelChoiceMap = std::map<std::string, std::string>;
+
+// The choices of one graph (shared by a plan and, for a symmetric pattern,
+// its transpose's plan). Thread safe.
+class KernelChoiceTable {
+ public:
+  std::optional<std::string> find(const std::string& key) const;
+  void set(const std::string& key, const std::string& variant);
+  KernelChoiceMap all() const;
+  void import(const KernelChoiceMap& choices);
+  bool imported() const;
+  // From now on this table reads and writes `other` (which must not forward back).
+  void forward_to(std::shared_ptr<KernelChoiceTable> other);
+
+ private:
+  std::shared_ptr<KernelChoiceTable> target() const;
+  mutable std::mutex mutex_;
+  KernelChoiceMap choices_;
+  bool imported_ = false;
+  std::shared_ptr<KernelChoiceTable> forward_;
+};
+
+// The choices recorded for `csr` (its plan's table), e.g. to store them.
+KernelChoiceMap kernel_choices(const Csr& csr);
+// Sets choices for `csr` before its first use (e.g. read from a cache file);
+// calls then use them instead of timing. Unknown keys or variants are
+// ignored by the ops (a newer or older library may name others).
+void import_kernel_choices(const Csr& csr, const KernelChoiceMap& choices);
+// Makes `transpose` use the same table as `csr` (same pattern, e.g. a
+// symmetrised graph): its choices are then timed once for both.
+void share_kernel_choices(const Csr& csr, const Csr& transpose);
+
+// Process-wide switch (default on); ScopedKernelTuning for a scope.
+void set_kernel_tuning(bool enabled);
+bool kernel_tuning_enabled();
+class ScopedKernelTuning {
+ public:
+  explicit ScopedKernelTuning(bool enabled) : previous_(kernel_tuning_enabled()) { set_kernel_tuning(enabled); }
+  ~ScopedKernelTuning() { set_kernel_tuning(previous_); }
+  ScopedKernelTuning(const ScopedKernelTuning&) = delete;
+  ScopedKernelTuning& operator=(const ScopedKernelTuning&) = delete;
+
+ private:
+  bool previous_;
+};
+
+// Whether a call on `csr` with table `table` may time candidates now (the
+// rules above; `capturing`: the stream is being captured into a CUDA Graph).
+bool may_tune(const Csr& csr, const KernelChoiceTable& table, bool capturing);
+
+}  // namespace sgnn::ops

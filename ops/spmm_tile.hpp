@@ -1,0 +1,38 @@
+// The tiles of the CSR SpMM kernel (ops/cuda/spmm.cu): how many floats a lane
+// loads per access (4 or 1), how many lanes share a row's features, how many
+// accesses a lane makes per entry. Named "v<vec>s<lanes>r<accesses>", e.g.
+// "v4s32r1" (one float4 per lane, 32 lanes: a 128-wide row per subwarp).
+// Which tile runs is timed per graph and width where that pays
+// (ops/kernel_choices.hpp), else a rule by the width; every tile sums each
+// output over the same entries in the same order, so the choice changes the
+// speed, never the result.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sgnn::ops {
+
+// The tiles there are for a per-head width (vectorizable: float4 loads are
+// possible, i.e. aligned operands and a width that is a multiple of 4); the
+// rule's tile first. Defined by the CUDA backend (CUDA builds only).
+std::vector<std::string> spmm_tile_names(int64_t features, bool vectorizable);
+
+// Forces a tile by name process-wide when it exists for the call's width
+// ("" = back to the choice); tests run every tile, bench_sparse compares them.
+void force_spmm_tile(const std::string& name);
+std::string forced_spmm_tile();
+
+class ScopedSpmmTile {
+ public:
+  explicit ScopedSpmmTile(const std::string& name) : previous_(forced_spmm_tile()) { force_spmm_tile(name); }
+  ~ScopedSpmmTile() { force_spmm_tile(previous_); }
+  ScopedSpmmTile(const ScopedSpmmTile&) = delete;
+  ScopedSpmmTile& operator=(const ScopedSpmmTile&) = delete;
+
+ private:
+  std::string previous_;
+};
+
+}  // namespace sgnn::ops

@@ -1,0 +1,135 @@
+// GPU tier: every CSR SpMM tile against the CPU backend, and the measured
+// kernel choices (ops/kernel_choices.hpp): the first call of an (op, width)
+// on a large enough graph times the candidates and records the fastest,
+// later calls and imported choices do not time again, deterministic runs
+// without stored choices use the rules, and every choice computes the same
+// function (within the TF32 bound where HRPB is chosen).
+#include <doctest/doctest.h>
+
+#include "graph_io/hrpb_builder.hpp"
+#include "ops/determinism.hpp"
+#include "ops/kernel_choices.hpp"
+#include "ops/kernel_timer.hpp"
+#include "ops/sddmm.hpp"
+#include "ops/sddmm_backend.hpp"
+#include "ops/spmm.hpp"
+#include "ops/spmm_backend.hpp"
+#include "ops/spmm_format.hpp"
+#include "ops/sparse_plan.hpp"
+#include "ops/spmm_tile.hpp"
+#include "tests/support/gpu_testing.hpp"
+#include "tests/support/sparse_graphs.hpp"
+#include "tests/support/testing.hpp"
+
+using namespace sgnn;
+using namespace sgnn::testing;
+
+namespace {
+
+// A graph above ops::kTuningMinEntries, so that its kernels are timed.
+Adjacency tunable_graph(uint64_t seed) {
+  Adjacency graph = random_graph(40000, 320000, seed);
+  REQUIRE(graph.nnz() >= ops::kTuningMinEntries);
+  return graph;
+}
+
+Tensor cpu_spmm(const Adjacency& cpu, const Tensor& b) {
+  Tensor expected = Tensor::empty({cpu.num_rows(), b.size(1)});
+  ops::spmm_forward(ops::Cpu{}, cpu.csr, cpu.values, 1, b.size(1), b, expected);
+  return expected;
+}
+
+}  // namespace
+
+TEST_CASE("GPU spmm: every CSR tile matches the CPU backend on random, R-MAT and hub graphs") {
+  const std::vector<Adjacency> graphs = {random_graph(33, 20, 4), random_graph(1000, 9000, 5),
+                                         rmat_graph(4096, 60000, 6), hub_graph(100001, 100000, 77)};
+  uint64_t seed = 3000;
+  for (const Adjacency& cpu : graphs) {
+    const Adjacency gpu = cpu.to(kGpu);
+    for (int64_t features : {4, 8, 12, 16, 32, 48, 64, 96, 128, 160, 256, 512}) {
+      const std::vector<std::string> tiles = ops::spmm_tile_names(features, true);
+      REQUIRE_FALSE(tiles.empty());
+      const Tensor b = random_tensor({cpu.num_cols(), features}, ++seed);
+      const Tensor expected = cpu_spmm(cpu, b);
+      for (const std::string& tile : tiles) {
+        const ops::ScopedSpmmTile forced(tile);
+        Tensor got = poisoned({cpu.num_rows(), features}, kGpu);
+        ops::spmm_forward(ops::Cuda{}, gpu.csr, gpu.values, 1, features, b.to(kGpu), got);
+        CAPTURE(cpu.nnz());
+        CAPTURE(features);
+        CAPTURE(tile);
+        CHECK(relative_error(got, expected) < 2e-5);
+      }
+    }
+  }
+}
+
+TEST_CASE("GPU measured choices: timed once per (op, width), reused, exported and imported without timing again") {
+  const Adjacency cpu = tunable_graph(11);
+  const Adjacency gpu = cpu.to(kGpu);
+  const Tensor b = random_tensor({cpu.num_cols(), 64}, 12);
+  const int64_t before = ops::candidates_timed();
+  const Tensor first = ops::spmm(gpu, b.to(kGpu));
+  const int64_t after_first = ops::candidates_timed();
+  CHECK(after_first > before);
+  const ops::KernelChoiceMap choices = ops::kernel_choices(gpu.csr);
+  REQUIRE(choices.contains("spmm-tile:h1:f64"));
+  CHECK(relative_error(first, cpu_spmm(cpu, b)) < 1e-5);
+  // The same width again: the recorded choice, no timing.
+  (void)ops::spmm(gpu, b.to(kGpu));
+  CHECK(ops::candidates_timed() == after_first);
+  // SDDMM: its own key.
+  const Tensor x = random_tensor({cpu.num_rows(), 64}, 13).to(kGpu);
+  (void)ops::sddmm_dot(gpu, x, x);
+  CHECK(ops::kernel_choices(gpu.csr).contains("sddmm:h1:f64"));
+  // A fresh copy of the graph (a new plan) with the choices imported: no timing, same choices.
+  const Adjacency again = cpu.to(kGpu);
+  ops::import_kernel_choices(again.csr, ops::kernel_choices(gpu.csr));
+  const int64_t before_import_use = ops::candidates_timed();
+  (void)ops::spmm(again, b.to(kGpu));
+  (void)ops::sddmm_dot(again, x, x);
+  CHECK(ops::candidates_timed() == before_import_use);
+  CHECK(ops::kernel_choices(again.csr) == ops::kernel_choices(gpu.csr));
+  // An unknown variant in an import (another library version) is ignored: timed anew.
+  const Adjacency foreign = cpu.to(kGpu);
+  ops::import_kernel_choices(foreign.csr, {{"spmm-tile:h1:f64", "v9s99r9"}});
+  CHECK(relative_error(ops::spmm(foreign, b.to(kGpu)), cpu_spmm(cpu, b)) < 1e-5);
+}
+
+TEST_CASE("GPU measured choices: deterministic runs and small graphs use the rules, nothing timed") {
+  const Adjacency cpu = tunable_graph(21);
+  const Tensor b = random_tensor({cpu.num_cols(), 32}, 22);
+  {
+    const ops::DeterministicScope deterministic(true);
+    const Adjacency gpu = cpu.to(kGpu);
+    const int64_t before = ops::candidates_timed();
+    (void)ops::spmm(gpu, b.to(kGpu));
+    CHECK(ops::candidates_timed() == before);
+    CHECK(ops::kernel_choices(gpu.csr).empty());
+  }
+  const Adjacency small = random_graph(1000, 9000, 23).to(kGpu);
+  const int64_t before = ops::candidates_timed();
+  (void)ops::spmm(small, random_tensor({1000, 32}, 24).to(kGpu));
+  CHECK(ops::candidates_timed() == before);
+}
+
+TEST_CASE("GPU measured choices: HRPB or CSR timed per width with auto, A and its transpose share a table") {
+  const Adjacency cpu = tunable_graph(31);
+  Adjacency gpu = cpu.to(kGpu);
+  graph_io::attach_hrpb(gpu, SpmmFormat::Auto);
+  REQUIRE(gpu.hrpb != nullptr);
+  ops::share_kernel_choices(gpu.csr, gpu.transpose);
+  for (int64_t width : {int64_t{32}, int64_t{128}}) {
+    const Tensor b = random_tensor({cpu.num_cols(), width}, 32 + static_cast<uint64_t>(width));
+    const Tensor got = ops::spmm(gpu, b.to(kGpu));
+    const std::optional<std::string> format = ops::sparse_plan(gpu.csr)->choices->find(ops::spmm_format_key(width));
+    REQUIRE(format.has_value());
+    CHECK((*format == "hrpb" || *format == "csr"));
+    CHECK(ops::chosen_spmm_format(gpu, width) == (*format == "hrpb" ? SpmmFormat::Hrpb : SpmmFormat::Csr));
+    CHECK(relative_error(got, cpu_spmm(cpu, b)) < (*format == "hrpb" ? 2e-3 : 1e-5));
+    MESSAGE("width ", width, ": ", *format);
+  }
+  // The transpose reads A's table.
+  CHECK(ops::kernel_choices(gpu.transpose) == ops::kernel_choices(gpu.csr));
+}

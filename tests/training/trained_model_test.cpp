@@ -1,0 +1,192 @@
+// Checkpoint version 2 describes its model: load_trained_model rebuilds it
+// from the file alone; version 1 still resumes but is refused for inference
+// with how to convert it; damaged or inconsistent files are refused.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "core/autograd.hpp"
+#include "graph_io/section_file.hpp"
+#include "tests/graph_io/temp_files.hpp"
+#include "tests/support/training_task.hpp"
+#include "training/checkpoint.hpp"
+
+using namespace sgnn;
+using namespace sgnn::training;
+using sgnn::testing::TempDir;
+using sgnn::testing::TinyTask;
+
+namespace {
+
+struct Run {
+  explicit Run(const TinyTask& task, uint64_t seed, int64_t epochs)
+      : generator(seed),
+        model(sgnn::testing::tiny_gcn(task, generator)),
+        optimizer(model->parameter_groups(5e-4f), ops::AdamHyperparameters{0.02f}),
+        trainer(*model, optimizer, task.data, options(epochs)) {}
+  static TrainerOptions options(int64_t epochs) {
+    TrainerOptions o;
+    o.epochs = epochs;
+    return o;
+  }
+  Generator generator;
+  std::shared_ptr<Model> model;
+  Adam optimizer;
+  Trainer trainer;
+};
+
+std::vector<float> logits_of(Model& model, const TinyTask& task) {
+  model.eval();
+  autograd::NoGradGuard no_grad;
+  return model.forward(task.data.graph, task.data.features).to_vector<float>();
+}
+
+// `path`'s contents as read, for rewriting through write_section_file
+// (right checksums, contents of our choosing).
+graph_io::SectionFile contents_of(const std::filesystem::path& path) {
+  return graph_io::read_section_file(path, "checkpoint", kOldestCheckpointVersion, kCheckpointVersion);
+}
+
+// What an older sparsegnn wrote: version 1, the kind as the only metadata.
+void write_version_1(const std::filesystem::path& from, const std::filesystem::path& to) {
+  graph_io::SectionFile old = contents_of(from);
+  old.kind_version = 1;
+  old.metadata = {{"model", old.metadata.at("model")}};
+  graph_io::write_section_file(to, old);
+}
+
+// A run of `epochs` epochs saved to `path` at the end.
+void train_and_save(Run& run, const std::filesystem::path& path) {
+  run.trainer.fit();
+  save_checkpoint(path, *run.model, run.optimizer, run.trainer.state(), run.generator);
+}
+
+}  // namespace
+
+TEST_CASE("a checkpoint alone rebuilds the model with the best epoch's or the last epoch's parameters") {
+  const TinyTask task = sgnn::testing::tiny_task(2);
+  Run run(task, 7, 12);
+  TrainingState last_state;
+  std::vector<float> last_logits;
+  TempDir dir;
+  run.trainer.fit([&](const EpochRecord&) {
+    if (!run.trainer.finished()) return;
+    save_checkpoint(dir / "final.ckpt", *run.model, run.optimizer, run.trainer.state(), run.generator);
+    last_logits = logits_of(*run.model, task);
+    run.model->train();
+  });
+  REQUIRE(run.trainer.state().best_epoch < 12);  // the two parameter sets differ
+  const std::vector<float> best_logits = logits_of(*run.model, task);  // fit() restored the best epoch's
+
+  const TrainedModel best = load_trained_model(dir / "final.ckpt");
+  CHECK(best.description.kind == "gcn");
+  CHECK(best.epochs == 12);
+  CHECK(best.parameters_epoch == run.trainer.state().best_epoch);
+  CHECK_FALSE(best.model->is_training());
+  CHECK(logits_of(*best.model, task) == best_logits);
+
+  const TrainedModel last = load_trained_model(dir / "final.ckpt", CheckpointParameters::Last);
+  CHECK(last.parameters_epoch == 12);
+  CHECK(logits_of(*last.model, task) == last_logits);
+  CHECK(last_logits != best_logits);
+}
+
+TEST_CASE("a version 1 checkpoint still resumes, and inference refuses it with how to convert it") {
+  const TinyTask task = sgnn::testing::tiny_task(2);
+  TempDir dir;
+  Run first(task, 7, 6);
+  train_and_save(first, dir / "v2.ckpt");
+  write_version_1(dir / "v2.ckpt", dir / "v1.ckpt");
+
+  Run from_v1(task, 1, 10), from_v2(task, 2, 10);
+  load_checkpoint(dir / "v1.ckpt", *from_v1.model, from_v1.optimizer, from_v1.trainer, from_v1.generator);
+  load_checkpoint(dir / "v2.ckpt", *from_v2.model, from_v2.optimizer, from_v2.trainer, from_v2.generator);
+  const TrainResult a = from_v1.trainer.fit();
+  const TrainResult b = from_v2.trainer.fit();
+  CHECK(a.history.size() == 10);
+  for (std::size_t i = 0; i < a.history.size(); ++i) CHECK(a.history[i].train_loss == b.history[i].train_loss);
+  CHECK(a.best.test.accuracy == b.best.test.accuracy);
+
+  CHECK_THROWS_WITH_AS(load_trained_model(dir / "v1.ckpt"),
+                       doctest::Contains("checkpoint format version 1 (an older sparsegnn) does not describe its gcn"),
+                       IoError);
+  CHECK_THROWS_WITH_AS(load_trained_model(dir / "v1.ckpt"),
+                       doctest::Contains(("train_gcn --dataset <its dataset> <its flags> --resume " +
+                                          (dir / "v1.ckpt").string() + " --epochs 6 --checkpoint <new file>")
+                                             .c_str()),
+                       IoError);
+  // Re-saved after loading (what the training program does on --resume with --checkpoint): described again.
+  save_checkpoint(dir / "converted.ckpt", *from_v1.model, from_v1.optimizer, from_v1.trainer.state(),
+                  from_v1.generator);
+  CHECK(load_trained_model(dir / "converted.ckpt").description.kind == "gcn");
+}
+
+TEST_CASE("resuming into a model of another description is refused with the difference") {
+  const TinyTask task = sgnn::testing::tiny_task(2);
+  TempDir dir;
+  Run run(task, 7, 3);
+  train_and_save(run, dir / "c.ckpt");
+  // Same parameter shapes, but the features were meant to be used as stored.
+  Generator generator(1);
+  GcnConfig config;
+  config.in_features = task.features;
+  config.classes = task.classes;
+  config.hidden = 8;
+  config.feature_transform = graph_io::FeatureTransform::None;
+  const std::shared_ptr<Model> other = make_gcn(config, generator);
+  Adam optimizer(other->parameter_groups(5e-4f));
+  Trainer trainer(*other, optimizer, task.data, {});
+  const std::vector<float> before = other->parameters().front().to_vector<float>();
+  CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c.ckpt", *other, optimizer, trainer, generator),
+                       doctest::Contains("reads row-normalize features, this one none"), InvalidArgument);
+  CHECK(other->parameters().front().to_vector<float>() == before);
+}
+
+TEST_CASE("load_trained_model refuses damaged, hand-built and inconsistent checkpoints") {
+  const TinyTask task = sgnn::testing::tiny_task(2);
+  TempDir dir;
+  Run run(task, 7, 2);
+  const std::filesystem::path good = dir / "good.ckpt";
+  train_and_save(run, good);
+  const graph_io::SectionFile contents = contents_of(good);
+  const auto refused = [&](graph_io::SectionFile bad, const std::string& expected) {
+    CAPTURE(expected);
+    graph_io::write_section_file(dir / "bad.ckpt", bad);
+    CHECK_THROWS_WITH_AS(load_trained_model(dir / "bad.ckpt"), doctest::Contains(expected.c_str()), IoError);
+  };
+
+  graph_io::SectionFile bad = contents;
+  bad.metadata["model"] = "sage";
+  refused(bad, "unknown model kind \"sage\"");
+  bad = contents;
+  bad.metadata["model.widths"] = "4,3";  // the parameters are 8 wide
+  refused(bad, "parameter \"layers.1.weight\" is [8, 8], the model it describes has [8, 4]");
+  bad = contents;
+  std::erase_if(bad.sections, [](const auto& section) { return section.first == "param.layers.4.bias"; });
+  refused(bad, "holds 3 parameters, the model it describes");
+  bad = contents;  // a description far larger than the file: refused before anything is allocated
+  bad.metadata["model.in_features"] = "2000000000";
+  bad.metadata["model.widths"] = "2000000000,3";
+  refused(bad, "weights, but holds");
+  bad = contents;
+  bad.metadata.erase("model.activation");
+  refused(bad, "missing model description entry \"model.activation\"");
+  bad = contents;
+  bad.metadata = {{"model", "synchronizing"}};
+  refused(bad, "built by hand, without a description");
+
+  // A flipped byte in a payload: the checksum catches it.
+  const std::string bytes = sgnn::testing::read_bytes(good);
+  std::string damaged = bytes;
+  damaged[damaged.size() - 5] = static_cast<char>(damaged[damaged.size() - 5] ^ 0x5a);
+  sgnn::testing::write_text(dir / "damaged.ckpt", damaged);
+  CHECK_THROWS_WITH_AS(load_trained_model(dir / "damaged.ckpt"), doctest::Contains("checksum"), IoError);
+  sgnn::testing::write_text(dir / "short.ckpt", bytes.substr(0, bytes.size() / 2));
+  CHECK_THROWS_WITH_AS(load_trained_model(dir / "short.ckpt"), doctest::Contains("truncated"), IoError);
+  // A newer format.
+  bad = contents;
+  bad.kind_version = kCheckpointVersion + 1;
+  graph_io::write_section_file(dir / "newer.ckpt", bad);
+  CHECK_THROWS_WITH_AS(load_trained_model(dir / "newer.ckpt"), doctest::Contains("this build reads versions 1 to 2"),
+                       IoError);
+}
