@@ -24,8 +24,7 @@ class InferenceScope {
 };
 
 void check_inputs(const Model& model, const GraphInput& graph, const Tensor& features, const char* op) {
-  check_defined(features, op, "features");
-  check_dtype(features, DType::Float32, op, "features");
+  check_floating(features, op, "features");
   check_dim(features, 2, op, "features");
   const Adjacency& adjacency = graph.graph();
   SGNN_CHECK(features.size(0) == adjacency.num_rows(), op, ": ", features.size(0), " feature rows for a graph of ",

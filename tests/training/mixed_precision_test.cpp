@@ -263,8 +263,14 @@ TEST_CASE("--precision reaches the experiment, the results JSON and a bit-identi
   options.precision = Precision::Bf16;
   options.deterministic = true;
   options.epochs = 12;
+  options.predictions = scratch("predictions.csv").string();
+  options.embeddings = scratch("embeddings.npy").string();
   const ExperimentResult uninterrupted = run_experiment(options);
   CHECK(uninterrupted.precision == "bf16");
+  CHECK(fs::file_size(options.predictions) > 0);
+  CHECK(fs::file_size(options.embeddings) > 0);
+  options.predictions.clear();
+  options.embeddings.clear();
   CHECK(experiment_json(uninterrupted, "train_gcn").find("\"precision\":\"bf16\"") != std::string::npos);
 
   const fs::path path = scratch("experiment.ckpt");
