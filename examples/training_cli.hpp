@@ -158,6 +158,9 @@ inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramO
                  "docs/predictions.md)");
   app.add_option("--embeddings", e.embeddings,
                  "write per node its id and last hidden layer here (CSV, or .npy; single run)");
+  app.add_flag("--gradient-ranges", e.gradient_ranges,
+               "record the smallest non-zero and the largest |gradient| per layer during run 1 and print them (slow: "
+               "every gradient is read back; shows that bf16 needs no loss scaling, docs/mixed_precision.md)");
   app.add_flag("--quiet", options.quiet, "no progress line and no summary");
   app.add_flag("--print-json", options.print_json, "print the results JSON as the last line of stdout");
 }
@@ -227,6 +230,14 @@ inline int training_main(training::ModelKind kind, int argc, char** argv) {
                                               std::to_string(result.runs.front().seed) + ")");
     }
     if (!options.quiet) print_summary(result, stdout);
+    if (!result.gradient_ranges.empty()) {
+      std::printf("gradient magnitudes of run 1 (%s):\n", result.precision.c_str());
+      for (const auto& [layer, range] : result.gradient_ranges) {
+        std::printf("  %-10s smallest non-zero %.3e, largest %.3e (%lld of %lld values zero)\n",
+                    layer.empty() ? "(none)" : layer.c_str(), range.smallest, range.largest,
+                    static_cast<long long>(range.zeros), static_cast<long long>(range.values));
+      }
+    }
     if (options.print_json) std::printf("%s\n", json.c_str());
     return 0;
   } catch (const Error& error) {

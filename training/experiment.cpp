@@ -219,7 +219,13 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
         save_checkpoint(options.checkpoint, *model, optimizer, trainer.state(), generator);
       }
     };
+    std::optional<GradientRanges> ranges;
+    if (options.gradient_ranges && run == 0) ranges.emplace(*model);
     RunSummary summary{seed, trainer.fit(on_epoch)};
+    if (ranges) {
+      result.gradient_ranges = ranges->ranges();
+      ranges.reset();
+    }
     if (!options.predictions.empty() || !options.embeddings.empty()) {
       // fit() restored the best epoch's parameters: the outputs are theirs.
       write_model_outputs(OutputFiles{options.predictions, options.embeddings}, *model, data.graph, features,

@@ -9,6 +9,7 @@
 #include "core/autograd.hpp"
 #include "core/memory.hpp"
 #include "ops/loss.hpp"
+#include "training/gradient_ranges.hpp"
 #include "training/numerics_check.hpp"
 
 namespace sgnn::training {
@@ -161,7 +162,8 @@ void Trainer::zero_all_gradients() {
 }
 
 std::optional<double> Trainer::captured_train_step() {
-  if (check_numerics()) return std::nullopt;  // the per-op checks read the device back: eager only
+  // The per-op checks and the gradient ranges read the device back: eager only.
+  if (check_numerics() || recording_gradient_ranges()) return std::nullopt;
   if (captured_step_ == nullptr) {
     if (!capture_enabled_ || capture_failed_ || eager_steps_ == 0) return std::nullopt;
     model_.train();

@@ -3,7 +3,9 @@
 // memory estimate, the flag, and accuracy on Cora against float32.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <map>
 #include <unistd.h>
 
 #include "core/memory_estimate.hpp"
@@ -17,6 +19,7 @@
 #include "tests/support/training_task.hpp"
 #include "tests/training/planetoid_fixture.hpp"
 #include "training/checkpoint.hpp"
+#include "training/gradient_ranges.hpp"
 #include "training/memory_estimate_check.hpp"
 
 using namespace sgnn;
@@ -328,6 +331,35 @@ TEST_CASE("the memory estimate counts 2-byte activations in BF16 and suggests --
   CHECK_NOTHROW(require_experiment_fits(ModelKind::Gcn, dataset, h, false, Device::cpu(), std::nullopt,
                                         Precision::Bf16));
   memory::set_free_bytes_override(std::nullopt);
+}
+
+TEST_CASE("gradient ranges per layer: BF16 gradients stay far inside bfloat16's normal range (no loss scaling)") {
+  const TinyTask task = tiny_task();
+  for (const bool gat : {false, true}) {
+    CAPTURE(gat);
+    Run run(gat, task, 11, 10, Precision::Bf16);
+    std::map<std::string, GradientRange> ranges;
+    {
+      GradientRanges recorder(*run.model);
+      CHECK(recording_gradient_ranges());
+      for (int epoch = 0; epoch < 10; ++epoch) run.trainer.run_epoch();
+      ranges = recorder.ranges();
+      MESSAGE((gat ? "GAT" : "GCN"), " bf16 gradient ranges:\n", recorder.table());
+    }
+    CHECK_FALSE(recording_gradient_ranges());
+    REQUIRE(ranges.size() >= 2);  // one entry per layer with parameters
+    constexpr double kSmallestNormalBf16 = 1.1754943508222875e-38;  // float32's: the same exponent range
+    for (const auto& [layer, range] : ranges) {
+      CAPTURE(layer);
+      CHECK(range.values > 0);
+      CHECK(range.smallest > 1e6 * kSmallestNormalBf16);
+      CHECK(std::isfinite(range.largest));
+      CHECK(range.largest < 1e6);
+    }
+  }
+  Run run(false, task, 12, 1, Precision::Bf16);
+  const CheckNumericsScope numerics(true);
+  CHECK_THROWS_WITH_AS(GradientRanges(*run.model), doctest::Contains("numerics"), InvalidArgument);
 }
 
 // The 10-seed comparison on Cora and Citeseer (GCN and GAT) is a benchmark:
