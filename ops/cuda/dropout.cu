@@ -33,9 +33,9 @@ __global__ void dropout_kernel(const T* __restrict__ x, float p, float scale, Ra
     stream.uniform4(static_cast<uint64_t>(block), u);
     const int64_t first = block * 4;
     if (vectorized && first + 3 < n) {
-      T in[4];
+      alignas(Vector) T in[4];
       *reinterpret_cast<Vector*>(in) = *reinterpret_cast<const Vector*>(x + first);
-      T out[4];
+      alignas(Vector) T out[4];
 #pragma unroll
       for (int k = 0; k < 4; ++k) out[k] = store_as<T>(u[k] >= p ? load_float(in[k]) * scale : 0.0f);
       *reinterpret_cast<Vector*>(y + first) = *reinterpret_cast<const Vector*>(out);
