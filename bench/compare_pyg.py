@@ -133,8 +133,9 @@ def main():
     with open(os.path.join(args.out, "bench_training.json"), "w") as handle:
         json.dump([{"dataset": r[0], "model": r[1], "precision": r[2], "pyg_adjacency": r[3], "ours_cold": r[4],
                     "ours_warm": r[5], "pyg": r[6]} for r in rows], handle, indent=1)
-    lines = ["| dataset | model | precision | PyG input | step ms ours | step ms PyG | ÷ | train s ours | train s PyG | ÷ "
-             "| peak GB ours | peak GB PyG | ÷ | prep ms cold / warm | prep ms PyG | test acc ours | test acc PyG |",
+    lines = ["| dataset | model | precision | PyG input | step ms ours | step ms PyG | ÷ | train s ours "
+             "| train s PyG | ÷ | peak GB ours | peak GB PyG | ÷ | prep ms cold / warm | prep ms PyG "
+             "| test acc ours | test acc PyG |",
              "|" + "---|" * 17]
     for label, model, precision, mode, cold, warm, pyg in rows:
         step_ours, step_pyg = warm.get("epoch_ms_median"), pyg.get("epoch_ms_median")

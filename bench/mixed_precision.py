@@ -113,7 +113,10 @@ def speed_set(args, log, record):
         accuracy = {p: value(results[p], "test_accuracy") for p in results}
         speedup = step["fp32"] / step["bf16"] if step["fp32"] and step["bf16"] else None
         memory = peak["bf16"] / peak["fp32"] if peak["fp32"] and peak["bf16"] else None
-        speed_cell = "—" if speedup is None else f"{speedup:.2f}x (>= {speed_target}x{'' if speedup >= speed_target else ', NOT MET'})"
+        if speedup is None:
+            speed_cell = "—"
+        else:
+            speed_cell = f"{speedup:.2f}x (>= {speed_target}x{'' if speedup >= speed_target else ', NOT MET'})"
         if memory is None:
             memory_cell = "—"
         elif memory_target is None:

@@ -163,7 +163,8 @@ Estimate estimate_model(const ModelShape& model) {
   // parameter, all float32; mixed precision adds the 2-byte compute copies.
   const int64_t copy_bytes = model.activation_bytes == 2 ? 2 : 0;
   estimate.parts.push_back({"parameters and optimizer state", parameters * (5 * kFloat + copy_bytes), false});
-  const int64_t activations = model.kind == ModelKind::Gcn ? gcn_activation_elements(model) : gat_activation_elements(model);
+  const int64_t activations =
+      model.kind == ModelKind::Gcn ? gcn_activation_elements(model) : gat_activation_elements(model);
   estimate.parts.push_back({"activations", activations * model.activation_bytes, false});
   return estimate;
 }

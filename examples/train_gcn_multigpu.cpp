@@ -134,7 +134,8 @@ int main(int argc, char** argv) {
   app.add_flag_function("--no-row-normalize", [&options](int64_t) { options.row_normalize = false; },
                         "use the features as stored (default: rows scaled to sum 1)");
   app.add_option_function<std::string>(
-         "--precision", [&options](const std::string& value) { options.training.precision = training::parse_precision(value); },
+         "--precision",
+         [&options](const std::string& value) { options.training.precision = training::parse_precision(value); },
          "fp32, or bf16 for mixed precision: bfloat16 activations and gradients, float32 master weights (default fp32)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
   app.add_flag("--print-json", options.print_json, "print the results as one JSON object");

@@ -23,8 +23,8 @@ Tensor bias_activation(const Tensor& x, const Tensor& bias, FusedActivation acti
   SGNN_DISPATCH(x.device(), bias_activation_forward, activation, parameter, x, bias, y);
   if (autograd::needs_recording({x, bias})) {
     autograd::record(op, {x, bias}, y,
-                     [activation, parameter, saved = y.detach(), bias_dtype = bias.defined() ? bias.dtype() : DType::Float32,
-                      has_bias = bias.defined()](
+                     [activation, parameter, saved = y.detach(),
+                      bias_dtype = bias.defined() ? bias.dtype() : DType::Float32, has_bias = bias.defined()](
                          const Tensor& grad_y, const autograd::NeedsGrad& needs) {
                        Tensor grad_x = Tensor::empty_like(saved);
                        Tensor grad_bias;

@@ -74,7 +74,9 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
     autograd::record("concat", xs, out,
                      [shapes, outer](const Tensor& grad, const autograd::NeedsGrad&) {
                        std::vector<Tensor> pieces;
-                       for (const Shape& shape : shapes) pieces.push_back(Tensor::empty(shape, grad.dtype(), grad.device()));
+                       for (const Shape& shape : shapes) {
+                         pieces.push_back(Tensor::empty(shape, grad.dtype(), grad.device()));
+                       }
                        Tensor whole = grad;
                        move_blocks(pieces, whole, outer, false);
                        return pieces;

@@ -44,8 +44,10 @@ GradientRanges::~GradientRanges() {
 void GradientRanges::observe(const autograd::Node& node, const Tensor& gradient) {
   if (!is_floating(gradient.dtype())) return;
   GradientRange& range = ranges_[naming_.layer_of(node)];
-  if (gradient.dtype() == DType::BFloat16) scan<bfloat16>(gradient, range);
-  else scan<float>(gradient, range);
+  if (gradient.dtype() == DType::BFloat16)
+    scan<bfloat16>(gradient, range);
+  else
+    scan<float>(gradient, range);
 }
 
 std::string GradientRanges::table() const {

@@ -23,9 +23,9 @@ namespace sgnn::training {
 
 struct GradientRange {
   double smallest = std::numeric_limits<double>::infinity();  // smallest non-zero |gradient|
-  double largest = 0.0;                                        // largest |gradient|
-  int64_t values = 0;                                          // gradient elements seen
-  int64_t zeros = 0;                                           // of them exactly zero (ReLU, dropout)
+  double largest = 0.0;                                       // largest |gradient|
+  int64_t values = 0;                                         // gradient elements seen
+  int64_t zeros = 0;                                          // of them exactly zero (ReLU, dropout)
 };
 
 class GradientRanges {

@@ -71,7 +71,8 @@ void require_experiment_fits(ModelKind kind, const graph_io::Dataset& dataset, c
     memory::ModelShape half_model = experiment_model_shape(kind, dataset, h, Precision::Bf16);
     half_graph.training_feature_bytes = 2;
     half_model.nnz = model.nnz;
-    alternatives.push_back({"bfloat16 mixed precision (--precision bf16)", memory::estimate_training(half_graph, half_model)});
+    alternatives.push_back(
+        {"bfloat16 mixed precision (--precision bf16)", memory::estimate_training(half_graph, half_model)});
   }
   if (device.is_cuda()) alternatives.push_back({"training on the CPU (--device cpu)", {}, true});
   memory::require_fits(estimate, device,

@@ -193,7 +193,8 @@ void Adam::update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>
     deferred = reinterpret_cast<const ops::AdamBiasCorrection*>(slot.device);
   }
   Tensor& copy = compute_copy(position);
-  pending_.push_back(PendingUpdate{&parameter, gradient, &slots, hyper, step, deferred, copy.defined() ? &copy : nullptr});
+  pending_.push_back(
+      PendingUpdate{&parameter, gradient, &slots, hyper, step, deferred, copy.defined() ? &copy : nullptr});
 }
 
 void Adam::finish_step() {

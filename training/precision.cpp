@@ -6,8 +6,10 @@ namespace sgnn::training {
 
 const char* precision_name(Precision precision) {
   switch (precision) {
-    case Precision::Fp32: return "fp32";
-    case Precision::Bf16: return "bf16";
+    case Precision::Fp32:
+      return "fp32";
+    case Precision::Bf16:
+      return "bf16";
   }
   return "?";
 }

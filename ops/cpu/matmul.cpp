@@ -97,7 +97,8 @@ void matmul_forward(Cpu, const Tensor& a, bool transpose_a, const Tensor& b, boo
   std::vector<float> b_copy;
   if (transpose_b) b_data = (b_copy = transposed_copy(b_data, b.size(0), b.size(1))).data();
   std::vector<float> c_wide;
-  float* c_data = c.dtype() == DType::Float32 ? c.data<float>() : (c_wide = std::vector<float>(static_cast<std::size_t>(c.numel()))).data();
+  if (c.dtype() != DType::Float32) c_wide.resize(static_cast<std::size_t>(c.numel()));
+  float* c_data = c.dtype() == DType::Float32 ? c.data<float>() : c_wide.data();
   // A stored [m,k] (row stride k, column stride 1) or, transposed, [k,m].
   gemm(a_data, transpose_a ? 1 : k, transpose_a ? m : 1, b_data, c_data, m, k, n);
   if (c.dtype() == DType::BFloat16) {

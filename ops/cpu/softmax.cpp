@@ -19,7 +19,8 @@ void softmax_forward(Cpu, bool log, const Tensor& x, int64_t cols, Tensor& y) {
       T* result = out + r * cols;
       float maximum = -std::numeric_limits<float>::infinity();
       for (int64_t c = 0; c < cols; ++c) maximum = std::max(maximum, load_float(row[c]));
-      // An all −inf row has no finite maximum; shifting by 0 keeps exp() of it 0 (and NaN from 0/0 follows, as in PyTorch).
+      // An all −inf row has no finite maximum; shifting by 0 keeps exp() of it 0 (and NaN
+      // from 0/0 follows, as in PyTorch).
       const float shift = std::isfinite(maximum) ? maximum : 0.0f;
       double total = 0.0;
       for (int64_t c = 0; c < cols; ++c) total += static_cast<double>(std::exp(load_float(row[c]) - shift));

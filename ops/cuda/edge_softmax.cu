@@ -75,7 +75,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) edge_softmax_forwa
       maximum = merged;
     }
     for (int64_t e = begin + lane; e < end; e += kSub) {
-      args.result[e * heads + head] = store_as<T>(expf(load_float_readonly(args.first + e * heads + head) - maximum) / sum);
+      const float score = load_float_readonly(args.first + e * heads + head);
+      args.result[e * heads + head] = store_as<T>(expf(score - maximum) / sum);
     }
   }
 }
@@ -91,12 +92,14 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) edge_softmax_backw
     const int64_t head = rh.head, begin = rh.begin, end = rh.end;
     float weighted = 0.0f;
     for (int64_t e = begin + lane; e < end; e += kSub) {
-      weighted += load_float_readonly(args.first + e * heads + head) * load_float_readonly(args.second + e * heads + head);
+      const int64_t k = e * heads + head;
+      weighted += load_float_readonly(args.first + k) * load_float_readonly(args.second + k);
     }
     weighted = sparse_cuda::subwarp_sum<kSub>(weighted, mask);
     for (int64_t e = begin + lane; e < end; e += kSub) {
       const int64_t k = e * heads + head;
-      args.result[k] = store_as<T>(load_float_readonly(args.first + k) * (load_float_readonly(args.second + k) - weighted));
+      const float out = load_float_readonly(args.first + k);
+      args.result[k] = store_as<T>(out * (load_float_readonly(args.second + k) - weighted));
     }
   }
 }

@@ -38,8 +38,8 @@ uint16_t nearest_bits(float x) {
   const double to_low = std::abs(value - low);
   // Past the largest finite bfloat16 the upper neighbour is Inf: the midpoint
   // rule against the next power of two decides, as IEEE rounding does.
-  const double to_high = std::isinf(high) ? std::abs(std::ldexp(std::copysign(1.0, value), 128) - value)
-                                          : std::abs(value - high);
+  const double to_high =
+      std::isinf(high) ? std::abs(std::ldexp(std::copysign(1.0, value), 128) - value) : std::abs(value - high);
   if (to_low < to_high) return below;
   if (to_high < to_low) return above;
   return (below & 1u) == 0 ? below : above;
@@ -59,7 +59,7 @@ TEST_CASE("bfloat16 rounds to nearest, ties to even, on special and random value
   CHECK(bfloat16(std::numeric_limits<float>::infinity()).to_float() == std::numeric_limits<float>::infinity());
   CHECK(bfloat16(-std::numeric_limits<float>::infinity()).to_float() == -std::numeric_limits<float>::infinity());
   CHECK(std::isinf(bfloat16(std::numeric_limits<float>::max()).to_float()));  // beyond the largest bfloat16
-  CHECK(bfloat16(from_bits(0x7F7F7FFFu)).bits == 0x7F7F);                    // below the midpoint: largest finite
+  CHECK(bfloat16(from_bits(0x7F7F7FFFu)).bits == 0x7F7F);                     // below the midpoint: largest finite
   CHECK(bfloat16(-0.0f).bits == 0x8000);
   CHECK(bfloat16(std::numeric_limits<float>::denorm_min()).bits == 0x0000);  // a tiny subnormal: to zero
   const bfloat16 nan = bfloat16(-std::numeric_limits<float>::quiet_NaN());

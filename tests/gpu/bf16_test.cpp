@@ -10,9 +10,9 @@
 
 #include "core/generator.hpp"
 #include "graph_io/feature_transforms.hpp"
-#include "ops/determinism.hpp"
 #include "ops/activation.hpp"
 #include "ops/cast.hpp"
+#include "ops/determinism.hpp"
 #include "ops/dropout.hpp"
 #include "ops/optimizer_step.hpp"
 #include "tests/graph_io/temp_files.hpp"
@@ -48,8 +48,11 @@ TEST_CASE("GPU BF16 cast rounds as the CPU does, bit for bit, and within 2^-8 of
 
 TEST_CASE("GPU BF16 matmul (cuBLAS BF16 tensor cores, float accumulation) within (u + (k+2)e)·Σ|a||b|") {
   // Odd extents (leading dimensions not multiples of 8) and the GCN shapes.
-  for (const auto& [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1}, {37, 53, 29}, {2708, 1433, 16},
-                                {1000, 602, 128}, {513, 129, 41}}) {
+  for (const auto& [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1},
+                                {37, 53, 29},
+                                {2708, 1433, 16},
+                                {1000, 602, 128},
+                                {513, 129, 41}}) {
     CAPTURE(m);
     CAPTURE(k);
     CAPTURE(n);
@@ -104,8 +107,8 @@ TEST_CASE("GPU BF16 element-wise kernels equal the CPU backend bit for bit where
   Tensor device_copy = Tensor::zeros({4099}, DType::BFloat16, kGpu);
   const ops::AdamHyperparameters hyper{0.05f};
   ops::adam_step_many({ops::AdamUpdate{&parameter, &gradient, &first, &second, hyper, 1, nullptr, &copy}});
-  ops::adam_step_many(
-      {ops::AdamUpdate{&device_parameter, &device_gradient, &device_first, &device_second, hyper, 1, nullptr, &device_copy}});
+  ops::adam_step_many({ops::AdamUpdate{&device_parameter, &device_gradient, &device_first, &device_second, hyper, 1,
+                                       nullptr, &device_copy}});
   CHECK(device_parameter.to(Device::cpu()).to_vector<float>() == parameter.to_vector<float>());
   CHECK(bits(device_copy) == bits(copy));
   std::vector<uint16_t> expected;
@@ -136,7 +139,8 @@ TEST_CASE("BF16 GCN and GAT training on the GPU follow the CPU's losses") {
       options.epochs = 10;
       options.capture_step = StepCapture::Off;
       Trainer trainer(*model, optimizer, task.data, options);
-      for (const EpochRecord& record : trainer.fit().history) losses[device.is_cuda() ? 1 : 0].push_back(record.train_loss);
+      for (const EpochRecord& record : trainer.fit().history)
+        losses[device.is_cuda() ? 1 : 0].push_back(record.train_loss);
     }
     for (std::size_t epoch = 0; epoch < losses[0].size(); ++epoch) {
       CAPTURE(epoch);

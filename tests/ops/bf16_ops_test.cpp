@@ -61,9 +61,9 @@ TEST_CASE("BF16 matmul_weight: bfloat16 product through the weight copy, float32
   const Tensor copy = to_bf16(w);
   const std::vector<double> expected = to_double(ops::matmul(xb, copy));
   CHECK(to_double(ops::matmul_weight(xb, w, copy)) == expected);
-  CHECK_THROWS_AS(ops::matmul_weight(xb, copy, copy), InvalidArgument);               // the master must be float32
+  CHECK_THROWS_AS(ops::matmul_weight(xb, copy, copy), InvalidArgument);  // the master must be float32
   CHECK_THROWS_AS(ops::matmul_weight(xb, w, to_bf16(random_tensor({3, 4}, 5))), InvalidArgument);  // copy's shape
-  CHECK_THROWS_AS(ops::matmul_weight(xb, w, Tensor()), InvalidArgument);              // no copy
+  CHECK_THROWS_AS(ops::matmul_weight(xb, w, Tensor()), InvalidArgument);                           // no copy
 }
 
 TEST_CASE("BF16 add and mul with a float32 bias: bfloat16 outputs, float32 bias gradients") {

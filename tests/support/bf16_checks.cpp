@@ -49,8 +49,8 @@ double ratio(const Tensor& got, DType dtype, const std::vector<double>& referenc
 }
 
 // C = A·B for row-major doubles (A [m,k], B [k,n]); `magnitude` gets Σ|A||B|.
-std::vector<double> product(const std::vector<double>& a, const std::vector<double>& b, int64_t m, int64_t k,
-                            int64_t n, std::vector<double>& magnitude) {
+std::vector<double> product(const std::vector<double>& a, const std::vector<double>& b, int64_t m, int64_t k, int64_t n,
+                            std::vector<double>& magnitude) {
   std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
   magnitude.assign(c.size(), 0.0);
   for (int64_t i = 0; i < m; ++i) {
@@ -69,7 +69,8 @@ std::vector<double> product(const std::vector<double>& a, const std::vector<doub
 std::vector<double> transposed(const std::vector<double>& a, int64_t rows, int64_t cols) {
   std::vector<double> out(a.size());
   for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) out[static_cast<std::size_t>(c * rows + r)] = a[static_cast<std::size_t>(r * cols + c)];
+    for (int64_t c = 0; c < cols; ++c)
+      out[static_cast<std::size_t>(c * rows + r)] = a[static_cast<std::size_t>(r * cols + c)];
   }
   return out;
 }
@@ -100,8 +101,8 @@ double cast_error(Device device) {
   // Gradients: cast back, exact from bfloat16 to float32, rounded the other way.
   const Tensor upstream = bf16_values({4096}, 12, device);
   y.backward(upstream);
-  worst = std::max(worst, ratio(x.grad(), DType::Float32, to_double(upstream.to(Device::cpu())),
-                                std::vector<double>(4096, 0.0)));
+  worst = std::max(
+      worst, ratio(x.grad(), DType::Float32, to_double(upstream.to(Device::cpu())), std::vector<double>(4096, 0.0)));
   Tensor narrow = bf16_leaf({4096}, 13, -3.0, 3.0, device);
   const Tensor wide = ops::cast(narrow, DType::Float32);
   const Tensor float_upstream = random_tensor({4096}, 14, -1.0, 1.0, device);
@@ -125,9 +126,11 @@ double matmul_error(Device device, int64_t m, int64_t k, int64_t n) {
   c.backward(upstream);
   const std::vector<double> g = to_double(upstream.to(Device::cpu()));
   const std::vector<double> grad_a = product(g, transposed(bd, k, n), m, n, k, magnitude);  // dA = dC·Bᵀ
-  worst = std::max(worst, ratio(a.grad(), DType::BFloat16, grad_a, scaled(magnitude, u + static_cast<double>(n + 2) * e)));
+  worst =
+      std::max(worst, ratio(a.grad(), DType::BFloat16, grad_a, scaled(magnitude, u + static_cast<double>(n + 2) * e)));
   const std::vector<double> grad_b = product(transposed(ad, m, k), g, k, m, n, magnitude);  // dB = Aᵀ·dC
-  worst = std::max(worst, ratio(b.grad(), DType::BFloat16, grad_b, scaled(magnitude, u + static_cast<double>(m + 2) * e)));
+  worst =
+      std::max(worst, ratio(b.grad(), DType::BFloat16, grad_b, scaled(magnitude, u + static_cast<double>(m + 2) * e)));
   return worst;
 }
 
@@ -146,10 +149,12 @@ double matmul_weight_error(Device device, int64_t rows, int64_t in, int64_t out)
   y.backward(upstream);
   const std::vector<double> g = to_double(upstream.to(Device::cpu()));
   const std::vector<double> grad_x = product(g, transposed(wd, in, out), rows, out, in, magnitude);
-  worst = std::max(worst, ratio(x.grad(), DType::BFloat16, grad_x, scaled(magnitude, u + static_cast<double>(out + 2) * e)));
+  worst = std::max(worst,
+                   ratio(x.grad(), DType::BFloat16, grad_x, scaled(magnitude, u + static_cast<double>(out + 2) * e)));
   // The weight gradient is float32 and never passes through bfloat16: float accumulation error only.
   const std::vector<double> grad_w = product(transposed(xd, rows, in), g, in, rows, out, magnitude);
-  worst = std::max(worst, ratio(weight.grad(), DType::Float32, grad_w, scaled(magnitude, static_cast<double>(rows + 2) * e)));
+  worst = std::max(worst,
+                   ratio(weight.grad(), DType::Float32, grad_w, scaled(magnitude, static_cast<double>(rows + 2) * e)));
   return worst;
 }
 
@@ -183,8 +188,8 @@ double elementwise_error(Device device, int64_t rows, int64_t n) {
       grad_b_magnitude[column] += std::abs(term);
     }
     worst = std::max(worst, ratio(a.grad(), DType::BFloat16, grad_a, relative_bound(grad_a, u + 2 * e)));
-    worst = std::max(worst, ratio(b.grad(), DType::Float32, grad_b,
-                                  scaled(grad_b_magnitude, static_cast<double>(rows + 2) * e)));
+    worst = std::max(
+        worst, ratio(b.grad(), DType::Float32, grad_b, scaled(grad_b_magnitude, static_cast<double>(rows + 2) * e)));
   }
   return worst;
 }
@@ -195,8 +200,9 @@ double activation_error(Device device) {
   constexpr double kSlope = 0.2;
   for (int kind = 0; kind < 3; ++kind) {
     Tensor x = bf16_leaf({5000}, 51 + static_cast<uint64_t>(kind), -4.0, 4.0, device);
-    const Tensor y = kind == 0 ? ops::relu(x) : kind == 1 ? ops::elu(x, static_cast<float>(kAlpha))
-                                                          : ops::leaky_relu(x, static_cast<float>(kSlope));
+    const Tensor y = kind == 0   ? ops::relu(x)
+                     : kind == 1 ? ops::elu(x, static_cast<float>(kAlpha))
+                                 : ops::leaky_relu(x, static_cast<float>(kSlope));
     const std::vector<double> xd = to_double(x.to(Device::cpu()));
     std::vector<double> reference(xd.size());
     for (std::size_t i = 0; i < xd.size(); ++i) {
@@ -248,7 +254,8 @@ double bias_activation_error(Device device, int64_t rows, int64_t n) {
       magnitude[i % static_cast<std::size_t>(n)] += std::abs(grad_x[i]);
     }
     worst = std::max(worst, ratio(x.grad(), DType::BFloat16, grad_x, relative_bound(grad_x, u + 8 * e)));
-    worst = std::max(worst, ratio(bias.grad(), DType::Float32, grad_bias, scaled(magnitude, static_cast<double>(rows + 2) * e)));
+    worst = std::max(
+        worst, ratio(bias.grad(), DType::Float32, grad_bias, scaled(magnitude, static_cast<double>(rows + 2) * e)));
   }
   return worst;
 }
@@ -329,8 +336,8 @@ double loss_error(Device device, int64_t rows, int64_t classes) {
     reference += (lse[row] - x[row * static_cast<std::size_t>(classes) + static_cast<std::size_t>(label[row])]) / count;
     multiplicity[row] += 1.0;
   }
-  const double loss_bound = static_cast<double>(classes + static_cast<int64_t>(selected.size()) + 8) * e *
-                            (std::abs(reference) + kMagnitude);
+  const double loss_bound =
+      static_cast<double>(classes + static_cast<int64_t>(selected.size()) + 8) * e * (std::abs(reference) + kMagnitude);
   double worst = ratio(loss, DType::Float32, {reference}, {loss_bound});
 
   loss.backward();
@@ -382,7 +389,8 @@ double reduce_error(Device device, int64_t outer, int64_t extent, int64_t inner)
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t k = 0; k < extent; ++k) {
         for (int64_t i = 0; i < inner; ++i) {
-          gradient[static_cast<std::size_t>((o * extent + k) * inner + i)] = factor * g[static_cast<std::size_t>(o * inner + i)];
+          gradient[static_cast<std::size_t>((o * extent + k) * inner + i)] =
+              factor * g[static_cast<std::size_t>(o * inner + i)];
         }
       }
     }

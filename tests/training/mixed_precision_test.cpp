@@ -2,11 +2,11 @@
 // them fresh, the model's dtypes, checkpoints and bit-identical resume, the
 // memory estimate, the flag, and accuracy on Cora against float32.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <unistd.h>
 
 #include "core/memory_estimate.hpp"
 #include "examples/training_cli.hpp"
@@ -59,7 +59,8 @@ std::shared_ptr<Model> tiny_model(bool gat, const TinyTask& task, Generator& gen
 
 struct Run {
   Run(bool gat, const TinyTask& task, uint64_t seed, int64_t epochs, Precision precision)
-      : generator(seed), model(tiny_model(gat, task, generator, precision)),
+      : generator(seed),
+        model(tiny_model(gat, task, generator, precision)),
         optimizer(model->parameter_groups(5e-4f), ops::AdamHyperparameters{0.02f}),
         trainer(*model, optimizer, task.data, options(epochs)) {}
   static TrainerOptions options(int64_t epochs) {
@@ -317,19 +318,19 @@ TEST_CASE("the memory estimate counts 2-byte activations in BF16 and suggests --
   const graph_io::Dataset dataset = graph_io::load_dataset("cora");
   Hyperparameters h;
   h.hidden = 4096;
-  const memory::Estimate needs_fp32 = memory::estimate_training(
-      experiment_graph_shape(ModelKind::Gcn, dataset, false, Precision::Fp32),
-      experiment_model_shape(ModelKind::Gcn, dataset, h, Precision::Fp32));
-  const memory::Estimate needs_bf16 = memory::estimate_training(
-      experiment_graph_shape(ModelKind::Gcn, dataset, false, Precision::Bf16),
-      experiment_model_shape(ModelKind::Gcn, dataset, h, Precision::Bf16));
+  const memory::Estimate needs_fp32 =
+      memory::estimate_training(experiment_graph_shape(ModelKind::Gcn, dataset, false, Precision::Fp32),
+                                experiment_model_shape(ModelKind::Gcn, dataset, h, Precision::Fp32));
+  const memory::Estimate needs_bf16 =
+      memory::estimate_training(experiment_graph_shape(ModelKind::Gcn, dataset, false, Precision::Bf16),
+                                experiment_model_shape(ModelKind::Gcn, dataset, h, Precision::Bf16));
   REQUIRE(needs_bf16.total_bytes() < needs_fp32.total_bytes());
   memory::set_free_bytes_override((needs_bf16.total_bytes() + needs_fp32.total_bytes()) / 2);
-  CHECK_THROWS_WITH_AS(require_experiment_fits(ModelKind::Gcn, dataset, h, false, Device::cpu(), std::nullopt,
-                                               Precision::Fp32),
-                       doctest::Contains("--precision bf16"), OutOfMemoryError);
-  CHECK_NOTHROW(require_experiment_fits(ModelKind::Gcn, dataset, h, false, Device::cpu(), std::nullopt,
-                                        Precision::Bf16));
+  CHECK_THROWS_WITH_AS(
+      require_experiment_fits(ModelKind::Gcn, dataset, h, false, Device::cpu(), std::nullopt, Precision::Fp32),
+      doctest::Contains("--precision bf16"), OutOfMemoryError);
+  CHECK_NOTHROW(
+      require_experiment_fits(ModelKind::Gcn, dataset, h, false, Device::cpu(), std::nullopt, Precision::Bf16));
   memory::set_free_bytes_override(std::nullopt);
 }
 
@@ -347,7 +348,7 @@ TEST_CASE("gradient ranges per layer: BF16 gradients stay far inside bfloat16's 
       MESSAGE((gat ? "GAT" : "GCN"), " bf16 gradient ranges:\n", recorder.table());
     }
     CHECK_FALSE(recording_gradient_ranges());
-    REQUIRE(ranges.size() >= 2);  // one entry per layer with parameters
+    REQUIRE(ranges.size() >= 2);                                    // one entry per layer with parameters
     constexpr double kSmallestNormalBf16 = 1.1754943508222875e-38;  // float32's: the same exponent range
     for (const auto& [layer, range] : ranges) {
       CAPTURE(layer);
@@ -403,8 +404,8 @@ TEST_CASE("BF16 GAT on Cora trains to within 0.5 points of float32 (seed 0, PyG'
     Trainer trainer(*model, optimizer, cora.data, options);
     const TrainResult result = trainer.fit();
     accuracy[precision == Precision::Bf16 ? 1 : 0] = result.best.test.accuracy;
-    MESSAGE("GAT Cora ", std::string(precision_name(precision)), ": test accuracy ", result.best.test.accuracy, " at epoch ",
-            result.best_epoch, " of ", result.history.size());
+    MESSAGE("GAT Cora ", std::string(precision_name(precision)), ": test accuracy ", result.best.test.accuracy,
+            " at epoch ", result.best_epoch, " of ", result.history.size());
   }
   CHECK(std::abs(accuracy[1] - accuracy[0]) <= 0.005);
 }
