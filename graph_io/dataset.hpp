@@ -22,7 +22,9 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "graph_io/edge_list.hpp"
@@ -46,6 +48,9 @@ struct Dataset {
     bool processed_hit = false;  // mapped from the processed file, nothing parsed
     std::string processed_path;  // the processed file used or written ("" when none)
     std::string note;            // why the processed file was not used or not written, if so
+    // The processed file being written on a thread of its own
+    // (LoadOptions::store_in_background); the last copy of the dataset waits for it.
+    std::shared_ptr<std::future<void>> pending_store;
   } load;
   // Mapped sections whose CRC-32 is not checked yet: "edges.source",
   // "edges.target", "edges.weight", "features" -> the CRC stored in load.processed_path.

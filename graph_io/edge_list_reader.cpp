@@ -64,7 +64,8 @@ Dataset read_edge_list(const std::filesystem::path& file, const EdgeListOptions&
   if (options.num_nodes < -1 || options.num_nodes >= (int64_t{1} << 31)) {
     throw InvalidArgument(detail::concat("read_edge_list: num_nodes ", options.num_nodes, " out of range [-1, 2^31)"));
   }
-  const std::string text = read_file_text(file);
+  const FileText file_text = map_file_text(file);
+  const std::string_view text = file_text.view();
   const int64_t offset = options.one_based ? 1 : 0;
   const int64_t limit = options.num_nodes >= 0 ? options.num_nodes : int64_t{INT32_MAX};
   const std::string limit_source = options.num_nodes >= 0 ? detail::concat("num_nodes ", options.num_nodes, " (given)")

@@ -1,47 +1,64 @@
 #include "graph_io/file_text.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
-#include <cerrno>
-#include <cstdio>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <memory>
 
 #include "core/error.hpp"
+#include "graph_io/mapped_file.hpp"
 
 namespace sgnn::graph_io {
 
 namespace {
 
-struct FileCloser {
-  void operator()(std::FILE* file) const { std::fclose(file); }
+// `file` opened for reading, closed when this goes. Throws IoError for a
+// missing path, a folder, or a file that cannot be opened.
+class ReadDescriptor {
+ public:
+  explicit ReadDescriptor(const std::filesystem::path& file) {
+    std::error_code error;
+    const auto status = std::filesystem::status(file, error);
+    if (error || !std::filesystem::exists(status)) throw IoError(file.string(), 0, "file not found");
+    if (std::filesystem::is_directory(status)) throw IoError(file.string(), 0, "is a directory, expected a file");
+    descriptor_ = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (descriptor_ < 0) throw IoError(file.string(), 0, detail::concat("cannot open: ", std::strerror(errno)));
+  }
+  ~ReadDescriptor() { ::close(descriptor_); }
+  ReadDescriptor(const ReadDescriptor&) = delete;
+  ReadDescriptor& operator=(const ReadDescriptor&) = delete;
+  int get() const { return descriptor_; }
+
+ private:
+  int descriptor_ = -1;
 };
 
-std::string read_raw_bytes(const std::filesystem::path& file) {
-  const std::string name = file.string();
-  std::error_code error;
-  const auto status = std::filesystem::status(file, error);
-  if (error || !std::filesystem::exists(status)) throw IoError(name, 0, "file not found");
-  if (std::filesystem::is_directory(status)) throw IoError(name, 0, "is a directory, expected a file");
-  std::unique_ptr<std::FILE, FileCloser> handle(std::fopen(name.c_str(), "rb"));
-  if (!handle) throw IoError(name, 0, detail::concat("cannot open: ", std::strerror(errno)));
-  std::string bytes;
-  const auto size = std::filesystem::file_size(file, error);
-  // Read the expected size plus one byte (to see EOF), then grow if the file was longer.
-  std::size_t block = error ? (std::size_t{1} << 20) : static_cast<std::size_t>(size) + 1;
+// Every byte left in `descriptor` (a file, a pipe, a device); `expected_size`:
+// the size if known (read in one go, then one more read sees the end).
+std::string read_all(int descriptor, std::size_t expected_size, const std::string& name) {
+  std::string bytes(expected_size + 1, '\0');
   std::size_t used = 0;
   for (;;) {
-    bytes.resize(used + block);
-    const std::size_t got = std::fread(bytes.data() + used, 1, block, handle.get());
-    used += got;
-    if (got < block) break;
-    block = std::max<std::size_t>(block, std::size_t{1} << 20);
+    if (used == bytes.size()) bytes.resize(std::max<std::size_t>(bytes.size() * 2, std::size_t{1} << 20));
+    const ssize_t got = ::read(descriptor, bytes.data() + used, bytes.size() - used);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw IoError(name, 0, detail::concat("read error: ", std::strerror(errno)));
+    if (got == 0) break;
+    used += static_cast<std::size_t>(got);
   }
   bytes.resize(used);
-  if (std::ferror(handle.get())) throw IoError(name, 0, detail::concat("read error: ", std::strerror(errno)));
   return bytes;
+}
+
+// `bytes` less a leading UTF-8 byte order mark (spreadsheet exports write one; it is not data).
+std::string_view without_byte_order_mark(std::string_view bytes) {
+  return bytes.starts_with("\xEF\xBB\xBF") ? bytes.substr(3) : bytes;
 }
 
 }  // namespace
@@ -108,12 +125,36 @@ std::string gunzip(std::string_view compressed, const std::string& name) {
   return out;
 }
 
-std::string read_file_text(const std::filesystem::path& file) {
-  std::string bytes = read_raw_bytes(file);
-  if (is_gzip(bytes)) bytes = gunzip(bytes, file.string());
-  // A UTF-8 byte order mark (spreadsheet exports write one) is not data.
-  if (bytes.starts_with("\xEF\xBB\xBF")) bytes.erase(0, 3);
-  return bytes;
+std::string read_file_text(const std::filesystem::path& file) { return std::string(map_file_text(file).view()); }
+
+FileText map_file_text(const std::filesystem::path& file) {
+  const std::string name = file.string();
+  const ReadDescriptor descriptor(file);
+  struct stat status {};
+  const bool regular = ::fstat(descriptor.get(), &status) == 0 && S_ISREG(status.st_mode);
+  const auto size = regular ? static_cast<std::size_t>(status.st_size) : std::size_t{0};
+  FileText text;
+  std::string_view bytes;
+  if (size > 0) {
+    try {
+      std::shared_ptr<const MappedFile> mapped = MappedFile::open(file);
+      bytes = std::string_view(mapped->data(), mapped->size());
+      text.owner_ = std::move(mapped);
+    } catch (const IoError&) {  // a file system without mmap: read it below
+    }
+  }
+  if (text.owner_ == nullptr) {  // empty, a pipe, or not mappable: read it
+    auto owned = std::make_shared<const std::string>(read_all(descriptor.get(), size, name));
+    bytes = *owned;
+    text.owner_ = std::move(owned);
+  }
+  if (is_gzip(bytes)) {
+    auto owned = std::make_shared<const std::string>(gunzip(bytes, name));
+    bytes = *owned;
+    text.owner_ = std::move(owned);
+  }
+  text.view_ = without_byte_order_mark(bytes);
+  return text;
 }
 
 }  // namespace sgnn::graph_io

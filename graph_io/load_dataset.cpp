@@ -1,6 +1,7 @@
 #include "graph_io/load_dataset.hpp"
 
 #include <chrono>
+#include <future>
 #include <iostream>
 
 #include "graph_io/dataset_catalog.hpp"
@@ -48,24 +49,47 @@ std::vector<fs::path> processed_candidates(const fs::path& path, const LoadOptio
   return candidates;
 }
 
-// Parses `path` and writes its processed file to the first candidate folder that takes it.
-Dataset parse_and_store(const fs::path& path, const std::vector<fs::path>& candidates) {
-  const int64_t stamped_at = stamp_time_now();
-  const std::vector<InputStamp> stamps = input_stamps(path);  // before parsing: a file changed meanwhile is stale next time
-  Dataset dataset = parse_path(path);
-  dataset.fingerprint = hash_inputs(path, stamps);
-  std::string failures;
+// Writes `dataset`'s processed file to the first candidate folder that takes
+// it; the file it went to, or "" with `failures` saying why none.
+std::string store_first(const std::vector<fs::path>& candidates, const Dataset& dataset,
+                        const std::vector<InputStamp>& stamps, int64_t stamped_at, std::string& failures) {
   for (const fs::path& candidate : candidates) {
     try {
       store_processed_dataset(candidate, dataset, stamps, dataset.fingerprint, stamped_at);
-      dataset.load.processed_path = candidate.string();
-      return dataset;
+      return candidate.string();
     } catch (const IoError& failure) {
       failures += detail::concat(failures.empty() ? "" : "; ", failure.what());
     }
   }
-  dataset.load.note = "could not write the processed file (" + failures + "); the next load parses again";
-  warn("warning: " + dataset.load.note);
+  return "";
+}
+
+// Parses `path` and writes its processed file (now, or on a thread of its own).
+Dataset parse_and_store(const fs::path& path, const std::vector<fs::path>& candidates, bool in_background) {
+  const int64_t stamped_at = stamp_time_now();
+  const std::vector<InputStamp> stamps = input_stamps(path);  // before parsing: a file changed meanwhile is stale next time
+  Dataset dataset = parse_path(path);
+  const auto hash_started = std::chrono::steady_clock::now();
+  dataset.fingerprint = hash_inputs(path, stamps);
+  dataset.read_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - hash_started).count();
+  if (in_background) {
+    // Copies of the tensor handles: the parsed data stays alive (and unchanged) until the write ends.
+    dataset.load.processed_path = candidates.front().string();
+    dataset.load.pending_store = std::make_shared<std::future<void>>(
+        std::async(std::launch::async, [candidates, stamps, stamped_at, snapshot = dataset] {
+          std::string failures;
+          if (store_first(candidates, snapshot, stamps, stamped_at, failures).empty()) {
+            warn("warning: could not write the processed file (" + failures + "); the next load parses again");
+          }
+        }));
+    return dataset;
+  }
+  std::string failures;
+  dataset.load.processed_path = store_first(candidates, dataset, stamps, stamped_at, failures);
+  if (dataset.load.processed_path.empty()) {
+    dataset.load.note = "could not write the processed file (" + failures + "); the next load parses again";
+    warn("warning: " + dataset.load.note);
+  }
   return dataset;
 }
 
@@ -83,7 +107,7 @@ Dataset load_path(const fs::path& path, const LoadOptions& options) {
       if (!problem.empty()) warn("ignoring the processed dataset (" + problem + "); rebuilding it");
     }
   }
-  return parse_and_store(path, candidates);
+  return parse_and_store(path, candidates, options.store_in_background);
 }
 
 bool looks_like_path(const std::string& text) {

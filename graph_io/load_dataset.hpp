@@ -33,6 +33,10 @@ struct LoadOptions {
   // Where the processed file goes when the dataset's folder is not writable
   // ("" = user_cache_folder()).
   std::string cache_dir;
+  // Write the processed file after a parse on a thread of its own, so that a
+  // first run does not wait for it (Dataset::load.pending_store); a failure
+  // is reported on stderr then, and the next load parses again.
+  bool store_in_background = false;
 };
 
 Dataset load_dataset(const std::string& name_or_path, const LoadOptions& options = {});

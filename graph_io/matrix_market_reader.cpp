@@ -56,7 +56,8 @@ bool next_line(std::string_view text, std::size_t& position, std::string_view& l
 Dataset read_matrix_market(const std::filesystem::path& file) {
   const auto started = std::chrono::steady_clock::now();
   const std::string name = file.string();
-  const std::string text = read_file_text(file);
+  const FileText file_text = map_file_text(file);
+  const std::string_view text = file_text.view();
   std::size_t position = 0;
   std::string_view line;
   if (!next_line(text, position, line) || trim_trailing_blank(line).empty()) throw IoError(name, 0, "empty file");
@@ -113,7 +114,7 @@ Dataset read_matrix_market(const std::filesystem::path& file) {
     return static_cast<int32_t>(value - 1);
   };
   const auto chunks = parse_lines_parallel<Entries>(
-      std::string_view(text).substr(std::min(position, text.size())), name,
+      text.substr(std::min(position, text.size())), name,
       [&](std::string_view entry_line, Entries& entries) {
         std::string_view fields[4];
         const std::size_t count = split_words(entry_line, fields, 4);

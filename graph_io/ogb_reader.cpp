@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <stdexcept>
 
+#include "graph_io/fast_number_scan.hpp"
 #include "graph_io/file_text.hpp"
 #include "graph_io/line_parser.hpp"
 
@@ -38,7 +40,8 @@ fs::path raw_folder(const fs::path& directory) {
 // A file holding exactly one non-negative integer (num-node-list, num-edge-list).
 int64_t read_count(const fs::path& file, const char* what) {
   const std::string name = file.string();
-  const std::string text = read_file_text(file);
+  const FileText file_text = map_file_text(file);
+  const std::string_view text = file_text.view();
   struct Values {
     std::vector<int64_t> values;
   };
@@ -62,105 +65,140 @@ int64_t read_num_nodes(const fs::path& file) {
   return n;
 }
 
-struct EdgeChunk {
-  std::vector<int32_t> source;
-  std::vector<int32_t> target;
-  void reserve(std::size_t bytes, std::string_view first_line) {
-    source.reserve(estimated_lines(bytes, first_line));
-    target.reserve(estimated_lines(bytes, first_line));
+// The strict parser of an edge line "src,dst": it defines what edge.csv may
+// hold and every error; parse_edge_row's fast path only takes a shortcut.
+void parse_edge_line(std::string_view line, int64_t num_nodes, const std::string& limit_source, int32_t& source,
+                     int32_t& target) {
+  std::string_view fields[2];
+  const std::size_t count = split_fields(line, ',', fields, 2);
+  if (count != 2) {
+    throw LineError{detail::concat("expected 2 comma-separated node ids \"src,dst\", got ", count,
+                                   " field(s): ", quoted(line))};
   }
-};
+  source = parse_index(fields[0], "source node id", num_nodes, limit_source);
+  target = parse_index(fields[1], "target node id", num_nodes, limit_source);
+}
+
+// Parses the edge line starting at `line`; returns where the next line starts.
+const char* parse_edge_row(const char* line, const char* end, int64_t num_nodes, const std::string& limit_source,
+                           int32_t& source, int32_t& target) {
+  // Fast path: "<digits>,<digits>" then the line end, in one pass over the bytes.
+  const char* position = scan_index(line, end, num_nodes, source);
+  if (position != nullptr && position < end && *position == ',') {
+    position = scan_index(position + 1, end, num_nodes, target);
+    if (const char* next = position != nullptr ? after_line_end(position, end) : nullptr) return next;
+  }
+  const char* next = nullptr;
+  parse_edge_line(line_at(line, end, next), num_nodes, limit_source, source, target);
+  return next;
+}
 
 EdgeList read_edges(const fs::path& file, int64_t num_nodes, const std::string& limit_source) {
-  const std::string name = file.string();
-  const std::string text = read_file_text(file);
-  const auto chunks = parse_lines_parallel<EdgeChunk>(text, name, [&](std::string_view line, EdgeChunk& chunk) {
-    std::string_view fields[2];
-    const std::size_t count = split_fields(line, ',', fields, 2);
-    if (count != 2) {
-      throw LineError{detail::concat("expected 2 comma-separated node ids \"src,dst\", got ", count,
-                                     " field(s): ", quoted(line))};
-    }
-    chunk.source.push_back(parse_index(fields[0], "source node id", num_nodes, limit_source));
-    chunk.target.push_back(parse_index(fields[1], "target node id", num_nodes, limit_source));
-  });
+  const FileText text = map_file_text(file);
+  const RowChunks cut = cut_rows(text.view());
   EdgeList edges;
   edges.num_nodes = num_nodes;
-  const int64_t e = total_over(chunks, [](const EdgeChunk& c) { return c.source.size(); });
-  edges.source = Tensor::empty({e}, DType::Int32);
-  edges.target = Tensor::empty({e}, DType::Int32);
-  gather_into(chunks, &EdgeChunk::source, edges.source.data<int32_t>());
-  gather_into(chunks, &EdgeChunk::target, edges.target.data<int32_t>());
+  edges.source = Tensor::empty({cut.rows()}, DType::Int32);
+  edges.target = Tensor::empty({cut.rows()}, DType::Int32);
+  int32_t* sources = edges.source.data<int32_t>();
+  int32_t* targets = edges.target.data<int32_t>();
+  parse_rows_parallel(cut, file.string(), [&](const char* line, const char* end, int64_t row) {
+    return parse_edge_row(line, end, num_nodes, limit_source, sources[row], targets[row]);
+  });
   return edges;
 }
 
-struct FeatureChunk {
-  std::vector<float> values;
-  int64_t rows = 0;
-  int64_t width = -1;        // columns of this chunk's rows
-  void reserve(std::size_t bytes, std::string_view first_line) {
-    const auto per_line = static_cast<std::size_t>(std::count(first_line.begin(), first_line.end(), ',')) + 1;
-    values.reserve(estimated_lines(bytes, first_line) * per_line);
+// The strict parser of a feature line: `width` finite numbers separated by
+// commas (the error names the first bad token, else a count other than
+// width). Stores them in `row` unless it is nullptr.
+void parse_feature_line(std::string_view line, int64_t width, float* row) {
+  int64_t columns = 0;
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t end = line.find(',', begin);
+    const std::string_view token =
+        line.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
+    const float value = parse_finite_float(token, "feature value");
+    if (row != nullptr && columns < width) row[columns] = value;
+    ++columns;
+    if (end == std::string_view::npos) break;
+    begin = end + 1;
   }
-};
+  if (columns != width) {
+    throw LineError{detail::concat("row has ", columns, " feature values, the rows before have ", width)};
+  }
+}
+
+// Fast path of a feature line: the numbers read straight from the text (a
+// number never spans a ',' or a line end, so it stops where its token does:
+// no token search). Returns where the next line starts, or nullptr when the
+// line needs the strict parser. `width` >= 1.
+const char* parse_feature_row_fast(const char* line, const char* end, int64_t width, float* row) {
+  const char* position = line;
+  for (int64_t column = 0;; ++column) {
+    const char* stop = scan_finite_float(position, end, row[column]);
+    if (stop == nullptr) return nullptr;
+    if (column + 1 == width) return after_line_end(stop, end);
+    if (stop == end || *stop != ',') return nullptr;
+    position = stop + 1;
+  }
+}
+
+// Parses the feature line starting at `line` into `row` (nullptr: checks it
+// only); returns where the next line starts.
+const char* parse_feature_row(const char* line, const char* end, int64_t width, float* row) {
+  if (row != nullptr) {
+    if (const char* next = parse_feature_row_fast(line, end, width, row)) return next;
+  }
+  const char* next = nullptr;
+  parse_feature_line(line_at(line, end, next), width, row);
+  return next;
+}
 
 Tensor read_features(const fs::path& file, int64_t num_nodes) {
   const std::string name = file.string();
-  const std::string text = read_file_text(file);
-  const auto chunks = parse_lines_parallel<FeatureChunk>(text, name, [](std::string_view line, FeatureChunk& chunk) {
-    int64_t columns = 0;
-    std::size_t begin = 0;
-    for (;;) {
-      const std::size_t end = line.find(',', begin);
-      const std::string_view token =
-          line.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
-      chunk.values.push_back(parse_finite_float(token, "feature value"));
-      ++columns;
-      if (end == std::string_view::npos) break;
-      begin = end + 1;
-    }
-    if (chunk.width < 0) chunk.width = columns;
-    if (columns != chunk.width) {
-      throw LineError{detail::concat("row has ", columns, " feature values, the rows before have ", chunk.width)};
-    }
-    ++chunk.rows;
+  const FileText text = map_file_text(file);
+  const RowChunks cut = cut_rows(text.view());
+  if (cut.rows() == 0) throw IoError(name, 0, "empty file, expected one row of features per node");
+  // The first row sets the width every row must have.
+  const std::string_view first_line = cut.text.substr(0, cut.text.find('\n'));
+  const int64_t width = std::count(first_line.begin(), first_line.end(), ',') + 1;
+  // Each value takes 2 bytes at least ("0," or "0\n"), so more rows * width
+  // than that means a short row: the rows are checked without allocating.
+  if (width > static_cast<int64_t>((cut.text.size() + 1) / 2) / cut.rows()) {
+    parse_rows_parallel(cut, name, [&](const char* line, const char* end, int64_t) {
+      return parse_feature_row(line, end, width, nullptr);
+    });
+    throw std::logic_error("read_features: no short row in a file too small for its rows");
+  }
+  Tensor features = Tensor::empty({cut.rows(), width}, DType::Float32);
+  float* values = features.data<float>();
+  parse_rows_parallel(cut, name, [&](const char* line, const char* end, int64_t row) {
+    return parse_feature_row(line, end, width, values + row * width);
   });
-  if (chunks.empty()) throw IoError(name, 0, "empty file, expected one row of features per node");
-  int64_t rows = 0;
-  const int64_t width = chunks.front().width;
-  for (const FeatureChunk& chunk : chunks) {
-    if (chunk.rows > 0 && chunk.width != width) {
-      throw IoError(name, rows + 1, detail::concat("row has ", chunk.width, " feature values, the rows before have ", width));
-    }
-    rows += chunk.rows;
+  if (cut.rows() != num_nodes) {
+    throw IoError(name, cut.rows() < num_nodes ? 0 : num_nodes + 1,
+                  detail::concat("has ", cut.rows(), " feature rows but num-node-list says ", num_nodes, " nodes"));
   }
-  if (rows != num_nodes) {
-    throw IoError(name, rows < num_nodes ? 0 : num_nodes + 1,
-                  detail::concat("has ", rows, " feature rows but num-node-list says ", num_nodes, " nodes"));
-  }
-  Tensor features = Tensor::empty({rows, width}, DType::Float32);
-  gather_into(chunks, &FeatureChunk::values, features.data<float>());
   return features;
 }
-
-struct IndexChunk {
-  std::vector<int32_t> values;
-  void reserve(std::size_t bytes, std::string_view first_line) { values.reserve(estimated_lines(bytes, first_line)); }
-};
 
 // One integer per line, each checked by `parse`.
 template <typename Parse>
 std::vector<int32_t> read_column(const fs::path& file, const Parse& parse) {
   const std::string name = file.string();
-  const std::string text = read_file_text(file);
-  const auto chunks = parse_lines_parallel<IndexChunk>(text, name, [&](std::string_view line, IndexChunk& chunk) {
+  const FileText text = map_file_text(file);
+  const RowChunks cut = cut_rows(text.view());
+  std::vector<int32_t> values(static_cast<std::size_t>(cut.rows()));
+  parse_rows_parallel(cut, name, [&](const char* line_start, const char* end, int64_t row) {
+    const char* next = nullptr;
+    const std::string_view line = line_at(line_start, end, next);
     std::string_view fields[1];
     const std::size_t count = split_fields(line, ',', fields, 1);
     if (count != 1) throw LineError{detail::concat("expected 1 value per line, got ", count, ": ", quoted(line))};
-    chunk.values.push_back(parse(fields[0]));
+    values[static_cast<std::size_t>(row)] = parse(fields[0]);
+    return next;
   });
-  std::vector<int32_t> values(static_cast<std::size_t>(total_over(chunks, [](const IndexChunk& c) { return c.values.size(); })));
-  gather_into(chunks, &IndexChunk::values, values.data());
   return values;
 }
 
@@ -231,6 +269,12 @@ void read_splits(const fs::path& folder, int64_t num_nodes, Dataset& dataset) {
 }
 
 }  // namespace
+
+EdgeList read_ogb_edges(const fs::path& file, int64_t num_nodes) {
+  return read_edges(file, num_nodes, detail::concat("num_nodes ", num_nodes, " (given)"));
+}
+
+Tensor read_ogb_features(const fs::path& file, int64_t num_nodes) { return read_features(file, num_nodes); }
 
 bool is_ogb_directory(const fs::path& directory) {
   std::error_code error;

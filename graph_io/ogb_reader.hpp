@@ -26,6 +26,12 @@ namespace sgnn::graph_io {
 
 Dataset read_ogb_dataset(const std::filesystem::path& directory);
 
+// One edge.csv[.gz] or node-feat.csv[.gz] on its own, checked as
+// read_ogb_dataset checks it against `num_nodes` (the benchmarks time the two
+// large files separately): edges int32 [E] each, features float32 [N, F].
+EdgeList read_ogb_edges(const std::filesystem::path& file, int64_t num_nodes);
+Tensor read_ogb_features(const std::filesystem::path& file, int64_t num_nodes);
+
 // True when `directory` looks like the OGB raw layout (has raw/edge.csv[.gz]
 // or edge.csv[.gz] itself).
 bool is_ogb_directory(const std::filesystem::path& directory);

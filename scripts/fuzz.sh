@@ -12,7 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh  # clang, libFuzzer (libclang-rt-14-dev), libomp-dev
 seconds="${1:-30}"
-targets=(fuzz_edge_list fuzz_matrix_market fuzz_ogb fuzz_gunzip fuzz_cache_file fuzz_checkpoint fuzz_planetoid)
+targets=(fuzz_edge_list fuzz_matrix_market fuzz_ogb fuzz_number_scan fuzz_gunzip fuzz_cache_file fuzz_checkpoint
+         fuzz_planetoid)
 
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSGNN_CUDA=OFF \
   -DSGNN_FUZZ=ON -DSGNN_SANITIZE=address,undefined -DSGNN_BUILD_TESTS=OFF -DSGNN_BUILD_BENCH=OFF \

@@ -102,7 +102,8 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   } join{device_ready};
 
   graph_io::LoadOptions load_options;
-  load_options.defer_checks = true;  // make_graph checks what it reads, on the way to the device
+  load_options.defer_checks = true;         // make_graph checks what it reads, on the way to the device
+  load_options.store_in_background = true;  // a first run trains while its processed file is written
   load_options.cache_dir = options.cache_dir;
   graph_io::Dataset dataset = graph_io::load_dataset(options.dataset, load_options);
   if (device_ready.valid()) device_ready.get();  // rethrows a device failure here, before any work on it

@@ -7,7 +7,7 @@
 //  - few lanes per dot product (each lane holds kVec·k features), so the
 //    reduction is log2(kGroup) shuffles instead of 5, and kEntries entries'
 //    loads are issued before the first shuffle;
-//  - the group finds the row of its first entry with a kGroup-ary search
+//  - the group finds the row of its first entry with a (kGroup+1)-ary search
 //    over the row offsets (each step, the lanes test kGroup pivots and a
 //    ballot narrows the range: log_{kGroup+1}(rows) dependent loads), then
 //    follows the row offsets as its entries cross row ends;
@@ -26,30 +26,25 @@ namespace {
 
 // The row holding entry `entry`: the last row whose offset is <= entry (rows
 // may be empty). All kGroup lanes of the group call it and get the same row.
+// Each step the lanes test the pivots low + step·(lane + 1), which increase
+// with the lane: since the offsets do not decrease, the pivots at or before
+// the entry are a prefix, and their count moves both ends of the range. The
+// first pivot is always inside (low, high), so every step makes progress.
 template <int kGroup>
 __device__ __forceinline__ int64_t row_of_entry(sparse_cuda::Offsets indptr, int64_t rows, int64_t entry,
                                                unsigned mask, int lane) {
   int64_t low = 0;      // indptr[low] <= entry
-  int64_t high = rows;  // indptr[high] > entry (high = rows: past the end)
+  int64_t high = rows;  // indptr[high] > entry (high = rows: the end, where the offset is nnz > entry)
+  const unsigned group_base = (threadIdx.x & 31u) & ~static_cast<unsigned>(kGroup - 1);
   while (high - low > 1) {
-    // kGroup pivots split (low, high) into kGroup + 1 parts.
-    const int64_t span = high - low;
-    const int64_t pivot = low + (span * (lane + 1)) / (kGroup + 1);
-    const bool at_or_before = pivot > low && pivot < high && indptr[pivot] <= entry;
-    const unsigned below = __ballot_sync(mask, at_or_before) >> ((threadIdx.x & 31u) & ~static_cast<unsigned>(kGroup - 1));
-    const unsigned group_bits = kGroup == 32 ? below : below & ((1u << kGroup) - 1u);
-    // Pivots increase with the lane: those at or before the entry are a prefix.
-    const int count = __popc(group_bits);
-    const int64_t new_low = count == 0 ? low : low + (span * count) / (kGroup + 1);
-    const int64_t new_high = count == kGroup ? high : low + (span * (count + 1)) / (kGroup + 1);
-    // Pivots that coincided with low or high were not tested: keep the range valid.
-    low = new_low > low ? new_low : low;
-    high = new_high < high && new_high > low ? new_high : high;
-    if (kGroup == 1 || (new_low == low && new_high == high && count != 0 && count != kGroup)) {
-      // No progress from pivots (tiny span): fall back to one binary step.
-      const int64_t middle = low + (high - low) / 2;
-      if (indptr[middle] <= entry) low = middle; else high = middle;
-    }
+    const int64_t step = (high - low + kGroup) / (kGroup + 1);  // >= 1, and low + step < high
+    const int64_t pivot = low + step * (lane + 1);
+    const bool at_or_before = pivot < high && indptr[pivot] <= entry;
+    const unsigned ballot = __ballot_sync(mask, at_or_before) >> group_base;
+    const int count = __popc(kGroup == 32 ? ballot : ballot & ((1u << kGroup) - 1u));
+    const int64_t first_after = low + step * (count + 1);  // the first pivot past the entry, if inside
+    low += step * count;
+    if (first_after < high) high = first_after;
   }
   return low;
 }

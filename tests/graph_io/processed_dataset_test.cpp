@@ -286,3 +286,23 @@ TEST_CASE("processed dataset: the adjacency cache is keyed by the stored fingerp
   CHECK(cached_adjacency_entries(adjacency_cache_path(dir / "cache", key), key) == hit.adjacency.nnz());
   CHECK_FALSE(cached_adjacency_entries(adjacency_cache_path(dir / "cache", key), key + 1).has_value());
 }
+
+TEST_CASE("processed dataset: written on a thread of its own, complete once the last copy of the dataset is gone") {
+  TempDir dir;
+  const fs::path folder = write_folder(dir, small_dataset());
+  age_inputs(folder);
+  LoadOptions background;
+  background.store_in_background = true;
+  Dataset parsed;
+  {
+    const Dataset first = load_dataset(folder.string(), background);
+    CHECK_FALSE(first.load.processed_hit);
+    REQUIRE(first.load.pending_store != nullptr);
+    CHECK(first.load.processed_path == (folder / "processed" / "dataset.sgnn").string());
+    parsed = first;  // a copy keeps the write waiting for it alive
+  }
+  parsed.load.pending_store->wait();
+  const Dataset mapped = load_dataset(folder.string());
+  CHECK(mapped.load.processed_hit);
+  check_same_dataset(mapped, parsed);
+}
