@@ -5,6 +5,7 @@ one run on the GPU machine, and writes a markdown table with our ÷ PyG ratios
 to OUT/bench_training.md (JSON of every run beside it).
 
     python3 bench/compare_pyg.py --build build --data data --out OUT [--sets citation,large,degree] [--quick]
+                                 [--precisions fp32,bf16]
 
 Sets: citation = the bundled cora and citeseer (<build>/share/sparsegnn/datasets); large = the Reddit-scale and
 products-scale synthetic graphs (GCN, and GAT on Reddit-scale); degree = GAT
@@ -12,6 +13,9 @@ on the degree-50 and degree-100 graphs of issue 7. Synthetic graphs are
 generated with sgnn_gen into --data first. --quick = --sets citation.
 Our GAT runs PyG's procedure here (200 epochs, no early stopping, no dropout
 on W·x) so that both sides do the same work per epoch and in total.
+--precisions fp32,bf16 runs every case in both precisions: ours with
+--precision bf16, PyG under torch.autocast(dtype=torch.bfloat16)
+(bench/pyg_train.py --precision bf16), side by side in the table.
 """
 import argparse
 import json
@@ -79,6 +83,7 @@ def main():
     parser.add_argument("--sets", default="citation,large,degree")
     parser.add_argument("--quick", action="store_true", help="cora and citeseer only (--sets citation)")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--precisions", default="fp32", help="comma-separated: fp32, bf16 (default fp32)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     log = os.path.join(args.out, "compare_pyg.log")
@@ -106,32 +111,41 @@ def main():
                                   "--symmetric", "--features", "602", "--classes", "41", "--seed", "3"], log)
             cases.append((f"degree-{degree}", "gat", directory, gat_big + pyg_procedure, gat_big, ["edge_index"]))
 
+    precisions = args.precisions.split(",")
+    for precision in precisions:
+        if precision not in ("fp32", "bf16"):
+            sys.exit(f"compare_pyg: unknown precision {precision!r} (fp32, bf16)")
     rows = []
     for label, model, directory, our_flags, pyg_flags, modes in cases:
         runs = ["--runs", str(args.runs)] if "--runs" not in our_flags else []
         program = "train_gcn" if model == "gcn" else "train_gat"
-        cold = ours(args.build, program, directory, our_flags + runs, args.out, cache + "-" + label, log)
-        warm = ours(args.build, program, directory, our_flags + runs, args.out, cache + "-" + label, log)
-        for mode in modes:
-            pyg = run_json([sys.executable, os.path.join(HERE, "pyg_train.py"), "--dataset", directory,
-                            "--model", model, "--adjacency", mode] + pyg_flags + runs, log)
-            rows.append((label, model, mode, cold, warm, pyg))
-            print(label, model, mode, json.dumps({"ours": warm, "pyg": pyg}), flush=True)
+        for precision in precisions:
+            flags = our_flags + runs + ["--precision", precision]
+            cold = ours(args.build, program, directory, flags, args.out, cache + "-" + label, log)
+            warm = ours(args.build, program, directory, flags, args.out, cache + "-" + label, log)
+            for mode in modes:
+                pyg = run_json([sys.executable, os.path.join(HERE, "pyg_train.py"), "--dataset", directory,
+                                "--model", model, "--adjacency", mode, "--precision", precision] + pyg_flags + runs,
+                               log)
+                rows.append((label, model, precision, mode, cold, warm, pyg))
+                print(label, model, precision, mode, json.dumps({"ours": warm, "pyg": pyg}), flush=True)
 
     with open(os.path.join(args.out, "bench_training.json"), "w") as handle:
-        json.dump([{"dataset": r[0], "model": r[1], "pyg_adjacency": r[2], "ours_cold": r[3], "ours_warm": r[4],
-                    "pyg": r[5]} for r in rows], handle, indent=1)
-    lines = ["| dataset | model | PyG input | step ms ours | step ms PyG | ÷ | train s ours | train s PyG | ÷ "
-             "| peak GB ours | peak GB PyG | ÷ | prep ms cold / warm | prep ms PyG | test acc ours | test acc PyG |",
-             "|" + "---|" * 16]
-    for label, model, mode, cold, warm, pyg in rows:
+        json.dump([{"dataset": r[0], "model": r[1], "precision": r[2], "pyg_adjacency": r[3], "ours_cold": r[4],
+                    "ours_warm": r[5], "pyg": r[6]} for r in rows], handle, indent=1)
+    lines = ["| dataset | model | precision | PyG input | step ms ours | step ms PyG | ÷ | train s ours "
+             "| train s PyG | ÷ | peak GB ours | peak GB PyG | ÷ | prep ms cold / warm | prep ms PyG "
+             "| test acc ours | test acc PyG |",
+             "|" + "---|" * 17]
+    for label, model, precision, mode, cold, warm, pyg in rows:
         step_ours, step_pyg = warm.get("epoch_ms_median"), pyg.get("epoch_ms_median")
         total_ours, total_pyg = warm.get("train_seconds"), pyg.get("train_seconds")
         peak_ours, peak_pyg = warm.get("peak_device_bytes"), pyg.get("peak_device_bytes")
         status = "" if pyg.get("status") == "ok" else f" ({pyg.get('status')})"
         captured = " (graph)" if warm.get("step_captured") else ""  # step replayed from a CUDA Graph
         lines.append(
-            f"| {label} | {model} | {mode}{status} | {number(step_ours, 1, 3)}{captured} | {number(step_pyg, 1, 3)} | "
+            f"| {label} | {model} | {precision} | {mode}{status} | {number(step_ours, 1, 3)}{captured} | "
+            f"{number(step_pyg, 1, 3)} | "
             f"{ratio(step_ours, step_pyg)} | {number(total_ours)} | {number(total_pyg)} | "
             f"{ratio(total_ours, total_pyg)} | {number(peak_ours, 1e-9)} | {number(peak_pyg, 1e-9)} | "
             f"{ratio(peak_ours, peak_pyg)} | {number(cold.get('preprocess_ms'), 1, 1)} / "

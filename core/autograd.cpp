@@ -25,20 +25,24 @@ RecordObserver& record_observer() {
 
 // Gradients are summed out of place: a gradient tensor may be shared (an add
 // passes its output gradient to both inputs), so it is never modified.
+// A bfloat16 sum is computed in float and rounded once, as on CUDA.
 Tensor add_gradients(const Tensor& a, const Tensor& b) {
   Tensor sum = Tensor::empty_like(a);
   const int64_t n = a.numel();
   if (a.device().is_cuda()) {
 #ifdef SGNN_WITH_CUDA
-    detail::add_cuda(a.data<float>(), b.data<float>(), sum.data<float>(), n, a.device());
+    detail::add_cuda(a.raw_data(), b.raw_data(), sum.raw_data(), a.dtype(), n, a.device());
 #endif
     return sum;
   }
-  const float* x = a.data<float>();
-  const float* y = b.data<float>();
-  float* out = sum.data<float>();
+  visit_floating(a.dtype(), [&](auto element) {
+    using T = decltype(element);
+    const T* x = a.data<T>();
+    const T* y = b.data<T>();
+    T* out = sum.data<T>();
 #pragma omp parallel for if (n > 65536)
-  for (int64_t i = 0; i < n; ++i) out[i] = x[i] + y[i];
+    for (int64_t i = 0; i < n; ++i) out[i] = store_as<T>(load_float(x[i]) + load_float(y[i]));
+  });
   return sum;
 }
 
@@ -47,11 +51,12 @@ Tensor accumulate(const Tensor& existing, const Tensor& incoming) {
 }
 
 void check_gradient(const Node& node, std::size_t input, const InputEdge& edge, const Tensor& gradient) {
-  if (gradient.dtype() != DType::Float32 || gradient.shape() != edge.shape || gradient.device() != edge.device) {
+  if (gradient.dtype() != edge.dtype || gradient.shape() != edge.shape || gradient.device() != edge.device) {
     throw AutogradError(detail::concat("backward of '", node.name(), "' returned a gradient of shape ",
                                        shape_str(gradient.shape()), " (", dtype_name(gradient.dtype()), ", ",
                                        gradient.device().str(), ") for input ", input, " of shape ",
-                                       shape_str(edge.shape), " on ", edge.device.str()));
+                                       shape_str(edge.shape), " (", dtype_name(edge.dtype), ") on ",
+                                       edge.device.str()));
   }
 }
 
@@ -99,6 +104,7 @@ void record(std::string_view name, const std::vector<Tensor>& inputs, Tensor& ou
       if (input.grad_fn()) edge.producer = input.grad_fn();
       else edge.leaf = input.autograd_meta();
       edge.shape = input.shape();
+      edge.dtype = input.dtype();
       edge.device = input.device();
     }
     edges.push_back(std::move(edge));
@@ -127,12 +133,13 @@ void run_backward(const Tensor& root, const Tensor& gradient, bool retain_graph)
                           " needs a gradient of that shape; only a one-element tensor (a loss) gets the "
                           "implicit gradient 1");
     }
-    seed = Tensor::full(root.shape(), 1.0, DType::Float32, root.device());
+    seed = Tensor::full(root.shape(), 1.0, root.dtype(), root.device());
   }
-  if (seed.shape() != root.shape() || seed.dtype() != DType::Float32 || seed.device() != root.device()) {
-    throw AutogradError("backward(): gradient of shape " + shape_str(seed.shape()) + " on " + seed.device().str() +
-                        " does not match the tensor's shape " + shape_str(root.shape()) + " on " +
-                        root.device().str());
+  if (seed.shape() != root.shape() || seed.dtype() != root.dtype() || seed.device() != root.device()) {
+    throw AutogradError("backward(): gradient of shape " + shape_str(seed.shape()) + " (" +
+                        std::string(dtype_name(seed.dtype())) + ") on " + seed.device().str() +
+                        " does not match the tensor's shape " + shape_str(root.shape()) + " (" +
+                        std::string(dtype_name(root.dtype())) + ") on " + root.device().str());
   }
 
   NoGradGuard no_grad;  // backward computations build no tape

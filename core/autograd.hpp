@@ -5,7 +5,9 @@
 // tensors that backward needs). `Tensor::backward` runs the nodes reachable
 // from the root in reverse topological order, sums the gradients of tensors
 // used more than once, stores leaf gradients in `Tensor::grad()`, and frees
-// each node's saved tensors unless asked to retain the graph.
+// each node's saved tensors unless asked to retain the graph. A gradient has
+// the dtype, shape and device of its tensor (float32 or bfloat16; bfloat16
+// gradients are summed in float and rounded once).
 //
 // Saved tensors must be captured detached (`t.detach()`): a node never holds
 // a tensor that points back to a node, so graphs have no reference cycles.
@@ -32,6 +34,7 @@ struct InputEdge {
   std::shared_ptr<Node> producer;            // the input's node, when it is not a leaf
   std::shared_ptr<AutogradMeta> leaf;        // the leaf's state, when it is a leaf requiring grad
   Shape shape;                               // to validate the gradient
+  DType dtype = DType::Float32;              // a gradient has its input's dtype (bfloat16 activations: bfloat16)
   Device device;
   bool needs_grad() const { return producer != nullptr || leaf != nullptr; }
 };

@@ -44,7 +44,7 @@ int64_t hrpb_bytes(int64_t rows, int64_t nnz) {
 // backward reaches them, plus the gradients live at once during backward.
 // Intermediate outputs no backward needs (matmul before spmm, bias sums,
 // score sums) are freed as the forward goes and are not counted.
-int64_t gcn_activation_floats(const ModelShape& m) {
+int64_t gcn_activation_elements(const ModelShape& m) {
   int64_t saved = 0;
   int64_t width = m.features;
   for (int64_t layer = 0; layer < m.layers; ++layer) {
@@ -62,15 +62,15 @@ int64_t gcn_activation_floats(const ModelShape& m) {
 // One GATConv: its input (saved by x·W), the projected features (saved by the
 // attention products and the spmm), and per edge and head the LeakyReLU
 // input, the softmax output and the attention after dropout.
-int64_t gat_layer_saved_floats(const ModelShape& m, int64_t in, int64_t heads, int64_t per_head) {
+int64_t gat_layer_saved_elements(const ModelShape& m, int64_t in, int64_t heads, int64_t per_head) {
   return m.nodes * in + m.nodes * heads * per_head + 3 * m.nnz * heads;
 }
 
-int64_t gat_activation_floats(const ModelShape& m) {
+int64_t gat_activation_elements(const ModelShape& m) {
   const int64_t hidden_width = m.hidden * m.heads;
-  const int64_t saved = gat_layer_saved_floats(m, m.features, m.heads, m.hidden) +
+  const int64_t saved = gat_layer_saved_elements(m, m.features, m.heads, m.hidden) +
                         m.nodes * hidden_width  // the ELU output
-                        + gat_layer_saved_floats(m, hidden_width, m.output_heads, m.classes) +
+                        + gat_layer_saved_elements(m, hidden_width, m.output_heads, m.classes) +
                         2 * m.nodes * m.classes;  // the loss
   const int64_t gradients =
       2 * std::max(m.nnz * std::max(m.heads, m.output_heads), m.nodes * std::max(hidden_width, m.classes));
@@ -142,8 +142,10 @@ Estimate estimate_graph(const GraphShape& graph) {
   if (graph.edge_weights) estimate.parts.push_back({"edge weights", 2 * nnz * kFloat, false});
   if (graph.hrpb) estimate.parts.push_back({"HRPB layout", 2 * hrpb_bytes(graph.nodes, nnz), false});
   // As stored and row-normalised (two copies), labels and the three splits.
-  estimate.parts.push_back(
-      {"features and labels", 2 * graph.nodes * graph.features * kFloat + 2 * graph.nodes * kIndex, false});
+  estimate.parts.push_back({"features and labels",
+                            graph.nodes * graph.features * (kFloat + graph.training_feature_bytes) +
+                                2 * graph.nodes * kIndex,
+                            false});
   return estimate;
 }
 
@@ -153,12 +155,17 @@ Estimate estimate_model(const ModelShape& model) {
              "estimate_model: sizes must be positive (features ", model.features, ", hidden ", model.hidden,
              ", heads ", model.heads, ", output heads ", model.output_heads, ", classes ", model.classes,
              ", layers ", model.layers, ")");
+  SGNN_CHECK(model.activation_bytes == 4 || model.activation_bytes == 2,
+             "estimate_model: activation_bytes must be 4 (float32) or 2 (bfloat16), got ", model.activation_bytes);
   const int64_t parameters = parameter_floats(model);
   Estimate estimate;
-  // Gradients, Adam's two moments and the trainer's best copy: 4 more per parameter.
-  estimate.parts.push_back({"parameters and optimizer state", 5 * parameters * kFloat, false});
-  const int64_t activations = model.kind == ModelKind::Gcn ? gcn_activation_floats(model) : gat_activation_floats(model);
-  estimate.parts.push_back({"activations", activations * kFloat, false});
+  // Gradients, Adam's two moments and the trainer's best copy: 4 more per
+  // parameter, all float32; mixed precision adds the 2-byte compute copies.
+  const int64_t copy_bytes = model.activation_bytes == 2 ? 2 : 0;
+  estimate.parts.push_back({"parameters and optimizer state", parameters * (5 * kFloat + copy_bytes), false});
+  const int64_t activations =
+      model.kind == ModelKind::Gcn ? gcn_activation_elements(model) : gat_activation_elements(model);
+  estimate.parts.push_back({"activations", activations * model.activation_bytes, false});
   return estimate;
 }
 

@@ -31,6 +31,10 @@ struct GraphShape {
   bool edge_weights = false;  // GCN normalisation: values and transpose_values
   bool hrpb = false;          // the HRPB layout of A and Aᵀ is built too
   int64_t nnz = 0;            // entries of the prepared adjacency when known; 0: prepared_nnz_bound
+  // Bytes per element of the features the model reads (the row-normalised
+  // copy): 4 for float32, 2 for bfloat16 (mixed precision); the features as
+  // loaded are float32 either way.
+  int64_t training_feature_bytes = 4;
 };
 
 enum class ModelKind : unsigned char { Gcn, Gat };
@@ -45,6 +49,10 @@ struct ModelShape {
   int64_t output_heads = 1;   // GAT output layer
   int64_t classes = 2;
   int64_t layers = 2;         // GCN convolutions (GAT: always 2)
+  // Bytes per activation element (and per activation gradient element): 4
+  // for float32, 2 for bfloat16 (mixed precision, which also keeps a 2-byte
+  // compute copy of every parameter beside its float32 master).
+  int64_t activation_bytes = 4;
 };
 
 struct EstimatePart {

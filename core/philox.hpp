@@ -6,11 +6,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define SGNN_HOST_DEVICE __host__ __device__ __forceinline__
-#else
-#define SGNN_HOST_DEVICE inline
-#endif
+#include "core/host_device.hpp"
 
 namespace sgnn {
 

@@ -94,6 +94,7 @@ Tensor Tensor::full(const Shape& shape, double value, DType dtype, Device device
     case DType::Float32: std::fill_n(tensor.data<float>(), n, static_cast<float>(value)); break;
     case DType::Int32: std::fill_n(tensor.data<int32_t>(), n, static_cast<int32_t>(value)); break;
     case DType::Int64: std::fill_n(tensor.data<int64_t>(), n, static_cast<int64_t>(value)); break;
+    case DType::BFloat16: std::fill_n(tensor.data<bfloat16>(), n, bfloat16(static_cast<float>(value))); break;
   }
   return tensor;
 }
@@ -223,6 +224,11 @@ double Tensor::item() const {
       copy_to_host(&value);
       return static_cast<double>(value);
     }
+    case DType::BFloat16: {
+      bfloat16 value;
+      copy_to_host(&value);
+      return static_cast<double>(value.to_float());
+    }
   }
   return 0.0;
 }
@@ -235,7 +241,7 @@ Tensor& Tensor::set_requires_grad(bool enabled) {
     throw AutogradError("set_requires_grad: only leaf tensors (parameters, inputs) can change it; this tensor "
                         "is the result of '" + meta_->grad_fn->name() + "'; use detach() first");
   }
-  SGNN_CHECK(!enabled || dtype_ == DType::Float32, "only float32 tensors can require gradients, got ",
+  SGNN_CHECK(!enabled || is_floating(dtype_), "only float32 and bfloat16 tensors can require gradients, got ",
              dtype_name(dtype_));
   if (!meta_) meta_ = std::make_shared<autograd::AutogradMeta>();
   meta_->requires_grad = enabled;
@@ -314,6 +320,12 @@ std::string Tensor::str(int64_t max_per_axis) const {
     case DType::Float32: print_values(out, to_vector<float>(), shape_, 0, 0, max_per_axis, 0); break;
     case DType::Int32: print_values(out, to_vector<int32_t>(), shape_, 0, 0, max_per_axis, 0); break;
     case DType::Int64: print_values(out, to_vector<int64_t>(), shape_, 0, 0, max_per_axis, 0); break;
+    case DType::BFloat16: {
+      std::vector<float> values;
+      for (const bfloat16 value : to_vector<bfloat16>()) values.push_back(value.to_float());
+      print_values(out, values, shape_, 0, 0, max_per_axis, 0);
+      break;
+    }
   }
   return out.str();
 }
@@ -328,6 +340,12 @@ void check_dtype(const Tensor& tensor, DType expected, const char* op, const cha
   check_defined(tensor, op, argument);
   SGNN_CHECK(tensor.dtype() == expected, op, ": argument '", argument, "' must be ", dtype_name(expected),
              ", got ", dtype_name(tensor.dtype()));
+}
+
+void check_floating(const Tensor& tensor, const char* op, const char* argument) {
+  check_defined(tensor, op, argument);
+  SGNN_CHECK(is_floating(tensor.dtype()), op, ": argument '", argument, "' must be float32 or bfloat16, got ",
+             dtype_name(tensor.dtype()));
 }
 
 void check_dim(const Tensor& tensor, int64_t expected, const char* op, const char* argument) {

@@ -1,4 +1,4 @@
-// Tensor: an n-dimensional array of float32, int32 or int64 on the host or a
+// Tensor: an n-dimensional array of float32, bfloat16, int32 or int64 on the host or a
 // CUDA device.
 //
 // Layout: always contiguous and row-major. A tensor is a handle: copies share
@@ -162,6 +162,8 @@ std::ostream& operator<<(std::ostream& out, const Tensor& tensor);
 // Argument checks shared by every op, with messages that name the op and argument.
 void check_defined(const Tensor& tensor, const char* op, const char* argument);
 void check_dtype(const Tensor& tensor, DType expected, const char* op, const char* argument);
+// float32 or bfloat16 (is_floating).
+void check_floating(const Tensor& tensor, const char* op, const char* argument);
 void check_dim(const Tensor& tensor, int64_t expected, const char* op, const char* argument);
 void check_same_device(const Tensor& a, const Tensor& b, const char* op);
 

@@ -1,12 +1,12 @@
 #include "distributed/distributed_gcn.hpp"
 
 #include "core/autograd.hpp"
+#include "ops/cast.hpp"
 #include "ops/classification.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/loss.hpp"
-#include "ops/matmul.hpp"
 #include "ops/reduce.hpp"
-#include "ops/spmm.hpp"
+#include "training/bf16_sparse_bridge.hpp"
 #include "training/gat_conv.hpp"
 #include "training/gcn_conv.hpp"
 #include "training/metrics.hpp"
@@ -18,13 +18,8 @@ namespace {
 // GCNConv::forward with the aggregation spread over the ranks.
 Tensor gcn_conv_forward(training::GCNConv& conv, const RankData& data, const HaloExchange& halo,
                         Communicator& communicator, const Tensor& x) {
-  const std::vector<Tensor> parameters = conv.parameters();  // weight, then bias when present
-  const Tensor& weight = parameters.at(0);
-  SGNN_CHECK(x.dim() == 2 && x.size(1) == weight.size(0), "distributed GCNConv: input ", shape_str(x.shape()),
-             " for a weight ", shape_str(weight.shape()));
-  const auto aggregate = [&](const Tensor& rows) { return ops::spmm(data.adjacency, halo(communicator, rows)); };
-  const Tensor y = conv.aggregates_first() ? ops::matmul(aggregate(x), weight) : aggregate(ops::matmul(x, weight));
-  return parameters.size() > 1 ? ops::add(y, parameters[1]) : y;
+  return conv.forward_with(
+      [&](const Tensor& rows) { return training::bf16_bridge::spmm(data.adjacency, halo(communicator, rows)); }, x);
 }
 
 // This rank's share of the global mean loss over all training rows.
@@ -45,7 +40,8 @@ Tensor distributed_forward(training::Model& model, const RankData& data, const H
                            Communicator& communicator, const Tensor& x) {
   const training::GraphInput graph(data.adjacency);
   const training::Sequential& layers = model.layers();
-  Tensor h = x;
+  check_floating(x, "distributed_forward", "x");
+  Tensor h = ops::cast(x, model.activation_dtype());
   for (std::size_t i = 0; i < layers.size(); ++i) {
     training::Layer& layer = *layers[i];
     if (auto* gcn = dynamic_cast<training::GCNConv*>(&layer)) {

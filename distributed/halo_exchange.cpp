@@ -3,6 +3,7 @@
 #include "core/autograd.hpp"
 #include "core/memory.hpp"
 #include "distributed/row_ops.hpp"
+#include "ops/cast.hpp"
 #include "ops/elementwise.hpp"
 
 namespace sgnn::distributed {
@@ -118,8 +119,10 @@ HaloMode HaloExchange::mode() const { return plan_->mode; }
 
 Tensor HaloExchange::operator()(Communicator& communicator, const Tensor& local_rows) const {
   constexpr const char* kOp = "halo_exchange";
-  check_defined(local_rows, kOp, "local_rows");
-  check_dtype(local_rows, DType::Float32, kOp, "local_rows");
+  check_floating(local_rows, kOp, "local_rows");
+  if (local_rows.dtype() != DType::Float32) {
+    return ops::cast((*this)(communicator, ops::cast(local_rows, DType::Float32)), local_rows.dtype());
+  }
   check_dim(local_rows, 2, kOp, "local_rows");
   SGNN_CHECK(local_rows.size(0) == plan_->num_rows, kOp, ": rank ", plan_->rank, " owns ", plan_->num_rows,
              " rows, got ", local_rows.size(0));

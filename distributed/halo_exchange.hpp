@@ -9,6 +9,9 @@
 //             returned halo gradients.
 // The plan (send lists, halo slices, all-gather positions) lives on the
 // rank's device; the Communicator passed to the call must outlive backward.
+// Rows are float32 or bfloat16; bfloat16 rows travel as float32 for now
+// (converted around the exchange, differentiably: the communicators and the
+// row kernels move float32), the result is bfloat16 again.
 #pragma once
 
 #include <memory>

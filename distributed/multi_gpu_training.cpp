@@ -69,6 +69,7 @@ MultiGpuResult train_gcn_multi_gpu(const graph_io::Graph& graph, const MultiGpuO
   training.gcn_layers = options.layers;
   training.seed = options.seed;
   training.halo = result.halo;
+  training.precision = options.precision;
   training.row_normalize_features = false;  // the caller's features as given
   // [rank][epoch]; each rank thread writes its own row only.
   std::vector<std::vector<int64_t>> bytes(static_cast<std::size_t>(ranks),

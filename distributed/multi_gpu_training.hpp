@@ -29,6 +29,7 @@ struct MultiGpuOptions {
   int64_t epochs = 200;
   uint64_t seed = 0;
   std::optional<HaloMode> halo;  // unset: choose_halo_mode
+  training::Precision precision = training::Precision::Fp32;  // bf16: mixed precision (training/precision.hpp)
 };
 
 struct MultiGpuEpoch {

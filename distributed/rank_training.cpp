@@ -25,6 +25,7 @@ std::shared_ptr<training::Model> make_rank_model(const RankTrainingOptions& opti
     config.hidden = h.hidden;
     config.layers = options.gcn_layers;
     config.dropout = h.dropout;
+    config.precision = options.precision;
     return training::make_gcn(config, generator);
   }
   training::GatConfig config;
@@ -35,6 +36,7 @@ std::shared_ptr<training::Model> make_rank_model(const RankTrainingOptions& opti
   config.output_heads = h.output_heads;
   config.dropout = h.dropout;
   config.projected_dropout = h.projected_dropout;
+  config.precision = options.precision;
   return training::make_gat(config, generator);
 }
 
@@ -59,7 +61,10 @@ RankTrainingResult train_rank(Communicator& communicator, const RankShard& shard
   adam.learning_rate = options.hyperparameters.learning_rate;
   training::Adam optimizer(model->parameter_groups(options.hyperparameters.weight_decay), adam);
   RankData data = rank_data(shard, device);
-  if (options.row_normalize_features) data.features = graph_io::normalize_feature_rows(data.features);
+  // bf16: the normalisation writes bfloat16 directly (the model converts features used as stored).
+  if (options.row_normalize_features) {
+    data.features = graph_io::normalize_feature_rows(data.features, training::activation_dtype(options.precision));
+  }
   const HaloExchange halo(part, result.halo, device);
   DistributedTrainer trainer(*model, optimizer, data, halo, communicator);
   memory::synchronize(device);

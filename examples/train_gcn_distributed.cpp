@@ -145,6 +145,7 @@ void report(const Options& options, const Process& process, const RankFile& file
   json.field("epochs", h.epochs).field("hidden", h.hidden).field("heads", h.heads).field("output_heads", h.output_heads);
   json.field("lr", static_cast<double>(h.learning_rate)).field("weight_decay", static_cast<double>(h.weight_decay));
   json.field("dropout", static_cast<double>(h.dropout)).field("seed", static_cast<int64_t>(training.seed));
+  json.field("precision", training::precision_name(training.precision));
   json.end_object();
   for (const auto& [name, column] : {std::pair{"rank_rows", 0}, std::pair{"rank_entries", 1}, std::pair{"rank_halo", 2}}) {
     json.key(name).begin_array();
@@ -185,6 +186,7 @@ void train(const Options& options, Process& process, const RankFile& file, Commu
   training.seed = flags.seed;
   training.halo = parse_halo_mode(options.halo);
   training.row_normalize_features = flags.row_normalize_features;
+  training.precision = flags.precision;
   const RankTrainingResult result = train_rank(communicator, file.shard, training, [&](const RankEpoch& epoch) {
     if (watchdog != nullptr) watchdog->progress();
     if (process.rank == 0 && !options.print_json) {
@@ -307,6 +309,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "sendrecv", "allgather"}));
   app.add_flag_function("--no-row-normalize", [&flags](int64_t) { flags.row_normalize_features = false; },
                         "use the features as stored (default: rows scaled to sum 1)");
+  app.add_option_function<std::string>(
+         "--precision", [&flags](const std::string& value) { flags.precision = training::parse_precision(value); },
+         "fp32, or bf16 for mixed precision: bfloat16 activations and gradients, float32 master weights summed over "
+         "ranks (default fp32)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
   app.add_flag("--print-json", options.print_json, "rank 0 prints the results as one JSON object");
   app.add_option("--rendezvous", options.launch.rendezvous,
                  "launcher-free mode: a file all ranks see, through which rank 0 hands out NCCL's id "

@@ -40,6 +40,7 @@ std::string json_report(const std::string& dataset, const graph_io::Graph& graph
   json.field("dataset", dataset).field("nodes", graph.num_nodes).field("edges", graph.adjacency.nnz());
   json.field("gpus", int64_t{options.gpus}).field("model", training::model_name(options.training.model));
   json.field("hidden", options.training.hidden);
+  json.field("precision", training::precision_name(options.training.precision));
   json.field("halo", distributed::halo_mode_name(result.halo)).field("nccl", result.nccl_version);
   json.key("rank_rows").begin_array();
   for (const int64_t rows : result.rank_rows) json.value(rows);
@@ -132,6 +133,11 @@ int main(int argc, char** argv) {
   app.add_option("--cache", options.cache_dir, "directory of the prepared-adjacency cache (default: no cache)");
   app.add_flag_function("--no-row-normalize", [&options](int64_t) { options.row_normalize = false; },
                         "use the features as stored (default: rows scaled to sum 1)");
+  app.add_option_function<std::string>(
+         "--precision",
+         [&options](const std::string& value) { options.training.precision = training::parse_precision(value); },
+         "fp32, or bf16 for mixed precision: bfloat16 activations and gradients, float32 master weights (default fp32)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
   app.add_flag("--print-json", options.print_json, "print the results as one JSON object");
   CLI11_PARSE(app, argc, argv);
   try {

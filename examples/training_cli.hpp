@@ -147,19 +147,28 @@ inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramO
   app.add_flag("--deterministic", e.deterministic,
                "bit-identical results for the same seed, device and build: sparse sums of split rows and HRPB "
                "panels in a fixed order instead of atomics (slower on graphs with hub rows; docs/determinism.md)");
+  app.add_option_function<std::string>(
+         "--precision", [&e](const std::string& value) { e.precision = training::parse_precision(value); },
+         "fp32, or bf16 for mixed precision: bfloat16 features, activations and gradients, float32 master weights "
+         "updated by Adam, float32 loss (default fp32; docs/mixed_precision.md)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
   app.add_option("--predictions", e.predictions,
                  "write per node its id, predicted class and class probabilities here, from the parameters training "
                  "ends with (the best validation epoch's); CSV, or NumPy when the name ends in .npy (single run; "
                  "docs/predictions.md)");
   app.add_option("--embeddings", e.embeddings,
                  "write per node its id and last hidden layer here (CSV, or .npy; single run)");
+  app.add_flag("--gradient-ranges", e.gradient_ranges,
+               "record the smallest non-zero and the largest |gradient| per layer during run 1 and print them (slow: "
+               "every gradient is read back; shows that bf16 needs no loss scaling, docs/mixed_precision.md)");
   app.add_flag("--quiet", options.quiet, "no progress line and no summary");
   app.add_flag("--print-json", options.print_json, "print the results JSON as the last line of stdout");
 }
 
 inline void print_summary(const training::ExperimentResult& r, std::FILE* stream) {
-  std::fprintf(stream, "%s on %s (%s, spmm %s%s): %zu run(s)\n", r.model.c_str(), r.dataset.c_str(),
-               r.device.c_str(), r.spmm.c_str(), r.deterministic ? ", deterministic" : "", r.runs.size());
+  std::fprintf(stream, "%s on %s (%s, spmm %s, %s%s): %zu run(s)\n", r.model.c_str(), r.dataset.c_str(),
+               r.device.c_str(), r.spmm.c_str(), r.precision.c_str(), r.deterministic ? ", deterministic" : "",
+               r.runs.size());
   std::fprintf(stream, "  test accuracy at best validation: %.2f%% ± %.2f%%  (macro-F1 %.4f)\n",
                100.0 * r.test_accuracy, 100.0 * r.test_accuracy_std, r.test_macro_f1);
   std::fprintf(stream, "  epoch time (median): %.3f ms, training time (median run): %.2f s\n", r.epoch_ms_median,
@@ -221,6 +230,14 @@ inline int training_main(training::ModelKind kind, int argc, char** argv) {
                                               std::to_string(result.runs.front().seed) + ")");
     }
     if (!options.quiet) print_summary(result, stdout);
+    if (!result.gradient_ranges.empty()) {
+      std::printf("gradient magnitudes of run 1 (%s):\n", result.precision.c_str());
+      for (const auto& [layer, range] : result.gradient_ranges) {
+        std::printf("  %-10s smallest non-zero %.3e, largest %.3e (%lld of %lld values zero)\n",
+                    layer.empty() ? "(none)" : layer.c_str(), range.smallest, range.largest,
+                    static_cast<long long>(range.zeros), static_cast<long long>(range.values));
+      }
+    }
     if (options.print_json) std::printf("%s\n", json.c_str());
     return 0;
   } catch (const Error& error) {

@@ -11,8 +11,11 @@ namespace sgnn::graph_io {
 // the same device): each row divided by its sum, so rows sum to 1; rows that
 // sum to zero stay as they are (all-zero rows stay 0). For the non-negative
 // bag-of-words features of the citation graphs this is PyG's
-// NormalizeFeatures. Throws InvalidArgument for another dtype or rank.
-Tensor normalize_feature_rows(const Tensor& features);
+// NormalizeFeatures. `dtype` float32 or bfloat16: the result's dtype, written
+// by the same pass (bfloat16: the float quotient rounded once, for
+// mixed-precision training without a conversion pass of its own). Throws
+// InvalidArgument for another input dtype, output dtype or rank.
+Tensor normalize_feature_rows(const Tensor& features, DType dtype = DType::Float32);
 
 // The transform a model's input features went through, recorded in
 // checkpoints so inference prepares new features the same way.
@@ -23,7 +26,8 @@ enum class FeatureTransform : unsigned char {
 const char* feature_transform_name(FeatureTransform transform);  // "none", "row-normalize"
 // The inverse of feature_transform_name; InvalidArgument for any other text.
 FeatureTransform parse_feature_transform(std::string_view text);
-// `features` after `transform` (None: the same tensor, not a copy).
-Tensor apply_feature_transform(const Tensor& features, FeatureTransform transform);
+// `features` after `transform` (None: the same tensor, not a copy; RowNormalize: a
+// copy of `dtype`, float32 or bfloat16, see normalize_feature_rows).
+Tensor apply_feature_transform(const Tensor& features, FeatureTransform transform, DType dtype = DType::Float32);
 
 }  // namespace sgnn::graph_io

@@ -346,7 +346,9 @@ SectionFile parse_header(std::string_view header, uint64_t file_bytes, const std
     entry.name = reader.get_string();
     if (!names.insert(entry.name).second) reader.corrupt(detail::concat("section ", entry.name, " appears twice"));
     const auto dtype = reader.get<uint8_t>();
-    if (dtype > static_cast<uint8_t>(DType::Int64)) reader.corrupt(detail::concat("section ", entry.name, " has an unknown dtype"));
+    if (dtype > static_cast<uint8_t>(kLastDType)) {
+      reader.corrupt(detail::concat("section ", entry.name, " has an unknown dtype"));
+    }
     entry.dtype = static_cast<DType>(dtype);
     const auto rank = reader.get<uint8_t>();
     if (rank > 8) reader.corrupt(detail::concat("section ", entry.name, " has rank ", int{rank}));

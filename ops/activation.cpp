@@ -17,7 +17,7 @@ const char* activation_name(Activation kind) {
 }
 
 Tensor apply_activation(Activation kind, float parameter, const Tensor& x) {
-  check_dtype(x, DType::Float32, activation_name(kind), "x");
+  check_floating(x, activation_name(kind), "x");
   Tensor y = Tensor::empty_like(x);
   SGNN_DISPATCH(x.device(), activation_forward, kind, parameter, x, y);
   if (autograd::needs_recording({x})) {

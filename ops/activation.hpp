@@ -1,4 +1,6 @@
-// Elementwise activations, differentiable, any shape, float32, CPU or CUDA.
+// Elementwise activations, differentiable, any shape, float32 or bfloat16
+// (computed in float, the result and the gradient rounded once to the
+// input's dtype), CPU or CUDA.
 #pragma once
 
 #include "core/tensor.hpp"

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "core/philox.hpp"  // SGNN_HOST_DEVICE
+#include "core/host_device.hpp"
 #include "ops/activation_backend.hpp"
 
 namespace sgnn::ops {

@@ -6,7 +6,7 @@ namespace sgnn::ops {
 
 Tensor confusion_matrix(const Tensor& logits, const Tensor& labels, const Tensor& index, int64_t num_classes) {
   constexpr const char* op = "confusion_matrix";
-  check_dtype(logits, DType::Float32, op, "logits");
+  check_floating(logits, op, "logits");
   check_dim(logits, 2, op, "logits");
   check_dtype(labels, DType::Int32, op, "labels");
   check_dim(labels, 1, op, "labels");

@@ -7,7 +7,7 @@
 
 namespace sgnn::ops {
 
-// logits [N, C] float32 with C = num_classes, labels [N] int32, index int32
+// logits [N, C] float32 or bfloat16 with C = num_classes, labels [N] int32, index int32
 // [M] (undefined = all rows), same device -> host int64 tensor [C, C] whose
 // entry (t, p) counts selected rows with label t predicted as p. Prediction =
 // argmax of the row, ties -> the smallest class; a row with NaN counts as

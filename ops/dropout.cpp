@@ -6,7 +6,7 @@
 namespace sgnn::ops {
 
 Tensor dropout(const Tensor& x, float p, bool training, Generator& generator) {
-  check_dtype(x, DType::Float32, "dropout", "x");
+  check_floating(x, "dropout", "x");
   SGNN_CHECK(p >= 0.0f && p < 1.0f, "dropout: p must be in [0, 1), got ", p);
   if (!training || p == 0.0f) return x;
   const float keep_scale = 1.0f / (1.0f - p);

@@ -14,7 +14,9 @@ namespace sgnn::ops {
 // Under a ReplayParameters recording (a captured training step) the stream
 // comes from generator.next_draw: the kernels read its offset from device
 // memory, so a replayed step draws the same mask as the eager step would.
-// p outside [0, 1) or a dtype other than float32 -> InvalidArgument.
+// float32 or bfloat16 (the kept values scaled in float, rounded once: the
+// same bits on both backends). p outside [0, 1) or an integer dtype ->
+// InvalidArgument.
 Tensor dropout(const Tensor& x, float p, bool training, Generator& generator = default_generator());
 
 }  // namespace sgnn::ops

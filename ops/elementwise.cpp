@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/autograd.hpp"
+#include "ops/cast.hpp"
 #include "ops/elementwise_backend.hpp"
 #include "ops/reduce_backend.hpp"
 
@@ -11,8 +12,8 @@ namespace sgnn::ops {
 namespace {
 
 void check_broadcastable(const Tensor& a, const Tensor& b, const char* op) {
-  check_dtype(a, DType::Float32, op, "a");
-  check_dtype(b, DType::Float32, op, "b");
+  check_floating(a, op, "a");
+  check_floating(b, op, "b");
   check_same_device(a, b, op);
   const Shape& big = a.shape();
   const Shape& small = b.shape();
@@ -21,16 +22,17 @@ void check_broadcastable(const Tensor& a, const Tensor& b, const char* op) {
              " or be a suffix of it (b is repeated over a's leading axes)");
 }
 
-Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
-  Tensor out = Tensor::empty_like(a);
+// a op b as `dtype` (a's dtype in the forward; a gradient's own dtype in backward).
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, DType dtype) {
+  Tensor out = Tensor::empty(a.shape(), dtype, a.device());
   SGNN_DISPATCH(a.device(), binary_forward, op, a, b, out);
   return out;
 }
 
-// Σ of `full` (a's shape) over the leading axes b was repeated along.
+// Σ of `full` (a's shape) as `like`'s dtype over the leading axes b was repeated along.
 Tensor reduce_to(const Tensor& full, const Tensor& like) {
-  if (full.shape() == like.shape()) return full;
-  Tensor out = Tensor::empty(like.shape(), DType::Float32, full.device());
+  if (full.shape() == like.shape()) return cast(full, like.dtype());
+  Tensor out = Tensor::empty(like.shape(), like.dtype(), full.device());
   const int64_t inner = like.numel();
   const AxisLayout layout{1, inner == 0 ? 0 : full.numel() / inner, inner};
   SGNN_DISPATCH(full.device(), sum_axis, full, layout, 1.0f, out);
@@ -41,7 +43,7 @@ Tensor reduce_to(const Tensor& full, const Tensor& like) {
 
 Tensor add(const Tensor& a, const Tensor& b) {
   check_broadcastable(a, b, "add");
-  Tensor out = binary(BinaryOp::Add, a, b);
+  Tensor out = binary(BinaryOp::Add, a, b, a.dtype());
   if (autograd::needs_recording({a, b})) {
     autograd::record("add", {a, b}, out,
                      [like = b.detach()](const Tensor& grad, const autograd::NeedsGrad& needs) {
@@ -56,13 +58,14 @@ Tensor add(const Tensor& a, const Tensor& b) {
 
 Tensor mul(const Tensor& a, const Tensor& b) {
   check_broadcastable(a, b, "mul");
-  Tensor out = binary(BinaryOp::Mul, a, b);
+  Tensor out = binary(BinaryOp::Mul, a, b, a.dtype());
   if (autograd::needs_recording({a, b})) {
     autograd::record("mul", {a, b}, out,
                      [sa = a.detach(), sb = b.detach()](const Tensor& grad, const autograd::NeedsGrad& needs) {
                        std::vector<Tensor> grads(2);
-                       if (needs[0]) grads[0] = binary(BinaryOp::Mul, grad, sb);
-                       if (needs[1]) grads[1] = reduce_to(binary(BinaryOp::Mul, grad, sa), sb);
+                       if (needs[0]) grads[0] = binary(BinaryOp::Mul, grad, sb, sa.dtype());
+                       // The products land in b's dtype before the sum: a float32 b is never rounded to bfloat16.
+                       if (needs[1]) grads[1] = reduce_to(binary(BinaryOp::Mul, grad, sa, sb.dtype()), sb);
                        return grads;
                      });
   }
@@ -70,7 +73,7 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor scale(const Tensor& x, float factor) {
-  check_dtype(x, DType::Float32, "scale", "x");
+  check_floating(x, "scale", "x");
   Tensor out = Tensor::empty_like(x);
   SGNN_DISPATCH(x.device(), scale_forward, x, factor, out);
   if (autograd::needs_recording({x})) {

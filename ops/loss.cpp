@@ -12,7 +12,7 @@ namespace {
 // Returns the number of selected rows M.
 int64_t check_loss_arguments(const char* op, const char* input_name, const Tensor& input, const Tensor& labels,
                              const Tensor& index) {
-  check_dtype(input, DType::Float32, op, input_name);
+  check_floating(input, op, input_name);
   check_dim(input, 2, op, input_name);
   check_dtype(labels, DType::Int32, op, "labels");
   check_dim(labels, 1, op, "labels");

@@ -1,6 +1,9 @@
 // Classification losses, differentiable in their first argument.
 //
-// Arguments: log_probabilities / logits [N, C] float32; labels [N] int32, in
+// Arguments: log_probabilities / logits [N, C] float32 or bfloat16 (read as
+// float; the loss is computed in float and is float32 whatever the input's
+// dtype, its gradient computed in float and rounded once to the input's
+// dtype); labels [N] int32, in
 // [0, C) for every selected row (other rows are not read, so unlabeled nodes
 // may carry −1); index int32 [M] with values in [0, N): the rows the loss
 // averages over (the training split), undefined = all N rows. A row listed

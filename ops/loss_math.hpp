@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "core/philox.hpp"  // SGNN_HOST_DEVICE
+#include "core/host_device.hpp"
 
 namespace sgnn::ops {
 

@@ -6,12 +6,16 @@ namespace sgnn::ops {
 
 NonfiniteReport find_nonfinite(const Tensor& x) {
   check_defined(x, "find_nonfinite", "x");
-  if (x.dtype() != DType::Float32 || x.numel() == 0) return {};
+  if (!is_floating(x.dtype()) || x.numel() == 0) return {};
   NonfiniteReport report = SGNN_DISPATCH(x.device(), count_nonfinite, x);
   if (report.count > 0) {
     // Only on the error path: one more element read back.
-    memory::copy(&report.first_value, Device::cpu(), x.data<float>() + report.first_index, x.device(),
-                 sizeof(float));
+    visit_floating(x.dtype(), [&](auto element) {
+      using T = decltype(element);
+      T value;
+      memory::copy(&value, Device::cpu(), x.data<T>() + report.first_index, x.device(), sizeof(T));
+      report.first_value = load_float(value);
+    });
   }
   return report;
 }

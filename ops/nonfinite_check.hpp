@@ -1,7 +1,7 @@
 // Finds NaN and ±Inf in a tensor: the building block of the numerics check
 // mode (training/numerics_check.hpp) and of the always-on loss check.
 //
-// Float32 tensors of any shape on the CPU or a CUDA device; other dtypes hold
+// Float32 and bfloat16 tensors of any shape on the CPU or a CUDA device; other dtypes hold
 // no NaN and report none. On CUDA: one reduction kernel and a 16-byte read
 // back, which waits for the library's stream (so: never inside a CUDA Graph
 // capture). On the CPU: one OpenMP loop.

@@ -1,5 +1,5 @@
 // Backend entry points of ops/nonfinite_check.hpp (see ops/backend.hpp).
-// x is float32 and contiguous; the reports leave first_value to the caller.
+// x is float32 or bfloat16 and contiguous; the reports leave first_value to the caller.
 #pragma once
 
 #include "ops/backend.hpp"

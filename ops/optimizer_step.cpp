@@ -116,9 +116,20 @@ void adam_step_many(const std::vector<AdamUpdate>& updates) {
       scalars.step_size = correction.step_size;
       scalars.bias_correction2_sqrt = correction.bias_correction2_sqrt;
     }
+    bfloat16* copy = nullptr;
+    if (update.compute_copy != nullptr) {
+      const Tensor& compute_copy = *update.compute_copy;
+      check_dtype(compute_copy, DType::BFloat16, op, "compute_copy");
+      SGNN_CHECK(compute_copy.shape() == update.parameter->shape() &&
+                     compute_copy.device() == update.parameter->device(),
+                 op, ": entry ", i, ": compute_copy ", shape_str(compute_copy.shape()), " on ",
+                 compute_copy.device().str(), " does not match the parameter ", shape_str(update.parameter->shape()),
+                 " on ", update.parameter->device().str());
+      copy = compute_copy.data<bfloat16>();
+    }
     arguments.push_back(AdamTensorArguments{update.parameter->data<float>(), update.gradient->data<float>(),
                                             update.first_moment->data<float>(), update.second_moment->data<float>(),
-                                            update.parameter->numel(), scalars, update.bias_correction});
+                                            update.parameter->numel(), scalars, update.bias_correction, copy});
   }
   SGNN_DISPATCH(device, adam_update_many, device, arguments);
 }

@@ -54,7 +54,10 @@ void adam_step_deferred(Tensor& parameter, const Tensor& gradient, Tensor& first
 
 // One Adam update of one tensor inside adam_step_many. The pointers must stay
 // valid for the call; bias_correction, when set, is read as in
-// adam_step_deferred (and `step` is then ignored).
+// adam_step_deferred (and `step` is then ignored). compute_copy, when set, is
+// the parameter's bfloat16 copy (same shape and device): the same pass writes
+// the updated parameter rounded to it (mixed-precision training's weight
+// copies, refreshed without a pass of their own).
 struct AdamUpdate {
   Tensor* parameter = nullptr;
   const Tensor* gradient = nullptr;
@@ -63,6 +66,7 @@ struct AdamUpdate {
   AdamHyperparameters hyper;
   int64_t step = 0;
   const AdamBiasCorrection* bias_correction = nullptr;
+  Tensor* compute_copy = nullptr;
 };
 
 // adam_step / adam_step_deferred of every entry, bit for bit, with one

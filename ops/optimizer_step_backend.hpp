@@ -40,6 +40,7 @@ struct AdamTensorArguments {
   int64_t count;
   AdamScalars scalars;
   const AdamBiasCorrection* deferred;  // see adam_update
+  bfloat16* compute_copy;              // null, or receives the updated parameter rounded (AdamUpdate)
 };
 
 void adam_update_many(Cpu, Device device, const std::vector<AdamTensorArguments>& tensors);

@@ -1,4 +1,5 @@
-// Sums and means of float32 tensors, differentiable.
+// Sums and means of float32 or bfloat16 tensors, differentiable. The result
+// has x's dtype; sums accumulate in float (a bfloat16 result is rounded once).
 #pragma once
 
 #include <cstdint>

@@ -2,7 +2,9 @@
 // other families (bias gradients, loss means).
 //
 // x is viewed as [outer, extent, inner] (row-major); the reduced axis is the
-// middle one. A full reduction is outer = inner = 1.
+// middle one. A full reduction is outer = inner = 1. Input and output are
+// float32 or bfloat16 in any mix: read as float, accumulated in float (CPU:
+// double), rounded once to the output's dtype.
 #pragma once
 
 #include <cstdint>

@@ -40,7 +40,7 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
 Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
   SGNN_CHECK(!xs.empty(), "concat: needs at least one tensor");
   const Tensor& first = xs.front();
-  check_dtype(first, DType::Float32, "concat", "xs[0]");
+  check_floating(first, "concat", "xs[0]");
   const int64_t rank = first.dim();
   const int64_t resolved = axis < 0 ? axis + rank : axis;
   SGNN_CHECK(resolved >= 0 && resolved < rank, "concat: axis ", axis, " out of range for tensors of shape ",
@@ -50,7 +50,7 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
   out_shape[axis_index] = 0;
   for (std::size_t j = 0; j < xs.size(); ++j) {
     const Tensor& x = xs[j];
-    check_dtype(x, DType::Float32, "concat", "xs[j]");
+    check_dtype(x, first.dtype(), "concat", "xs[j]");
     check_same_device(first, x, "concat");
     bool compatible = x.dim() == rank;
     for (int64_t i = 0; compatible && i < rank; ++i) {
@@ -63,7 +63,7 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
   int64_t outer = 1;
   for (std::size_t i = 0; i < axis_index; ++i) outer *= out_shape[i];
 
-  Tensor out = Tensor::empty(out_shape, DType::Float32, first.device());
+  Tensor out = Tensor::empty(out_shape, first.dtype(), first.device());
   std::vector<Tensor> inputs = xs;
   move_blocks(inputs, out, outer, true);
   bool any_requires_grad = false;
@@ -74,7 +74,9 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
     autograd::record("concat", xs, out,
                      [shapes, outer](const Tensor& grad, const autograd::NeedsGrad&) {
                        std::vector<Tensor> pieces;
-                       for (const Shape& shape : shapes) pieces.push_back(Tensor::empty(shape, DType::Float32, grad.device()));
+                       for (const Shape& shape : shapes) {
+                         pieces.push_back(Tensor::empty(shape, grad.dtype(), grad.device()));
+                       }
                        Tensor whole = grad;
                        move_blocks(pieces, whole, outer, false);
                        return pieces;

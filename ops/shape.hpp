@@ -13,7 +13,7 @@ namespace sgnn::ops {
 // InvalidArgument.
 Tensor reshape(const Tensor& x, const Shape& shape);
 
-// Joins float32 tensors along `axis` (negative counts from the end). All must
+// Joins float32 (or bfloat16) tensors of one dtype along `axis` (negative counts from the end). All must
 // have the same rank, device and extents except along `axis`; at least one
 // tensor. Anything else -> InvalidArgument. Fresh output; the gradient is
 // split back into the inputs.

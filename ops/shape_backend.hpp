@@ -12,7 +12,7 @@
 
 namespace sgnn::ops {
 
-// A float32 block of `rows` × `width` elements: row r starts at
+// A block of `rows` × `width` elements (of source's dtype, which destination shares): row r starts at
 // source[source_offset + r·source_stride] and goes to
 // destination[destination_offset + r·destination_stride] (offsets and strides
 // in elements). Source and destination on the same device, not overlapping.

@@ -8,7 +8,7 @@ namespace sgnn::ops {
 namespace {
 
 Tensor apply_softmax(const char* name, bool log, const Tensor& x) {
-  check_dtype(x, DType::Float32, name, "x");
+  check_floating(x, name, "x");
   SGNN_CHECK(x.dim() >= 1, name, ": needs at least one axis, got shape ", shape_str(x.shape()));
   const int64_t cols = x.size(-1);
   Tensor y = Tensor::empty_like(x);

@@ -1,6 +1,7 @@
 // Softmax over the last axis, differentiable, numerically stable (the row
-// maximum is subtracted before exponentiating). float32, rank >= 1, else
-// InvalidArgument.
+// maximum is subtracted before exponentiating). float32 or bfloat16 (computed
+// in float, the output and the gradient rounded once to x's dtype), rank >= 1,
+// else InvalidArgument.
 #pragma once
 
 #include "core/tensor.hpp"

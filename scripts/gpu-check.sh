@@ -10,8 +10,8 @@
 #          Citeseer come from the build's share/sparsegnn/datasets)
 # --out    where logs and result files go (default: $OUT, else gpu-check-out)
 # --quick  small graphs only (no Reddit-/products-scale cases)
-# --only   run only these steps: tests, sparse, dense, hrpb, determinism, graph_io, training, multigpu,
-#          multiprocess
+# --only   run only these steps: tests, sparse, dense, hrpb, determinism, graph_io, training, precision,
+#          multigpu, multiprocess
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --only) only=$2; shift 2 ;;
-    --skip-tests) only=${only:-sparse,dense,hrpb,determinism,graph_io,training}; shift ;;
+    --skip-tests) only=${only:-sparse,dense,hrpb,determinism,graph_io,training,precision}; shift ;;
     *) echo "gpu-check: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -82,6 +82,11 @@ if wanted graph_io && [ -x "$build/bench/bench_graph_io" ]; then
 fi
 if wanted training && [ -x "$build/examples/train_gcn" ]; then
   step bench-training python3 bench/compare_pyg.py --build "$build" --data "$data" --out "$out" "${size_flag[@]}"
+fi
+if wanted precision && [ -x "$build/examples/train_gcn" ]; then
+  # BF16 against FP32 (issue 22): 10-seed accuracy on Cora/Citeseer, step time and memory on Reddit-scale.
+  sets=accuracy,speed; [ $quick -eq 1 ] && sets=accuracy
+  step bench-precision python3 bench/mixed_precision.py --build "$build" --data "$data" --out "$out" --sets "$sets"
 fi
 gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
 if wanted multigpu && [ -x "$build/bench/bench_multigpu" ] && [ "$gpus" -ge 2 ] && [ $quick -eq 0 ]; then

@@ -157,6 +157,7 @@ void load_checkpoint(const std::filesystem::path& path, Model& model, Optimizer&
     throw;
   }
   for (auto& [name, parameter] : model.named_parameters()) copy_into(parameter, contents.at("param." + name));
+  model.refresh_compute_copies();
   generator.reset(std::bit_cast<uint64_t>(generator_state[0]));
   generator.set_offset(std::bit_cast<uint64_t>(generator_state[1]));
 }
@@ -256,6 +257,7 @@ TrainedModel load_trained_model(const std::filesystem::path& path, CheckpointPar
   }
   std::vector<Tensor> parameters = trained.model->parameters();
   for (std::size_t i = 0; i < parameters.size(); ++i) copy_into(parameters[i], values[i]);
+  trained.model->refresh_compute_copies();
   trained.parameters_epoch = best ? state.best_epoch : state.epoch;
   return trained;
 }

@@ -10,6 +10,7 @@
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/graph.hpp"
+#include "ops/cast.hpp"
 #include "ops/determinism.hpp"
 #include "ops/kernel_timer.hpp"
 #include "ops/spmm_hrpb.hpp"
@@ -29,7 +30,7 @@ void note(const ExperimentHooks& hooks, const std::string& text) {
 }
 
 std::shared_ptr<Model> build_model(ModelKind kind, const Hyperparameters& h, int64_t features, int64_t classes,
-                                   graph_io::FeatureTransform transform, Generator& generator) {
+                                   graph_io::FeatureTransform transform, Precision precision, Generator& generator) {
   if (kind == ModelKind::Gcn) {
     GcnConfig config;
     config.in_features = features;
@@ -37,6 +38,7 @@ std::shared_ptr<Model> build_model(ModelKind kind, const Hyperparameters& h, int
     config.hidden = h.hidden;
     config.dropout = h.dropout;
     config.feature_transform = transform;
+    config.precision = precision;
     return make_gcn(config, generator);
   }
   GatConfig config;
@@ -48,6 +50,7 @@ std::shared_ptr<Model> build_model(ModelKind kind, const Hyperparameters& h, int
   config.output_heads = h.output_heads;
   config.dropout = h.dropout;
   config.projected_dropout = h.projected_dropout;
+  config.precision = precision;
   return make_gat(config, generator);
 }
 
@@ -73,6 +76,7 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   result.model = model_name(options.model);
   result.device = device.str();
   result.deterministic = options.deterministic;
+  result.precision = precision_name(options.precision);
   SpmmFormat spmm_format = parse_spmm_format(options.spmm);
   if (options.model == ModelKind::Gat && spmm_format != SpmmFormat::Csr) {
     if (spmm_format == SpmmFormat::Hrpb) {
@@ -117,7 +121,8 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
     const uint64_t key = graph_io::adjacency_fingerprint(dataset, graph_options);
     cached_entries = graph_io::cached_adjacency_entries(graph_io::adjacency_cache_path(options.cache_dir, key), key);
   }
-  require_experiment_fits(options.model, dataset, h, spmm_format != SpmmFormat::Csr, device, cached_entries);
+  require_experiment_fits(options.model, dataset, h, spmm_format != SpmmFormat::Csr, device, cached_entries,
+                          options.precision);
   const CheckNumericsScope numerics_scope(options.check_numerics);
 
   graph_io::Graph graph;
@@ -140,7 +145,11 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   const graph_io::FeatureTransform feature_transform = options.row_normalize_features
                                                            ? graph_io::FeatureTransform::RowNormalize
                                                            : graph_io::FeatureTransform::None;
-  const Tensor features = graph_io::apply_feature_transform(graph.features, feature_transform);
+  // In bf16 the normalisation writes bfloat16 directly; features used as
+  // stored are converted once here rather than by every forward.
+  const DType feature_dtype = activation_dtype(options.precision);
+  const Tensor features =
+      ops::cast(graph_io::apply_feature_transform(graph.features, feature_transform, feature_dtype), feature_dtype);
   memory::synchronize(device);
   const double feature_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - feature_start).count();
@@ -181,7 +190,8 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
     const uint64_t seed = options.seed + static_cast<uint64_t>(run);
     Generator generator(seed);
     const std::shared_ptr<Model> model =
-        build_model(options.model, h, result.features, result.classes, feature_transform, generator);
+        build_model(options.model, h, result.features, result.classes, feature_transform, options.precision,
+                    generator);
     model->to(device);
     ops::AdamHyperparameters adam;
     adam.learning_rate = h.learning_rate;
@@ -210,7 +220,13 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
         save_checkpoint(options.checkpoint, *model, optimizer, trainer.state(), generator);
       }
     };
+    std::optional<GradientRanges> ranges;
+    if (options.gradient_ranges && run == 0) ranges.emplace(*model);
     RunSummary summary{seed, trainer.fit(on_epoch)};
+    if (ranges) {
+      result.gradient_ranges = ranges->ranges();
+      ranges.reset();
+    }
     if (!options.predictions.empty() || !options.embeddings.empty()) {
       // fit() restored the best epoch's parameters: the outputs are theirs.
       write_model_outputs(OutputFiles{options.predictions, options.embeddings}, *model, data.graph, features,

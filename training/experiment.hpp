@@ -7,11 +7,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "graph_io/graph.hpp"
+#include "training/gradient_ranges.hpp"
 #include "training/trainer.hpp"
 
 namespace sgnn::training {
@@ -40,11 +42,17 @@ struct ExperimentOptions {
   int64_t checkpoint_every = 1;
   std::string resume;          // continue from this checkpoint (runs = 1)
   bool check_numerics = false; // stop at the first op whose output or gradient is NaN/Inf (training/numerics_check.hpp)
+  // Record the smallest non-zero and largest |gradient| per layer during the
+  // first run (training/gradient_ranges.hpp; eager, slow). Not with check_numerics.
+  bool gradient_ranges = false;
   // Bit-identical results for the same seed, device and build: SpMM split
   // rows and HRPB split panels merge in a fixed order instead of with atomics
   // (ops/determinism.hpp, docs/determinism.md). The process-wide mode is set
   // for the run and restored after it.
   bool deterministic = false;
+  // Float32, or BFloat16 mixed precision (training/precision.hpp): features
+  // normalised straight to bfloat16, bfloat16 activations, float32 masters.
+  Precision precision = Precision::Fp32;
   // The trained model's outputs (runs = 1; training/prediction_writer.hpp):
   // per node class probabilities, and the last hidden layer. They come from
   // the parameters training ends with, those of the best validation epoch
@@ -105,6 +113,8 @@ struct ExperimentResult {
   std::string cuda_graph;      // the --cuda-graph option
   bool step_captured = false;  // every run replayed its training step from a CUDA Graph
   bool deterministic = false;  // the --deterministic option the runs used
+  std::string precision = "fp32";  // the --precision the runs used (fp32, bf16)
+  std::map<std::string, GradientRange> gradient_ranges;  // run 1's, when asked (per layer)
   std::string predictions, embeddings;  // the files written (empty: none)
 };
 

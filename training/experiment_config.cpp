@@ -79,6 +79,8 @@ void validate_options(const ExperimentOptions& options) {
   SGNN_CHECK(options.spmm == "csr" || options.spmm == "hrpb" || options.spmm == "auto",
              "--spmm must be csr, hrpb or auto, got \"", options.spmm, "\"");
   (void)Device::parse(options.device);  // throws with the accepted spellings
+  SGNN_CHECK(!(options.gradient_ranges && options.check_numerics),
+             "--gradient-ranges and --check-numerics both watch every gradient; use one at a time");
   SGNN_CHECK(options.runs == 1 || (options.checkpoint.empty() && options.resume.empty()),
              "--checkpoint and --resume apply to a single run; drop --runs ", options.runs);
   SGNN_CHECK(options.runs == 1 || (options.predictions.empty() && options.embeddings.empty()),
@@ -128,6 +130,7 @@ std::string experiment_json(const ExperimentResult& result, const std::string& p
       .field("cuda_graph", result.cuda_graph)
       .field("step_captured", result.step_captured)
       .field("deterministic", result.deterministic)
+      .field("precision", result.precision)
       .field("nodes", result.nodes)
       .field("edges", result.edges)
       .field("features", result.features)
@@ -182,6 +185,19 @@ std::string experiment_json(const ExperimentResult& result, const std::string& p
         .end_object();
   }
   json.end_array();
+  if (!result.gradient_ranges.empty()) {
+    json.key("gradient_ranges").begin_object();  // run 1's, per layer
+    for (const auto& [layer, range] : result.gradient_ranges) {
+      json.key(layer.empty() ? "(none)" : layer)
+          .begin_object()
+          .field("smallest", range.smallest)
+          .field("largest", range.largest)
+          .field("zeros", range.zeros)
+          .field("values", range.values)
+          .end_object();
+    }
+    json.end_object();
+  }
   json.key("history").begin_array();  // the first run's curves
   if (!result.runs.empty()) {
     for (const EpochRecord& r : result.runs.front().result.history) {

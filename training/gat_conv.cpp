@@ -6,9 +6,8 @@
 #include "ops/elementwise.hpp"
 #include "ops/matmul.hpp"
 #include "ops/reduce.hpp"
-#include "ops/sddmm.hpp"
 #include "ops/shape.hpp"
-#include "ops/spmm.hpp"
+#include "training/bf16_sparse_bridge.hpp"
 #include "training/init.hpp"
 #include "training/linear.hpp"
 
@@ -44,7 +43,8 @@ Tensor GATConv::forward(const GraphInput& graph, const Tensor& x) {
   SGNN_CHECK(x.size(0) == adjacency.num_cols() && adjacency.num_rows() == adjacency.num_cols(),
              "GATConv: x has ", x.size(0), " rows, the graph is ", adjacency.num_rows(), " x ",
              adjacency.num_cols(), " (must be square with one row per node)");
-  const Tensor projected = ops::reshape(ops::matmul(x, weight_), {x.size(0), heads_, features_});
+  const Tensor projected =
+      ops::reshape(ops::matmul_weight(x, weight_, compute_copy(weight_)), {x.size(0), heads_, features_});
   return attend(adjacency, projected, projected);
 }
 
@@ -53,7 +53,7 @@ Tensor GATConv::forward_block(const Adjacency& adjacency, const Tensor& x,
   check_layer_input(x, weight_.size(0), "GATConv");
   SGNN_CHECK(x.size(0) == adjacency.num_rows(), "GATConv: x has ", x.size(0), " rows, the block ",
              adjacency.num_rows());
-  const Tensor projected = ops::matmul(x, weight_);  // [rows, H·F]
+  const Tensor projected = ops::matmul_weight(x, weight_, compute_copy(weight_));  // [rows, H·F]
   const Tensor extended = extend_rows(projected);    // [columns, H·F]
   SGNN_CHECK(extended.dim() == 2 && extended.size(0) == adjacency.num_cols() && extended.size(1) == projected.size(1),
              "GATConv: the extended rows are ", shape_str(extended.shape()), ", the block has ", adjacency.num_cols(),
@@ -66,11 +66,12 @@ Tensor GATConv::attend(const Adjacency& adjacency, const Tensor& projected_rows,
   const int64_t rows = projected_rows.size(0);
   const Tensor score_row = ops::sum(ops::mul(projected_rows, attention_row_), 2);              // [rows, H]
   const Tensor score_column = ops::sum(ops::mul(projected_columns, attention_column_), 2);     // [columns, H]
-  const Tensor scores = ops::leaky_relu(ops::sddmm_add(adjacency, score_row, score_column), options_.negative_slope);
+  const Tensor scores =
+      ops::leaky_relu(bf16_bridge::sddmm_add(adjacency, score_row, score_column), options_.negative_slope);
   const Tensor attention =
       ops::dropout(ops::edge_softmax(adjacency, scores), options_.attention_dropout, is_training(), *generator_);
   const Tensor values = ops::dropout(projected_columns, options_.projected_dropout, is_training(), *generator_);
-  const Tensor aggregated = ops::spmm(adjacency, attention, values);  // [rows, H, F]
+  const Tensor aggregated = bf16_bridge::spmm(adjacency, attention, values);  // [rows, H, F]
   const Tensor combined = options_.concat ? ops::reshape(aggregated, {rows, heads_ * features_})
                                           : ops::mean(aggregated, 1);
   return bias_.defined() ? ops::add(combined, bias_) : combined;

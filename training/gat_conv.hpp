@@ -7,7 +7,9 @@
 //   out_i   = Σ_j α[i←j] Wh_j                   (ops::spmm with per-head edge values)
 //   concat: [N, H·F]; otherwise the mean over heads [N, F]; plus a bias.
 // Uses the adjacency's pattern only (prepare with gat_graph_options(): self
-// loops added, no normalisation).
+// loops added, no normalisation). In BFloat16 precision W·x, the scores, the
+// attention and the output are bfloat16 (the edge softmax computes in float),
+// a_l, a_r and the bias stay float32 masters used in float.
 #pragma once
 
 #include <functional>

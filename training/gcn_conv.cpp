@@ -20,8 +20,14 @@ Tensor GCNConv::forward(const GraphInput& graph, const Tensor& x) {
   check_layer_input(x, weight_.size(0), "GCNConv");
   SGNN_CHECK(x.size(0) == graph.graph().num_cols(), "GCNConv: x has ", x.size(0), " rows, the graph has ",
              graph.graph().num_cols(), " nodes");
-  const Tensor y = aggregates_first() ? ops::matmul(graph.aggregate(x), weight_)
-                                      : graph.aggregate(ops::matmul(x, weight_));
+  return forward_with([&graph](const Tensor& rows) { return graph.aggregate(rows); }, x);
+}
+
+Tensor GCNConv::forward_with(const std::function<Tensor(const Tensor&)>& aggregate, const Tensor& x) {
+  check_layer_input(x, weight_.size(0), "GCNConv");
+  const Tensor& copy = compute_copy(weight_);
+  const Tensor y = aggregates_first() ? ops::matmul_weight(aggregate(x), weight_, copy)
+                                      : aggregate(ops::matmul_weight(x, weight_, copy));
   return bias_.defined() ? ops::add(y, bias_) : y;
 }
 

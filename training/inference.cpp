@@ -1,6 +1,7 @@
 #include "training/inference.hpp"
 
 #include "core/autograd.hpp"
+#include "ops/cast.hpp"
 #include "ops/classification_math.hpp"
 #include "ops/softmax.hpp"
 
@@ -23,8 +24,7 @@ class InferenceScope {
 };
 
 void check_inputs(const Model& model, const GraphInput& graph, const Tensor& features, const char* op) {
-  check_defined(features, op, "features");
-  check_dtype(features, DType::Float32, op, "features");
+  check_floating(features, op, "features");
   check_dim(features, 2, op, "features");
   const Adjacency& adjacency = graph.graph();
   SGNN_CHECK(features.size(0) == adjacency.num_rows(), op, ": ", features.size(0), " feature rows for a graph of ",
@@ -43,7 +43,7 @@ Predictions predict(Model& model, const GraphInput& graph, const Tensor& feature
   check_inputs(model, graph, features, "predict");
   const InferenceScope scope(model);
   Predictions out;
-  out.logits = model.forward(graph, features);
+  out.logits = ops::cast(model.forward(graph, features), DType::Float32);  // a bf16 model's logits, widened
   out.probabilities = ops::softmax(out.logits);
   const Tensor logits = out.logits.to(Device::cpu());
   const int64_t rows = logits.size(0);
@@ -72,9 +72,9 @@ Tensor embed(Model& model, const GraphInput& graph, const Tensor& features) {
   SGNN_CHECK(before_last < layers.size(), "embed: the ", model.kind(),
              " model has no hidden layer (one layer with parameters at most)");
   const InferenceScope scope(model);
-  Tensor x = features;
+  Tensor x = ops::cast(features, model.activation_dtype());
   for (std::size_t i = 0; i < last; ++i) x = layers[i]->forward(graph, x);
-  return x;
+  return ops::cast(x, DType::Float32);
 }
 
 }  // namespace sgnn::training

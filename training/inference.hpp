@@ -3,7 +3,7 @@
 // Both run the model in evaluation mode (no dropout) without building an
 // autograd tape, and leave its mode as it was. `graph` is the adjacency the
 // model was trained on or another one prepared the same way (inductive use:
-// new nodes and edges); `features` [N, F] float32 on the model's device, N the
+// new nodes and edges); `features` [N, F] float32 (or bfloat16) on the model's device, N the
 // graph's nodes, F the model's input width, transformed as in training
 // (graph_io::apply_feature_transform with the description's transform).
 // Rows are the graph's nodes in its order (graph_io::Graph::node_order maps
@@ -15,6 +15,8 @@
 
 namespace sgnn::training {
 
+// A bf16 model computes in bfloat16; its logits and embeddings come out
+// widened to float32 (exactly: every bfloat16 is a float32).
 struct Predictions {
   Tensor logits;         // [N, C] float32, on the model's device: the model's output
   Tensor probabilities;  // [N, C] float32, on the model's device: softmax of the logits, rows sum to 1

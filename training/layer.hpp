@@ -31,7 +31,8 @@ struct GraphInput {
 
 class Layer : public Module {
  public:
-  // x: [N, in] float32 on the parameters' device -> [N, out].
+  // x: [N, in] on the parameters' device, of the module's activation dtype
+  // (float32, or bfloat16 in BFloat16 precision) -> [N, out], the same dtype.
   virtual Tensor forward(const GraphInput& graph, const Tensor& x) = 0;
 };
 

@@ -8,7 +8,7 @@ namespace sgnn::training {
 
 void check_layer_input(const Tensor& x, int64_t expected_features, const char* layer) {
   check_defined(x, layer, "x");
-  check_dtype(x, DType::Float32, layer, "x");
+  check_floating(x, layer, "x");
   check_dim(x, 2, layer, "x");
   SGNN_CHECK(x.size(1) == expected_features, layer, ": x has ", x.size(1), " features per node, the layer expects ",
              expected_features);
@@ -27,7 +27,7 @@ Tensor Linear::forward(const GraphInput&, const Tensor& x) { return forward(x); 
 
 Tensor Linear::forward(const Tensor& x) {
   check_layer_input(x, weight_.size(0), "Linear");
-  const Tensor y = ops::matmul(x, weight_);
+  const Tensor y = ops::matmul_weight(x, weight_, compute_copy(weight_));
   return bias_.defined() ? ops::add(y, bias_) : y;
 }
 

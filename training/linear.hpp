@@ -1,4 +1,5 @@
-// Linear: y = x·W + b with W [in, out] (Glorot uniform) and b [out] (zeros).
+// Linear: y = x·W + b with W [in, out] (Glorot uniform) and b [out] (zeros),
+// in x's precision (bfloat16 x: W's bfloat16 copy, ops::matmul_weight).
 #pragma once
 
 #include "core/generator.hpp"
@@ -20,7 +21,7 @@ class Linear : public Layer {
   Tensor bias_;
 };
 
-// Checks x is float32 [N, expected_features] (names the layer on failure).
+// Checks x is float32 or bfloat16 [N, expected_features] (names the layer on failure).
 void check_layer_input(const Tensor& x, int64_t expected_features, const char* layer);
 
 }  // namespace sgnn::training

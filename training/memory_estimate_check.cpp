@@ -4,7 +4,8 @@
 
 namespace sgnn::training {
 
-memory::GraphShape experiment_graph_shape(ModelKind kind, const graph_io::Dataset& dataset, bool hrpb) {
+memory::GraphShape experiment_graph_shape(ModelKind kind, const graph_io::Dataset& dataset, bool hrpb,
+                                          Precision precision) {
   memory::GraphShape shape;
   shape.nodes = dataset.num_nodes();
   shape.edges = dataset.edges.num_edges();
@@ -13,10 +14,12 @@ memory::GraphShape experiment_graph_shape(ModelKind kind, const graph_io::Datase
   shape.self_loops = true;
   shape.edge_weights = kind == ModelKind::Gcn;
   shape.hrpb = hrpb;
+  shape.training_feature_bytes = static_cast<int64_t>(dtype_size(activation_dtype(precision)));
   return shape;
 }
 
-memory::ModelShape experiment_model_shape(ModelKind kind, const graph_io::Dataset& dataset, const Hyperparameters& h) {
+memory::ModelShape experiment_model_shape(ModelKind kind, const graph_io::Dataset& dataset, const Hyperparameters& h,
+                                          Precision precision) {
   memory::ModelShape shape;
   shape.kind = kind == ModelKind::Gcn ? memory::ModelKind::Gcn : memory::ModelKind::Gat;
   shape.nodes = dataset.num_nodes();
@@ -26,6 +29,7 @@ memory::ModelShape experiment_model_shape(ModelKind kind, const graph_io::Datase
   shape.heads = h.heads;
   shape.output_heads = h.output_heads;
   shape.classes = dataset.num_classes;
+  shape.activation_bytes = static_cast<int64_t>(dtype_size(activation_dtype(precision)));
   return shape;
 }
 
@@ -34,9 +38,9 @@ int64_t experiment_prepared_entries(ModelKind kind, const graph_io::Dataset& dat
 }
 
 void require_experiment_fits(ModelKind kind, const graph_io::Dataset& dataset, const Hyperparameters& h, bool hrpb,
-                             Device device, std::optional<int64_t> known_entries) {
-  memory::GraphShape graph = experiment_graph_shape(kind, dataset, hrpb);
-  memory::ModelShape model = experiment_model_shape(kind, dataset, h);
+                             Device device, std::optional<int64_t> known_entries, Precision precision) {
+  memory::GraphShape graph = experiment_graph_shape(kind, dataset, hrpb, precision);
+  memory::ModelShape model = experiment_model_shape(kind, dataset, h, precision);
   const std::optional<int64_t> available = memory::free_bytes(device);
   if (!available) return;  // nothing to compare with (the CPU)
   if (known_entries) {
@@ -61,6 +65,14 @@ void require_experiment_fits(ModelKind kind, const graph_io::Dataset& dataset, c
       alternatives.push_back({"a smaller hidden size (--hidden " + std::to_string(hidden) + ")", std::move(smaller)});
       break;
     }
+  }
+  if (precision == Precision::Fp32) {
+    memory::GraphShape half_graph = graph;
+    memory::ModelShape half_model = experiment_model_shape(kind, dataset, h, Precision::Bf16);
+    half_graph.training_feature_bytes = 2;
+    half_model.nnz = model.nnz;
+    alternatives.push_back(
+        {"bfloat16 mixed precision (--precision bf16)", memory::estimate_training(half_graph, half_model)});
   }
   if (device.is_cuda()) alternatives.push_back({"training on the CPU (--device cpu)", {}, true});
   memory::require_fits(estimate, device,

@@ -14,9 +14,12 @@
 namespace sgnn::training {
 
 // The shapes the experiment will allocate for `dataset` (hrpb: the HRPB
-// layout may be built, i.e. --spmm hrpb or auto for GCN).
-memory::GraphShape experiment_graph_shape(ModelKind kind, const graph_io::Dataset& dataset, bool hrpb);
-memory::ModelShape experiment_model_shape(ModelKind kind, const graph_io::Dataset& dataset, const Hyperparameters& h);
+// layout may be built, i.e. --spmm hrpb or auto for GCN) at `precision`
+// (bytes per feature and activation element).
+memory::GraphShape experiment_graph_shape(ModelKind kind, const graph_io::Dataset& dataset, bool hrpb,
+                                          Precision precision = Precision::Fp32);
+memory::ModelShape experiment_model_shape(ModelKind kind, const graph_io::Dataset& dataset, const Hyperparameters& h,
+                                          Precision precision = Precision::Fp32);
 
 // Entries of the adjacency the experiment will prepare, counted exactly from
 // the edges (graph_io::count_prepared_entries: one host sort of the edges).
@@ -29,6 +32,7 @@ int64_t experiment_prepared_entries(ModelKind kind, const graph_io::Dataset& dat
 // (experiment_prepared_entries), so a dataset that stores both directions of
 // its edges is not refused on a bound twice too high.
 void require_experiment_fits(ModelKind kind, const graph_io::Dataset& dataset, const Hyperparameters& h, bool hrpb,
-                             Device device, std::optional<int64_t> known_entries = std::nullopt);
+                             Device device, std::optional<int64_t> known_entries = std::nullopt,
+                             Precision precision = Precision::Fp32);
 
 }  // namespace sgnn::training

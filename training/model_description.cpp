@@ -110,18 +110,6 @@ class MetadataReader {
 
 }  // namespace
 
-const char* precision_name(Precision precision) {
-  switch (precision) {
-    case Precision::Fp32: return "fp32";
-  }
-  return "?";
-}
-
-Precision parse_precision(std::string_view text) {
-  if (text == "fp32") return Precision::Fp32;
-  throw InvalidArgument(detail::concat("precision \"", text, "\" is not one this build knows (fp32)"));
-}
-
 std::string description_summary(const ModelDescription& d) {
   if (!d.described()) return "a model without a description";
   std::string layers = std::to_string(d.in_features);

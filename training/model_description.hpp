@@ -15,7 +15,7 @@
 //   model.dropout            training dropout, shortest round-trip decimal, e.g. "0.5"
 //   model.projected_dropout  "true" | "false" (GAT: dropout on W·x too)
 //   features.transform       "row-normalize" | "none"
-//   precision                "fp32"
+//   precision                "fp32" | "bf16"
 // description_from_metadata throws IoError(source, 0, reason) for a missing
 // or malformed key; it does not judge whether this build can make the model
 // (make_model does).
@@ -29,16 +29,9 @@
 
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/graph.hpp"
+#include "training/precision.hpp"
 
 namespace sgnn::training {
-
-// The number format of parameters and computation. Only FP32 so far; a
-// reduced-precision mode (BF16 compute with FP32 master weights) adds a
-// value here, its name, and its handling in make_model.
-enum class Precision : unsigned char { Fp32 };
-const char* precision_name(Precision precision);  // "fp32"
-// The inverse of precision_name; InvalidArgument naming the precisions this build knows.
-Precision parse_precision(std::string_view text);
 
 struct ModelDescription {
   std::string kind;             // "gcn" | "gat"; empty: a model built by hand, not described

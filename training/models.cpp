@@ -1,5 +1,6 @@
 #include "training/models.hpp"
 
+#include "ops/cast.hpp"
 #include "training/gat_conv.hpp"
 #include "training/gcn_conv.hpp"
 
@@ -16,15 +17,30 @@ Model::Model(std::string kind, std::shared_ptr<Sequential> layers, std::vector<s
   register_module("layers", layers_);
 }
 
+ModelDescription Model::description() const {
+  ModelDescription described = description_;
+  described.precision = precision();
+  return described;
+}
+
+Tensor Model::forward(const GraphInput& graph, const Tensor& x) {
+  check_floating(x, "Model::forward", "x");
+  return layers_->forward(graph, ops::cast(x, activation_dtype()));
+}
+
 std::vector<ParameterGroup> Model::parameter_groups(float weight_decay) const {
   ParameterGroup decayed;
   ParameterGroup plain;
   decayed.weight_decay = weight_decay;
   plain.weight_decay = 0.0f;
+  const std::vector<Tensor> copies = compute_copies();
+  std::size_t position = 0;
   for (const auto& [name, parameter] : named_parameters()) {
     bool decay = decayed_prefixes_.empty();
     for (const std::string& prefix : decayed_prefixes_) decay = decay || name.starts_with(prefix);
-    (decay ? decayed : plain).parameters.push_back(parameter);
+    ParameterGroup& group = decay ? decayed : plain;
+    group.parameters.push_back(parameter);
+    group.compute_copies.push_back(copies[position++]);
   }
   std::vector<ParameterGroup> groups{decayed};
   if (!plain.parameters.empty()) groups.push_back(plain);
@@ -58,7 +74,10 @@ std::shared_ptr<Model> make_gcn(const GcnConfig& config, Generator& generator) {
   description.precision = config.precision;
   description.dropout = config.dropout;
   // Kipf & Welling decay only the first layer's weights: layers.1 is the first GCNConv.
-  return std::make_shared<Model>("gcn", layers, std::vector<std::string>{"layers.1."}, std::move(description));
+  auto model =
+      std::make_shared<Model>("gcn", layers, std::vector<std::string>{"layers.1."}, std::move(description));
+  model->set_precision(config.precision);
+  return model;
 }
 
 std::shared_ptr<Model> make_gat(const GatConfig& config, Generator& generator) {
@@ -94,7 +113,9 @@ std::shared_ptr<Model> make_gat(const GatConfig& config, Generator& generator) {
   description.precision = config.precision;
   description.dropout = config.dropout;
   description.projected_dropout = config.projected_dropout;
-  return std::make_shared<Model>("gat", layers, std::vector<std::string>{}, std::move(description));
+  auto model = std::make_shared<Model>("gat", layers, std::vector<std::string>{}, std::move(description));
+  model->set_precision(config.precision);
+  return model;
 }
 
 std::shared_ptr<Model> make_model(const ModelDescription& d, Generator& generator) {

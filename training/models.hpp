@@ -5,9 +5,11 @@
 // GAT (Veličković et al. 2018): dropout → GATConv(in, hidden, heads, concat,
 //   attention dropout) → ELU → dropout → GATConv(hidden·heads, classes,
 //   output_heads, mean over heads). Weight decay on every parameter.
-// Both return logits [N, classes] (the loss applies the softmax), and both
-// record their ModelDescription (training/model_description.hpp), from which
-// make_model builds the same architecture again.
+// Both return logits [N, classes] (the loss applies the softmax), of the
+// model's activation dtype (bfloat16 in bf16 precision: the loss reads them
+// as float and is float32), and both record their ModelDescription
+// (training/model_description.hpp), from which make_model builds the same
+// architecture again.
 #pragma once
 
 #include <memory>
@@ -29,12 +31,16 @@ class Model : public Module {
   // otherwise its kind must be `kind`).
   Model(std::string kind, std::shared_ptr<Sequential> layers, std::vector<std::string> decayed_prefixes,
         ModelDescription description = {});
-  Tensor forward(const GraphInput& graph, const Tensor& x) { return layers_->forward(graph, x); }
+  // x float32 or bfloat16; converted to the model's activation dtype first
+  // (one pass: give bfloat16 features to a bf16 model to skip it).
+  Tensor forward(const GraphInput& graph, const Tensor& x);
   const std::string& kind() const { return kind_; }
   const Sequential& layers() const { return *layers_; }
-  const ModelDescription& description() const { return description_; }
+  // As recorded by make_gcn / make_gat, with the precision the model computes in now (set_precision).
+  ModelDescription description() const;
   // Two groups: the decayed parameters (weight_decay) and the rest (0), in
-  // named_parameters order; the second is left out when empty.
+  // named_parameters order; the second is left out when empty. In BFloat16
+  // the groups carry the compute copies, which the optimizer then refreshes.
   std::vector<ParameterGroup> parameter_groups(float weight_decay) const;
 
  private:

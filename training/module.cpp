@@ -1,6 +1,7 @@
 #include "training/module.hpp"
 
 #include "core/memory.hpp"
+#include "ops/cast.hpp"
 
 namespace sgnn::training {
 
@@ -12,12 +13,14 @@ void Module::register_parameter(std::string name, Tensor& parameter) {
   parameter = parameter.detach();
   parameter.set_requires_grad(true);
   parameters_.emplace_back(std::move(name), &parameter);
+  make_compute_copies();
 }
 
 void Module::add_child(std::string name, std::shared_ptr<Module> module) {
   check_unique_name(name);
   SGNN_CHECK(module != nullptr, "Module::register_module: submodule \"", name, "\" is null");
   module->train(training_);
+  module->set_precision(precision_);
   children_.emplace_back(std::move(name), std::move(module));
 }
 
@@ -72,6 +75,7 @@ void Module::to(Device device) {
     parameter = parameter.detach().to(device);
     parameter.set_requires_grad(true);
   }
+  set_precision(precision_);  // the copies follow their masters
 }
 
 Device Module::device() const {
@@ -81,6 +85,48 @@ Device Module::device() const {
 
 void Module::zero_grad() {
   for (Tensor& parameter : parameters()) parameter.zero_grad();
+}
+
+void Module::make_compute_copies() {
+  compute_copies_.clear();
+  if (precision_ == Precision::Fp32) return;
+  for (const auto& entry : parameters_) {
+    const Tensor& master = *entry.second;
+    compute_copies_.push_back(Tensor::empty(master.shape(), DType::BFloat16, master.device()));
+    ops::cast_into(compute_copies_.back(), master);
+  }
+}
+
+void Module::set_precision(Precision precision) {
+  precision_ = precision;
+  make_compute_copies();
+  for (const auto& entry : children_) entry.second->set_precision(precision);
+}
+
+const Tensor& Module::compute_copy(const Tensor& parameter) const {
+  static const Tensor none;
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    if (parameters_[i].second == &parameter) return compute_copies_.empty() ? none : compute_copies_[i];
+  }
+  throw InvalidArgument("Module::compute_copy: the tensor is not a parameter registered by this module");
+}
+
+void Module::collect_copies(std::vector<Tensor>& out) const {
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    out.push_back(compute_copies_.empty() ? Tensor() : compute_copies_[i]);
+  }
+  for (const auto& entry : children_) entry.second->collect_copies(out);
+}
+
+std::vector<Tensor> Module::compute_copies() const {
+  std::vector<Tensor> out;
+  collect_copies(out);
+  return out;
+}
+
+void Module::refresh_compute_copies() {
+  for (std::size_t i = 0; i < compute_copies_.size(); ++i) ops::cast_into(compute_copies_[i], *parameters_[i].second);
+  for (const auto& entry : children_) entry.second->refresh_compute_copies();
 }
 
 void copy_into(Tensor& destination, const Tensor& source) {

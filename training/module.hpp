@@ -9,6 +9,13 @@
 //
 // Names are dotted paths: "layers.0.weight". Registration order is the order
 // of parameters() (and of the optimizer state and checkpoints).
+//
+// Precision (training/precision.hpp): in BFloat16 every parameter (a float32
+// master) has a bfloat16 compute copy that layers multiply with
+// (ops::matmul_weight). The optimizer refreshes the copies in its update
+// (ParameterGroup::compute_copies, filled by Model::parameter_groups); whoever
+// writes masters otherwise (loading a checkpoint, restoring the best epoch)
+// calls refresh_compute_copies().
 #pragma once
 
 #include <memory>
@@ -17,6 +24,7 @@
 #include <vector>
 
 #include "core/tensor.hpp"
+#include "training/precision.hpp"
 
 namespace sgnn::training {
 
@@ -52,6 +60,21 @@ class Module {
   // Sets every parameter gradient to undefined.
   void zero_grad();
 
+  // Sets the precision of this module and every submodule: BFloat16 creates
+  // the compute copies (from the masters), Float32 drops them.
+  void set_precision(Precision precision);
+  Precision precision() const { return precision_; }
+  // The dtype a layer's activations have at this precision.
+  DType activation_dtype() const { return training::activation_dtype(precision_); }
+  // The bfloat16 copy of `parameter` (a member registered by this module) in
+  // BFloat16; undefined in Float32. InvalidArgument for another tensor.
+  const Tensor& compute_copy(const Tensor& parameter) const;
+  // Every compute copy in named_parameters() order (undefined in Float32).
+  std::vector<Tensor> compute_copies() const;
+  // Rewrites every compute copy from its master (after the masters changed
+  // outside the optimizer). Nothing to do in Float32.
+  void refresh_compute_copies();
+
  protected:
   // `parameter` must be a member of the derived module (it is updated in
   // place by to()). Marks it as a leaf requiring gradients. Names must be
@@ -67,8 +90,12 @@ class Module {
   void add_child(std::string name, std::shared_ptr<Module> module);
   void check_unique_name(const std::string& name) const;
   void collect(const std::string& prefix, std::vector<std::pair<std::string, Tensor*>>& out) const;
+  void collect_copies(std::vector<Tensor>& out) const;
+  void make_compute_copies();
 
   std::vector<std::pair<std::string, Tensor*>> parameters_;
+  std::vector<Tensor> compute_copies_;  // one per entry of parameters_ in BFloat16, none in Float32
+  Precision precision_ = Precision::Fp32;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   bool training_ = true;
 };

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/replay_parameters.hpp"
+#include "ops/cast.hpp"
 #include "training/module.hpp"
 
 namespace sgnn::training {
@@ -14,7 +15,7 @@ void check_rate(float value, const char* what) {
 }
 
 std::vector<ParameterGroup> one_group(std::vector<Tensor> parameters) {
-  return {ParameterGroup{std::move(parameters), std::nullopt, std::nullopt}};
+  return {ParameterGroup{std::move(parameters), std::nullopt, std::nullopt, {}}};
 }
 
 Tensor step_tensor(int64_t value) { return Tensor::from_vector<int64_t>({value}, {1}); }
@@ -39,9 +40,21 @@ Optimizer::Optimizer(std::vector<ParameterGroup> groups, float learning_rate, fl
     const ParameterGroup& group = groups_[g];
     if (group.learning_rate) check_rate(*group.learning_rate, "a group's learning_rate");
     if (group.weight_decay) check_rate(*group.weight_decay, "a group's weight_decay");
+    SGNN_CHECK(group.compute_copies.empty() || group.compute_copies.size() == group.parameters.size(),
+               "optimizer: group ", g, " has ", group.compute_copies.size(), " compute copies for ",
+               group.parameters.size(), " parameters");
     for (std::size_t i = 0; i < group.parameters.size(); ++i) {
       const Tensor& parameter = group.parameters[i];
       check_dtype(parameter, DType::Float32, "optimizer", "parameter");
+      const Tensor copy = group.compute_copies.empty() ? Tensor() : group.compute_copies[i];
+      if (copy.defined()) {
+        check_dtype(copy, DType::BFloat16, "optimizer", "compute copy");
+        SGNN_CHECK(copy.shape() == parameter.shape() && copy.device() == parameter.device(),
+                   "optimizer: the compute copy of parameter ", i, " of group ", g, " is ", shape_str(copy.shape()),
+                   " on ", copy.device().str(), ", the parameter ", shape_str(parameter.shape()), " on ",
+                   parameter.device().str());
+      }
+      compute_copies_.push_back(copy);
       for (const Tensor* other : seen) {
         SGNN_CHECK(!(other->shares_storage_with(parameter) && other->raw_data() == parameter.raw_data()),
                    "optimizer: parameter ", i, " of group ", g, " appears more than once");
@@ -140,7 +153,7 @@ Sgd::Sgd(std::vector<ParameterGroup> groups, const ops::SgdHyperparameters& hype
 Sgd::Sgd(std::vector<Tensor> parameters, const ops::SgdHyperparameters& hyper)
     : Sgd(one_group(std::move(parameters)), hyper) {}
 
-void Sgd::update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>& slots, std::size_t /*position*/,
+void Sgd::update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>& slots, std::size_t position,
                  int64_t /*step*/, float learning_rate, float weight_decay) {
   ops::SgdHyperparameters hyper = hyper_;
   hyper.learning_rate = learning_rate;
@@ -148,6 +161,7 @@ void Sgd::update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>&
   // The buffer starts at zero, so momentum·0 + d = d: PyTorch's first step.
   Tensor no_buffer;
   ops::sgd_step(parameter, gradient, slots.empty() ? no_buffer : slots[0], hyper);
+  if (Tensor& copy = compute_copy(position); copy.defined()) ops::cast_into(copy, parameter);
 }
 
 Adam::Adam(std::vector<ParameterGroup> groups, const ops::AdamHyperparameters& hyper)
@@ -178,7 +192,9 @@ void Adam::update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>
     write(slot, ops::adam_bias_correction(step, hyper));
     deferred = reinterpret_cast<const ops::AdamBiasCorrection*>(slot.device);
   }
-  pending_.push_back(PendingUpdate{&parameter, gradient, &slots, hyper, step, deferred});
+  Tensor& copy = compute_copy(position);
+  pending_.push_back(
+      PendingUpdate{&parameter, gradient, &slots, hyper, step, deferred, copy.defined() ? &copy : nullptr});
 }
 
 void Adam::finish_step() {
@@ -189,7 +205,7 @@ void Adam::finish_step() {
   updates.reserve(batch.size());
   for (PendingUpdate& pending : batch) {
     updates.push_back(ops::AdamUpdate{pending.parameter, &pending.gradient, &(*pending.slots)[0], &(*pending.slots)[1],
-                                      pending.hyper, pending.step, pending.bias_correction});
+                                      pending.hyper, pending.step, pending.bias_correction, pending.compute_copy});
   }
   ops::adam_step_many(updates);
 }

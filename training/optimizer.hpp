@@ -32,6 +32,10 @@ struct ParameterGroup {
   std::vector<Tensor> parameters;
   std::optional<float> learning_rate;  // unset: the optimizer's
   std::optional<float> weight_decay;   // unset: the optimizer's
+  // Empty, or one per parameter: its bfloat16 compute copy (undefined: none),
+  // which every update rewrites from the updated master (Adam in the same
+  // pass). Model::parameter_groups fills it in BFloat16 precision.
+  std::vector<Tensor> compute_copies;
 };
 
 class Optimizer {
@@ -55,7 +59,8 @@ class Optimizer {
 
  protected:
   // Groups must be non-empty and hold defined float32 tensors, none twice;
-  // every learning rate and weight decay >= 0. `slots` state tensors of the
+  // every learning rate and weight decay >= 0; compute copies bfloat16 of
+  // their parameter's shape and device. `slots` state tensors of the
   // parameter's shape (float32, zeros, on its device) are kept per parameter.
   Optimizer(std::vector<ParameterGroup> groups, float learning_rate, float weight_decay, int slots);
 
@@ -71,6 +76,8 @@ class Optimizer {
   virtual void finish_step() {}
   // How many updates the parameter at `position` has received.
   int64_t parameter_step(std::size_t position) const { return parameter_steps_.at(position); }
+  // The compute copy of the parameter at `position` (undefined: none).
+  Tensor& compute_copy(std::size_t position) { return compute_copies_.at(position); }
 
  private:
   std::vector<ParameterGroup> groups_;
@@ -78,6 +85,7 @@ class Optimizer {
   float weight_decay_;
   std::vector<std::vector<Tensor>> slots_;  // per parameter, group order
   std::vector<int64_t> parameter_steps_;    // per parameter, group order
+  std::vector<Tensor> compute_copies_;      // per parameter, group order (undefined: none)
   int64_t step_count_ = 0;
 };
 
@@ -112,6 +120,7 @@ class Adam : public Optimizer {
     ops::AdamHyperparameters hyper;
     int64_t step;
     const ops::AdamBiasCorrection* bias_correction;  // replay slot while recording, else null
+    Tensor* compute_copy;                            // written in the same pass; null: none
   };
   void update(Tensor& parameter, const Tensor& gradient, std::vector<Tensor>& slots, std::size_t position,
               int64_t step, float learning_rate, float weight_decay) override;

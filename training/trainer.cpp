@@ -9,6 +9,7 @@
 #include "core/autograd.hpp"
 #include "core/memory.hpp"
 #include "ops/loss.hpp"
+#include "training/gradient_ranges.hpp"
 #include "training/numerics_check.hpp"
 
 namespace sgnn::training {
@@ -43,8 +44,7 @@ void check_index(const Tensor& index, const Tensor& features, const char* name, 
 }
 
 void check_data(const TrainingData& data, const Model& model) {
-  check_defined(data.features, "Trainer", "features");
-  check_dtype(data.features, DType::Float32, "Trainer", "features");
+  check_floating(data.features, "Trainer", "features");
   check_dim(data.features, 2, "Trainer", "features");
   check_defined(data.labels, "Trainer", "labels");
   check_dtype(data.labels, DType::Int32, "Trainer", "labels");
@@ -59,6 +59,22 @@ void check_data(const TrainingData& data, const Model& model) {
   check_index(data.train_index, data.features, "train_index", true);
   check_index(data.valid_index, data.features, "valid_index", true);
   check_index(data.test_index, data.features, "test_index", false);
+}
+
+// In BFloat16 the optimizer must refresh the model's compute copies (it holds
+// them when built from Model::parameter_groups after to() and
+// set_precision); otherwise the GEMMs would run on stale weights.
+void check_compute_copies(const Model& model, const Optimizer& optimizer) {
+  for (const Tensor& copy : model.compute_copies()) {
+    if (!copy.defined()) continue;
+    bool held = false;
+    for (const ParameterGroup& group : optimizer.groups()) {
+      for (const Tensor& candidate : group.compute_copies) held = held || candidate.shares_storage_with(copy);
+    }
+    SGNN_CHECK(held, "Trainer: the model computes in ", precision_name(model.precision()),
+               " but the optimizer does not hold its weight copies; build the optimizer from "
+               "model.parameter_groups(...) after model.to(device) and set_precision");
+  }
 }
 
 }  // namespace
@@ -136,6 +152,7 @@ Trainer::Trainer(Model& model, Optimizer& optimizer, TrainingData data, TrainerO
   SGNN_CHECK(options.epochs >= 1, "Trainer: epochs must be at least 1, got ", options.epochs);
   SGNN_CHECK(options.patience >= 0, "Trainer: patience must be non-negative, got ", options.patience);
   check_data(data_, model_);
+  check_compute_copies(model_, optimizer_);
   capture_enabled_ = resolve_step_capture(options.capture_step, data_.features.device(), data_.graph.graph().nnz());
 }
 
@@ -145,7 +162,8 @@ void Trainer::zero_all_gradients() {
 }
 
 std::optional<double> Trainer::captured_train_step() {
-  if (check_numerics()) return std::nullopt;  // the per-op checks read the device back: eager only
+  // The per-op checks and the gradient ranges read the device back: eager only.
+  if (check_numerics() || recording_gradient_ranges()) return std::nullopt;
   if (captured_step_ == nullptr) {
     if (!capture_enabled_ || capture_failed_ || eager_steps_ == 0) return std::nullopt;
     model_.train();
@@ -260,6 +278,7 @@ void Trainer::restore_best() {
   std::vector<Tensor> parameters = model_.parameters();
   if (state_.best_parameters.size() != parameters.size()) return;  // no epoch ran
   for (std::size_t i = 0; i < parameters.size(); ++i) copy_into(parameters[i], state_.best_parameters[i]);
+  model_.refresh_compute_copies();
 }
 
 TrainResult Trainer::fit(const std::function<void(const EpochRecord&)>& on_epoch) {

@@ -43,7 +43,7 @@ namespace sgnn::training {
 // Features, labels and splits of one graph, all on the model's device.
 struct TrainingData {
   GraphInput graph;
-  Tensor features;     // [N, F] float32
+  Tensor features;     // [N, F] float32 or bfloat16 (the model converts them to its precision)
   Tensor labels;       // [N] int32 in [0, classes)
   Tensor train_index;  // int32 row ids; train and validation are required
   Tensor valid_index;
@@ -104,7 +104,8 @@ struct TrainResult {
 
 class Trainer {
  public:
-  // Checks the data (shapes, dtypes, devices, label range) and the options;
+  // Checks the data (shapes, dtypes, devices, label range), the options and,
+  // for a BFloat16 model, that the optimizer refreshes its weight copies;
   // InvalidArgument with the problem otherwise. Holds references to all three.
   Trainer(Model& model, Optimizer& optimizer, TrainingData data, TrainerOptions options);
 

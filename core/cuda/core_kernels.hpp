@@ -11,7 +11,8 @@ namespace sgnn::detail {
 
 // data[0..count) = value, converted to `dtype`, on the library's stream of `device`.
 void fill_cuda(void* data, int64_t count, DType dtype, double value, Device device);
-// out[i] = a[i] + b[i] for float32 arrays of `count` elements.
-void add_cuda(const float* a, const float* b, float* out, int64_t count, Device device);
+// out[i] = a[i] + b[i] for arrays of `count` elements of a floating `dtype`
+// (bfloat16: summed in float, rounded once).
+void add_cuda(const void* a, const void* b, void* out, DType dtype, int64_t count, Device device);
 
 }  // namespace sgnn::detail

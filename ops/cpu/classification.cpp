@@ -9,7 +9,6 @@ int64_t confusion_counts(Cpu, const Tensor& logits, const Tensor& labels, const 
   const int64_t rows = logits.size(0);
   const int64_t classes = logits.size(1);
   const int64_t selected = index.defined() ? index.numel() : rows;
-  const float* x = logits.data<float>();
   const int32_t* label = labels.data<int32_t>();
   const int32_t* rows_selected = index.defined() ? index.data<int32_t>() : nullptr;
   int64_t* count = counts.data<int64_t>();
@@ -21,7 +20,11 @@ int64_t confusion_counts(Cpu, const Tensor& logits, const Tensor& labels, const 
       ++invalid;
       continue;
     }
-    ++count[label[r] * classes + predicted_class(x + r * classes, classes)];
+    const int64_t predicted = visit_floating(logits.dtype(), [&](auto element) {
+      using T = decltype(element);
+      return predicted_class(logits.data<T>() + r * classes, classes);
+    });
+    ++count[label[r] * classes + predicted];
   }
   return invalid;
 }

@@ -8,7 +8,9 @@
 // Rows of C are split among threads in tiles; for each tile a panel of K and
 // a panel of N are walked so that the B panel (kKPanel × kNPanel floats =
 // 256 KiB) stays in L2 while the innermost loop streams one row of it into
-// one row of C with SIMD.
+// one row of C with SIMD. bfloat16 operands are widened to float first (exact)
+// and a bfloat16 C is rounded once from the float result: the rounding
+// points of cuBLAS's BF16 GEMM with float accumulation.
 #include <algorithm>
 #include <vector>
 
@@ -22,16 +24,23 @@ constexpr int64_t kRowTile = 32;
 constexpr int64_t kKPanel = 256;
 constexpr int64_t kNPanel = 256;
 
-// Row-major copy of op(t): t itself when not transposed, else its transpose.
-std::vector<float> transposed_copy(const Tensor& t) {
-  const int64_t rows = t.size(0);
-  const int64_t cols = t.size(1);
+// Row-major copy of tᵀ for t of rows × cols floats.
+std::vector<float> transposed_copy(const float* in, int64_t rows, int64_t cols) {
   std::vector<float> out(static_cast<std::size_t>(rows * cols));
-  const float* in = t.data<float>();
 #pragma omp parallel for if (rows * cols > 65536)
   for (int64_t c = 0; c < cols; ++c) {
     for (int64_t r = 0; r < rows; ++r) out[static_cast<std::size_t>(c * rows + r)] = in[r * cols + c];
   }
+  return out;
+}
+
+// The elements of a bfloat16 tensor as floats (exact).
+std::vector<float> widened(const Tensor& t) {
+  const int64_t n = t.numel();
+  std::vector<float> out(static_cast<std::size_t>(n));
+  const bfloat16* in = t.data<bfloat16>();
+#pragma omp parallel for if (n > 65536)
+  for (int64_t i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = in[i].to_float();
   return out;
 }
 
@@ -80,11 +89,24 @@ void matmul_forward(Cpu, const Tensor& a, bool transpose_a, const Tensor& b, boo
   const int64_t n = c.size(1);
   const int64_t k = transpose_a ? a.size(0) : a.size(1);
   if (m == 0 || n == 0) return;
+  const bool narrow = a.dtype() == DType::BFloat16;
+  std::vector<float> a_wide;
+  std::vector<float> b_wide;
+  const float* a_data = narrow ? (a_wide = widened(a)).data() : a.data<float>();
+  const float* b_data = narrow ? (b_wide = widened(b)).data() : b.data<float>();
   std::vector<float> b_copy;
-  const float* b_data = b.data<float>();
-  if (transpose_b) b_data = (b_copy = transposed_copy(b)).data();
+  if (transpose_b) b_data = (b_copy = transposed_copy(b_data, b.size(0), b.size(1))).data();
+  std::vector<float> c_wide;
+  if (c.dtype() != DType::Float32) c_wide.resize(static_cast<std::size_t>(c.numel()));
+  float* c_data = c.dtype() == DType::Float32 ? c.data<float>() : c_wide.data();
   // A stored [m,k] (row stride k, column stride 1) or, transposed, [k,m].
-  gemm(a.data<float>(), transpose_a ? 1 : k, transpose_a ? m : 1, b_data, c.data<float>(), m, k, n);
+  gemm(a_data, transpose_a ? 1 : k, transpose_a ? m : 1, b_data, c_data, m, k, n);
+  if (c.dtype() == DType::BFloat16) {
+    bfloat16* out = c.data<bfloat16>();
+    const int64_t count = m * n;
+#pragma omp parallel for if (count > 65536)
+    for (int64_t i = 0; i < count; ++i) out[i] = bfloat16(c_wide[static_cast<std::size_t>(i)]);
+  }
 }
 
 }  // namespace sgnn::ops

@@ -33,6 +33,7 @@ void adam_update_many(Cpu, Device, const std::vector<AdamTensorArguments>& tenso
 #pragma omp parallel for if (t.count > 65536)
     for (int64_t i = 0; i < t.count; ++i) {
       adam_element(t.parameter[i], t.gradient[i], t.first_moment[i], t.second_moment[i], scalars);
+      if (t.compute_copy != nullptr) t.compute_copy[i] = bfloat16(t.parameter[i]);
     }
   }
 }

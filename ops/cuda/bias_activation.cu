@@ -17,28 +17,32 @@ constexpr unsigned kTileColumns = 32;
 constexpr unsigned kTileRows = 8;
 constexpr int64_t kMinRowsPerChunk = 64;
 
+template <typename T, typename B>
 __global__ void bias_activation_forward_kernel(FusedActivation activation, float parameter,
-                                               const float* __restrict__ x, const float* __restrict__ bias,
-                                               float* __restrict__ y, int64_t total, int64_t n) {
+                                               const T* __restrict__ x, const B* __restrict__ bias,
+                                               T* __restrict__ y, int64_t total, int64_t n) {
   for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
-    y[i] = fused_value(activation, parameter, bias != nullptr ? x[i] + bias[i % n] : x[i]);
+    const float z = bias != nullptr ? load_float(x[i]) + load_float(bias[i % n]) : load_float(x[i]);
+    y[i] = store_as<T>(fused_value(activation, parameter, z));
   }
 }
 
-__global__ void activation_gradient_kernel(FusedActivation activation, float parameter, const float* __restrict__ y,
-                                           const float* __restrict__ grad_y, float* __restrict__ grad_x,
-                                           int64_t total) {
+template <typename T>
+__global__ void activation_gradient_kernel(FusedActivation activation, float parameter, const T* __restrict__ y,
+                                           const T* __restrict__ grad_y, T* __restrict__ grad_x, int64_t total) {
   for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
-    grad_x[i] = fused_gradient(activation, parameter, y[i], grad_y[i]);
+    grad_x[i] = store_as<T>(fused_gradient(activation, parameter, load_float(y[i]), load_float(grad_y[i])));
   }
 }
 
 // Block b: column tile b / chunks, row chunk b % chunks. Threads (32, 8):
 // x walks the tile's columns (coalesced), y the chunk's rows with stride 8.
-// partial[chunk · n + column] = Σ of grad_x over the chunk's rows.
+// partial[chunk · n + column] = Σ of grad_x over the chunk's rows (the float
+// gradients, before a bfloat16 grad_x rounds them).
+template <typename T>
 __global__ void bias_activation_backward_kernel(FusedActivation activation, float parameter,
-                                                const float* __restrict__ y, const float* __restrict__ grad_y,
-                                                float* __restrict__ grad_x, float* __restrict__ partial,
+                                                const T* __restrict__ y, const T* __restrict__ grad_y,
+                                                T* __restrict__ grad_x, float* __restrict__ partial,
                                                 int64_t rows, int64_t n, int64_t chunks, int64_t chunk_rows) {
   __shared__ float column_sums[kTileRows][kTileColumns + 1];
   const int64_t tiles = (n + kTileColumns - 1) / kTileColumns;
@@ -50,8 +54,8 @@ __global__ void bias_activation_backward_kernel(FusedActivation activation, floa
     if (column < n) {
       for (int64_t r = chunk * chunk_rows + threadIdx.y; r < end; r += kTileRows) {
         const int64_t i = r * n + column;
-        const float g = fused_gradient(activation, parameter, y[i], grad_y[i]);
-        grad_x[i] = g;
+        const float g = fused_gradient(activation, parameter, load_float(y[i]), load_float(grad_y[i]));
+        grad_x[i] = store_as<T>(g);
         total += g;
       }
     }
@@ -74,9 +78,15 @@ void bias_activation_forward(Cuda, FusedActivation activation, float parameter, 
   if (total == 0) return;
   cuda::DeviceGuard guard(x.device());
   const LaunchShape shape = elementwise_launch_shape(total, x.device());
-  bias_activation_forward_kernel<<<shape.blocks, shape.threads, 0, cuda::stream(x.device())>>>(
-      activation, parameter, x.data<float>(), bias.defined() ? bias.data<float>() : nullptr, y.data<float>(), total,
-      x.size(-1));
+  visit_floating(x.dtype(), [&](auto x_element) {
+    visit_floating(bias.defined() ? bias.dtype() : DType::Float32, [&](auto bias_element) {
+      using T = decltype(x_element);
+      using B = decltype(bias_element);
+      bias_activation_forward_kernel<<<shape.blocks, shape.threads, 0, cuda::stream(x.device())>>>(
+          activation, parameter, x.data<T>(), bias.defined() ? bias.data<B>() : nullptr, y.data<T>(), total,
+          x.size(-1));
+    });
+  });
   SGNN_CUDA_CHECK_LAUNCH("bias_activation_forward_kernel");
 }
 
@@ -90,15 +100,18 @@ void bias_activation_backward(Cuda, FusedActivation activation, float parameter,
   if (!grad_bias.defined()) {
     if (total == 0) return;
     const LaunchShape shape = elementwise_launch_shape(total, device);
-    activation_gradient_kernel<<<shape.blocks, shape.threads, 0, stream>>>(
-        activation, parameter, y.data<float>(), grad_y.data<float>(), grad_x.data<float>(), total);
+    visit_floating(y.dtype(), [&](auto element) {
+      using T = decltype(element);
+      activation_gradient_kernel<<<shape.blocks, shape.threads, 0, stream>>>(
+          activation, parameter, y.data<T>(), grad_y.data<T>(), grad_x.data<T>(), total);
+    });
     SGNN_CUDA_CHECK_LAUNCH("activation_gradient_kernel");
     return;
   }
   if (n == 0) return;
   const int64_t rows = total / n;
   if (rows == 0) {  // no rows: the bias gradient is an empty sum
-    SGNN_CUDA_CHECK(cudaMemsetAsync(grad_bias.data<float>(), 0, grad_bias.nbytes(), stream));
+    SGNN_CUDA_CHECK(cudaMemsetAsync(grad_bias.raw_data(), 0, grad_bias.nbytes(), stream));
     return;
   }
   // Enough row chunks to give every multiprocessor a few blocks, each chunk
@@ -110,10 +123,13 @@ void bias_activation_backward(Cuda, FusedActivation activation, float parameter,
   const int64_t chunk_rows = (rows + chunks - 1) / chunks;
   Tensor partial = Tensor::empty({chunks, n}, DType::Float32, device);
   const int64_t cap = static_cast<int64_t>(cuda::properties(device).multiProcessorCount) * 32;
-  bias_activation_backward_kernel<<<static_cast<unsigned>(std::min(tiles * chunks, cap)),
-                                    dim3(kTileColumns, kTileRows), 0, stream>>>(
-      activation, parameter, y.data<float>(), grad_y.data<float>(), grad_x.data<float>(), partial.data<float>(), rows,
-      n, chunks, chunk_rows);
+  visit_floating(y.dtype(), [&](auto element) {
+    using T = decltype(element);
+    bias_activation_backward_kernel<<<static_cast<unsigned>(std::min(tiles * chunks, cap)),
+                                      dim3(kTileColumns, kTileRows), 0, stream>>>(
+        activation, parameter, y.data<T>(), grad_y.data<T>(), grad_x.data<T>(), partial.data<float>(), rows, n,
+        chunks, chunk_rows);
+  });
   SGNN_CUDA_CHECK_LAUNCH("bias_activation_backward_kernel");
   sum_axis(Cuda{}, partial, AxisLayout{1, chunks, n}, 1.0f, grad_bias);
 }

@@ -10,7 +10,8 @@ namespace sgnn::ops {
 namespace {
 
 // counts[C·C] is the number of rows with an index or label out of range.
-__global__ void confusion_kernel(const float* __restrict__ logits, const int32_t* __restrict__ labels,
+template <typename T>
+__global__ void confusion_kernel(const T* __restrict__ logits, const int32_t* __restrict__ labels,
                                  const int32_t* __restrict__ index, int64_t rows, int64_t classes,
                                  int64_t selected, unsigned long long* counts) {
   for (int64_t e = grid_stride_begin(); e < selected; e += grid_stride_step()) {
@@ -35,9 +36,12 @@ int64_t confusion_counts(Cuda, const Tensor& logits, const Tensor& labels, const
   if (selected > 0) {
     const LaunchShape shape = elementwise_launch_shape(selected, device);
     static_assert(sizeof(unsigned long long) == sizeof(int64_t));
-    confusion_kernel<<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
-        logits.data<float>(), labels.data<int32_t>(), index.defined() ? index.data<int32_t>() : nullptr, rows,
-        classes, selected, reinterpret_cast<unsigned long long*>(device_counts.data<int64_t>()));
+    visit_floating(logits.dtype(), [&](auto element) {
+      using T = decltype(element);
+      confusion_kernel<<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
+          logits.data<T>(), labels.data<int32_t>(), index.defined() ? index.data<int32_t>() : nullptr, rows,
+          classes, selected, reinterpret_cast<unsigned long long*>(device_counts.data<int64_t>()));
+    });
     SGNN_CUDA_CHECK_LAUNCH("confusion_kernel");
   }
   const std::vector<int64_t> host = device_counts.to_vector<int64_t>();  // waits for the kernel

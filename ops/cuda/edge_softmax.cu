@@ -4,6 +4,8 @@
 // per-lane partials are merged with shuffles), then writes exp(s − max) / sum.
 // Backward: one subwarp sum of out · grad_out, then the elementwise update.
 // The subwarp width follows the graph's mean row length (the cached plan).
+// bfloat16 scores: read as float, max, sum and division in float, the
+// result rounded once when stored (ops/edge_softmax.hpp).
 #include <cmath>
 #include <cstdint>
 
@@ -18,21 +20,23 @@ namespace {
 using sparse_cuda::Offsets;
 using sparse_cuda::offsets_of;
 
+template <typename T>
 struct SoftmaxArguments {
   Offsets indptr;
   const int32_t* row_order;
   int64_t num_rows;
   int heads;
-  const float* first;   // forward: scores; backward: out
-  const float* second;  // backward: grad_out
-  float* result;
+  const T* first;   // forward: scores; backward: out
+  const T* second;  // backward: grad_out
+  T* result;
 };
 
 // The entries [begin, end) and head of work item `item` (row-order position × heads + head).
 struct RowHead {
   int64_t head, begin, end;
 };
-__device__ __forceinline__ RowHead row_head(const SoftmaxArguments& args, int64_t item) {
+template <typename T>
+__device__ __forceinline__ RowHead row_head(const SoftmaxArguments<T>& args, int64_t item) {
   const int64_t row = args.row_order[item / args.heads];
   return {item % args.heads, args.indptr[row], args.indptr[row + 1]};
 }
@@ -42,8 +46,8 @@ __device__ __forceinline__ float rescale(float value, float from, float to) {
   return from == -INFINITY ? 0.0f : value * expf(from - to);
 }
 
-template <int kSub>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) edge_softmax_forward_kernel(SoftmaxArguments args) {
+template <int kSub, typename T>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) edge_softmax_forward_kernel(SoftmaxArguments<T> args) {
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
   const int64_t heads = args.heads;
@@ -54,7 +58,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) edge_softmax_forwa
     float maximum = -INFINITY;
     float sum = 0.0f;
     for (int64_t e = begin + lane; e < end; e += kSub) {
-      const float score = __ldg(args.first + e * heads + head);
+      const float score = load_float_readonly(args.first + e * heads + head);
       if (score > maximum) {
         sum = rescale(sum, maximum, score) + 1.0f;
         maximum = score;
@@ -71,13 +75,14 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) edge_softmax_forwa
       maximum = merged;
     }
     for (int64_t e = begin + lane; e < end; e += kSub) {
-      args.result[e * heads + head] = expf(__ldg(args.first + e * heads + head) - maximum) / sum;
+      const float score = load_float_readonly(args.first + e * heads + head);
+      args.result[e * heads + head] = store_as<T>(expf(score - maximum) / sum);
     }
   }
 }
 
-template <int kSub>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) edge_softmax_backward_kernel(SoftmaxArguments args) {
+template <int kSub, typename T>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) edge_softmax_backward_kernel(SoftmaxArguments<T> args) {
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
   const int64_t heads = args.heads;
@@ -87,18 +92,20 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) edge_softmax_backw
     const int64_t head = rh.head, begin = rh.begin, end = rh.end;
     float weighted = 0.0f;
     for (int64_t e = begin + lane; e < end; e += kSub) {
-      weighted += __ldg(args.first + e * heads + head) * __ldg(args.second + e * heads + head);
+      const int64_t k = e * heads + head;
+      weighted += load_float_readonly(args.first + k) * load_float_readonly(args.second + k);
     }
     weighted = sparse_cuda::subwarp_sum<kSub>(weighted, mask);
     for (int64_t e = begin + lane; e < end; e += kSub) {
       const int64_t k = e * heads + head;
-      args.result[k] = __ldg(args.first + k) * (__ldg(args.second + k) - weighted);
+      const float out = load_float_readonly(args.first + k);
+      args.result[k] = store_as<T>(out * (load_float_readonly(args.second + k) - weighted));
     }
   }
 }
 
-template <int kSub>
-void launch(bool backward, const SoftmaxArguments& args, Device device) {
+template <int kSub, typename T>
+void launch(bool backward, const SoftmaxArguments<T>& args, Device device) {
   const unsigned blocks = sparse_cuda::subwarp_blocks(args.num_rows * args.heads, kSub, device);
   cudaStream_t stream = cuda::stream(device);
   if (backward) {
@@ -115,18 +122,21 @@ void run(bool backward, const Csr& csr, int64_t heads, const Tensor& first, cons
   const Device device = first.device();
   cuda::DeviceGuard guard(device);
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
-  const SoftmaxArguments args{offsets_of(csr.indptr),
-                              plan->row_order.data<int32_t>(),
-                              csr.num_rows,
-                              static_cast<int>(heads),
-                              first.data<float>(),
-                              second.defined() ? second.data<float>() : nullptr,
-                              result.data<float>()};
   const int sub = sparse_cuda::next_power_of_two(static_cast<int64_t>(std::ceil(plan->mean_row_length)), 32);
-  if (sub <= 4) launch<4>(backward, args, device);
-  else if (sub == 8) launch<8>(backward, args, device);
-  else if (sub == 16) launch<16>(backward, args, device);
-  else launch<32>(backward, args, device);
+  visit_floating(first.dtype(), [&](auto element) {
+    using T = decltype(element);
+    const SoftmaxArguments<T> args{offsets_of(csr.indptr),
+                                   plan->row_order.data<int32_t>(),
+                                   csr.num_rows,
+                                   static_cast<int>(heads),
+                                   first.data<T>(),
+                                   second.defined() ? second.data<T>() : nullptr,
+                                   result.data<T>()};
+    if (sub <= 4) launch<4>(backward, args, device);
+    else if (sub == 8) launch<8>(backward, args, device);
+    else if (sub == 16) launch<16>(backward, args, device);
+    else launch<32>(backward, args, device);
+  });
 }
 
 }  // namespace

@@ -10,13 +10,15 @@ namespace sgnn::ops {
 namespace {
 
 // log Σ_c exp(row[c]) over a warp (every lane gets it), shifted by the row maximum.
-__device__ float warp_log_sum_exp(const float* row, int64_t cols, unsigned lane) {
+template <typename T>
+__device__ float warp_log_sum_exp(const T* row, int64_t cols, unsigned lane) {
   const float shift = warp_row_shift(row, cols, lane);
   return shift + logf(warp_row_exp_sum(row, cols, shift, lane));
 }
 
 // One warp per selected entry e.
-__global__ void loss_per_row_kernel(LossKind kind, const float* __restrict__ x, const int32_t* __restrict__ labels,
+template <typename T>
+__global__ void loss_per_row_kernel(LossKind kind, const T* __restrict__ x, const int32_t* __restrict__ labels,
                                     const int32_t* __restrict__ index, int64_t rows, int64_t classes,
                                     int64_t selected, float* __restrict__ per_row) {
   const unsigned lane = threadIdx.x & 31u;
@@ -26,8 +28,8 @@ __global__ void loss_per_row_kernel(LossKind kind, const float* __restrict__ x, 
       if (lane == 0) per_row[e] = NAN;
       continue;
     }
-    const float* row = x + r * classes;
-    const float target = row[labels[r]];
+    const T* row = x + r * classes;
+    const float target = load_float(row[labels[r]]);
     const float lse = kind == LossKind::CrossEntropy ? warp_log_sum_exp(row, classes, lane) : 0.0f;
     if (lane == 0) per_row[e] = kind == LossKind::CrossEntropy ? lse - target : -target;
   }
@@ -43,26 +45,27 @@ __global__ void multiplicity_kernel(const int32_t* __restrict__ labels, const in
   }
 }
 
-// One warp per row of the gradient.
-__global__ void loss_backward_kernel(LossKind kind, const float* __restrict__ x, const int32_t* __restrict__ labels,
+// One warp per row of the gradient, computed in float and rounded once to T.
+template <typename T>
+__global__ void loss_backward_kernel(LossKind kind, const T* __restrict__ x, const int32_t* __restrict__ labels,
                                      const float* __restrict__ multiplicity, const float* __restrict__ grad_loss,
-                                     float inverse_count, int64_t rows, int64_t classes, float* __restrict__ grad) {
+                                     float inverse_count, int64_t rows, int64_t classes, T* __restrict__ grad) {
   const unsigned lane = threadIdx.x & 31u;
   const float upstream = *grad_loss * inverse_count;
   for (int64_t r = warp_row_begin(); r < rows; r += warp_row_step()) {
-    float* out = grad + r * classes;
+    T* out = grad + r * classes;
     const float count = multiplicity[r];
     if (count == 0.0f) {
-      for (int64_t c = lane; c < classes; c += 32) out[c] = 0.0f;
+      for (int64_t c = lane; c < classes; c += 32) out[c] = store_as<T>(0.0f);
       continue;
     }
     const float weight = count * upstream;
-    const float* row = x + r * classes;
+    const T* row = x + r * classes;
     const int64_t label = labels[r];  // valid: multiplicity > 0 only for rows with a label in range
     const float lse = kind == LossKind::CrossEntropy ? warp_log_sum_exp(row, classes, lane) : 0.0f;
     for (int64_t c = lane; c < classes; c += 32) {
-      const float probability_part = kind == LossKind::CrossEntropy ? weight * expf(row[c] - lse) : 0.0f;
-      out[c] = c == label ? probability_part - weight : probability_part;
+      const float probability_part = kind == LossKind::CrossEntropy ? weight * expf(load_float(row[c]) - lse) : 0.0f;
+      out[c] = store_as<T>(c == label ? probability_part - weight : probability_part);
     }
   }
 }
@@ -77,9 +80,12 @@ void loss_per_row(Cuda, LossKind kind, const Tensor& input, const Tensor& labels
   if (selected == 0) return;
   const Device device = input.device();
   cuda::DeviceGuard guard(device);
-  loss_per_row_kernel<<<warp_row_blocks(selected, device), kWarpRowThreads, 0, cuda::stream(device)>>>(
-      kind, input.data<float>(), labels.data<int32_t>(), index_data(index), input.size(0), input.size(1), selected,
-      per_row.data<float>());
+  visit_floating(input.dtype(), [&](auto element) {
+    using T = decltype(element);
+    loss_per_row_kernel<<<warp_row_blocks(selected, device), kWarpRowThreads, 0, cuda::stream(device)>>>(
+        kind, input.data<T>(), labels.data<int32_t>(), index_data(index), input.size(0), input.size(1), selected,
+        per_row.data<float>());
+  });
   SGNN_CUDA_CHECK_LAUNCH("loss_per_row_kernel");
 }
 
@@ -99,9 +105,12 @@ void loss_backward(Cuda, LossKind kind, const Tensor& input, const Tensor& label
                                                                     classes, selected, multiplicity.data<float>());
     SGNN_CUDA_CHECK_LAUNCH("multiplicity_kernel");
   }
-  loss_backward_kernel<<<warp_row_blocks(rows, device), kWarpRowThreads, 0, stream>>>(
-      kind, input.data<float>(), labels.data<int32_t>(), multiplicity.data<float>(), grad_loss.data<float>(),
-      inverse_count, rows, classes, grad_input.data<float>());
+  visit_floating(input.dtype(), [&](auto element) {
+    using T = decltype(element);
+    loss_backward_kernel<<<warp_row_blocks(rows, device), kWarpRowThreads, 0, stream>>>(
+        kind, input.data<T>(), labels.data<int32_t>(), multiplicity.data<float>(), grad_loss.data<float>(),
+        inverse_count, rows, classes, grad_input.data<T>());
+  });
   SGNN_CUDA_CHECK_LAUNCH("loss_backward_kernel");
 }
 

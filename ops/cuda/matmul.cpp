@@ -4,6 +4,9 @@
 // So row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: we call
 // gemm with the operands swapped, (n, m, k) and each operand's leading
 // dimension = the column count of its row-major storage.
+// bfloat16 operands run on BF16 tensor cores with float accumulation
+// (CUBLAS_COMPUTE_32F), writing C as bfloat16 or float32 (a weight gradient
+// xᵀ·dY keeps float32: ops/matmul.hpp).
 #include <array>
 #include <climits>
 #include <mutex>
@@ -58,18 +61,23 @@ void matmul_forward(Cuda, const Tensor& a, bool transpose_a, const Tensor& b, bo
   const Device device = c.device();
   cuda::DeviceGuard guard(device);
   if (k == 0) {  // an empty sum: cuBLAS is not asked to handle zero-sized operands
-    SGNN_CUDA_CHECK(cudaMemsetAsync(c.data<float>(), 0, c.nbytes(), cuda::stream(device)));
+    SGNN_CUDA_CHECK(cudaMemsetAsync(c.raw_data(), 0, c.nbytes(), cuda::stream(device)));
     return;
   }
   const cublasHandle_t cublas = handle(device);
   const float alpha = 1.0f;
   const float beta = 0.0f;
-  const cublasComputeType_t compute = allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  const bool narrow = a.dtype() == DType::BFloat16;
+  const cudaDataType_t operand_type = narrow ? CUDA_R_16BF : CUDA_R_32F;
+  const cudaDataType_t result_type = c.dtype() == DType::BFloat16 ? CUDA_R_16BF : CUDA_R_32F;
+  // TF32 applies to float32 operands only; bfloat16 ones use BF16 tensor cores under COMPUTE_32F.
+  const cublasComputeType_t compute =
+      allow_tf32() && !narrow ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   SGNN_CUBLAS_CHECK(cublasGemmEx(cublas, transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
                                  transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N, to_int(n, "n"), to_int(m, "m"),
-                                 to_int(k, "k"), &alpha, b.data<float>(), CUDA_R_32F, to_int(b.size(1), "ldb"),
-                                 a.data<float>(), CUDA_R_32F, to_int(a.size(1), "lda"), &beta, c.data<float>(),
-                                 CUDA_R_32F, to_int(n, "ldc"), compute, CUBLAS_GEMM_DEFAULT));
+                                 to_int(k, "k"), &alpha, b.raw_data(), operand_type, to_int(b.size(1), "ldb"),
+                                 a.raw_data(), operand_type, to_int(a.size(1), "lda"), &beta, c.raw_data(),
+                                 result_type, to_int(n, "ldc"), compute, CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace sgnn::ops

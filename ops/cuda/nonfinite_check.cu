@@ -17,12 +17,13 @@ constexpr unsigned kFullMask = 0xffffffffu;
 // result[0] += non-finite count, result[1] = min(result[1], first index).
 // Every thread reaches the shuffles (no early return); blockDim.x is a
 // multiple of 32.
-__global__ void count_nonfinite_kernel(const float* __restrict__ x, int64_t n,
+template <typename T>
+__global__ void count_nonfinite_kernel(const T* __restrict__ x, int64_t n,
                                        unsigned long long* __restrict__ result) {
   unsigned long long count = 0;
   unsigned long long first = ULLONG_MAX;
   for (int64_t i = grid_stride_begin(); i < n; i += grid_stride_step()) {
-    if (!isfinite(x[i])) {
+    if (!isfinite(load_float(x[i]))) {
       ++count;
       if (first == ULLONG_MAX) first = static_cast<unsigned long long>(i);  // a thread's indices increase
     }
@@ -52,7 +53,10 @@ NonfiniteReport count_nonfinite(Cuda, const Tensor& x) {
   SGNN_CUDA_CHECK(cudaMemsetAsync(words, 0, sizeof(unsigned long long), stream));
   SGNN_CUDA_CHECK(cudaMemsetAsync(words + 1, 0xFF, sizeof(unsigned long long), stream));  // ULLONG_MAX
   const LaunchShape shape = elementwise_launch_shape(n, device);
-  count_nonfinite_kernel<<<shape.blocks, shape.threads, 0, stream>>>(x.data<float>(), n, words);
+  visit_floating(x.dtype(), [&](auto element) {
+    using T = decltype(element);
+    count_nonfinite_kernel<<<shape.blocks, shape.threads, 0, stream>>>(x.data<T>(), n, words);
+  });
   SGNN_CUDA_CHECK_LAUNCH("count_nonfinite_kernel");
   unsigned long long host[2] = {0, 0};
   memory::copy(host, Device::cpu(), words, device, sizeof(host));  // waits for the kernel

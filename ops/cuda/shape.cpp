@@ -7,13 +7,13 @@ namespace sgnn::ops {
 
 void copy_block(Cuda, const Tensor& source, Tensor& destination, const BlockCopy& block) {
   if (block.rows == 0 || block.width == 0) return;
-  constexpr auto kFloat = static_cast<int64_t>(sizeof(float));
+  const auto element = static_cast<int64_t>(dtype_size(source.dtype()));
   cuda::DeviceGuard guard(destination.device());
-  SGNN_CUDA_CHECK(cudaMemcpy2DAsync(destination.data<float>() + block.destination_offset,
-                                    static_cast<std::size_t>(block.destination_stride * kFloat),
-                                    source.data<float>() + block.source_offset,
-                                    static_cast<std::size_t>(block.source_stride * kFloat),
-                                    static_cast<std::size_t>(block.width * kFloat),
+  SGNN_CUDA_CHECK(cudaMemcpy2DAsync(static_cast<char*>(destination.raw_data()) + block.destination_offset * element,
+                                    static_cast<std::size_t>(block.destination_stride * element),
+                                    static_cast<const char*>(source.raw_data()) + block.source_offset * element,
+                                    static_cast<std::size_t>(block.source_stride * element),
+                                    static_cast<std::size_t>(block.width * element),
                                     static_cast<std::size_t>(block.rows), cudaMemcpyDeviceToDevice,
                                     cuda::stream(destination.device())));
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/bfloat16.hpp"
 #include "core/cuda/launch.cuh"
 
 namespace sgnn::ops {
@@ -40,17 +41,20 @@ __device__ __forceinline__ float block_sum(float value) {
 
 // The shift that keeps exp() of a row in range: its maximum, or 0 for a row
 // with no finite maximum (all −inf), as the CPU backends do. Warp-wide.
-__device__ __forceinline__ float warp_row_shift(const float* row, int64_t cols, unsigned lane) {
+// T: float or bfloat16 (read as float).
+template <typename T>
+__device__ __forceinline__ float warp_row_shift(const T* row, int64_t cols, unsigned lane) {
   float maximum = -INFINITY;
-  for (int64_t c = lane; c < cols; c += 32) maximum = fmaxf(maximum, row[c]);
+  for (int64_t c = lane; c < cols; c += 32) maximum = fmaxf(maximum, load_float(row[c]));
   maximum = warp_max(maximum);
   return isfinite(maximum) ? maximum : 0.0f;
 }
 
 // Σ_c exp(row[c] − shift), warp-wide.
-__device__ __forceinline__ float warp_row_exp_sum(const float* row, int64_t cols, float shift, unsigned lane) {
+template <typename T>
+__device__ __forceinline__ float warp_row_exp_sum(const T* row, int64_t cols, float shift, unsigned lane) {
   float total = 0.0f;
-  for (int64_t c = lane; c < cols; c += 32) total += expf(row[c] - shift);
+  for (int64_t c = lane; c < cols; c += 32) total += expf(load_float(row[c]) - shift);
   return warp_sum(total);
 }
 

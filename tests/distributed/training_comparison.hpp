@@ -20,9 +20,11 @@ namespace sgnn::testing {
 inline constexpr uint64_t kTrainingSeed = 42;
 inline constexpr int kTrainingEpochs = 6;
 
-inline distributed::RankTrainingOptions comparison_options(int64_t hidden, training::ModelKind kind) {
+inline distributed::RankTrainingOptions comparison_options(int64_t hidden, training::ModelKind kind,
+                                                          training::Precision precision = training::Precision::Fp32) {
   distributed::RankTrainingOptions options;
   options.model = kind;
+  options.precision = precision;
   options.hyperparameters.epochs = kTrainingEpochs;
   options.hyperparameters.hidden = hidden;
   options.hyperparameters.heads = 2;
@@ -43,8 +45,9 @@ struct TrainingRun {
 
 // The library's Trainer on one device (`a` and `task` on the host).
 inline TrainingRun single_device_run(const Adjacency& a, const Task& task, int64_t hidden, Device device,
-                                     training::ModelKind kind = training::ModelKind::Gcn) {
-  const distributed::RankTrainingOptions options = comparison_options(hidden, kind);
+                                     training::ModelKind kind = training::ModelKind::Gcn,
+                                     training::Precision precision = training::Precision::Fp32) {
+  const distributed::RankTrainingOptions options = comparison_options(hidden, kind, precision);
   Generator generator(kTrainingSeed);
   const auto model = distributed::make_rank_model(options, task.features.size(1), task.classes, generator);
   model->to(device);
@@ -67,8 +70,9 @@ inline TrainingRun single_device_run(const Adjacency& a, const Task& task, int64
 
 // One rank's training of its shard of `a` (train_rank).
 inline TrainingRun rank_run(distributed::Communicator& communicator, const distributed::GraphPartition& partition,
-                            const Task& task, int64_t hidden, distributed::HaloMode mode, training::ModelKind kind) {
-  distributed::RankTrainingOptions options = comparison_options(hidden, kind);
+                            const Task& task, int64_t hidden, distributed::HaloMode mode, training::ModelKind kind,
+                            training::Precision precision = training::Precision::Fp32) {
+  distributed::RankTrainingOptions options = comparison_options(hidden, kind, precision);
   options.halo = mode;
   const distributed::RankShard shard =
       distributed::make_rank_shard(partition, communicator.rank(), task.features, task.labels, task.train_index,
@@ -85,11 +89,13 @@ inline TrainingRun rank_run(distributed::Communicator& communicator, const distr
 template <typename Ranks>
 std::vector<TrainingRun> distributed_runs(Ranks& ranks, const Adjacency& a, const Task& task, int64_t hidden,
                                           distributed::HaloMode mode,
-                                          training::ModelKind kind = training::ModelKind::Gcn) {
+                                          training::ModelKind kind = training::ModelKind::Gcn,
+                                          training::Precision precision = training::Precision::Fp32) {
   const distributed::GraphPartition partition = distributed::partition_graph(a, ranks.size());
   std::vector<TrainingRun> runs(static_cast<std::size_t>(ranks.size()));
   ranks.run([&](distributed::Communicator& communicator) {
-    runs[static_cast<std::size_t>(communicator.rank())] = rank_run(communicator, partition, task, hidden, mode, kind);
+    runs[static_cast<std::size_t>(communicator.rank())] =
+        rank_run(communicator, partition, task, hidden, mode, kind, precision);
   });
   return runs;
 }

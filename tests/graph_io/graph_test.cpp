@@ -242,6 +242,16 @@ TEST_CASE("normalize_feature_rows makes rows sum to 1 and keeps zero rows at 0")
   CHECK_THROWS_AS(normalize_feature_rows(Tensor::zeros({3, 2}, DType::Int32)), InvalidArgument);
 }
 
+TEST_CASE("normalize_feature_rows writes bfloat16 directly: the float result rounded once") {
+  const Tensor r = sgnn::testing::random_tensor({20, 33}, 4, 0.0, 1.0);
+  const std::vector<float> wide = normalize_feature_rows(r).to_vector<float>();
+  const Tensor narrow = normalize_feature_rows(r, DType::BFloat16);
+  REQUIRE(narrow.dtype() == DType::BFloat16);
+  const std::vector<bfloat16> values = narrow.to_vector<bfloat16>();
+  for (std::size_t i = 0; i < wide.size(); ++i) CHECK(values[i].bits == bfloat16(wide[i]).bits);
+  CHECK_THROWS_AS(normalize_feature_rows(r, DType::Int32), InvalidArgument);
+}
+
 TEST_CASE("describe_graph counts loops, repeats, symmetry, degrees and components") {
   // Two components {0,1,2} and {3,4}, node 5 isolated; 0->1 repeated; a loop at 2.
   const EdgeList edges{6, Tensor::from_vector(std::vector<int32_t>{0, 0, 1, 2, 3}, {5}),

@@ -61,6 +61,18 @@ TEST_CASE("section file round-trips tensors, metadata, kind and fingerprint") {
   CHECK(files == 1);
 }
 
+TEST_CASE("section file round-trips bfloat16 tensors") {
+  TempDir dir;
+  SectionFile written;
+  written.kind = "checkpoint";
+  written.add("half", Tensor::full({3, 2}, -1.25, DType::BFloat16));
+  write_section_file(dir / "half.sgnn", written);
+  const SectionFile read = read_section_file(dir / "half.sgnn", "checkpoint", 1);
+  CHECK(read.at("half").dtype() == DType::BFloat16);
+  CHECK(read.at("half").shape() == Shape{3, 2});
+  CHECK(read.at("half").to_vector<bfloat16>()[5].to_float() == -1.25f);
+}
+
 TEST_CASE("section file: every flipped byte is detected") {
   TempDir dir;
   write_section_file(dir / "f.sgnn", sample());

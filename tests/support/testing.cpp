@@ -1,5 +1,6 @@
 #include "tests/support/testing.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -50,8 +51,28 @@ std::vector<double> to_double(const Tensor& tensor) {
       for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<double>(v[i]);
       return out;
     }
+    case DType::BFloat16: {
+      std::vector<double> out;
+      for (const bfloat16 value : tensor.to_vector<bfloat16>()) out.push_back(static_cast<double>(value.to_float()));
+      return out;
+    }
   }
   return {};
+}
+
+double worst_bound_ratio(const Tensor& got, const std::vector<double>& reference, const std::vector<double>& bound) {
+  const std::vector<double> values = to_double(got);
+  if (values.size() != reference.size() || bound.size() != reference.size()) {
+    return std::numeric_limits<double>::infinity();
+  }
+  double worst = 0.0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double error = std::abs(values[i] - reference[i]);
+    if (error == 0.0) continue;
+    if (!std::isfinite(error) || !(bound[i] > 0.0)) return std::numeric_limits<double>::infinity();
+    worst = std::max(worst, error / bound[i]);
+  }
+  return worst;
 }
 
 double relative_error(const Tensor& got, const std::vector<double>& reference) {

@@ -28,6 +28,17 @@ double relative_error(const Tensor& got, const Tensor& reference);
 
 std::vector<double> to_double(const Tensor& tensor);
 
+// max_i |got_i − reference_i| / bound_i (0 when every difference is 0): at
+// most 1 when every element is within its bound. NaN, a size mismatch or a
+// non-zero error against a zero bound give +inf.
+double worst_bound_ratio(const Tensor& got, const std::vector<double>& reference, const std::vector<double>& bound);
+
+// Unit roundoff of bfloat16 (8 significant bits, round to nearest): a value
+// stored as bfloat16 is off by at most this times its magnitude.
+inline constexpr double kBf16UnitRoundoff = 1.0 / 256.0;
+// Unit roundoff of float32 (24 significant bits).
+inline constexpr double kFloatUnitRoundoff = 1.0 / 16777216.0;
+
 // Compares the gradients that backward() gives for every input with
 // requires_grad against central finite differences of L = Σ w ⊙ f(inputs)
 // (w random and fixed). Inputs must be CPU float32 leaves. Returns the

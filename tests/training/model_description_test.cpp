@@ -116,7 +116,7 @@ TEST_CASE("description_from_metadata names the entry that is missing or malforme
   refused("model.projected_dropout", "yes", "true or false");
   refused("model.normalization", "mean", "symmetric, row or none");
   refused("features.transform", "standardize", "row-normalize");
-  refused("precision", "bf16", "not one this build knows");
+  refused("precision", "fp16", "not one this build knows");
 }
 
 TEST_CASE("description_difference names the first incompatible field, ignoring dropout") {

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""BF16 mixed precision against FP32 (issue 22), our programs only, on the GPU
+machine; writes OUT/mixed_precision.md (a table per set, with the targets)
+and OUT/mixed_precision.json (every run).
+
+    python3 bench/mixed_precision.py --build build --data data --out OUT [--sets accuracy,speed] [--seeds 10]
+
+Sets:
+  accuracy  Cora and Citeseer (the bundled copies), GCN and GAT, --runs SEEDS
+            (seeds 0..SEEDS-1) in each precision with the papers' settings:
+            test accuracy mean ± std and BF16 − FP32. Target: |BF16 − FP32|
+            <= 0.5 points.
+  speed     the Reddit-scale preset (sgnn_gen --preset reddit-scale into
+            --data): GCN hidden 128 and GAT (8 heads of 8), 20 epochs, one
+            run each precision: median step, peak device memory and their
+            ratios. Targets: GCN step >= 1.6x faster and peak memory <= 0.65x
+            of FP32; GAT step >= 1.5x faster.
+PyG under torch.autocast on the same graphs: bench/compare_pyg.py
+--precisions fp32,bf16.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+
+def run_json(command, log):
+    started = time.perf_counter()
+    process = subprocess.run(command, capture_output=True, text=True)
+    with open(log, "a") as handle:
+        handle.write("$ " + " ".join(command) + "\n" + process.stdout + process.stderr + "\n")
+    if process.returncode != 0:
+        tail = process.stderr.strip().splitlines()[-1:] or ["(no message)"]
+        return {"status": f"failed (exit {process.returncode}): {tail[0]}"}
+    for line in reversed(process.stdout.strip().splitlines()):
+        if line.startswith("{"):
+            result = json.loads(line)
+            result["wall_seconds"] = time.perf_counter() - started
+            return result
+    return {"status": "no JSON output"}
+
+
+def train(args, model, dataset, precision, flags, log):
+    program = os.path.join(args.build, "examples", "train_gcn" if model == "gcn" else "train_gat")
+    return run_json([program, "--dataset", dataset, "--device", args.device, "--precision", precision, "--quiet",
+                     "--print-json"] + flags, log)
+
+
+def generate(build, data, name, arguments, log):
+    directory = os.path.join(data, name)
+    if os.path.exists(os.path.join(directory, "raw", "num-node-list.csv")):
+        return directory
+    command = [os.path.join(build, "examples", "sgnn_gen"), "--out", directory, "--no-gzip"] + arguments
+    started = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    with open(log, "a") as handle:
+        handle.write(f"generated {name} in {time.perf_counter() - started:.1f} s\n")
+    return directory
+
+
+def value(result, key):
+    return result.get(key) if result.get("status") == "ok" else None
+
+
+def text(number, scale=1.0, digits=2):
+    return "—" if number is None else f"{number * scale:.{digits}f}"
+
+
+def accuracy_set(args, log, record):
+    lines = ["| dataset | model | FP32 test acc (%) | BF16 test acc (%) | BF16 − FP32 (points) | within 0.5 |",
+             "|---|---|---|---|---|---|"]
+    for dataset in ("cora", "citeseer"):
+        directory = os.path.join(args.build, "share", "sparsegnn", "datasets", dataset)
+        for model in ("gcn", "gat"):
+            results = {}
+            for precision in ("fp32", "bf16"):
+                results[precision] = train(args, model, directory, precision, ["--runs", str(args.seeds)], log)
+                record.append({"set": "accuracy", "dataset": dataset, "model": model, "precision": precision,
+                               "result": results[precision]})
+            cells = []
+            for precision in ("fp32", "bf16"):
+                mean, std = value(results[precision], "test_accuracy"), value(results[precision], "test_accuracy_std")
+                cells.append("—" if mean is None else f"{100 * mean:.2f} ± {100 * std:.2f}")
+            wide, narrow = value(results["fp32"], "test_accuracy"), value(results["bf16"], "test_accuracy")
+            difference = None if wide is None or narrow is None else 100 * (narrow - wide)
+            verdict = "—" if difference is None else ("yes" if abs(difference) <= 0.5 + 1e-9 else "NO")
+            lines.append(f"| {dataset} | {model} | {cells[0]} | {cells[1]} | "
+                         f"{'—' if difference is None else f'{difference:+.2f}'} | {verdict} |")
+            print(lines[-1], flush=True)
+    return (f"Accuracy, {args.seeds} seeds (0..{args.seeds - 1}), the papers' settings; target |BF16 − FP32| <= 0.5 "
+            "points\n\n" + "\n".join(lines) + "\n")
+
+
+def speed_set(args, log, record):
+    reddit = generate(args.build, args.data, "reddit-scale", ["--preset", "reddit-scale"], log)
+    cache = os.path.join(args.out, "cache")
+    cases = [("gcn", ["--hidden", "128", "--epochs", "20", "--runs", "1", "--cache", cache], 1.6, 0.65),
+             ("gat", ["--epochs", "20", "--patience", "0", "--runs", "1", "--cache", cache], 1.5, None)]
+    lines = ["| model | step ms FP32 | step ms BF16 | FP32 ÷ BF16 (target) | peak GB FP32 | peak GB BF16 "
+             "| BF16 ÷ FP32 (target) | test acc FP32 / BF16 |",
+             "|---|---|---|---|---|---|---|---|"]
+    for model, flags, speed_target, memory_target in cases:
+        results = {}
+        for precision in ("fp32", "bf16"):
+            train(args, model, reddit, precision, flags, log)  # fills the adjacency cache: the run after is warm
+            results[precision] = train(args, model, reddit, precision, flags, log)
+            record.append({"set": "speed", "dataset": "reddit-scale", "model": model, "precision": precision,
+                           "result": results[precision]})
+        step = {p: value(results[p], "epoch_ms_median") for p in results}
+        peak = {p: value(results[p], "peak_device_bytes") for p in results}
+        accuracy = {p: value(results[p], "test_accuracy") for p in results}
+        speedup = step["fp32"] / step["bf16"] if step["fp32"] and step["bf16"] else None
+        memory = peak["bf16"] / peak["fp32"] if peak["fp32"] and peak["bf16"] else None
+        if speedup is None:
+            speed_cell = "—"
+        else:
+            speed_cell = f"{speedup:.2f}x (>= {speed_target}x{'' if speedup >= speed_target else ', NOT MET'})"
+        if memory is None:
+            memory_cell = "—"
+        elif memory_target is None:
+            memory_cell = f"{memory:.2f}"
+        else:
+            memory_cell = f"{memory:.2f} (<= {memory_target}{'' if memory <= memory_target else ', NOT MET'})"
+        lines.append(f"| {model} | {text(step['fp32'], 1, 2)} | {text(step['bf16'], 1, 2)} | {speed_cell} | "
+                     f"{text(peak['fp32'], 1e-9)} | {text(peak['bf16'], 1e-9)} | {memory_cell} | "
+                     f"{text(accuracy['fp32'], 100, 1)} / {text(accuracy['bf16'], 100, 1)} |")
+        print(lines[-1], flush=True)
+    return ("Reddit-scale preset (232,965 nodes, 109.3M edges), 20 epochs, median step of a warm run (adjacency "
+            "cache hit)\n\n" + "\n".join(lines) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--data", default="data")
+    parser.add_argument("--out", default=os.environ.get("OUT", "mixed-precision-out"))
+    parser.add_argument("--sets", default="accuracy,speed")
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--device", default="cuda", help="cuda (the targets' device) or cpu (a dry run)")
+    args = parser.parse_args()
+    sets = args.sets.split(",")
+    for name in sets:
+        if name not in ("accuracy", "speed"):
+            sys.exit(f"mixed_precision: unknown set {name!r} (accuracy, speed)")
+    os.makedirs(args.out, exist_ok=True)
+    log = os.path.join(args.out, "mixed_precision.log")
+    record = []
+    sections = []
+    if "accuracy" in sets:
+        sections.append(accuracy_set(args, log, record))
+    if "speed" in sets:
+        sections.append(speed_set(args, log, record))
+    with open(os.path.join(args.out, "mixed_precision.json"), "w") as handle:
+        json.dump(record, handle, indent=1)
+    report = "\n".join(sections)
+    with open(os.path.join(args.out, "mixed_precision.md"), "w") as handle:
+        handle.write(report)
+    print(report)
+
+
+if __name__ == "__main__":
+    main()
