@@ -15,6 +15,7 @@
 // writes x[row] + y[col] for the segment's entries and heads, coalesced.
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -174,6 +175,22 @@ std::vector<SddmmVariant> candidates(const SparsePlan& plan, int64_t features, b
   return all;
 }
 
+// The variant a name (SddmmVariant::name) stands for, when it exists for this graph and width.
+std::optional<SddmmVariant> parse_variant(const std::string& name, const SparsePlan& plan, int64_t features) {
+  const auto lanes_after = [&](const std::string& prefix) -> int {
+    if (!name.starts_with(prefix)) return 0;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.empty() || digits.size() > 2 || digits.find_first_not_of("0123456789") != std::string::npos) return 0;
+    const int lanes = std::stoi(digits);
+    return lanes >= 1 && lanes <= 32 && (lanes & (lanes - 1)) == 0 ? lanes : 0;
+  };
+  if (name == "dense-rows") return features <= kDenseRowsMaxFeatures ? std::optional<SddmmVariant>({SddmmPath::DenseRows, 0}) : std::nullopt;
+  if (name == "edges") return plan.entry_row.defined() ? std::optional<SddmmVariant>({SddmmPath::Edges, 0}) : std::nullopt;
+  if (const int lanes = lanes_after("segments-")) return SddmmVariant{SddmmPath::Segments, lanes};
+  if (const int lanes = lanes_after("edge-groups-")) return SddmmVariant{SddmmPath::EdgeGroups, lanes};
+  return std::nullopt;
+}
+
 void run(const SddmmVariant& variant, const SddmmArguments& args, int64_t rows, bool vectorized, Device device) {
   switch (variant.path) {
     case SddmmPath::DenseRows: return sddmm_cuda::launch_dense_rows(args, vectorized, device);
@@ -194,14 +211,13 @@ SddmmVariant choose(const Csr& csr, const SparsePlan& plan, int64_t heads, int64
     if (forced.lanes > 0 && forced_sddmm_lanes() > 0) forced.lanes = forced_sddmm_lanes();
     return forced;
   }
-  const std::vector<SddmmVariant> all = candidates(plan, features, vectorized);
   const std::string key = "sddmm:h" + std::to_string(heads) + ":f" + std::to_string(features) +
                           (vectorized ? "" : ":scalar");
+  // The recorded choice, read back from its name without listing the candidates (every call comes here).
   if (const std::optional<std::string> recorded = plan.choices->find(key)) {
-    for (const SddmmVariant& variant : all) {
-      if (variant.name() == *recorded) return variant;
-    }
+    if (const std::optional<SddmmVariant> variant = parse_variant(*recorded, plan, features)) return *variant;
   }
+  const std::vector<SddmmVariant> all = candidates(plan, features, vectorized);
   if (all.size() == 1 || !may_tune(csr, *plan.choices, stream_capturing(device))) return all.front();
   SddmmVariant best = all.front();
   double best_ms = std::numeric_limits<double>::infinity();

@@ -8,8 +8,9 @@
 //    shuffle per entry instead of log2(kGroup), and a contiguous store;
 //  - the group finds the row of its first entry with a (kGroup+1)-ary search
 //    over the row offsets (each step, the lanes test kGroup pivots and a
-//    ballot narrows the range: log_{kGroup+1}(rows) dependent loads), then
-//    follows the row offsets as its entries cross row ends;
+//    ballot narrows the range: log_{kGroup+1}(rows) dependent loads); then
+//    lane k stages entry k's row and column, which the others read by
+//    shuffle, so that no entry's loads wait on another's;
 // Every output is written once, in a fixed order of additions: deterministic.
 #include <cstdint>
 
@@ -89,22 +90,24 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_edge_groups_
     const int64_t head = item % args.heads;
     const int64_t first = (item / args.heads) * kGroup;
     const int64_t last = first + kGroup < args.nnz ? first + kGroup : args.nnz;
-    int64_t row = row_of_entry<kGroup>(args.indptr, rows, first, mask, lane);
-    int64_t row_end = args.indptr[row + 1];
+    // Lane k stages entry first + k: its column (one coalesced load for the
+    // run) and its row (a short walk from the run's first row), so that the
+    // loop below issues every entry's loads without waiting on the previous.
+    const int64_t first_row = row_of_entry<kGroup>(args.indptr, rows, first, mask, lane);
+    const int64_t mine = first + lane < last ? first + lane : first;
+    int64_t my_row = first_row;
+    while (mine >= args.indptr[my_row + 1]) ++my_row;
+    const int64_t my_x = my_row * width + head * args.features;
+    const int64_t my_y = int64_t{__ldg(args.indices + mine)} * width + head * args.features;
     // Entry k's partial dot product over this lane's features (0 past the last entry).
     float partial[kGroup];
 #pragma unroll
     for (int k = 0; k < kGroup; ++k) {
-      partial[k] = 0.0f;
-      const int64_t e = first + k;
-      if (e < last) {  // the same for every lane of the group
-        while (e >= row_end) row_end = args.indptr[++row + 1];
-        const float* x_row = args.x + row * width + head * args.features;
-        const float* y_row = args.y + int64_t{__ldg(args.indices + e)} * width + head * args.features;
-        for (int64_t f = lane * kVec; f < args.features; f += kGroup * kVec) {
-          partial[k] += dot_slice<kVec>(x_row + f, y_row + f);
-        }
-      }
+      const float* x_row = args.x + __shfl_sync(mask, my_x, k, kGroup);
+      const float* y_row = args.y + __shfl_sync(mask, my_y, k, kGroup);
+      float sum = 0.0f;
+      for (int64_t f = lane * kVec; f < args.features; f += kGroup * kVec) sum += dot_slice<kVec>(x_row + f, y_row + f);
+      partial[k] = first + k < last ? sum : 0.0f;
     }
     reduce_scatter<kGroup>(partial, lane, mask);
     if (first + lane < last) args.out[(first + lane) * args.heads + head] = partial[0];

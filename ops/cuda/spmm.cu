@@ -23,7 +23,9 @@
 //    any width works (feature residues are predicated).
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -327,24 +329,36 @@ __global__ void reduce_split_rows_kernel(const int32_t* __restrict__ rows, const
   }
 }
 
+// The tile a name (tile_name) stands for, when it has a kernel and suits the width.
+std::optional<SpmmTile> parse_tile(const std::string& name, int64_t features, bool vectorizable) {
+  SpmmTile tile{};
+  char tail = 0;
+  if (std::sscanf(name.c_str(), "v%ds%dr%d%c", &tile.vec, &tile.sub, &tile.repeat, &tail) != 3) return std::nullopt;
+  const bool lanes_ok = tile.sub >= 1 && tile.sub <= 32 && (tile.sub & (tile.sub - 1)) == 0;
+  const bool vec_ok = tile.vec == 1 || (tile.vec == 4 && vectorizable && features % 4 == 0);
+  if (!lanes_ok || !vec_ok || !has_kernel(tile)) return std::nullopt;
+  return tile;
+}
+
 // The forced tile, else the graph's recorded choice, else timing (where it
 // pays, ops/kernel_choices.hpp), else the rule. Every tile computes each
 // output from the same entries in the same order: the choice changes speed only.
 template <typename Run>
 SpmmTile choose_spmm_tile(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features, bool vectorizable,
                           Device device, const Run& run) {
-  const std::vector<SpmmTile> tiles = candidate_tiles(features, vectorizable);
   const std::string forced = forced_spmm_tile();
-  for (const SpmmTile& tile : tiles) {
-    if (!forced.empty() && tile_name(tile) == forced) return tile;
+  if (!forced.empty()) {
+    for (const SpmmTile& tile : candidate_tiles(features, vectorizable)) {
+      if (tile_name(tile) == forced) return tile;
+    }
   }
   const std::string key = "spmm-tile:h" + std::to_string(heads) + ":f" + std::to_string(features) +
                           (vectorizable ? "" : ":scalar");
+  // The recorded choice, read back from its name without listing the candidates (every call comes here).
   if (const std::optional<std::string> recorded = plan.choices->find(key)) {
-    for (const SpmmTile& tile : tiles) {
-      if (tile_name(tile) == *recorded) return tile;
-    }
+    if (const std::optional<SpmmTile> tile = parse_tile(*recorded, features, vectorizable)) return *tile;
   }
+  const std::vector<SpmmTile> tiles = candidate_tiles(features, vectorizable);
   if (tiles.size() == 1 || !may_tune(csr, *plan.choices, stream_capturing(device))) return tiles.front();
   SpmmTile best = tiles.front();
   double best_ms = std::numeric_limits<double>::infinity();
