@@ -243,6 +243,9 @@ inline int training_main(training::ModelKind kind, int argc, char** argv) {
   } catch (const Error& error) {
     std::fprintf(stderr, "%s: error: %s\n", program.c_str(), error.what());
     return 1;
+  } catch (const std::exception& error) {  // not an sgnn::Error: a defect of the library, reported, not aborted on
+    std::fprintf(stderr, "%s: internal error (please report it): %s\n", program.c_str(), error.what());
+    return 2;
   }
 }
 

@@ -91,10 +91,12 @@ void KernelSelection::after_first_epoch() {
   if (format_ == SpmmFormat::Auto && adjacency.hrpb) {
     if (has_format_choices(choices) && !any_format_choice(choices, "hrpb")) {
       adjacency.hrpb.reset();  // timed and never chosen: free its device memory
-    } else if (hrpb_build_ms_ > 0 && any_format_choice(choices, "hrpb")) {
-      const double bytes = static_cast<double>(std::filesystem::file_size(graph_.statistics.cache_path));
-      const double rate = graph_.statistics.cache_hit && graph_.statistics.cache_ms > 0
-                              ? bytes / graph_.statistics.cache_ms
+    } else if (hrpb_build_ms_ > 0 && !graph_.statistics.cache_path.empty() && any_format_choice(choices, "hrpb")) {
+      // The read rate of the adjacency cache in this run (0 when it was not read: then nothing is stored yet).
+      std::error_code error;
+      const auto bytes = std::filesystem::file_size(graph_.statistics.cache_path, error);
+      const double rate = !error && graph_.statistics.cache_hit && graph_.statistics.cache_ms > 0
+                              ? static_cast<double>(bytes) / graph_.statistics.cache_ms
                               : 0.0;
       std::string note;
       graph_io::store_hrpb_cache_if_faster(adjacency, hrpb_options_, graph_.statistics.cache_path, hrpb_build_ms_, rate,

@@ -1,0 +1,63 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "graph_io/graph.hpp"
+#include "graph_io/hrpb_cache.hpp"
+#include "graph_io/kernel_choices_file.hpp"
+#include "graph_io/synthetic_dataset.hpp"
+#include "ops/kernel_choices.hpp"
+#include "ops/spmm_format.hpp"
+#include "tests/graph_io/temp_files.hpp"
+#include "training/kernel_selection.hpp"
+
+using namespace sgnn;
+using namespace sgnn::training;
+using sgnn::testing::TempDir;
+
+namespace {
+
+graph_io::Graph small_graph(const std::string& cache_dir) {
+  graph_io::SyntheticOptions options;
+  options.num_nodes = 400;
+  options.num_edges = 3000;
+  options.seed = 3;
+  return graph_io::make_graph(graph_io::generate_synthetic_dataset(options), graph_io::gcn_graph_options(),
+                              Device::cpu(), cache_dir);
+}
+
+graph_io::HrpbOptions resolved() {
+  graph_io::HrpbOptions options;
+  options.concurrent_blocks = 132 * 8;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("kernel selection: auto with a choice of HRPB and no cache folder keeps the layout, stores nothing") {
+  graph_io::Graph graph = small_graph("");
+  ops::import_kernel_choices(graph.adjacency.csr, {{ops::spmm_format_key(16), "hrpb"}});
+  KernelSelection selection(graph, SpmmFormat::Auto, resolved(), true);
+  REQUIRE(graph.adjacency.hrpb != nullptr);  // built to be used
+  selection.after_first_epoch();             // no cache file to measure or write: nothing to do, no failure
+  CHECK(graph.adjacency.hrpb != nullptr);
+  CHECK(selection.spmm_description(16) == "auto: hrpb");
+}
+
+TEST_CASE("kernel selection: with a cache folder, choices stored for the device and read back; CSR drops HRPB") {
+  TempDir dir;
+  {
+    graph_io::Graph graph = small_graph((dir / "cache").string());
+    ops::import_kernel_choices(graph.adjacency.csr, {{ops::spmm_format_key(16), "csr"}});
+    KernelSelection selection(graph, SpmmFormat::Auto, resolved(), true);
+    CHECK(graph.adjacency.hrpb == nullptr);  // the imported choice settles it: no HRPB built
+    selection.after_first_epoch();
+    CHECK(std::filesystem::exists(graph_io::kernel_choices_path(graph.statistics.cache_path)));
+  }
+  graph_io::Graph again = small_graph((dir / "cache").string());
+  REQUIRE(again.statistics.cache_hit);
+  KernelSelection selection(again, SpmmFormat::Auto, resolved(), true);
+  CHECK(selection.imported());
+  CHECK(again.adjacency.hrpb == nullptr);
+  CHECK(ops::kernel_choices(again.adjacency.csr).at(ops::spmm_format_key(16)) == "csr");
+}
