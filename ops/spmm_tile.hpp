@@ -1,7 +1,10 @@
 // The tiles of the CSR SpMM kernel (ops/cuda/spmm.cu): how many floats a lane
 // loads per access (4 or 1), how many lanes share a row's features, how many
 // accesses a lane makes per entry. Named "v<vec>s<lanes>r<accesses>", e.g.
-// "v4s32r1" (one float4 per lane, 32 lanes: a 128-wide row per subwarp).
+// "v4s32r1" (one float4 per lane, 32 lanes: a 128-wide row per subwarp);
+// "-slices" after a name: the work runs one feature slice of every row at a
+// time instead of all slices of a row side by side (kinder to L2 when the
+// dense operand is larger than it).
 // Which tile runs is timed per graph and width where that pays
 // (ops/kernel_choices.hpp), else a rule by the width; every tile sums each
 // output over the same entries in the same order, so the choice changes the

@@ -6,6 +6,12 @@
 //    into pieces of at most segment_length entries, so a power-law hub row
 //    is spread over many subwarps instead of serialising on a few lanes;
 //    grid-stride over (segment, head, feature tile), so any size launches;
+//  - items run segment-major (a row's feature tiles side by side) or, for
+//    the "-slices" tiles, slice-major: every row's first feature tile, then
+//    every row's second, … The warps running at one time then gather one
+//    slice of B's columns, so a B too large for L2 is served from L2 a slice
+//    at a time (GE-SpMM's grid order, Huang et al. SC'20); which order is
+//    faster depends on B's size and the graph, so both are timed;
 //  - an unsplit row's segment stores its output directly; segments of split
 //    rows either atomicAdd into C (zeroed on the split rows just before; a
 //    small kernel over the split-row list, cheaper than clearing all of C),
@@ -78,6 +84,7 @@ struct SpmmArguments {
   bool vector_indices;
   const float* b;
   float* c;
+  bool slice_major = false;  // item order: all (segment, head) of tile 0 first, then tile 1, …
 };
 
 template <int kVec, int kSub, int kRepeat, typename Index>
@@ -88,10 +95,11 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments& args) {
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
   const int64_t width = args.heads * args.features;  // row stride of B and C
-  const int64_t items = args.segments * args.heads * args.tiles;
+  const int64_t segment_heads = args.segments * args.heads;
+  const int64_t items = segment_heads * args.tiles;
   for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
-    const int64_t tile = item % args.tiles;
-    const int64_t segment_head = item / args.tiles;
+    const int64_t tile = args.slice_major ? item / segment_heads : item % args.tiles;
+    const int64_t segment_head = args.slice_major ? item - tile * segment_heads : item / args.tiles;
     const int head = static_cast<int>(segment_head % args.heads);
     const int64_t segment = segment_head / args.heads;
     const sparse_cuda::SegmentRange range =
@@ -212,11 +220,13 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, 2) spmm_wide_index
   spmm_segments<kVec, kSub, kRepeat, int64_t>(args);
 }
 
-// The tile of one launch: kVec floats per access, kSub lanes, kRepeat accesses per lane.
+// The tile of one launch: kVec floats per access, kSub lanes, kRepeat accesses
+// per lane; by_slice: the items run slice-major (see the file comment).
 struct SpmmTile {
   int vec;
   int sub;
   int repeat;
+  bool by_slice = false;
   int width() const { return vec * sub * repeat; }
 };
 
@@ -276,7 +286,8 @@ void launch_tile(const SpmmTile& tile, const SpmmArguments& args, bool wide_inde
 }
 
 std::string tile_name(const SpmmTile& tile) {
-  return "v" + std::to_string(tile.vec) + "s" + std::to_string(tile.sub) + "r" + std::to_string(tile.repeat);
+  return "v" + std::to_string(tile.vec) + "s" + std::to_string(tile.sub) + "r" + std::to_string(tile.repeat) +
+         (tile.by_slice ? "-slices" : "");
 }
 
 // The tiles timed for a width, the rule's first: float4 tiles of one, two
@@ -291,6 +302,11 @@ std::vector<SpmmTile> candidate_tiles(int64_t features, bool vectorizable) {
     const bool known = std::any_of(tiles.begin(), tiles.end(), [&](const SpmmTile& t) { return tile_name(t) == tile_name(tile); });
     // A tile over twice the row's width would leave most lanes idle.
     if (!known && has_kernel(tile) && tile.width() < 2 * features + 4 * 4) tiles.push_back(tile);
+  }
+  // Slice-major float4 tiles 64 and 128 wide, where a row has at least two slices.
+  for (const int lanes : {16, 32}) {
+    const SpmmTile tile{4, lanes, 1, true};
+    if (tile.width() < features) tiles.push_back(tile);
   }
   return tiles;
 }
@@ -332,8 +348,11 @@ __global__ void reduce_split_rows_kernel(const int32_t* __restrict__ rows, const
 // The tile a name (tile_name) stands for, when it has a kernel and suits the width.
 std::optional<SpmmTile> parse_tile(const std::string& name, int64_t features, bool vectorizable) {
   SpmmTile tile{};
-  char tail = 0;
-  if (std::sscanf(name.c_str(), "v%ds%dr%d%c", &tile.vec, &tile.sub, &tile.repeat, &tail) != 3) return std::nullopt;
+  int length = 0;
+  if (std::sscanf(name.c_str(), "v%ds%dr%d%n", &tile.vec, &tile.sub, &tile.repeat, &length) != 3) return std::nullopt;
+  const std::string tail = name.substr(static_cast<std::size_t>(length));
+  if (!tail.empty() && tail != "-slices") return std::nullopt;
+  tile.by_slice = !tail.empty();
   const bool lanes_ok = tile.sub >= 1 && tile.sub <= 32 && (tile.sub & (tile.sub - 1)) == 0;
   const bool vec_ok = tile.vec == 1 || (tile.vec == 4 && vectorizable && features % 4 == 0);
   if (!lanes_ok || !vec_ok || !has_kernel(tile)) return std::nullopt;
@@ -413,6 +432,7 @@ void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int
   const bool wide_index = csr.num_cols * heads * features >= (int64_t{1} << 31);
   const auto run = [&](const SpmmTile& tile) {
     args.tiles = (features + tile.width() - 1) / tile.width();
+    args.slice_major = tile.by_slice;
     if (split && !ordered) {  // the split rows are summed into C with atomics: cleared before every launch
       const LaunchShape shape = elementwise_launch_shape(plan->num_split_rows * width, device);
       zero_split_rows_kernel<<<shape.blocks, shape.threads, 0, stream>>>(split_rows, plan->num_split_rows, width,

@@ -4,6 +4,7 @@
 // later calls and imported choices do not time again, deterministic runs
 // without stored choices use the rules, and every choice computes the same
 // function (within the TF32 bound where HRPB is chosen).
+#include <algorithm>
 #include <doctest/doctest.h>
 
 #include "graph_io/hrpb_builder.hpp"
@@ -61,6 +62,32 @@ TEST_CASE("GPU spmm: every CSR tile matches the CPU backend on random, R-MAT and
         CAPTURE(tile);
         CHECK(relative_error(got, expected) < 2e-5);
       }
+    }
+  }
+}
+
+TEST_CASE("GPU spmm: slice-major tiles over several heads and a width with a partial slice") {
+  const std::vector<std::string> at256 = ops::spmm_tile_names(256, true);
+  CHECK(std::count(at256.begin(), at256.end(), "v4s16r1-slices") == 1);
+  CHECK(std::count(at256.begin(), at256.end(), "v4s32r1-slices") == 1);
+  const std::vector<std::string> at64 = ops::spmm_tile_names(64, true);
+  CHECK(std::none_of(at64.begin(), at64.end(), [](const std::string& t) { return t.find("-slices") != std::string::npos; }));
+  const Adjacency cpu = rmat_graph(4096, 60000, 8);
+  const Adjacency gpu = cpu.to(kGpu);
+  const int64_t heads = 3;
+  uint64_t seed = 4000;
+  for (int64_t features : {80, 200}) {
+    const Tensor values = random_tensor({cpu.nnz(), heads}, ++seed);
+    const Tensor b = random_tensor({cpu.num_cols(), heads, features}, ++seed);
+    Tensor expected = Tensor::empty({cpu.num_rows(), heads, features}, DType::Float32, Device::cpu());
+    ops::spmm_forward(ops::Cpu{}, cpu.csr, values, heads, features, b, expected);
+    for (const std::string& tile : {std::string("v4s16r1-slices"), std::string("v4s32r1-slices")}) {
+      const ops::ScopedSpmmTile forced(tile);
+      Tensor got = poisoned({cpu.num_rows(), heads, features}, kGpu);
+      ops::spmm_forward(ops::Cuda{}, gpu.csr, values.to(kGpu), heads, features, b.to(kGpu), got);
+      CAPTURE(features);
+      CAPTURE(tile);
+      CHECK(relative_error(got, expected) < 2e-5);
     }
   }
 }
