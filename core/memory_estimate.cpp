@@ -59,21 +59,23 @@ int64_t gcn_activation_elements(const ModelShape& m) {
   return saved + gradients;
 }
 
-// One GATConv: its input (saved by x·W), the projected features (saved by the
-// attention products and the spmm), and per edge and head the LeakyReLU
-// input, the softmax output and the attention after dropout.
-int64_t gat_layer_saved_elements(const ModelShape& m, int64_t in, int64_t heads, int64_t per_head) {
-  return m.nodes * in + m.nodes * heads * per_head + 3 * m.nnz * heads;
+// One GATConv: its input (saved by x·W) and the projected features (saved by
+// the attention products and the spmm), in the activation dtype
+// (node_bytes), and per edge and head the LeakyReLU input, the softmax output
+// and the attention after dropout: float32 in either precision (sddmm_add
+// gives float32 scores, ops/sddmm.hpp).
+int64_t gat_layer_saved_bytes(const ModelShape& m, int64_t in, int64_t heads, int64_t per_head) {
+  return (m.nodes * in + m.nodes * heads * per_head) * m.activation_bytes + 3 * m.nnz * heads * kFloat;
 }
 
-int64_t gat_activation_elements(const ModelShape& m) {
+int64_t gat_activation_bytes(const ModelShape& m) {
   const int64_t hidden_width = m.hidden * m.heads;
-  const int64_t saved = gat_layer_saved_elements(m, m.features, m.heads, m.hidden) +
-                        m.nodes * hidden_width  // the ELU output
-                        + gat_layer_saved_elements(m, hidden_width, m.output_heads, m.classes) +
-                        2 * m.nodes * m.classes;  // the loss
-  const int64_t gradients =
-      2 * std::max(m.nnz * std::max(m.heads, m.output_heads), m.nodes * std::max(hidden_width, m.classes));
+  const int64_t saved = gat_layer_saved_bytes(m, m.features, m.heads, m.hidden) +
+                        m.nodes * hidden_width * m.activation_bytes  // the ELU output
+                        + gat_layer_saved_bytes(m, hidden_width, m.output_heads, m.classes) +
+                        2 * m.nodes * m.classes * m.activation_bytes;  // the loss
+  const int64_t gradients = 2 * std::max(m.nnz * std::max(m.heads, m.output_heads) * kFloat,
+                                         m.nodes * std::max(hidden_width, m.classes) * m.activation_bytes);
   return saved + gradients;
 }
 
@@ -163,9 +165,9 @@ Estimate estimate_model(const ModelShape& model) {
   // parameter, all float32; mixed precision adds the 2-byte compute copies.
   const int64_t copy_bytes = model.activation_bytes == 2 ? 2 : 0;
   estimate.parts.push_back({"parameters and optimizer state", parameters * (5 * kFloat + copy_bytes), false});
-  const int64_t activations =
-      model.kind == ModelKind::Gcn ? gcn_activation_elements(model) : gat_activation_elements(model);
-  estimate.parts.push_back({"activations", activations * model.activation_bytes, false});
+  const int64_t activations = model.kind == ModelKind::Gcn ? gcn_activation_elements(model) * model.activation_bytes
+                                                           : gat_activation_bytes(model);
+  estimate.parts.push_back({"activations", activations, false});
   return estimate;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/autograd.hpp"
+#include "ops/cast.hpp"
 #include "ops/sddmm_backend.hpp"
 #include "ops/sparse_checks.hpp"
 #include "ops/sparse_runners.hpp"
@@ -11,6 +12,40 @@ namespace sgnn::ops {
 
 namespace {
 
+// x or y: float32 or bfloat16 (both the same), on the adjacency's device,
+// first axis `rows`. check_sparse_operand (ops/sparse_checks.hpp) takes
+// float32 only, as ops::spmm does for now; bfloat16 gets the same checks here.
+void check_operand(const Tensor& tensor, DType dtype, const Adjacency& adjacency, int64_t rows, const char* op,
+                   const char* argument) {
+  check_floating(tensor, op, argument);
+  SGNN_CHECK(tensor.dtype() == dtype, op, ": x and y must have one dtype, got ", dtype_name(dtype), " and ",
+             dtype_name(tensor.dtype()));
+  if (dtype == DType::Float32) return check_sparse_operand(tensor, adjacency, rows, op, argument);
+  SGNN_CHECK(tensor.device() == adjacency.device(), op, ": argument '", argument, "' is on ", tensor.device().str(),
+             " but the adjacency is on ", adjacency.device().str(), "; move it with .to(device)");
+  SGNN_CHECK(tensor.dim() >= 1 && tensor.size(0) == rows, op, ": argument '", argument, "' has shape ",
+             shape_str(tensor.shape()), ", its first axis must be ", rows, " (the adjacency is ",
+             adjacency.num_rows(), " x ", adjacency.num_cols(), ")");
+}
+
+void check_operands(const Adjacency& adjacency, const Tensor& x, const Tensor& y, const char* op) {
+  check_adjacency(adjacency, op);
+  check_defined(x, op, "x");
+  check_operand(x, x.dtype(), adjacency, adjacency.num_rows(), op, "x");
+  check_operand(y, x.dtype(), adjacency, adjacency.num_cols(), op, "y");
+}
+
+// The backward's SpMM on `csr` with float32 edge values, in b's dtype.
+// TEMPORARY (issue 22): ops::spmm's kernels take float32 b until their
+// bfloat16 version lands, so bfloat16 b is widened and the result rounded
+// once (what a native kernel accumulating in float gives); then this becomes
+// detail::run_spmm with b as it is.
+Tensor backward_spmm(const Csr& csr, const Tensor& edge_values, int64_t heads, int64_t features, const Tensor& b,
+                     const Shape& shape) {
+  if (b.dtype() == DType::Float32) return detail::run_spmm(csr, edge_values, heads, features, b, shape);
+  return cast(detail::run_spmm(csr, edge_values, heads, features, cast(b, DType::Float32), shape), b.dtype());
+}
+
 // The shapes shared by x and y: [n, F] (one head) or [n, H, F].
 struct DotShape {
   int64_t heads;
@@ -18,9 +53,7 @@ struct DotShape {
 };
 
 DotShape check_dot_operands(const Adjacency& adjacency, const Tensor& x, const Tensor& y, const char* op) {
-  check_adjacency(adjacency, op);
-  check_sparse_operand(x, adjacency, adjacency.num_rows(), op, "x");
-  check_sparse_operand(y, adjacency, adjacency.num_cols(), op, "y");
+  check_operands(adjacency, x, y, op);
   SGNN_CHECK(x.dim() == 2 || x.dim() == 3, op, ": x must be [n_rows, F] or [n_rows, H, F], got ",
              shape_str(x.shape()));
   SGNN_CHECK(y.dim() == x.dim() && std::equal(x.shape().begin() + 1, x.shape().end(), y.shape().begin() + 1), op,
@@ -44,14 +77,13 @@ Tensor sddmm_dot(const Adjacency& adjacency, const Tensor& x, const Tensor& y) {
                        std::vector<Tensor> grads(2);
                        // dx[i] = Σ_{e in row i} g[e] · y[col(e)]: SpMM on A weighted by the gradient.
                        if (needs[0]) {
-                         grads[0] = detail::run_spmm(adjacency.csr, grad_out, shape.heads, shape.features, saved_y,
-                                                     saved_x.shape());
+                         grads[0] = backward_spmm(adjacency.csr, grad_out, shape.heads, shape.features, saved_y,
+                                                  saved_x.shape());
                        }
                        // dy[j] = Σ_{e in column j} g[e] · x[row(e)]: the same on Aᵀ.
                        if (needs[1]) {
-                         grads[1] = detail::run_spmm(adjacency.transpose,
-                                                     detail::to_transpose_order(adjacency, grad_out), shape.heads,
-                                                     shape.features, saved_x, saved_y.shape());
+                         grads[1] = backward_spmm(adjacency.transpose, detail::to_transpose_order(adjacency, grad_out),
+                                                  shape.heads, shape.features, saved_x, saved_y.shape());
                        }
                        return grads;
                      });
@@ -61,9 +93,7 @@ Tensor sddmm_dot(const Adjacency& adjacency, const Tensor& x, const Tensor& y) {
 
 Tensor sddmm_add(const Adjacency& adjacency, const Tensor& x, const Tensor& y) {
   constexpr const char* kOp = "sddmm_add";
-  check_adjacency(adjacency, kOp);
-  check_sparse_operand(x, adjacency, adjacency.num_rows(), kOp, "x");
-  check_sparse_operand(y, adjacency, adjacency.num_cols(), kOp, "y");
+  check_operands(adjacency, x, y, kOp);
   SGNN_CHECK(x.dim() == 2 && y.dim() == 2 && x.size(1) == y.size(1) && x.size(1) >= 1, kOp,
              ": x and y must be [n_rows, H] and [n_cols, H] with the same H, got ", shape_str(x.shape()), " and ",
              shape_str(y.shape()));
@@ -74,21 +104,23 @@ Tensor sddmm_add(const Adjacency& adjacency, const Tensor& x, const Tensor& y) {
   if (autograd::needs_recording({x, y})) {
     check_transpose(adjacency, kOp);
     autograd::record(kOp, {x, y}, out,
-                     [adjacency, heads](const Tensor& grad_out, const autograd::NeedsGrad& needs) {
-                       // Row sums of the gradient, as an SpMM of the gradient with a column of ones.
+                     [adjacency, heads, dtype = x.dtype()](const Tensor& grad_out, const autograd::NeedsGrad& needs) {
+                       // Row sums of the gradient, as an SpMM of the gradient with a column of ones, in
+                       // float; rounded once to bfloat16 for bfloat16 x and y.
                        std::vector<Tensor> grads(2);
                        const Device device = grad_out.device();
                        const Shape x_shape{adjacency.num_rows(), heads};
                        const Shape y_shape{adjacency.num_cols(), heads};
                        if (needs[0]) {
                          const Tensor ones = Tensor::full(y_shape, 1.0, DType::Float32, device);
-                         grads[0] = detail::run_spmm(adjacency.csr, grad_out, heads, 1, ones, x_shape);
+                         grads[0] = cast(detail::run_spmm(adjacency.csr, grad_out, heads, 1, ones, x_shape), dtype);
                        }
                        if (needs[1]) {
                          const Tensor ones = Tensor::full(x_shape, 1.0, DType::Float32, device);
-                         grads[1] = detail::run_spmm(adjacency.transpose,
-                                                     detail::to_transpose_order(adjacency, grad_out), heads, 1, ones,
-                                                     y_shape);
+                         grads[1] = cast(detail::run_spmm(adjacency.transpose,
+                                                          detail::to_transpose_order(adjacency, grad_out), heads, 1,
+                                                          ones, y_shape),
+                                         dtype);
                        }
                        return grads;
                      });

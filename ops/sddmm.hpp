@@ -7,8 +7,13 @@
 //   sddmm_add(A, x, y)  out[e, h] = x[row(e), h] + y[col(e), h]  (GAT's u_add_v)
 //     x [n_rows, H], y [n_cols, H] -> [nnz, H]
 //
-// float32, every tensor on A's device, differentiable in x and y (backward is
-// SpMM on A and on Aᵀ, no atomics). Bad shapes, dtypes, devices -> InvalidArgument.
+// x and y both float32 or both bfloat16; the output is float32 either way:
+// products and sums in float (a product of two bfloat16 is exact in float),
+// never rounded to bfloat16, since scores feed edge_softmax, which computes
+// in float, and edge values of ops::spmm stay float32 (docs/mixed_precision.md).
+// Every tensor on A's device, differentiable in x and y (backward is SpMM on
+// A and on Aᵀ, no atomics; the gradients have x's and y's dtype, computed in
+// float and rounded once). Bad shapes, dtypes, devices -> InvalidArgument.
 #pragma once
 
 #include "core/adjacency.hpp"

@@ -1,5 +1,7 @@
 // Backend entry points of ops/sddmm.hpp (see ops/backend.hpp). Outputs are
 // preallocated by the caller; every tensor is contiguous and on one device.
+// x and y are both float32 or both bfloat16; out is float32 either way
+// (products and sums in float).
 #pragma once
 
 #include "core/csr.hpp"

@@ -42,6 +42,11 @@ SddmmPath choose_sddmm_path(const SparsePlan& plan, int64_t features) {
   return dense_rows && dense_rows_pay ? SddmmPath::DenseRows : SddmmPath::Segments;
 }
 
+std::string sddmm_choice_key(int64_t heads, int64_t features, bool vectorized, DType dtype) {
+  return "sddmm:h" + std::to_string(heads) + ":f" + std::to_string(features) + (vectorized ? "" : ":scalar") +
+         (dtype == DType::BFloat16 ? ":bf16" : "");
+}
+
 std::string_view sddmm_path_name(SddmmPath path) {
   switch (path) {
     case SddmmPath::Segments: return "segments";

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -76,10 +77,19 @@ class ScopedSddmmPath {
 // 1..kDenseRowsMaxFeatures, Edges where the plan has entry rows.
 SddmmPath choose_sddmm_path(const SparsePlan& plan, int64_t features);
 
-// The kernels timed for sddmm_dot on `csr` at `features` per head: (path,
-// lanes per item, 0 where the path has no choice), the rule's first. Defined
-// by the CUDA backend (CUDA builds only); bench_sparse times each.
-std::vector<std::pair<SddmmPath, int>> sddmm_candidates(const Csr& csr, int64_t features, bool vectorized);
+// The kernels timed for sddmm_dot on `csr` at `features` per head for
+// operands of `dtype` (float32 or bfloat16; `vectorized`: 16-byte loads, see
+// ops/cuda/sddmm_arguments.cuh): (path, lanes per item, 0 where the path has
+// no choice), the rule's first. Defined by the CUDA backend (CUDA builds
+// only); bench_sparse times each.
+std::vector<std::pair<SddmmPath, int>> sddmm_candidates(const Csr& csr, int64_t features, bool vectorized,
+                                                        DType dtype = DType::Float32);
+
+// The key of sddmm_dot's measured choice (ops/kernel_choices.hpp):
+// "sddmm:h<heads>:f<features>", then ":scalar" without 16-byte loads and
+// ":bf16" for bfloat16 operands (which move half the bytes, so may pick
+// another kernel; float32 keys are unchanged from before bfloat16 existed).
+std::string sddmm_choice_key(int64_t heads, int64_t features, bool vectorized, DType dtype);
 
 // "auto", "segments", "dense-rows", "edges", "edge-groups"; parse_sddmm_path throws InvalidArgument
 // on any other name.

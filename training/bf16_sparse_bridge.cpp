@@ -1,7 +1,6 @@
 #include "training/bf16_sparse_bridge.hpp"
 
 #include "ops/cast.hpp"
-#include "ops/sddmm.hpp"
 #include "ops/spmm.hpp"
 
 namespace sgnn::training::bf16_bridge {
@@ -20,11 +19,6 @@ Tensor spmm(const Adjacency& adjacency, const Tensor& b) {
 Tensor spmm(const Adjacency& adjacency, const Tensor& edge_values, const Tensor& b) {
   check_defined(b, "spmm", "b");
   return ops::cast(ops::spmm(adjacency, wide(edge_values), wide(b)), b.dtype());
-}
-
-Tensor sddmm_add(const Adjacency& adjacency, const Tensor& x, const Tensor& y) {
-  check_defined(x, "sddmm_add", "x");
-  return ops::cast(ops::sddmm_add(adjacency, wide(x), wide(y)), x.dtype());
 }
 
 Tensor through_float32(const std::function<Tensor(const Tensor&)>& float32_op, const Tensor& x) {

@@ -1,5 +1,5 @@
-// TEMPORARY BRIDGE (issue 22): the sparse kernels (ops::spmm, ops::sddmm_*,
-// the HRPB SpMM) take float32 operands only until their bfloat16 versions
+// TEMPORARY BRIDGE (issue 22): the SpMM kernels (ops::spmm, the HRPB SpMM;
+// ops::sddmm_* take bfloat16 natively) take float32 operands only until their bfloat16 versions
 // land. Until then every sparse call of the layers goes through here: float32
 // operands pass straight through; bfloat16 ones are converted to float32
 // (ops::cast, differentiable), the float32 op runs, and its result is
@@ -21,8 +21,6 @@ namespace sgnn::training::bf16_bridge {
 Tensor spmm(const Adjacency& adjacency, const Tensor& b);
 // ops::spmm(adjacency, edge_values, b) in b's dtype (edge_values of b's dtype).
 Tensor spmm(const Adjacency& adjacency, const Tensor& edge_values, const Tensor& b);
-// ops::sddmm_add(adjacency, x, y) in x's dtype (y of x's dtype).
-Tensor sddmm_add(const Adjacency& adjacency, const Tensor& x, const Tensor& y);
 // float32_op(x) in x's dtype, for a float32-only SpMM plugged into
 // GraphInput::weighted_spmm (the HRPB kernel).
 Tensor through_float32(const std::function<Tensor(const Tensor&)>& float32_op, const Tensor& x);

@@ -6,6 +6,7 @@
 #include "ops/elementwise.hpp"
 #include "ops/matmul.hpp"
 #include "ops/reduce.hpp"
+#include "ops/sddmm.hpp"
 #include "ops/shape.hpp"
 #include "training/bf16_sparse_bridge.hpp"
 #include "training/init.hpp"
@@ -66,8 +67,10 @@ Tensor GATConv::attend(const Adjacency& adjacency, const Tensor& projected_rows,
   const int64_t rows = projected_rows.size(0);
   const Tensor score_row = ops::sum(ops::mul(projected_rows, attention_row_), 2);              // [rows, H]
   const Tensor score_column = ops::sum(ops::mul(projected_columns, attention_column_), 2);     // [columns, H]
-  const Tensor scores =
-      ops::leaky_relu(bf16_bridge::sddmm_add(adjacency, score_row, score_column), options_.negative_slope);
+  // float32 scores and attention whatever the precision: sddmm_add of bfloat16
+  // score halves gives float32, and the edge softmax and the SpMM's edge
+  // values take it as it is (docs/mixed_precision.md).
+  const Tensor scores = ops::leaky_relu(ops::sddmm_add(adjacency, score_row, score_column), options_.negative_slope);
   const Tensor attention =
       ops::dropout(ops::edge_softmax(adjacency, scores), options_.attention_dropout, is_training(), *generator_);
   const Tensor values = ops::dropout(projected_columns, options_.projected_dropout, is_training(), *generator_);

@@ -16,6 +16,7 @@
 //
 //   bench_sparse [--quick] [--markdown FILE] [--graph SUBSTRING] [--dataset NAME|DIR]...
 //                [--sddmm-path auto|segments|dense-rows|edges|edge-groups|all]
+//                [--widths F,...] [--sddmm-only] [--bf16]
 // "ours" is what a model runs: SpMM through ops::spmm with --spmm auto (the
 // HRPB layout built, the CSR tile and the format timed at the first call,
 // ops/kernel_choices.hpp), SDDMM with its measured choice; beside it, every
@@ -23,6 +24,14 @@
 // be checked (target: within 3%). --sddmm-path forces our SDDMM kernel
 // instead; `all` also prints a row per SDDMM kernel.
 // --graph keeps only the graphs whose name contains SUBSTRING (e.g. "reddit").
+// --widths replaces the widths 16,32,64,128,256; --sddmm-only skips SpMM.
+// --bf16 adds a "BF16 SDDMM" row (own summary) after each SDDMM row: our SDDMM on
+// bfloat16 x and y (float32 output; its own measured choice, every kernel
+// forced beside it), checked against cuSPARSE float32 on the same (rounded)
+// values; its cuSPARSE default column is cuSPARSE float32 SDDMM on those
+// values, its ALG2 column cuSPARSE SDDMM on the bfloat16 operands themselves
+// (CUDA_R_16BF dense matrices, float32 output and compute) where the library
+// accepts them ("–" where it answers not supported: the reason goes to stderr).
 // GCC 12 reports -Wnull-dereference inside CLI11's inlined string code (a
 // false positive in the library's split()), as in the other programs.
 #pragma GCC diagnostic ignored "-Wnull-dereference"
@@ -45,6 +54,7 @@
 #include "graph_io/generators.hpp"
 #include "graph_io/prepare.hpp"
 #include "graph_io/synthetic_presets.hpp"
+#include "ops/cast.hpp"
 #include "ops/sddmm_backend.hpp"
 #include "ops/sddmm_path.hpp"
 #include "ops/sparse_plan.hpp"
@@ -107,11 +117,12 @@ double spmm_minimum_bytes(const Adjacency& a, int64_t features) {
   return csr + 4.0 * static_cast<double>(features) * static_cast<double>(a.num_cols() + a.num_rows());
 }
 
-// Compulsory traffic of SDDMM out[e] = X[row(e)] · Y[col(e)]: the pattern, X and Y once, out once.
-double sddmm_minimum_bytes(const Adjacency& a, int64_t features) {
+// Compulsory traffic of SDDMM out[e] = X[row(e)] · Y[col(e)]: the pattern, X and Y once (`element` bytes
+// each: 4 float32, 2 bfloat16), out once (float32).
+double sddmm_minimum_bytes(const Adjacency& a, int64_t features, double element = 4.0) {
   const double pattern = 4.0 * static_cast<double>(a.num_rows() + 1) + 4.0 * static_cast<double>(a.nnz());
   return pattern + 4.0 * static_cast<double>(a.nnz()) +
-         4.0 * static_cast<double>(features) * static_cast<double>(a.num_rows() + a.num_cols());
+         element * static_cast<double>(features) * static_cast<double>(a.num_rows() + a.num_cols());
 }
 
 class Cusparse {
@@ -134,8 +145,8 @@ cusparseSpMatDescr_t csr_descriptor(const Adjacency& a, const Tensor& values) {
 
 cusparseDnMatDescr_t dense_descriptor(const Tensor& t) {
   cusparseDnMatDescr_t matrix;
-  BENCH_CUSPARSE(cusparseCreateDnMat(&matrix, t.size(0), t.size(1), t.size(1), t.raw_data(), CUDA_R_32F,
-                                     CUSPARSE_ORDER_ROW));
+  BENCH_CUSPARSE(cusparseCreateDnMat(&matrix, t.size(0), t.size(1), t.size(1), t.raw_data(),
+                                     t.dtype() == DType::BFloat16 ? CUDA_R_16BF : CUDA_R_32F, CUSPARSE_ORDER_ROW));
   return matrix;
 }
 
@@ -163,7 +174,9 @@ double time_cusparse_spmm(const Cusparse& cs, const Adjacency& a, const Tensor& 
   return ms;
 }
 
-// Times cuSPARSE's SDDMM; `out` ([nnz], on the GPU) receives its result.
+// Times cuSPARSE's SDDMM (x and y float32, or bfloat16 where the library
+// accepts them: else NaN, the status on stderr); `out` ([nnz] float32, on
+// the GPU) receives its result.
 double time_cusparse_sddmm(const Cusparse& cs, const Adjacency& a, const Tensor& x, const Tensor& y, Tensor& out,
                            int warmup, int runs) {
   cusparseSpMatDescr_t matrix = csr_descriptor(a, out);
@@ -171,9 +184,18 @@ double time_cusparse_sddmm(const Cusparse& cs, const Adjacency& a, const Tensor&
   cusparseDnMatDescr_t dense_y = dense_descriptor(y);  // used transposed: out = x · yᵀ on the pattern
   const float alpha = 1.0f, beta = 0.0f;
   std::size_t bytes = 0;
-  BENCH_CUSPARSE(cusparseSDDMM_bufferSize(cs.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_TRANSPOSE,
-                                          &alpha, dense_x, dense_y, &beta, matrix, CUDA_R_32F,
-                                          CUSPARSE_SDDMM_ALG_DEFAULT, &bytes));
+  const cusparseStatus_t size_status = cusparseSDDMM_bufferSize(
+      cs.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_TRANSPOSE, &alpha, dense_x, dense_y, &beta,
+      matrix, CUDA_R_32F, CUSPARSE_SDDMM_ALG_DEFAULT, &bytes);
+  if (size_status != CUSPARSE_STATUS_SUCCESS && x.dtype() == DType::BFloat16) {
+    std::fprintf(stderr, "cusparseSDDMM on bfloat16 x, y: %s (%s)\n", cusparseGetErrorName(size_status),
+                 cusparseGetErrorString(size_status));
+    cusparseDestroySpMat(matrix);
+    cusparseDestroyDnMat(dense_x);
+    cusparseDestroyDnMat(dense_y);
+    return NAN;
+  }
+  BENCH_CUSPARSE(size_status);
   const Tensor workspace = Tensor::empty({static_cast<int64_t>(bytes / 4 + 1)}, DType::Float32, kGpu);
   BENCH_CUSPARSE(cusparseSDDMM_preprocess(cs.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_TRANSPOSE,
                                           &alpha, dense_x, dense_y, &beta, matrix, CUDA_R_32F,
@@ -253,7 +275,7 @@ std::string format_rows(const std::vector<Row>& rows) {
                   std::isnan(r.fastest) ? "–" : std::to_string(r.ours / r.fastest).substr(0, 5).c_str());
     out << line;
   }
-  out << "\n" << suite_summary(rows, "SpMM") << suite_summary(rows, "SDDMM");
+  out << "\n" << suite_summary(rows, "SpMM") << suite_summary(rows, "SDDMM") << suite_summary(rows, "BF16 SDDMM");
   return out.str();
 }
 
@@ -283,6 +305,12 @@ int main(int argc, char** argv) {
   app.add_option("--graph", graph_filter, "only the graphs whose name contains this");
   bool suite_only = false;
   app.add_flag("--suite-only", suite_only, "only the broad suite of generated graphs (bench/support/bench_suite.hpp)");
+  std::vector<int64_t> widths{16, 32, 64, 128, 256};
+  app.add_option("--widths", widths, "feature widths (default 16,32,64,128,256)")->delimiter(',');
+  bool sddmm_only = false;
+  app.add_flag("--sddmm-only", sddmm_only, "skip SpMM");
+  bool bf16 = false;
+  app.add_flag("--bf16", bf16, "also time SDDMM on bfloat16 x and y (an \"SDDMM bf16\" row per SDDMM row)");
   app.add_option("--sddmm-path", sddmm_path,
                  "our SDDMM kernel: auto (the measured choice; the fastest forced kernel is reported beside it), "
                  "segments, dense-rows, edges, edge-groups, or all (a row per kernel)")
@@ -330,9 +358,10 @@ int main(int argc, char** argv) {
       // The graph as GCN trains on it with --spmm auto: the HRPB layout there for the dispatcher to time.
       Adjacency automatic = a;
       graph_io::attach_hrpb(automatic, SpmmFormat::Auto);
-      for (int64_t features : {16, 32, 64, 128, 256}) {
+      for (int64_t features : widths) {
         const Tensor b = bench::random_matrix({a.num_cols(), features}, 1, kGpu);
         Tensor c = Tensor::empty({a.num_rows(), features}, DType::Float32, kGpu);
+        if (!sddmm_only) {
         // auto: the first call times the candidates (ops/kernel_choices.hpp) and records its choice;
         // then the chosen kernel is timed as every other kernel is, into a preallocated output.
         c = ops::spmm(automatic, b);
@@ -378,6 +407,7 @@ int main(int argc, char** argv) {
           }
         }
         add(spmm);
+        }  // !sddmm_only
 
         const Tensor x = bench::random_matrix({a.num_rows(), features}, 2, kGpu);
         Tensor reference = Tensor::zeros({a.nnz()}, DType::Float32, kGpu);
@@ -399,7 +429,7 @@ int main(int argc, char** argv) {
                     0, sddmm_minimum_bytes(a, features)};
           sddmm.ours = time_sddmm(sddmm);  // auto: times its candidates at the first call
           const ops::KernelChoiceMap choices = ops::kernel_choices(a.csr);
-          const std::string key = "sddmm:h1:f" + std::to_string(features);
+          const std::string key = ops::sddmm_choice_key(1, features, features % 4 == 0, DType::Float32);
           sddmm.chosen = choices.contains(key) ? choices.at(key) : "rule";
           for (const auto& [path, lanes] : ops::sddmm_candidates(a.csr, features, features % 4 == 0)) {
             const ops::ScopedSddmmPath forced(path, lanes);
@@ -420,6 +450,44 @@ int main(int argc, char** argv) {
                     a.nnz(), features, 0, cusparse_sddmm_ms, NAN, 0, sddmm_minimum_bytes(a, features)};
           sddmm.ours = time_sddmm(sddmm);
           add(sddmm);
+        }
+        if (bf16) {
+          // The same values rounded to bfloat16; the float32 reference runs on them widened (exactly).
+          const Tensor x16 = ops::cast(x, DType::BFloat16);
+          const Tensor y16 = ops::cast(b, DType::BFloat16);
+          Tensor rounded_reference = Tensor::zeros({a.nnz()}, DType::Float32, kGpu);
+          const double cusparse_fp32_ms = time_cusparse_sddmm(cs, a, ops::cast(x16, DType::Float32),
+                                                              ops::cast(y16, DType::Float32), rounded_reference,
+                                                              warmup, runs);
+          Tensor cusparse_bf16_out = Tensor::zeros({a.nnz()}, DType::Float32, kGpu);
+          const double cusparse_bf16_ms = time_cusparse_sddmm(cs, a, x16, y16, cusparse_bf16_out, warmup, runs);
+          const auto time_bf16 = [&](Row& row) {
+            Tensor out = Tensor::full({a.nnz()}, NAN, DType::Float32, kGpu);  // poisoned
+            auto ours_sddmm = [&] { ops::sddmm_dot_forward(ops::Cuda{}, a.csr, 1, features, x16, y16, out); };
+            ours_sddmm();
+            row.error = bench::relative_difference(out, rounded_reference);
+            SGNN_CHECK(row.error < 1e-4, row.op, " differs from cuSPARSE on ", graph.name, " F=", features, ": ",
+                       row.error);
+            return bench::median_ms(ours_sddmm, warmup, runs);
+          };
+          Row row{graph.held_out, graph.name, "BF16 SDDMM", a.num_rows(), a.nnz(), features, 0, cusparse_fp32_ms,
+                  cusparse_bf16_ms, 0, sddmm_minimum_bytes(a, features, 2.0)};
+          row.ours = time_bf16(row);  // auto: its own measured choice (key ":bf16")
+          const ops::KernelChoiceMap choices = ops::kernel_choices(a.csr);
+          const std::string key = ops::sddmm_choice_key(1, features, true, DType::BFloat16);
+          row.chosen = choices.contains(key) ? choices.at(key) : "rule";
+          for (const auto& [path, lanes] : ops::sddmm_candidates(a.csr, features, features % 8 == 0, DType::BFloat16)) {
+            const ops::ScopedSddmmPath forced(path, lanes);
+            Row variant = row;
+            variant.op = "BF16 SDDMM " + variant_name(path, lanes);
+            variant.ours = time_bf16(variant);
+            if (std::isnan(row.fastest) || variant.ours < row.fastest) {
+              row.fastest = variant.ours;
+              row.fastest_name = variant_name(path, lanes);
+            }
+            if (sddmm_path == "all") add(variant);
+          }
+          add(row);
         }
       }
     }

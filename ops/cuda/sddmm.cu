@@ -8,8 +8,9 @@
 // most segment_length entries, so hub rows spread over many subwarps; every
 // edge output is independent, so no atomics) walks the segment's entries four
 // at a time; each lane multiplies its
-// slice of x[row] and y[col] (float4 loads when the per-head width is a
-// multiple of 4 and the pointers are aligned), and the subwarp reduces the
+// slice of x[row] and y[col] (16-byte loads, float4 or 8 bfloat16, when the
+// per-head width is a multiple of the vector and the pointers are aligned;
+// products and sums in float, the output float32), and the subwarp reduces the
 // dot products with shuffles. Narrow subwarps for small widths; grid-stride
 // over items, so any number of rows launches. sddmm_add: one subwarp per segment
 // writes x[row] + y[col] for the segment's entries and heads, coalesced.
@@ -31,23 +32,13 @@ namespace sgnn::ops {
 namespace {
 
 using sddmm_cuda::arguments_of;
+using sddmm_cuda::dot_slice;
 using sddmm_cuda::SddmmArguments;
-
-template <int kVec>
-__device__ __forceinline__ float dot_slice(const float* a, const float* b) {
-  if constexpr (kVec == 4) {
-    const float4 p = __ldg(reinterpret_cast<const float4*>(a));
-    const float4 q = __ldg(reinterpret_cast<const float4*>(b));
-    return p.x * q.x + p.y * q.y + p.z * q.z + p.w * q.w;
-  } else {
-    return __ldg(a) * __ldg(b);
-  }
-}
 
 constexpr int kEntries = 4;  // entries per step: independent loads in flight
 
-template <int kVec, int kSub>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(SddmmArguments args) {
+template <int kVec, int kSub, typename T>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(SddmmArguments<T> args) {
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
   const int64_t width = args.heads * args.features;
@@ -60,9 +51,9 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(S
     const int64_t row = range.row;
     const int64_t begin = range.begin;
     const int64_t end = range.end;
-    const float* x_row = args.x + row * width + head * args.features;
+    const T* x_row = args.x + row * width + head * args.features;
     for (int64_t e0 = begin; e0 < end; e0 += kEntries) {
-      const float* y_row[kEntries];
+      const T* y_row[kEntries];
 #pragma unroll
       for (int k = 0; k < kEntries; ++k) {
         // Entries past the row end repeat the first one; their sums are not written.
@@ -83,15 +74,15 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(S
   }
 }
 
-template <int kVec, int kSub>
-void launch_dot(const SddmmArguments& args, Device device) {
+template <int kVec, int kSub, typename T>
+void launch_dot(const SddmmArguments<T>& args, Device device) {
   const unsigned blocks = sparse_cuda::subwarp_blocks(args.segments * args.heads, kSub, device);
   sddmm_dot_kernel<kVec, kSub><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
   SGNN_CUDA_CHECK_LAUNCH("sddmm_dot_kernel");
 }
 
-template <int kVec>
-void launch_dot_sub(int sub, const SddmmArguments& args, Device device) {
+template <int kVec, typename T>
+void launch_dot_sub(int sub, const SddmmArguments<T>& args, Device device) {
   switch (sub) {
     case 1: return launch_dot<kVec, 1>(args, device);
     case 2: return launch_dot<kVec, 2>(args, device);
@@ -102,8 +93,8 @@ void launch_dot_sub(int sub, const SddmmArguments& args, Device device) {
   }
 }
 
-template <int kSub>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_add_kernel(SddmmArguments args) {
+template <int kSub, typename T>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_add_kernel(SddmmArguments<T> args) {
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
   const int64_t heads = args.heads;
   for (int64_t item = sparse_cuda::global_subwarp(kSub); item < args.segments;
@@ -115,13 +106,14 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_add_kernel(S
     for (int64_t k = range.begin * heads + lane; k < end; k += kSub) {
       const int64_t e = k / heads;
       const int64_t head = k - e * heads;
-      args.out[k] = __ldg(args.x + row * heads + head) + __ldg(args.y + int64_t{__ldg(args.indices + e)} * heads + head);
+      args.out[k] = load_float_readonly(args.x + row * heads + head) +
+                    load_float_readonly(args.y + int64_t{__ldg(args.indices + e)} * heads + head);
     }
   }
 }
 
-template <int kSub>
-void launch_add(const SddmmArguments& args, Device device) {
+template <int kSub, typename T>
+void launch_add(const SddmmArguments<T>& args, Device device) {
   const unsigned blocks = sparse_cuda::subwarp_blocks(args.segments, kSub, device);
   sddmm_add_kernel<kSub><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
   SGNN_CUDA_CHECK_LAUNCH("sddmm_add_kernel");
@@ -141,36 +133,36 @@ struct SddmmVariant {
   }
 };
 
-// The EdgeGroups group sizes tried: four feature slices (kVec floats each) per lane, two, or one.
-int edge_group_lanes(int64_t features, bool vectorized, int slices_per_lane) {
-  const int64_t slices = vectorized ? features / 4 : features;
+// Below, `vector` is the elements per load: 1 for scalar loads, else
+// kVectorElements of the dtype (4 float32, 8 bfloat16: 16 bytes either way).
+// The EdgeGroups group sizes tried: four feature slices (one load each) per lane, two, or one.
+int edge_group_lanes(int64_t features, int vector, int slices_per_lane) {
+  const int64_t slices = features / vector;
   return sparse_cuda::next_power_of_two(std::max<int64_t>(1, slices / slices_per_lane), 32);
 }
 
-int segment_lanes(int64_t features, bool vectorized) {
-  return vectorized ? sparse_cuda::next_power_of_two(features / 4, 32) : sparse_cuda::next_power_of_two(features, 32);
-}
+int segment_lanes(int64_t features, int vector) { return sparse_cuda::next_power_of_two(features / vector, 32); }
 
-SddmmVariant variant_of(SddmmPath path, int64_t features, bool vectorized) {
-  if (path == SddmmPath::Segments) return {path, segment_lanes(features, vectorized)};
-  if (path == SddmmPath::EdgeGroups) return {path, edge_group_lanes(features, vectorized, 4)};
+SddmmVariant variant_of(SddmmPath path, int64_t features, int vector) {
+  if (path == SddmmPath::Segments) return {path, segment_lanes(features, vector)};
+  if (path == SddmmPath::EdgeGroups) return {path, edge_group_lanes(features, vector, 4)};
   return {path, 0};
 }
 
 // Every variant that exists for this graph and width, the rule's first.
-std::vector<SddmmVariant> candidates(const SparsePlan& plan, int64_t features, bool vectorized) {
-  std::vector<SddmmVariant> all{variant_of(choose_sddmm_path(plan, features), features, vectorized)};
+std::vector<SddmmVariant> candidates(const SparsePlan& plan, int64_t features, int vector) {
+  std::vector<SddmmVariant> all{variant_of(choose_sddmm_path(plan, features), features, vector)};
   const auto add = [&](SddmmVariant variant) {
     for (const SddmmVariant& known : all) {
       if (known.name() == variant.name()) return;
     }
     all.push_back(variant);
   };
-  add(variant_of(SddmmPath::Segments, features, vectorized));
+  add(variant_of(SddmmPath::Segments, features, vector));
   if (features <= kDenseRowsMaxFeatures) add({SddmmPath::DenseRows, 0});
   if (plan.entry_row.defined()) add({SddmmPath::Edges, 0});
   for (const int slices_per_lane : {4, 2, 1}) {
-    add({SddmmPath::EdgeGroups, edge_group_lanes(features, vectorized, slices_per_lane)});
+    add({SddmmPath::EdgeGroups, edge_group_lanes(features, vector, slices_per_lane)});
   }
   return all;
 }
@@ -191,33 +183,36 @@ std::optional<SddmmVariant> parse_variant(const std::string& name, const SparseP
   return std::nullopt;
 }
 
-void run(const SddmmVariant& variant, const SddmmArguments& args, int64_t rows, bool vectorized, Device device) {
+template <typename T>
+void run(const SddmmVariant& variant, const SddmmArguments<T>& args, int64_t rows, bool vectorized, Device device) {
   switch (variant.path) {
     case SddmmPath::DenseRows: return sddmm_cuda::launch_dense_rows(args, vectorized, device);
     case SddmmPath::Edges: return sddmm_cuda::launch_edges(args, vectorized, device);
     case SddmmPath::EdgeGroups: return sddmm_cuda::launch_edge_groups(args, rows, variant.lanes, vectorized, device);
     default:
-      if (vectorized) return launch_dot_sub<4>(variant.lanes, args, device);
+      if (vectorized) return launch_dot_sub<sddmm_cuda::kVectorElements<T>>(variant.lanes, args, device);
       return launch_dot_sub<1>(variant.lanes, args, device);
   }
 }
 
 // The forced path, else the graph's recorded choice, else timing (where it
-// pays, ops/kernel_choices.hpp), else the rule.
+// pays, ops/kernel_choices.hpp), else the rule. bfloat16 operands have their
+// own key (":bf16"): half the bytes per row, so another kernel may win.
+template <typename T>
 SddmmVariant choose(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features, bool vectorized,
-                    const SddmmArguments& args, Device device) {
+                    const SddmmArguments<T>& args, Device device) {
+  const int vector = vectorized ? sddmm_cuda::kVectorElements<T> : 1;
   if (forced_sddmm_path() != SddmmPath::Auto) {
-    SddmmVariant forced = variant_of(choose_sddmm_path(plan, features), features, vectorized);
+    SddmmVariant forced = variant_of(choose_sddmm_path(plan, features), features, vector);
     if (forced.lanes > 0 && forced_sddmm_lanes() > 0) forced.lanes = forced_sddmm_lanes();
     return forced;
   }
-  const std::string key = "sddmm:h" + std::to_string(heads) + ":f" + std::to_string(features) +
-                          (vectorized ? "" : ":scalar");
+  const std::string key = sddmm_choice_key(heads, features, vectorized, dtype_of<T>());
   // The recorded choice, read back from its name without listing the candidates (every call comes here).
   if (const std::optional<std::string> recorded = plan.choices->find(key)) {
     if (const std::optional<SddmmVariant> variant = parse_variant(*recorded, plan, features)) return *variant;
   }
-  const std::vector<SddmmVariant> all = candidates(plan, features, vectorized);
+  const std::vector<SddmmVariant> all = candidates(plan, features, vector);
   if (all.size() == 1 || !may_tune(csr, *plan.choices, stream_capturing(device))) return all.front();
   SddmmVariant best = all.front();
   double best_ms = std::numeric_limits<double>::infinity();
@@ -234,9 +229,11 @@ SddmmVariant choose(const Csr& csr, const SparsePlan& plan, int64_t heads, int64
 
 }  // namespace
 
-std::vector<std::pair<SddmmPath, int>> sddmm_candidates(const Csr& csr, int64_t features, bool vectorized) {
+std::vector<std::pair<SddmmPath, int>> sddmm_candidates(const Csr& csr, int64_t features, bool vectorized,
+                                                        DType dtype) {
   std::vector<std::pair<SddmmPath, int>> all;
-  for (const SddmmVariant& variant : candidates(*sparse_plan(csr), features, vectorized)) {
+  const int vector = vectorized ? sddmm_cuda::vector_elements(dtype) : 1;
+  for (const SddmmVariant& variant : candidates(*sparse_plan(csr), features, vector)) {
     all.emplace_back(variant.path, variant.lanes);
   }
   return all;
@@ -248,9 +245,12 @@ void sddmm_dot_forward(Cuda, const Csr& csr, int64_t heads, int64_t features, co
   const Device device = x.device();
   cuda::DeviceGuard guard(device);
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
-  const SddmmArguments args = arguments_of(csr, *plan, heads, features, x, y, out);
   const bool vectorized = sddmm_cuda::vectorizable(features, x, y);
-  run(choose(csr, *plan, heads, features, vectorized, args, device), args, csr.num_rows, vectorized, device);
+  visit_floating(x.dtype(), [&](auto element) {
+    using T = decltype(element);
+    const SddmmArguments<T> args = arguments_of<T>(csr, *plan, heads, features, x, y, out);
+    run(choose(csr, *plan, heads, features, vectorized, args, device), args, csr.num_rows, vectorized, device);
+  });
 }
 
 void sddmm_add_forward(Cuda, const Csr& csr, int64_t heads, const Tensor& x, const Tensor& y, Tensor& out) {
@@ -258,13 +258,16 @@ void sddmm_add_forward(Cuda, const Csr& csr, int64_t heads, const Tensor& x, con
   const Device device = x.device();
   cuda::DeviceGuard guard(device);
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
-  const SddmmArguments args = arguments_of(csr, *plan, heads, 1, x, y, out);
   // Entries × heads of a typical row decide how many lanes share it.
   const double per_row = plan->mean_row_length * static_cast<double>(heads);
-  if (per_row <= 4) launch_add<4>(args, device);
-  else if (per_row <= 8) launch_add<8>(args, device);
-  else if (per_row <= 16) launch_add<16>(args, device);
-  else launch_add<32>(args, device);
+  visit_floating(x.dtype(), [&](auto element) {
+    using T = decltype(element);
+    const SddmmArguments<T> args = arguments_of<T>(csr, *plan, heads, 1, x, y, out);
+    if (per_row <= 4) launch_add<4>(args, device);
+    else if (per_row <= 8) launch_add<8>(args, device);
+    else if (per_row <= 16) launch_add<16>(args, device);
+    else launch_add<32>(args, device);
+  });
 }
 
 }  // namespace sgnn::ops

@@ -1,10 +1,14 @@
 // The kernel arguments shared by the SDDMM kernels (ops/cuda/sddmm.cu: the
 // Segments path and sddmm_add; ops/cuda/sddmm_dense_rows.cu: the DenseRows
 // path; ops/cuda/sddmm_edges.cu: the Edges path; ops/cuda/sddmm_edge_groups.cu:
-// the EdgeGroups path) and the launches of the DenseRows, Edges and EdgeGroups kernels.
+// the EdgeGroups path), the vector loads they share, and the launches of the
+// DenseRows, Edges and EdgeGroups kernels. x and y are float32 or bfloat16
+// (T), the output float32: products and sums in float (a product of two
+// bfloat16 is exact in float), so both dtypes round at the same points.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/csr.hpp"
 #include "ops/cuda/sparse_device.cuh"
@@ -12,6 +16,7 @@
 
 namespace sgnn::ops::sddmm_cuda {
 
+template <typename T>
 struct SddmmArguments {
   sparse_cuda::Offsets indptr;
   const int32_t* indices;
@@ -23,13 +28,14 @@ struct SddmmArguments {
   int64_t segment_length;
   int heads;
   int64_t features;  // per head
-  const float* x;
-  const float* y;
+  const T* x;
+  const T* y;
   float* out;
 };
 
-inline SddmmArguments arguments_of(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features,
-                                   const Tensor& x, const Tensor& y, Tensor& out) {
+template <typename T>
+SddmmArguments<T> arguments_of(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features,
+                               const Tensor& x, const Tensor& y, Tensor& out) {
   return {sparse_cuda::offsets_of(csr.indptr),
           csr.indices.data<int32_t>(),
           csr.nnz,
@@ -40,25 +46,75 @@ inline SddmmArguments arguments_of(const Csr& csr, const SparsePlan& plan, int64
           plan.segment_length,
           static_cast<int>(heads),
           features,
-          x.data<float>(),
-          y.data<float>(),
+          x.data<T>(),
+          y.data<T>(),
           out.data<float>()};
 }
 
-// Whether the float4 kernels may run: whole float4 per head, 16-byte bases.
+// Elements of one 16-byte vector load: 4 float32 or 8 bfloat16.
+template <typename T>
+inline constexpr int kVectorElements = 16 / static_cast<int>(sizeof(T));
+
+inline int vector_elements(DType dtype) { return dtype == DType::BFloat16 ? 8 : 4; }
+
+// Whether the vector kernels may run: whole 16-byte vectors per head, 16-byte bases.
 inline bool vectorizable(int64_t features, const Tensor& x, const Tensor& y) {
-  return features % 4 == 0 && sparse_cuda::aligned16(x.raw_data()) && sparse_cuda::aligned16(y.raw_data());
+  return features % vector_elements(x.dtype()) == 0 && sparse_cuda::aligned16(x.raw_data()) &&
+         sparse_cuda::aligned16(y.raw_data());
+}
+
+// kVec consecutive elements from `pointer` as floats, through the read-only
+// cache: one 16-byte load when kVec is kVectorElements<T> (the pointer then
+// 16-byte aligned), else kVec must be 1.
+template <int kVec, typename T>
+__device__ __forceinline__ void load_slice(const T* pointer, float (&slice)[kVec]) {
+  if constexpr (kVec == 1) {
+    slice[0] = load_float_readonly(pointer);
+  } else if constexpr (std::is_same_v<T, float>) {
+    static_assert(kVec == 4, "float32 vectors are float4");
+    const float4 value = __ldg(reinterpret_cast<const float4*>(pointer));
+    slice[0] = value.x;
+    slice[1] = value.y;
+    slice[2] = value.z;
+    slice[3] = value.w;
+  } else {
+    static_assert(kVec == 8, "bfloat16 vectors are 8 elements (16 bytes)");
+    const uint4 value = __ldg(reinterpret_cast<const uint4*>(pointer));
+    const unsigned words[4] = {value.x, value.y, value.z, value.w};
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+      // Element 2w is the low half of word w (little endian); a bfloat16 is the top half of its float.
+      slice[2 * w] = __uint_as_float(words[w] << 16);
+      slice[2 * w + 1] = __uint_as_float(words[w] & 0xffff0000u);
+    }
+  }
+}
+
+// Σ a[i]·b[i] over one slice of kVec elements, in float, in element order.
+template <int kVec, typename T>
+__device__ __forceinline__ float dot_slice(const T* a, const T* b) {
+  float p[kVec];
+  float q[kVec];
+  load_slice<kVec>(a, p);
+  load_slice<kVec>(b, q);
+  float sum = p[0] * q[0];
+#pragma unroll
+  for (int i = 1; i < kVec; ++i) sum += p[i] * q[i];
+  return sum;
 }
 
 // sddmm_dot by the DenseRows kernel; features per head in
 // 1..kDenseRowsMaxFeatures (ops/sddmm_path.hpp), vectorized per vectorizable().
-void launch_dense_rows(const SddmmArguments& args, bool vectorized, Device device);
+template <typename T>
+void launch_dense_rows(const SddmmArguments<T>& args, bool vectorized, Device device);
 
 // sddmm_dot by the Edges kernel; needs args.entry_row.
-void launch_edges(const SddmmArguments& args, bool vectorized, Device device);
+template <typename T>
+void launch_edges(const SddmmArguments<T>& args, bool vectorized, Device device);
 
 // sddmm_dot by the EdgeGroups kernel with groups of `group_lanes` lanes (a
 // power of two in 1..32); `rows` is the CSR's row count.
-void launch_edge_groups(const SddmmArguments& args, int64_t rows, int group_lanes, bool vectorized, Device device);
+template <typename T>
+void launch_edge_groups(const SddmmArguments<T>& args, int64_t rows, int group_lanes, bool vectorized, Device device);
 
 }  // namespace sgnn::ops::sddmm_cuda

@@ -12,6 +12,7 @@
 //   - the group's kEntries partial dot products are reduced together by a
 //     transposing butterfly (fold_sums), and consecutive lanes write the
 //     step's consecutive outputs (one coalesced store).
+// bfloat16 x and y: 16-byte loads of 8 elements, widened to float in registers.
 // Every output is written by exactly one lane, in a fixed order of additions:
 // deterministic, no atomics. Grid-stride over items: any number of rows.
 #include <cstdint>
@@ -36,19 +37,6 @@ constexpr int entries_per_step(int vec, int sub, int chunks) {
   int entries = 8;
   while (entries > 1 && (entries * chunks * vec > 32 || entries > sub)) entries /= 2;
   return entries;
-}
-
-template <int kVec>
-__device__ __forceinline__ void load_slice(const float* pointer, float (&slice)[kVec]) {
-  if constexpr (kVec == 4) {
-    const float4 value = __ldg(reinterpret_cast<const float4*>(pointer));
-    slice[0] = value.x;
-    slice[1] = value.y;
-    slice[2] = value.z;
-    slice[3] = value.w;
-  } else {
-    slice[0] = __ldg(pointer);
-  }
 }
 
 // Sums each of the first kCount values of `v` over the lanes that differ in
@@ -79,8 +67,8 @@ __device__ __forceinline__ int fold_sums(float (&v)[kSize], int lane) {
   }
 }
 
-template <int kVec, int kSub, int kChunks>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dense_rows_kernel(SddmmArguments args) {
+template <int kVec, int kSub, int kChunks, typename T>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dense_rows_kernel(SddmmArguments<T> args) {
   constexpr int kEntries = entries_per_step(kVec, kSub, kChunks);
   constexpr int kGroups = kWarp / kSub;
   constexpr int kStep = kGroups * kEntries;  // entries per step, divides 32
@@ -105,8 +93,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dense_rows_k
 
     // This lane's features of x[row, head], once for the whole segment.
     // Features past the width stay 0 and are never loaded (f < features
-    // implies f + kVec ≤ features: vectorized widths are multiples of 4).
-    const float* x_row = args.x + range.row * width + head * features;
+    // implies f + kVec ≤ features: vectorized widths are multiples of kVec).
+    const T* x_row = args.x + range.row * width + head * features;
     float x_slice[kChunks][kVec];
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
@@ -129,7 +117,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dense_rows_k
 #pragma unroll
         for (int k = 0; k < kEntries; ++k) {
           const int32_t col = __shfl_sync(kFullWarp, column, step + group * kEntries + k);
-          const float* y_row = args.y + int64_t{col} * width + head * features;
+          const T* y_row = args.y + int64_t{col} * width + head * features;
 #pragma unroll
           for (int c = 0; c < kChunks; ++c) {
             const int64_t f = static_cast<int64_t>(c * kSub + sublane) * kVec;
@@ -160,8 +148,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dense_rows_k
   }
 }
 
-template <int kVec, int kSub, int kChunks>
-void launch(const SddmmArguments& args, Device device) {
+template <int kVec, int kSub, int kChunks, typename T>
+void launch(const SddmmArguments<T>& args, Device device) {
   const unsigned blocks = sparse_cuda::subwarp_blocks(args.segments * args.heads, kWarp, device);
   sddmm_dense_rows_kernel<kVec, kSub, kChunks><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
   SGNN_CUDA_CHECK_LAUNCH("sddmm_dense_rows_kernel");
@@ -169,8 +157,8 @@ void launch(const SddmmArguments& args, Device device) {
 
 // Lanes per entry: enough for one vector per lane up to a full warp; wider
 // rows take more chunks per lane (a power of two, the last ones partly empty).
-template <int kVec>
-void launch_for_width(int64_t units, const SddmmArguments& args, Device device) {
+template <int kVec, typename T>
+void launch_for_width(int64_t units, const SddmmArguments<T>& args, Device device) {
   switch (sparse_cuda::next_power_of_two(units, kWarp)) {
     case 1: return launch<kVec, 1, 1>(args, device);
     case 2: return launch<kVec, 2, 1>(args, device);
@@ -182,8 +170,11 @@ void launch_for_width(int64_t units, const SddmmArguments& args, Device device) 
   const int64_t chunks = (units + kWarp - 1) / kWarp;
   if (chunks <= 1) return launch<kVec, 32, 1>(args, device);
   if (chunks <= 2) return launch<kVec, 32, 2>(args, device);
-  if (chunks <= 4) return launch<kVec, 32, 4>(args, device);
-  if constexpr (kVec == 1) {
+  // Only the chunk counts some width up to kDenseRowsMaxFeatures needs are instantiated.
+  if constexpr (kVec * kWarp * 2 < kDenseRowsMaxFeatures) {
+    if (chunks <= 4) return launch<kVec, 32, 4>(args, device);
+  }
+  if constexpr (kVec * kWarp * 4 < kDenseRowsMaxFeatures) {
     if (chunks <= 8) return launch<kVec, 32, 8>(args, device);
     if (chunks <= 16) return launch<kVec, 32, 16>(args, device);
   }
@@ -193,9 +184,14 @@ void launch_for_width(int64_t units, const SddmmArguments& args, Device device) 
 
 }  // namespace
 
-void launch_dense_rows(const SddmmArguments& args, bool vectorized, Device device) {
-  if (vectorized) launch_for_width<4>(args.features / 4, args, device);
+template <typename T>
+void launch_dense_rows(const SddmmArguments<T>& args, bool vectorized, Device device) {
+  constexpr int kVec = kVectorElements<T>;
+  if (vectorized) launch_for_width<kVec>(args.features / kVec, args, device);
   else launch_for_width<1>(args.features, args, device);
 }
+
+template void launch_dense_rows(const SddmmArguments<float>&, bool, Device);
+template void launch_dense_rows(const SddmmArguments<bfloat16>&, bool, Device);
 
 }  // namespace sgnn::ops::sddmm_cuda

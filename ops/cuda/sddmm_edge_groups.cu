@@ -47,17 +47,6 @@ __device__ __forceinline__ int64_t row_of_entry(sparse_cuda::Offsets indptr, int
   return low;
 }
 
-template <int kVec>
-__device__ __forceinline__ float dot_slice(const float* a, const float* b) {
-  if constexpr (kVec == 4) {
-    const float4 p = __ldg(reinterpret_cast<const float4*>(a));
-    const float4 q = __ldg(reinterpret_cast<const float4*>(b));
-    return p.x * q.x + p.y * q.y + p.z * q.z + p.w * q.w;
-  } else {
-    return __ldg(a) * __ldg(b);
-  }
-}
-
 // Reduce-scatter over the kGroup lanes of a group: lane l starts with
 // kGroup partial sums (one per entry) and ends with the total of entry l in
 // values[0]. Each stage a lane keeps the half of its values whose index bit
@@ -78,8 +67,8 @@ __device__ __forceinline__ void reduce_scatter(float (&values)[kGroup], int lane
   }
 }
 
-template <int kVec, int kGroup>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_edge_groups_kernel(SddmmArguments args,
+template <int kVec, int kGroup, typename T>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_edge_groups_kernel(SddmmArguments<T> args,
                                                                                       int64_t rows) {
   const unsigned mask = sparse_cuda::subwarp_mask<kGroup>();
   const int lane = static_cast<int>(threadIdx.x) & (kGroup - 1);
@@ -103,8 +92,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_edge_groups_
     float partial[kGroup];
 #pragma unroll
     for (int k = 0; k < kGroup; ++k) {
-      const float* x_row = args.x + __shfl_sync(mask, my_x, k, kGroup);
-      const float* y_row = args.y + __shfl_sync(mask, my_y, k, kGroup);
+      const T* x_row = args.x + __shfl_sync(mask, my_x, k, kGroup);
+      const T* y_row = args.y + __shfl_sync(mask, my_y, k, kGroup);
       float sum = 0.0f;
       for (int64_t f = lane * kVec; f < args.features; f += kGroup * kVec) sum += dot_slice<kVec>(x_row + f, y_row + f);
       partial[k] = first + k < last ? sum : 0.0f;
@@ -114,16 +103,16 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_edge_groups_
   }
 }
 
-template <int kVec, int kGroup>
-void launch(const SddmmArguments& args, int64_t rows, Device device) {
+template <int kVec, int kGroup, typename T>
+void launch(const SddmmArguments<T>& args, int64_t rows, Device device) {
   const int64_t items = (args.nnz + kGroup - 1) / kGroup * args.heads;
   const unsigned blocks = sparse_cuda::subwarp_blocks(items, kGroup, device);
   sddmm_edge_groups_kernel<kVec, kGroup><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args, rows);
   SGNN_CUDA_CHECK_LAUNCH("sddmm_edge_groups_kernel");
 }
 
-template <int kVec>
-void launch_group(int group, const SddmmArguments& args, int64_t rows, Device device) {
+template <int kVec, typename T>
+void launch_group(int group, const SddmmArguments<T>& args, int64_t rows, Device device) {
   switch (group) {
     case 1: return launch<kVec, 1>(args, rows, device);
     case 2: return launch<kVec, 2>(args, rows, device);
@@ -136,11 +125,15 @@ void launch_group(int group, const SddmmArguments& args, int64_t rows, Device de
 
 }  // namespace
 
-void launch_edge_groups(const SddmmArguments& args, int64_t rows, int group_lanes, bool vectorized, Device device) {
+template <typename T>
+void launch_edge_groups(const SddmmArguments<T>& args, int64_t rows, int group_lanes, bool vectorized, Device device) {
   SGNN_CHECK(group_lanes >= 1 && group_lanes <= 32 && (group_lanes & (group_lanes - 1)) == 0,
              "sddmm_dot: EdgeGroups lanes must be a power of two in 1..32, got ", group_lanes);
-  if (vectorized) launch_group<4>(group_lanes, args, rows, device);
+  if (vectorized) launch_group<kVectorElements<T>>(group_lanes, args, rows, device);
   else launch_group<1>(group_lanes, args, rows, device);
 }
+
+template void launch_edge_groups(const SddmmArguments<float>&, int64_t, int, bool, Device);
+template void launch_edge_groups(const SddmmArguments<bfloat16>&, int64_t, int, bool, Device);
 
 }  // namespace sgnn::ops::sddmm_cuda

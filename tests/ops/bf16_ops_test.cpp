@@ -10,6 +10,7 @@
 #include "ops/matmul.hpp"
 #include "ops/nonfinite_check.hpp"
 #include "ops/optimizer_step.hpp"
+#include "ops/sddmm.hpp"
 #include "ops/shape.hpp"
 #include "tests/support/bf16_checks.hpp"
 #include "tests/support/sparse_graphs.hpp"
@@ -91,6 +92,25 @@ TEST_CASE("BF16 edge softmax computes in float: within u·|ref| of float64, head
   CHECK(bf16::edge_softmax_error(random_graph(60, 400, 3), 1) <= 1.0);
   CHECK(bf16::edge_softmax_error(random_graph(60, 400, 4), 8) <= 1.0);
   CHECK(bf16::edge_softmax_error(hub_graph(300, 250, 9), 4) <= 1.0);
+}
+
+TEST_CASE("BF16 sddmm_dot and sddmm_add: float32 outputs within float accumulation of float64, bfloat16 gradients") {
+  CHECK(bf16::sddmm_dot_error(random_graph(1, 1, 5), 1, 1) <= 1.0);
+  CHECK(bf16::sddmm_dot_error(random_graph(60, 400, 6), 1, 17) <= 1.0);
+  CHECK(bf16::sddmm_dot_error(random_graph(60, 400, 7), 4, 8) <= 1.0);
+  CHECK(bf16::sddmm_dot_error(hub_graph(300, 250, 9), 2, 64) <= 1.0);
+  CHECK(bf16::sddmm_add_error(random_graph(60, 400, 8), 1) <= 1.0);
+  CHECK(bf16::sddmm_add_error(hub_graph(300, 250, 9), 8) <= 1.0);
+}
+
+TEST_CASE("BF16 sddmm ops refuse mixed dtypes") {
+  const Adjacency graph = random_graph(20, 60, 10);
+  const Tensor x = to_bf16(random_tensor({20, 8}, 1));
+  const Tensor y = random_tensor({20, 8}, 2);
+  CHECK_THROWS_AS(ops::sddmm_dot(graph, x, y), InvalidArgument);
+  CHECK_THROWS_AS(ops::sddmm_add(graph, x, y), InvalidArgument);
+  CHECK(ops::sddmm_dot(graph, x, to_bf16(y)).dtype() == DType::Float32);
+  CHECK(ops::sddmm_add(graph, x, to_bf16(y)).dtype() == DType::Float32);
 }
 
 TEST_CASE("BF16 dropout drops the same elements as float32 dropout and scales in float, rounding once") {

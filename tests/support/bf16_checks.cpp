@@ -13,6 +13,7 @@
 #include "ops/loss.hpp"
 #include "ops/matmul.hpp"
 #include "ops/reduce.hpp"
+#include "ops/sddmm.hpp"
 #include "ops/softmax.hpp"
 #include "tests/support/sparse_graphs.hpp"
 #include "tests/support/testing.hpp"
@@ -446,6 +447,114 @@ double edge_softmax_error(const Adjacency& adjacency, int64_t heads) {
   }
   return std::max(ratio(out, DType::BFloat16, reference, bound),
                   ratio(scores.grad(), DType::BFloat16, gradient, gradient_bound));
+}
+
+namespace {
+
+// The row and column entry counts of A, per entry's row / column lookups.
+struct LineCounts {
+  std::vector<double> row;
+  std::vector<double> column;
+};
+LineCounts line_counts(const Adjacency& adjacency, const EdgeCoordinates& edges) {
+  LineCounts counts{std::vector<double>(static_cast<std::size_t>(adjacency.num_rows()), 0.0),
+                    std::vector<double>(static_cast<std::size_t>(adjacency.num_cols()), 0.0)};
+  for (std::size_t k = 0; k < edges.row.size(); ++k) {
+    counts.row[static_cast<std::size_t>(edges.row[k])] += 1.0;
+    counts.column[static_cast<std::size_t>(edges.column[k])] += 1.0;
+  }
+  return counts;
+}
+
+// Per element of a [lines, width] gradient: u·|ref| + (count(line) + 3)·e·magnitude.
+std::vector<double> gradient_bound(const std::vector<double>& reference, const std::vector<double>& magnitude,
+                                   const std::vector<double>& counts, std::size_t width) {
+  std::vector<double> bound(reference.size());
+  for (std::size_t i = 0; i < bound.size(); ++i) {
+    bound[i] = u * std::abs(reference[i]) + (counts[i / width] + 3) * e * magnitude[i];
+  }
+  return bound;
+}
+
+}  // namespace
+
+double sddmm_dot_error(const Adjacency& adjacency, int64_t heads, int64_t features) {
+  const Device device = adjacency.device();
+  const Shape x_shape = heads == 1 ? Shape{adjacency.num_rows(), features}
+                                   : Shape{adjacency.num_rows(), heads, features};
+  const Shape y_shape = heads == 1 ? Shape{adjacency.num_cols(), features}
+                                   : Shape{adjacency.num_cols(), heads, features};
+  Tensor x = bf16_leaf(x_shape, 201, -2.0, 2.0, device);
+  Tensor y = bf16_leaf(y_shape, 202, -2.0, 2.0, device);
+  const Tensor out = ops::sddmm_dot(adjacency, x, y);
+  const Tensor upstream = random_tensor(out.shape(), 203, -1.0, 1.0, device);
+  out.backward(upstream);
+  const EdgeCoordinates edges = edge_coordinates(adjacency);
+  const LineCounts counts = line_counts(adjacency, edges);
+  const std::vector<double> a = to_double(x.to(Device::cpu()));
+  const std::vector<double> b = to_double(y.to(Device::cpu()));
+  const std::vector<double> g = to_double(upstream.to(Device::cpu()));
+  const auto h_count = static_cast<std::size_t>(heads);
+  const auto f_count = static_cast<std::size_t>(features);
+  const std::size_t width = h_count * f_count;
+  std::vector<double> reference(g.size(), 0.0), bound(g.size(), 0.0);
+  std::vector<double> dx(a.size(), 0.0), dx_magnitude(a.size(), 0.0);
+  std::vector<double> dy(b.size(), 0.0), dy_magnitude(b.size(), 0.0);
+  for (std::size_t k = 0; k < edges.row.size(); ++k) {
+    const std::size_t row = static_cast<std::size_t>(edges.row[k]) * width;
+    const std::size_t col = static_cast<std::size_t>(edges.column[k]) * width;
+    for (std::size_t h = 0; h < h_count; ++h) {
+      double dot = 0.0;
+      double magnitude = 0.0;
+      const double weight = g[k * h_count + h];
+      for (std::size_t f = h * f_count; f < (h + 1) * f_count; ++f) {
+        dot += a[row + f] * b[col + f];
+        magnitude += std::abs(a[row + f] * b[col + f]);
+        dx[row + f] += weight * b[col + f];
+        dx_magnitude[row + f] += std::abs(weight * b[col + f]);
+        dy[col + f] += weight * a[row + f];
+        dy_magnitude[col + f] += std::abs(weight * a[row + f]);
+      }
+      reference[k * h_count + h] = dot;
+      bound[k * h_count + h] = static_cast<double>(features + 2) * e * magnitude;
+    }
+  }
+  return std::max({ratio(out, DType::Float32, reference, bound),
+                   ratio(x.grad(), DType::BFloat16, dx, gradient_bound(dx, dx_magnitude, counts.row, width)),
+                   ratio(y.grad(), DType::BFloat16, dy, gradient_bound(dy, dy_magnitude, counts.column, width))});
+}
+
+double sddmm_add_error(const Adjacency& adjacency, int64_t heads) {
+  const Device device = adjacency.device();
+  Tensor x = bf16_leaf({adjacency.num_rows(), heads}, 211, -3.0, 3.0, device);
+  Tensor y = bf16_leaf({adjacency.num_cols(), heads}, 212, -3.0, 3.0, device);
+  const Tensor out = ops::sddmm_add(adjacency, x, y);
+  const Tensor upstream = random_tensor(out.shape(), 213, -1.0, 1.0, device);
+  out.backward(upstream);
+  const EdgeCoordinates edges = edge_coordinates(adjacency);
+  const LineCounts counts = line_counts(adjacency, edges);
+  const std::vector<double> a = to_double(x.to(Device::cpu()));
+  const std::vector<double> b = to_double(y.to(Device::cpu()));
+  const std::vector<double> g = to_double(upstream.to(Device::cpu()));
+  const auto h_count = static_cast<std::size_t>(heads);
+  std::vector<double> reference(g.size());
+  std::vector<double> dx(a.size(), 0.0), dx_magnitude(a.size(), 0.0);
+  std::vector<double> dy(b.size(), 0.0), dy_magnitude(b.size(), 0.0);
+  for (std::size_t k = 0; k < edges.row.size(); ++k) {
+    const std::size_t row = static_cast<std::size_t>(edges.row[k]) * h_count;
+    const std::size_t col = static_cast<std::size_t>(edges.column[k]) * h_count;
+    for (std::size_t h = 0; h < h_count; ++h) {
+      const double weight = g[k * h_count + h];
+      reference[k * h_count + h] = a[row + h] + b[col + h];
+      dx[row + h] += weight;
+      dx_magnitude[row + h] += std::abs(weight);
+      dy[col + h] += weight;
+      dy_magnitude[col + h] += std::abs(weight);
+    }
+  }
+  return std::max({ratio(out, DType::Float32, reference, relative_bound(reference, e)),
+                   ratio(x.grad(), DType::BFloat16, dx, gradient_bound(dx, dx_magnitude, counts.row, h_count)),
+                   ratio(y.grad(), DType::BFloat16, dy, gradient_bound(dy, dy_magnitude, counts.column, h_count))});
 }
 
 }  // namespace sgnn::testing::bf16

@@ -58,5 +58,18 @@ double reduce_error(Device device, int64_t outer, int64_t extent, int64_t inner)
 // forward within u·|ref| + (row length + 8)·4e·|ref|, backward within
 // u·|ref| + (row length + 8)·4e·Σ_row |out·grad_out| · (1 + |out|).
 double edge_softmax_error(const Adjacency& adjacency, int64_t heads);
+// sddmm_dot of bfloat16 x [rows, heads, F] and y [cols, heads, F] on
+// `adjacency` (on its device; heads 1 runs the [n, F] form): the float32
+// output within (F + 2)·e·Σ_f |x·y| (products exact in float, float sums in
+// any order, never rounded to bfloat16); the bfloat16 gradients from a
+// float32 upstream g (an SpMM in float, rounded once) within
+// u·|ref| + (count + 3)·e·Σ|g·y| (dx; count: the row's entries) and likewise
+// for dy over the column's entries. A bfloat16 output breaks the forward bound.
+double sddmm_dot_error(const Adjacency& adjacency, int64_t heads, int64_t features);
+// sddmm_add of bfloat16 x [rows, heads] and y [cols, heads]: the float32
+// output within e·|ref| (one float addition); the bfloat16 gradients (row
+// and column sums of the float32 upstream, rounded once) within
+// u·|ref| + (count + 3)·e·Σ|g|.
+double sddmm_add_error(const Adjacency& adjacency, int64_t heads);
 
 }  // namespace sgnn::testing::bf16

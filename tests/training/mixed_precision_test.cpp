@@ -313,6 +313,19 @@ TEST_CASE("the memory estimate counts 2-byte activations in BF16 and suggests --
   CHECK(part(narrow, "parameters and optimizer state") > part(wide, "parameters and optimizer state"));  // + copies
   model.activation_bytes = 3;
   CHECK_THROWS_AS(memory::estimate_model(model), InvalidArgument);
+  // GAT: the per-edge scores and attention stay float32 in BF16 (ops/sddmm.hpp), the rest halves.
+  model.kind = memory::ModelKind::Gat;
+  model.hidden = 8;
+  model.heads = 8;
+  model.activation_bytes = 4;
+  const memory::Estimate gat_wide = memory::estimate_model(model);
+  model.activation_bytes = 2;
+  const memory::Estimate gat_narrow = memory::estimate_model(model);
+  CHECK(part(gat_narrow, "activations") < part(gat_wide, "activations"));
+  CHECK(part(gat_narrow, "activations") - part(gat_wide, "activations") / 2 >=
+        3 * 2 * model.nnz * (model.heads + model.output_heads));  // 3 edge tensors a layer, 2 bytes more each
+  model.kind = memory::ModelKind::Gcn;
+  model.hidden = 128;
 
   // A device with room for the BF16 run only: the refusal names --precision bf16.
   const graph_io::Dataset dataset = graph_io::load_dataset("cora");
