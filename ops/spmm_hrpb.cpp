@@ -10,14 +10,19 @@ namespace {
 constexpr int64_t kAssumedConcurrentBlocks = 132 * 8;
 
 Tensor multiply(const Hrpb& a, const Tensor& b, const char* argument) {
-  check_dtype(b, DType::Float32, "spmm_hrpb", argument);
+  check_floating(b, "spmm_hrpb", argument);
   check_dim(b, 2, "spmm_hrpb", argument);
   SGNN_CHECK(b.size(0) == a.num_cols, "spmm_hrpb: ", argument, " has ", b.size(0),
              " rows but the sparse matrix has ", a.num_cols, " columns");
   SGNN_CHECK(b.device() == a.device(), "spmm_hrpb: ", argument, " is on ", b.device().str(),
              " but the HRPB is on ", a.device().str());
-  Tensor c = Tensor::empty({a.num_rows, b.size(1)}, DType::Float32, b.device());
-  if (c.numel() > 0) SGNN_DISPATCH(b.device(), spmm_hrpb_forward, a, b, c);
+  Tensor c = Tensor::empty({a.num_rows, b.size(1)}, b.dtype(), b.device());
+  if (c.numel() == 0) return c;
+  if (b.dtype() == DType::BFloat16) {
+    SGNN_DISPATCH(b.device(), spmm_hrpb_bf16_forward, a, b, c);
+  } else {
+    SGNN_DISPATCH(b.device(), spmm_hrpb_forward, a, b, c);
+  }
   return c;
 }
 

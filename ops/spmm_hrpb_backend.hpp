@@ -1,6 +1,7 @@
 // Backend entry points of ops/spmm_hrpb.hpp (see ops/backend.hpp): c = A·b
 // for the A held by `hrpb`, b [num_cols, F], c preallocated [num_rows, F]
-// (every element written).
+// (every element written). The _bf16 entries take bfloat16 b and c (the
+// rounding contract of ops/spmm_hrpb.hpp); the others float32.
 #pragma once
 
 #include "core/hrpb.hpp"
@@ -10,6 +11,8 @@ namespace sgnn::ops {
 
 void spmm_hrpb_forward(Cpu, const Hrpb& hrpb, const Tensor& b, Tensor& c);
 void spmm_hrpb_forward(Cuda, const Hrpb& hrpb, const Tensor& b, Tensor& c);
+void spmm_hrpb_bf16_forward(Cpu, const Hrpb& hrpb, const Tensor& b, Tensor& c);
+void spmm_hrpb_bf16_forward(Cuda, const Hrpb& hrpb, const Tensor& b, Tensor& c);
 
 int64_t spmm_hrpb_occupancy(Cuda, Device device, int64_t width);
 

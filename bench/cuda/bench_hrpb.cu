@@ -1,6 +1,8 @@
-// bench_hrpb: HRPB tensor-core SpMM (ops::spmm_hrpb, TF32) against our CSR
-// SpMM (fp32, ops::spmm) and cuSPARSE SpMM (fp32 CSR, CUSPARSE_SPMM_CSR_ALG2)
-// on the same GCN-normalised graphs: the citation graphs as given and after
+// bench_hrpb: HRPB tensor-core SpMM (ops::spmm_hrpb, TF32 and BF16) against
+// our CSR SpMM (fp32, ops::spmm) and cuSPARSE SpMM (fp32 CSR,
+// CUSPARSE_SPMM_CSR_ALG2; and bf16 A, B and C with fp32 compute,
+// CUSPARSE_SPMM_ALG_DEFAULT, "n/a" where cuSPARSE refuses it) on the same
+// GCN-normalised graphs: the citation graphs as given and after
 // RCM reordering (when found by graph_io::load_dataset), R-MAT power-law
 // graphs and the broad suite of generated graphs (bench/support/bench_suite.hpp:
 // heavy tails, communities, stencils, a band and FEM meshes in natural order
@@ -11,7 +13,8 @@
 //   bench_hrpb [--quick] [--describe] [--statistics-only] [--dataset NAME|DIR]... [--runs N] [--markdown FILE]
 //              [--graph SUBSTRING] [--width N]...
 //
-// Every case is checked first (HRPB vs cuSPARSE, relative error), then each
+// Every case is checked first (HRPB vs cuSPARSE, relative error; HRPB BF16
+// vs cuSPARSE fp32 on the same bf16-rounded B), then each
 // kernel is timed with CUDA events: median of N ≥ 20 runs after warm-up.
 // --statistics-only builds each case's HRPB on the host instead (the same
 // buffers as the GPU build) and prints its synergy and memory; no GPU needed.
@@ -40,6 +43,7 @@
 #include "graph_io/hrpb_builder.hpp"
 #include "graph_io/prepare.hpp"
 #include "graph_io/reordering.hpp"
+#include "ops/cast.hpp"
 #include "ops/spmm_backend.hpp"
 #include "ops/spmm_hrpb_backend.hpp"
 
@@ -64,6 +68,7 @@ struct Row {
   std::string graph;
   int64_t width;
   double alpha, hrpb_ms, csr_ms, cusparse_ms, error;
+  double bf16_ms, cusparse_bf16_ms, bf16_error;  // cusparse_bf16_ms < 0: cuSPARSE refused bf16
   int64_t nnz;
   double memory_ratio;  // HRPB bytes ÷ int32 CSR with values
 };
@@ -134,7 +139,11 @@ int main(int argc, char** argv) {
                 << build_ms << " ms\n";
       if (describe) std::cout << h.describe() << "\n";
 
-      cusparseSpMatDescr_t matrix;
+      cusparseSpMatDescr_t matrix, bf16_matrix;
+      const Tensor bf16_values = ops::cast(a.values, DType::BFloat16);
+      BENCH_CUSPARSE(cusparseCreateCsr(&bf16_matrix, a.num_rows(), a.num_cols(), a.nnz(), a.csr.indptr.raw_data(),
+                                       a.csr.indices.raw_data(), const_cast<void*>(bf16_values.raw_data()),
+                                       CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_16BF));
       BENCH_CUSPARSE(cusparseCreateCsr(&matrix, a.num_rows(), a.num_cols(), a.nnz(), a.csr.indptr.raw_data(),
                                        a.csr.indices.raw_data(), a.values.raw_data(), CUSPARSE_INDEX_32I,
                                        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
@@ -166,25 +175,64 @@ int main(int argc, char** argv) {
         const auto run_hrpb = [&] { ops::spmm_hrpb_forward(ops::Cuda{}, h, b, c_hrpb); };
         Tensor c_csr = Tensor::empty({a.num_rows(), width}, DType::Float32, kGpu);
         const auto run_csr = [&] { ops::spmm_forward(ops::Cuda{}, a.csr, a.values, 1, width, b, c_csr); };
+        // BF16: B rounded to bfloat16; its float32 copy feeds the fp32 cuSPARSE reference of the check.
+        const Tensor b_bf16 = ops::cast(b, DType::BFloat16);
+        const Tensor b_rounded = ops::cast(b_bf16, DType::Float32);
+        Tensor c_bf16 = Tensor::empty({a.num_rows(), width}, DType::BFloat16, kGpu);
+        const auto run_hrpb_bf16 = [&] { ops::spmm_hrpb_bf16_forward(ops::Cuda{}, h, b_bf16, c_bf16); };
         run_cusparse();
         run_hrpb();
         run_csr();
+        run_hrpb_bf16();
         const double error = bench::relative_difference(c_hrpb, c_sparse);
         const double csr_error = bench::relative_difference(c_csr, c_sparse);
-        if (!(error < 2e-3) || !(csr_error < 1e-5)) {
+        BENCH_CUSPARSE(cusparseDnMatSetValues(dense_b, const_cast<void*>(b_rounded.raw_data())));
+        run_cusparse();
+        const double bf16_error = bench::relative_difference(ops::cast(c_bf16, DType::Float32), c_sparse);
+        BENCH_CUSPARSE(cusparseDnMatSetValues(dense_b, b.raw_data()));
+        // bf16 A rounds the weights as the HRPB BF16 kernel does; 2^-8 relative is bfloat16's unit roundoff.
+        if (!(error < 2e-3) || !(csr_error < 1e-5) || !(bf16_error < 1e-2)) {
           std::cerr << c.name << " width " << width << ": differs from cuSPARSE: HRPB " << error << ", CSR "
-                    << csr_error << "\n";
+                    << csr_error << ", HRPB BF16 " << bf16_error << "\n";
           return 1;
         }
         const double hrpb_ms = bench::median_ms(run_hrpb, 3, runs);
         const double csr_ms = bench::median_ms(run_csr, 3, runs);
         const double cusparse_ms = bench::median_ms(run_cusparse, 3, runs);
-        rows.push_back({c.held_out, c.name, width, h.statistics.alpha(), hrpb_ms, csr_ms, cusparse_ms, error, a.nnz(),
+        const double bf16_ms = bench::median_ms(run_hrpb_bf16, 3, runs);
+        double cusparse_bf16_ms = -1.0;
+        {
+          cusparseDnMatDescr_t bf16_b, bf16_c;
+          Tensor c_cusparse_bf16 = Tensor::empty({a.num_rows(), width}, DType::BFloat16, kGpu);
+          BENCH_CUSPARSE(cusparseCreateDnMat(&bf16_b, a.num_cols(), width, width, const_cast<void*>(b_bf16.raw_data()),
+                                             CUDA_R_16BF, CUSPARSE_ORDER_ROW));
+          BENCH_CUSPARSE(cusparseCreateDnMat(&bf16_c, a.num_rows(), width, width, c_cusparse_bf16.raw_data(),
+                                             CUDA_R_16BF, CUSPARSE_ORDER_ROW));
+          std::size_t bf16_buffer_bytes = 0;
+          if (cusparseSpMM_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                      bf16_matrix, bf16_b, &zero, bf16_c, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT,
+                                      &bf16_buffer_bytes) == CUSPARSE_STATUS_SUCCESS) {
+            Tensor bf16_buffer =
+                Tensor::empty({static_cast<int64_t>(bf16_buffer_bytes / 4 + 1)}, DType::Float32, kGpu);
+            const auto run_cusparse_bf16 = [&] {
+              BENCH_CUSPARSE(cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                          &one, bf16_matrix, bf16_b, &zero, bf16_c, CUDA_R_32F,
+                                          CUSPARSE_SPMM_ALG_DEFAULT, bf16_buffer.raw_data()));
+            };
+            run_cusparse_bf16();
+            cusparse_bf16_ms = bench::median_ms(run_cusparse_bf16, 3, runs);
+          }
+          BENCH_CUSPARSE(cusparseDestroyDnMat(bf16_b));
+          BENCH_CUSPARSE(cusparseDestroyDnMat(bf16_c));
+        }
+        rows.push_back({c.held_out, c.name, width, h.statistics.alpha(), hrpb_ms, csr_ms, cusparse_ms, error, bf16_ms,
+                        cusparse_bf16_ms, bf16_error, a.nnz(),
                         static_cast<double>(h.statistics.hrpb_bytes) / static_cast<double>(h.statistics.csr_bytes)});
         BENCH_CUSPARSE(cusparseDestroyDnMat(dense_b));
         BENCH_CUSPARSE(cusparseDestroyDnMat(dense_c));
       }
       BENCH_CUSPARSE(cusparseDestroySpMat(matrix));
+      BENCH_CUSPARSE(cusparseDestroySpMat(bf16_matrix));
     }
     BENCH_CUSPARSE(cusparseDestroy(handle));
 
@@ -196,14 +244,22 @@ int main(int argc, char** argv) {
       if (std::none_of(rows.begin(), rows.end(), [&](const Row& r) { return r.held_out == held_out; })) continue;
       table << (held_out ? "\n## held out (never used for calibration)\n\n" : "\n")
             << "| graph | nnz | alpha | HRPB memory ÷ CSR | width | HRPB TF32 ms | our CSR ms | cuSPARSE ALG2 ms | "
-               "HRPB vs cuSPARSE | HRPB vs CSR | HRPB GFLOP/s | rel. diff |\n"
-            << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+               "HRPB vs cuSPARSE | HRPB vs CSR | HRPB GFLOP/s | rel. diff | HRPB BF16 ms | BF16 speed-up over TF32 | "
+               "cuSPARSE BF16 ms | BF16 rel. diff |\n"
+            << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
       for (const Row& r : rows) {
         if (r.held_out != held_out) continue;
         const double gflops = 2.0 * static_cast<double>(r.nnz) * static_cast<double>(r.width) / (r.hrpb_ms * 1e6);
         table << "| " << r.graph << " | " << r.nnz << " | " << r.alpha << " | " << r.memory_ratio << " | " << r.width
               << " | " << r.hrpb_ms << " | " << r.csr_ms << " | " << r.cusparse_ms << " | " << r.cusparse_ms / r.hrpb_ms
-              << " | " << r.csr_ms / r.hrpb_ms << " | " << gflops << " | " << r.error << " |\n";
+              << " | " << r.csr_ms / r.hrpb_ms << " | " << gflops << " | " << r.error << " | " << r.bf16_ms << " | "
+              << r.hrpb_ms / r.bf16_ms << " | ";
+        if (r.cusparse_bf16_ms < 0) {
+          table << "n/a";
+        } else {
+          table << r.cusparse_bf16_ms;
+        }
+        table << " | " << r.bf16_error << " |\n";
       }
     }
     std::cout << "\n" << table.str();

@@ -1,19 +1,23 @@
 // CPU reference of the HRPB SpMM: walks the format exactly as the kernel
 // does (virtual panels -> blocks -> brick columns -> bricks -> pattern bits,
 // values row-major within a brick), so its tests check the format too. Split
-// panels are summed from their slots in slot order (deterministic).
+// panels are summed from their slots in slot order (deterministic). The
+// bfloat16 version rounds where the BF16 kernel does: A's values to
+// bfloat16, sums in float32, C once.
 #include <bit>
-#include <cstring>
 #include <vector>
 
+#include "core/bfloat16.hpp"
 #include "ops/spmm_hrpb_backend.hpp"
 
 namespace sgnn::ops {
 
 namespace {
 
-// Adds the blocks [begin, end) of one panel into tile [16, width] (zeroed by the caller).
-void accumulate_blocks(const Hrpb& a, int32_t begin, int32_t end, const float* b, int64_t width, float* tile) {
+// Adds the blocks [begin, end) of one panel into tile [16, width] (zeroed by
+// the caller), with A's values rounded to T as the kernel of T does.
+template <typename T>
+void accumulate_blocks(const Hrpb& a, int32_t begin, int32_t end, const T* b, int64_t width, float* tile) {
   const int32_t* active = a.active_cols.data<int32_t>();
   const int64_t* size_ptr = a.size_ptr.data<int64_t>();
   const int32_t* packed = a.packed_blocks.data<int32_t>();
@@ -30,25 +34,25 @@ void accumulate_blocks(const Hrpb& a, int32_t begin, int32_t end, const float* b
           const int64_t row = brick_row * hrpb::kBrickRows + bit / hrpb::kBrickCols;
           const int64_t col = active[int64_t{block} * hrpb::kBlockCols + brick_col * hrpb::kBrickCols +
                                      bit % hrpb::kBrickCols];
-          const float value = std::bit_cast<float>(*values++);
-          const float* b_row = b + col * width;
+          const float value = round_to<T>(std::bit_cast<float>(*values++));
+          const T* b_row = b + col * width;
           float* out = tile + row * width;
-          for (int64_t j = 0; j < width; ++j) out[j] += value * b_row[j];
+          for (int64_t j = 0; j < width; ++j) out[j] += value * load_float(b_row[j]);
         }
       }
     }
   }
 }
 
-void store_tile(const float* tile, int64_t panel, int64_t num_rows, int64_t width, float* c) {
+template <typename T>
+void store_tile(const float* tile, int64_t panel, int64_t num_rows, int64_t width, T* c) {
   const int64_t first = panel * hrpb::kPanelRows;
-  const int64_t rows = std::min<int64_t>(hrpb::kPanelRows, num_rows - first);
-  std::memcpy(c + first * width, tile, static_cast<std::size_t>(rows * width) * sizeof(float));
+  const int64_t count = std::min<int64_t>(hrpb::kPanelRows, num_rows - first) * width;
+  for (int64_t i = 0; i < count; ++i) c[first * width + i] = store_as<T>(tile[i]);
 }
 
-}  // namespace
-
-void spmm_hrpb_forward(Cpu, const Hrpb& a, const Tensor& b, Tensor& c) {
+template <typename T>
+void forward(const Hrpb& a, const Tensor& b, Tensor& c) {
   const int64_t width = b.size(1);
   const int64_t tile_size = hrpb::kPanelRows * width;
   const HrpbSchedule& s = a.schedule;
@@ -56,8 +60,8 @@ void spmm_hrpb_forward(Cpu, const Hrpb& a, const Tensor& b, Tensor& c) {
   const int32_t* block_ptr = s.virtual_block_ptr.data<int32_t>();
   const int32_t* slot = s.virtual_slot.data<int32_t>();
   std::vector<float> partials(static_cast<std::size_t>(s.num_slots * tile_size));
-  const float* b_data = b.data<float>();
-  float* c_data = c.data<float>();
+  const T* b_data = b.data<T>();
+  T* c_data = c.data<T>();
 
 #pragma omp parallel
   {
@@ -87,5 +91,11 @@ void spmm_hrpb_forward(Cpu, const Hrpb& a, const Tensor& b, Tensor& c) {
     }
   }
 }
+
+}  // namespace
+
+void spmm_hrpb_forward(Cpu, const Hrpb& a, const Tensor& b, Tensor& c) { forward<float>(a, b, c); }
+
+void spmm_hrpb_bf16_forward(Cpu, const Hrpb& a, const Tensor& b, Tensor& c) { forward<bfloat16>(a, b, c); }
 
 }  // namespace sgnn::ops

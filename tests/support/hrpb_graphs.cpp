@@ -1,10 +1,12 @@
 #include "tests/support/hrpb_graphs.hpp"
 
+#include <cmath>
 #include <random>
 
 #include "graph_io/generators.hpp"
 #include "graph_io/graph.hpp"
 #include "graph_io/prepare.hpp"
+#include "tests/support/testing.hpp"
 
 namespace sgnn::testing {
 
@@ -123,7 +125,10 @@ std::vector<NamedGraph> hrpb_test_graphs() {
   };
 }
 
-std::vector<double> reference_spmm(const Csr& csr, const Tensor& values, const Tensor& b) {
+namespace {
+
+// C = A·B in float64, or |A|·|B| when `absolute`.
+std::vector<double> float64_spmm(const Csr& csr, const Tensor& values, const Tensor& b, bool absolute) {
   const Csr host = csr.to(Device::cpu());
   std::vector<int64_t> indptr;
   if (host.indptr.dtype() == DType::Int32) {
@@ -141,11 +146,30 @@ std::vector<double> reference_spmm(const Csr& csr, const Tensor& values, const T
       const auto k = static_cast<std::size_t>(e);
       const double w = weights.empty() ? 1.0 : double{weights[k]};
       for (int64_t j = 0; j < width; ++j) {
-        c[static_cast<std::size_t>(r * width + j)] += w * double{dense[static_cast<std::size_t>(indices[k] * width + j)]};
+        const double x = dense[static_cast<std::size_t>(indices[k] * width + j)];
+        c[static_cast<std::size_t>(r * width + j)] += absolute ? std::abs(w * x) : w * x;
       }
     }
   }
   return c;
+}
+
+}  // namespace
+
+std::vector<double> reference_spmm(const Csr& csr, const Tensor& values, const Tensor& b) {
+  return float64_spmm(csr, values, b, false);
+}
+
+std::vector<double> bf16_spmm_bound(const Csr& csr, const Tensor& values, const Tensor& b) {
+  const std::vector<double> c = float64_spmm(csr, values, b, false);
+  std::vector<double> bound = float64_spmm(csr, values, b, true);
+  const std::vector<int64_t> row_nnz = csr.to(Device::cpu()).row_lengths();
+  const int64_t width = b.size(1);
+  for (std::size_t i = 0; i < bound.size(); ++i) {
+    const double k = static_cast<double>(row_nnz[i / static_cast<std::size_t>(width)]);
+    bound[i] = kBf16UnitRoundoff * std::abs(c[i]) + 1.01 * (kBf16UnitRoundoff + k * std::ldexp(1.0, -22)) * bound[i];
+  }
+  return bound;
 }
 
 }  // namespace sgnn::testing

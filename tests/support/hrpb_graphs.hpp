@@ -26,4 +26,9 @@ std::vector<NamedGraph> hrpb_test_graphs();
 // float32 B [num_cols, F]; row-major [num_rows, F].
 std::vector<double> reference_spmm(const Csr& csr, const Tensor& values, const Tensor& b);
 
+// Per-element bound on |C - reference_spmm| of the BF16 HRPB SpMM
+// (ops/spmm_hrpb.hpp) for a host float32 B holding bfloat16 values:
+// u·|c| + 1.01·(u + k·2^-22)·(|A|·|B|), u = 2^-8, k the row's non-zeros.
+std::vector<double> bf16_spmm_bound(const Csr& csr, const Tensor& values, const Tensor& b);
+
 }  // namespace sgnn::testing
