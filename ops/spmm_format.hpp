@@ -1,7 +1,8 @@
 // The SpMM dispatcher: which kernel ops::spmm(adjacency, b) runs for a graph
 // and a feature width.
 //
-//   Csr   the FP32 scalar CSR kernel (always available; exact to ~1e-6)
+//   Csr   the CSR kernel, float32 or bfloat16 (always available; float
+//         accumulation: exact to ~1e-6 in float32, one rounding in bfloat16)
 //   Hrpb  the TF32 tensor-core HRPB kernel (adjacency.hrpb must be set;
 //         relative error ~1e-3)
 //   Auto  CSR when adjacency.hrpb is not set. Else the faster of the two,
@@ -31,12 +32,17 @@ namespace sgnn::ops {
 inline constexpr double kHrpbAutoMinimumAlpha = 0.25;
 inline constexpr int64_t kHrpbAutoMinimumWidth = 16;
 
-// The kernel ops::spmm(adjacency, b) uses for b of `width` columns: Csr or
-// Hrpb, never Auto: the recorded choice, else the rule (no timing here).
+// The kernel ops::spmm(adjacency, b) uses for b of `width` columns and
+// dtype `dtype`: Csr or Hrpb, never Auto: the recorded choice, else the rule
+// (no timing here). In bfloat16 the HRPB kernel runs on a widened copy of b
+// (it takes float32 only): the timed choice compares it, conversions
+// included, with the bfloat16 CSR kernel; the rule, calibrated on float32
+// kernels, is not used: without a recorded choice bfloat16 takes CSR.
 // Throws InvalidArgument when Hrpb is requested without an HRPB layout.
-SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width);
+SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width, DType dtype = DType::Float32);
 
-// The key of the format choice in the graph's kernel choices: "spmm-format:f<width>".
-std::string spmm_format_key(int64_t width);
+// The key of the format choice in the graph's kernel choices:
+// "spmm-format:f<width>" (float32), "spmm-format:bf16:f<width>" (bfloat16).
+std::string spmm_format_key(int64_t width, DType dtype = DType::Float32);
 
 }  // namespace sgnn::ops

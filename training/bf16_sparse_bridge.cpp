@@ -2,7 +2,6 @@
 
 #include "ops/cast.hpp"
 #include "ops/sddmm.hpp"
-#include "ops/spmm.hpp"
 
 namespace sgnn::training::bf16_bridge {
 
@@ -11,16 +10,6 @@ namespace {
 Tensor wide(const Tensor& x) { return x.defined() ? ops::cast(x, DType::Float32) : x; }
 
 }  // namespace
-
-Tensor spmm(const Adjacency& adjacency, const Tensor& b) {
-  check_defined(b, "spmm", "b");
-  return ops::cast(ops::spmm(adjacency, wide(b)), b.dtype());
-}
-
-Tensor spmm(const Adjacency& adjacency, const Tensor& edge_values, const Tensor& b) {
-  check_defined(b, "spmm", "b");
-  return ops::cast(ops::spmm(adjacency, wide(edge_values), wide(b)), b.dtype());
-}
 
 Tensor sddmm_add(const Adjacency& adjacency, const Tensor& x, const Tensor& y) {
   check_defined(x, "sddmm_add", "x");

@@ -1,9 +1,9 @@
-// TEMPORARY BRIDGE (issue 22): the sparse kernels (ops::spmm, ops::sddmm_*,
-// the HRPB SpMM) take float32 operands only until their bfloat16 versions
-// land. Until then every sparse call of the layers goes through here: float32
-// operands pass straight through; bfloat16 ones are converted to float32
-// (ops::cast, differentiable), the float32 op runs, and its result is
-// rounded back to bfloat16. That is the rounding of a native BF16 kernel that
+// TEMPORARY BRIDGE (issue 22): the sparse kernels ops::sddmm_* and the HRPB
+// SpMM take float32 operands only until their bfloat16 versions land
+// (ops::spmm takes bfloat16 natively). Until then those calls of the layers
+// go through here: float32 operands pass straight through; bfloat16 ones are
+// converted to float32 (ops::cast, differentiable), the float32 op runs, and
+// its result is rounded back to bfloat16. That is the rounding of a native BF16 kernel that
 // accumulates in float (operands exact in float, one rounding of the output),
 // so the numbers are right; only the conversion passes and their float32
 // temporaries are extra. Remove this file and call the ops directly once
@@ -17,10 +17,6 @@
 
 namespace sgnn::training::bf16_bridge {
 
-// ops::spmm(adjacency, b) in b's dtype.
-Tensor spmm(const Adjacency& adjacency, const Tensor& b);
-// ops::spmm(adjacency, edge_values, b) in b's dtype (edge_values of b's dtype).
-Tensor spmm(const Adjacency& adjacency, const Tensor& edge_values, const Tensor& b);
 // ops::sddmm_add(adjacency, x, y) in x's dtype (y of x's dtype).
 Tensor sddmm_add(const Adjacency& adjacency, const Tensor& x, const Tensor& y);
 // float32_op(x) in x's dtype, for a float32-only SpMM plugged into

@@ -1,5 +1,6 @@
 #include "training/layer.hpp"
 
+#include "ops/spmm.hpp"
 #include "training/bf16_sparse_bridge.hpp"
 
 namespace sgnn::training {
@@ -11,7 +12,7 @@ const Adjacency& GraphInput::graph() const {
 
 Tensor GraphInput::aggregate(const Tensor& x) const {
   if (weighted_spmm) return bf16_bridge::through_float32(weighted_spmm, x);
-  return bf16_bridge::spmm(graph(), x);
+  return ops::spmm(graph(), x);
 }
 
 }  // namespace sgnn::training
