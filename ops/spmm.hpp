@@ -14,6 +14,8 @@
 //   within one bfloat16 rounding (relative 2^-8) of the float32 result of the
 //   same bfloat16 inputs. Backward likewise: dB in b's dtype; the
 //   edge-value gradient is a float32 SDDMM (bfloat16 dC and b widened).
+//   On CUDA a bfloat16 result is bitwise reproducible whether or not
+//   ops::set_deterministic is on (split rows always sum their partials in order).
 //   Differentiable in b (dB = Aᵀ·dC on adjacency.transpose, values gathered
 //   through transpose_to_csr: deterministic, no atomics) and in edge_values
 //   (dv = SDDMM(dC, b) on A's pattern).
