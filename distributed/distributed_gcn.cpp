@@ -6,7 +6,7 @@
 #include "ops/elementwise.hpp"
 #include "ops/loss.hpp"
 #include "ops/reduce.hpp"
-#include "training/bf16_sparse_bridge.hpp"
+#include "ops/spmm.hpp"
 #include "training/gat_conv.hpp"
 #include "training/gcn_conv.hpp"
 #include "training/metrics.hpp"
@@ -19,7 +19,7 @@ namespace {
 Tensor gcn_conv_forward(training::GCNConv& conv, const RankData& data, const HaloExchange& halo,
                         Communicator& communicator, const Tensor& x) {
   return conv.forward_with(
-      [&](const Tensor& rows) { return training::bf16_bridge::spmm(data.adjacency, halo(communicator, rows)); }, x);
+      [&](const Tensor& rows) { return ops::spmm(data.adjacency, halo(communicator, rows)); }, x);
 }
 
 // This rank's share of the global mean loss over all training rows.

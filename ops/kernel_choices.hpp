@@ -33,7 +33,8 @@ namespace sgnn::ops {
 
 inline constexpr int64_t kTuningMinEntries = int64_t{1} << 12;
 
-// Keys look like "spmm-tile:h1:f128", values like "v4s32r1".
+// Keys look like "spmm-tile:h1:f128" (float32) or "spmm-tile:bf16:h1:f128"
+// (bfloat16 operands: their own choice), values like "v4s32r1".
 using KernelChoiceMap = std::map<std::string, std::string>;
 
 // The choices of one graph (shared by a plan and, for a symmetric pattern,

@@ -35,17 +35,6 @@ void check_operands(const Adjacency& adjacency, const Tensor& x, const Tensor& y
   check_operand(y, x.dtype(), adjacency, adjacency.num_cols(), op, "y");
 }
 
-// The backward's SpMM on `csr` with float32 edge values, in b's dtype.
-// TEMPORARY (issue 22): ops::spmm's kernels take float32 b until their
-// bfloat16 version lands, so bfloat16 b is widened and the result rounded
-// once (what a native kernel accumulating in float gives); then this becomes
-// detail::run_spmm with b as it is.
-Tensor backward_spmm(const Csr& csr, const Tensor& edge_values, int64_t heads, int64_t features, const Tensor& b,
-                     const Shape& shape) {
-  if (b.dtype() == DType::Float32) return detail::run_spmm(csr, edge_values, heads, features, b, shape);
-  return cast(detail::run_spmm(csr, edge_values, heads, features, cast(b, DType::Float32), shape), b.dtype());
-}
-
 // The shapes shared by x and y: [n, F] (one head) or [n, H, F].
 struct DotShape {
   int64_t heads;
@@ -77,12 +66,12 @@ Tensor sddmm_dot(const Adjacency& adjacency, const Tensor& x, const Tensor& y) {
                        std::vector<Tensor> grads(2);
                        // dx[i] = Σ_{e in row i} g[e] · y[col(e)]: SpMM on A weighted by the gradient.
                        if (needs[0]) {
-                         grads[0] = backward_spmm(adjacency.csr, grad_out, shape.heads, shape.features, saved_y,
+                         grads[0] = detail::run_spmm(adjacency.csr, grad_out, shape.heads, shape.features, saved_y,
                                                   saved_x.shape());
                        }
                        // dy[j] = Σ_{e in column j} g[e] · x[row(e)]: the same on Aᵀ.
                        if (needs[1]) {
-                         grads[1] = backward_spmm(adjacency.transpose, detail::to_transpose_order(adjacency, grad_out),
+                         grads[1] = detail::run_spmm(adjacency.transpose, detail::to_transpose_order(adjacency, grad_out),
                                                   shape.heads, shape.features, saved_x, saved_y.shape());
                        }
                        return grads;

@@ -7,7 +7,7 @@ namespace sgnn::ops::detail {
 
 Tensor run_spmm(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
                 const Shape& shape) {
-  Tensor c = Tensor::empty(shape, DType::Float32, b.device());
+  Tensor c = Tensor::empty(shape, b.dtype(), b.device());
   SGNN_DISPATCH(b.device(), spmm_forward, csr, values, heads, features, b, c);
   return c;
 }

@@ -7,7 +7,7 @@
 
 namespace sgnn::ops::detail {
 
-// spmm_forward into a fresh tensor of shape `shape` ([csr.num_rows, ...]).
+// spmm_forward into a fresh tensor of shape `shape` ([csr.num_rows, ...]) and b's dtype.
 Tensor run_spmm(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
                 const Shape& shape);
 // sddmm_dot_forward into a fresh tensor of shape `shape` ([nnz] or [nnz, heads]).

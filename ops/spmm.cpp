@@ -1,6 +1,7 @@
 #include "ops/spmm.hpp"
 
 #include "core/autograd.hpp"
+#include "ops/cast.hpp"
 #include "ops/sparse_checks.hpp"
 #include "ops/sparse_runners.hpp"
 #include "ops/spmm_format.hpp"
@@ -14,6 +15,18 @@ namespace {
 
 constexpr const char* kOp = "spmm";
 
+// check_sparse_operand (ops/sparse_checks.hpp) takes float32 only, as the
+// SDDMM does for now; a bfloat16 b gets the same checks here.
+void check_b(const Tensor& b, const Adjacency& adjacency) {
+  check_floating(b, kOp, "b");
+  if (b.dtype() == DType::Float32) return check_sparse_operand(b, adjacency, adjacency.num_cols(), kOp, "b");
+  SGNN_CHECK(b.device() == adjacency.device(), kOp, ": argument 'b' is on ", b.device().str(),
+             " but the adjacency is on ", adjacency.device().str(), "; move it with .to(device)");
+  SGNN_CHECK(b.dim() >= 1 && b.size(0) == adjacency.num_cols(), kOp, ": argument 'b' has shape ",
+             shape_str(b.shape()), ", its first axis must be ", adjacency.num_cols(), " (the adjacency is ",
+             adjacency.num_rows(), " x ", adjacency.num_cols(), ")");
+}
+
 // C = A·b with `values` in A's order; `transpose_values` are the same weights
 // in Aᵀ's order when the caller has them (GCN), else they are gathered in backward.
 Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const Tensor& transpose_values,
@@ -21,7 +34,7 @@ Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const 
   check_adjacency(adjacency, kOp);
   const int64_t heads = values.defined() && values.dim() == 2 ? values.size(1) : 1;
   if (values.defined()) check_edge_tensor(values, adjacency, kOp, "edge_values");
-  check_sparse_operand(b, adjacency, adjacency.num_cols(), kOp, "b");
+  check_b(b, adjacency);
   if (values.defined() && values.dim() == 2) {
     SGNN_CHECK(b.dim() == 3 && b.size(1) == heads, kOp, ": edge_values [nnz, ", heads, "] need b of shape [",
                adjacency.num_cols(), ", ", heads, ", F], got ", shape_str(b.shape()));
@@ -51,7 +64,7 @@ Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const 
                        }
                        if (needs[1]) {
                          grads[1] = detail::run_sddmm_dot(adjacency.csr, heads, features, grad_c, saved_b,
-                                                          saved_values.shape());
+                                                          saved_values.shape());  // float32, as the values
                        }
                        return grads;
                      });
@@ -62,6 +75,12 @@ Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const 
 }  // namespace
 
 Tensor spmm(const Adjacency& adjacency, const Tensor& edge_values, const Tensor& b) {
+  // bfloat16 weights (GAT attention in BF16 training) are widened exactly,
+  // by a differentiable cast: one pass over nnz·H values, small next to the
+  // kernel's nnz·H·F gathered features, and one float weight path in the kernel.
+  if (edge_values.defined() && edge_values.dtype() == DType::BFloat16) {
+    return spmm_with_values(adjacency, cast(edge_values, DType::Float32), Tensor(), b);
+  }
   return spmm_with_values(adjacency, edge_values, Tensor(), b);
 }
 
@@ -77,13 +96,14 @@ Tensor spmm_csr(const Adjacency& adjacency, const Tensor& b) {
   return spmm_with_values(adjacency, Tensor(), Tensor(), b);
 }
 
-// Auto with an HRPB layout and no recorded choice for this width: times the
-// HRPB and CSR kernels on `b` (forward only: the backward runs the same kernel
-// on the transpose's layout) and records the faster, where timing pays.
+// Auto with an HRPB layout and no recorded choice for this width and dtype:
+// times the HRPB (with its conversions for bfloat16) and CSR kernels on `b`
+// (forward only: the backward runs the same kernel on the transpose's
+// layout) and records the faster, where timing pays.
 void time_formats_once(const Adjacency& adjacency, const Tensor& b) {
   if (adjacency.spmm_format != SpmmFormat::Auto || adjacency.hrpb == nullptr) return;
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(adjacency.csr);
-  const std::string key = spmm_format_key(b.size(1));
+  const std::string key = spmm_format_key(b.size(1), b.dtype());
   if (plan->choices->find(key) || !may_tune(adjacency.csr, *plan->choices, stream_capturing(b.device()))) return;
   const autograd::NoGradGuard no_grad;
   const double hrpb_ms = fastest_of_two_ms(b.device(), [&] { (void)spmm_hrpb(*adjacency.hrpb, b); });
@@ -94,9 +114,9 @@ void time_formats_once(const Adjacency& adjacency, const Tensor& b) {
 }  // namespace
 
 Tensor spmm(const Adjacency& adjacency, const Tensor& b) {
-  if (b.defined() && b.dim() == 2) {
+  if (b.defined() && b.dim() == 2 && is_floating(b.dtype())) {
     time_formats_once(adjacency, b);
-    if (chosen_spmm_format(adjacency, b.size(1)) == SpmmFormat::Hrpb) return spmm_hrpb(*adjacency.hrpb, b);
+    if (chosen_spmm_format(adjacency, b.size(1), b.dtype()) == SpmmFormat::Hrpb) return spmm_hrpb(*adjacency.hrpb, b);
   }
   return spmm_csr(adjacency, b);
 }

@@ -1,10 +1,21 @@
 // Sparse × dense matrix product on an Adjacency (aggregation in GNNs).
 //
 //   spmm(A, edge_values, b)  C[i] = Σ_{e=(i,j) ∈ A} v[e] · b[j]
-//     edge_values  undefined (every entry weighs 1), [nnz] or [nnz, H], float32,
-//                  in A's edge order
-//     b            [n_cols, F] float32; [n_cols, H, F] when edge_values is [nnz, H]
-//     returns      [n_rows, F] or [n_rows, H, F] (head h uses v[:, h] and b[:, h, :])
+//     edge_values  undefined (every entry weighs 1), [nnz] or [nnz, H], float32
+//                  or bfloat16 (widened exactly to float32 first, whatever b's
+//                  dtype; its gradient comes back in its dtype), in A's edge order
+//     b            [n_cols, F] float32 or bfloat16; [n_cols, H, F] when
+//                  edge_values is [nnz, H]
+//     returns      [n_rows, F] or [n_rows, H, F] in b's dtype (head h uses
+//                  v[:, h] and b[:, h, :])
+//   Precision: products and sums in float32 (each row's entries in CSR
+//   order, split rows as partial sums added in segment order); a bfloat16
+//   result is that float sum rounded once to nearest, ties to even, so it is
+//   within one bfloat16 rounding (relative 2^-8) of the float32 result of the
+//   same bfloat16 inputs. Backward likewise: dB in b's dtype; the
+//   edge-value gradient is a float32 SDDMM (bfloat16 dC and b widened).
+//   On CUDA a bfloat16 result is bitwise reproducible whether or not
+//   ops::set_deterministic is on (split rows always sum their partials in order).
 //   Differentiable in b (dB = Aᵀ·dC on adjacency.transpose, values gathered
 //   through transpose_to_csr: deterministic, no atomics) and in edge_values
 //   (dv = SDDMM(dC, b) on A's pattern).
@@ -12,7 +23,9 @@
 //   spmm(A, b)  the GCN form: weights adjacency.values (transpose_values in
 //               backward) when defined, else the pattern; differentiable in b.
 //               Runs the HRPB tensor-core kernel instead when
-//               adjacency.spmm_format selects it (ops/spmm_format.hpp).
+//               adjacency.spmm_format selects it (ops/spmm_format.hpp); that
+//               kernel takes float32 only, so a bfloat16 b goes through it
+//               widened and its result is rounded back.
 //
 // Every tensor on A's device; bad shapes, dtypes or devices -> InvalidArgument.
 #pragma once

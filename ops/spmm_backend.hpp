@@ -9,8 +9,11 @@ namespace sgnn::ops {
 
 // c[i, h, :] = Σ_{e in row i} v[e, h] · b[col(e), h, :] for h < heads.
 //   values  undefined (every entry weighs 1) or [nnz · heads] float32
-//   b       [num_cols, heads · features], c [num_rows, heads · features]
-// Each output row is written exactly once (rows without entries get 0).
+//   b       [num_cols, heads · features], c [num_rows, heads · features],
+//           both float32 or both bfloat16
+// Sums in float in the row's CSR order; a bfloat16 C holds each float sum
+// rounded once (to nearest, ties to even). Each output row is written
+// exactly once (rows without entries get 0).
 void spmm_forward(Cpu, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
                   Tensor& c);
 void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,

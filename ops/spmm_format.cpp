@@ -7,7 +7,7 @@
 
 namespace sgnn::ops {
 
-SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width) {
+SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width, DType dtype) {
   switch (adjacency.spmm_format) {
     case SpmmFormat::Csr:
       return SpmmFormat::Csr;
@@ -18,10 +18,12 @@ SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width) {
       return SpmmFormat::Hrpb;
     case SpmmFormat::Auto: {
       if (adjacency.hrpb == nullptr) return SpmmFormat::Csr;
-      if (const std::optional<std::string> recorded = sparse_plan(adjacency.csr)->choices->find(spmm_format_key(width))) {
+      if (const std::optional<std::string> recorded =
+              sparse_plan(adjacency.csr)->choices->find(spmm_format_key(width, dtype))) {
         if (*recorded == "hrpb") return SpmmFormat::Hrpb;
         if (*recorded == "csr") return SpmmFormat::Csr;
       }
+      if (dtype == DType::BFloat16) return SpmmFormat::Csr;
       return adjacency.hrpb->forward.statistics.alpha() >= kHrpbAutoMinimumAlpha && width >= kHrpbAutoMinimumWidth
                  ? SpmmFormat::Hrpb
                  : SpmmFormat::Csr;
@@ -30,6 +32,8 @@ SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width) {
   return SpmmFormat::Csr;
 }
 
-std::string spmm_format_key(int64_t width) { return "spmm-format:f" + std::to_string(width); }
+std::string spmm_format_key(int64_t width, DType dtype) {
+  return std::string("spmm-format:") + (dtype == DType::BFloat16 ? "bf16:" : "") + "f" + std::to_string(width);
+}
 
 }  // namespace sgnn::ops

@@ -1,9 +1,11 @@
 // The SpMM dispatcher: which kernel ops::spmm(adjacency, b) runs for a graph
 // and a feature width.
 //
-//   Csr   the FP32 scalar CSR kernel (always available; exact to ~1e-6)
-//   Hrpb  the TF32 tensor-core HRPB kernel (adjacency.hrpb must be set;
-//         relative error ~1e-3)
+//   Csr   the CSR kernel, float32 or bfloat16 (always available; float
+//         accumulation: exact to ~1e-6 in float32, one rounding in bfloat16)
+//   Hrpb  the tensor-core HRPB kernel, TF32 for float32 and BF16 (m16n8k16)
+//         for bfloat16 (adjacency.hrpb must be set; relative error ~1e-3 in
+//         float32; A's weights rounded to bfloat16 in bfloat16)
 //   Auto  CSR when adjacency.hrpb is not set. Else the faster of the two,
 //         timed by ops::spmm on the first call of each width where timing
 //         pays (ops/kernel_choices.hpp) and recorded in the graph's choices
@@ -31,12 +33,16 @@ namespace sgnn::ops {
 inline constexpr double kHrpbAutoMinimumAlpha = 0.25;
 inline constexpr int64_t kHrpbAutoMinimumWidth = 16;
 
-// The kernel ops::spmm(adjacency, b) uses for b of `width` columns: Csr or
-// Hrpb, never Auto: the recorded choice, else the rule (no timing here).
+// The kernel ops::spmm(adjacency, b) uses for b of `width` columns and
+// dtype `dtype`: Csr or Hrpb, never Auto: the recorded choice, else the rule
+// (no timing here). In bfloat16 the timed choice compares the BF16 HRPB and
+// CSR kernels; the rule, calibrated on float32 kernels, is not used: without
+// a recorded choice bfloat16 takes CSR.
 // Throws InvalidArgument when Hrpb is requested without an HRPB layout.
-SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width);
+SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width, DType dtype = DType::Float32);
 
-// The key of the format choice in the graph's kernel choices: "spmm-format:f<width>".
-std::string spmm_format_key(int64_t width);
+// The key of the format choice in the graph's kernel choices:
+// "spmm-format:f<width>" (float32), "spmm-format:bf16:f<width>" (bfloat16).
+std::string spmm_format_key(int64_t width, DType dtype = DType::Float32);
 
 }  // namespace sgnn::ops

@@ -1,10 +1,11 @@
-// The tiles of the CSR SpMM kernel (ops/cuda/spmm.cu): how many floats a lane
-// loads per access (4 or 1), how many lanes share a row's features, how many
-// accesses a lane makes per entry. Named "v<vec>s<lanes>r<accesses>", e.g.
-// "v4s32r1" (one float4 per lane, 32 lanes: a 128-wide row per subwarp);
-// "-slices" after a name: the work runs one feature slice of every row at a
-// time instead of all slices of a row side by side (kinder to L2 when the
-// dense operand is larger than it).
+// The tiles of the CSR SpMM kernel (ops/cuda/spmm.cu): how many elements a
+// lane loads per access (one 16-byte access: 4 floats or 8 bfloat16s; or 1),
+// how many lanes share a row's features, how many accesses a lane makes per
+// entry. Named "v<vec>s<lanes>r<accesses>", e.g. "v4s32r1" (one float4 per
+// lane, 32 lanes: a 128-wide float row per subwarp), "v8s16r1" (8 bfloat16s
+// per lane, 16 lanes: a 128-wide bfloat16 row). "-slices" after a name: the
+// work runs one feature slice of every row at a time instead of all slices of
+// a row side by side (kinder to L2 when the dense operand is larger than it).
 // Which tile runs is timed per graph and width where that pays
 // (ops/kernel_choices.hpp), else a rule by the width; every tile sums each
 // output over the same entries in the same order, so the choice changes the
@@ -15,12 +16,15 @@
 #include <string>
 #include <vector>
 
+#include "core/dtype.hpp"
+
 namespace sgnn::ops {
 
-// The tiles there are for a per-head width (vectorizable: float4 loads are
-// possible, i.e. aligned operands and a width that is a multiple of 4); the
+// The tiles there are for a per-head width and B's dtype (float32 or
+// bfloat16; vectorizable: 16-byte accesses are possible, i.e. aligned
+// operands and a width that is a multiple of 4 floats or 8 bfloat16s); the
 // rule's tile first. Defined by the CUDA backend (CUDA builds only).
-std::vector<std::string> spmm_tile_names(int64_t features, bool vectorizable);
+std::vector<std::string> spmm_tile_names(int64_t features, bool vectorizable, DType dtype = DType::Float32);
 
 // Forces a tile by name process-wide when it exists for the call's width
 // ("" = back to the choice); tests run every tile, bench_sparse compares them.

@@ -247,7 +247,7 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
     totals.push_back(summary.result.train_seconds);
     result.runs.push_back(std::move(summary));
   }
-  result.spmm = kernels.spmm_description(h.hidden);
+  result.spmm = kernels.spmm_description(h.hidden, activation_dtype(options.precision));
   result.phases.tuning_ms = ops::timing_milliseconds() - timing_before;
   for (const std::string& text : kernels.notes()) {
     result.notes.push_back(text);

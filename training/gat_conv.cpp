@@ -8,7 +8,7 @@
 #include "ops/reduce.hpp"
 #include "ops/sddmm.hpp"
 #include "ops/shape.hpp"
-#include "training/bf16_sparse_bridge.hpp"
+#include "ops/spmm.hpp"
 #include "training/init.hpp"
 #include "training/linear.hpp"
 
@@ -74,7 +74,7 @@ Tensor GATConv::attend(const Adjacency& adjacency, const Tensor& projected_rows,
   const Tensor attention =
       ops::dropout(ops::edge_softmax(adjacency, scores), options_.attention_dropout, is_training(), *generator_);
   const Tensor values = ops::dropout(projected_columns, options_.projected_dropout, is_training(), *generator_);
-  const Tensor aggregated = bf16_bridge::spmm(adjacency, attention, values);  // [rows, H, F]
+  const Tensor aggregated = ops::spmm(adjacency, attention, values);  // [rows, H, F]
   const Tensor combined = options_.concat ? ops::reshape(aggregated, {rows, heads_ * features_})
                                           : ops::mean(aggregated, 1);
   return bias_.defined() ? ops::add(combined, bias_) : combined;

@@ -115,8 +115,8 @@ void KernelSelection::after_first_epoch() {
   }
 }
 
-std::string KernelSelection::spmm_description(int64_t width) const {
-  const std::string chosen = spmm_format_name(ops::chosen_spmm_format(graph_.adjacency, width));
+std::string KernelSelection::spmm_description(int64_t width, DType dtype) const {
+  const std::string chosen = spmm_format_name(ops::chosen_spmm_format(graph_.adjacency, width, dtype));
   return format_ == SpmmFormat::Auto ? "auto: " + chosen : chosen;
 }
 

@@ -38,7 +38,7 @@ class KernelSelection {
   void after_first_epoch();
 
   // "csr", "hrpb", or "auto: csr" / "auto: hrpb" for the aggregation at `width`.
-  std::string spmm_description(int64_t width) const;
+  std::string spmm_description(int64_t width, DType dtype = DType::Float32) const;
 
  private:
   graph_io::Graph& graph_;

@@ -1,6 +1,6 @@
 #include "training/layer.hpp"
 
-#include "training/bf16_sparse_bridge.hpp"
+#include "ops/spmm.hpp"
 
 namespace sgnn::training {
 
@@ -10,8 +10,8 @@ const Adjacency& GraphInput::graph() const {
 }
 
 Tensor GraphInput::aggregate(const Tensor& x) const {
-  if (weighted_spmm) return bf16_bridge::through_float32(weighted_spmm, x);
-  return bf16_bridge::spmm(graph(), x);
+  if (weighted_spmm) return weighted_spmm(x);
+  return ops::spmm(graph(), x);
 }
 
 }  // namespace sgnn::training

@@ -19,8 +19,10 @@ struct GraphInput {
   explicit GraphInput(const Adjacency& graph_adjacency) : adjacency(&graph_adjacency) {}
 
   const Adjacency* adjacency = nullptr;
-  // The fixed-weight aggregation A·X used by GCNConv. Empty: ops::spmm (CSR).
-  // Another SpMM kernel (HRPB) is plugged in here without touching the layers.
+  // The fixed-weight aggregation A·X used by GCNConv, taking and returning x's
+  // dtype (float32 or bfloat16). Empty: ops::spmm, which runs CSR or HRPB as
+  // adjacency.spmm_format says; another kernel is plugged in here without
+  // touching the layers.
   std::function<Tensor(const Tensor&)> weighted_spmm;
   // A short name of the aggregation kernel in use, for reports ("csr").
   std::string spmm_name = "csr";

@@ -1,33 +1,52 @@
 // CPU reference of SpMM: one output row per iteration (OpenMP over rows),
-// float accumulation in the CSR order of the row.
+// float accumulation in the CSR order of the row; a bfloat16 output is the
+// float sum rounded once (the rounding points of the CUDA kernel).
 #include <algorithm>
+#include <vector>
 
+#include "core/bfloat16.hpp"
 #include "ops/sparse_offsets.hpp"
 #include "ops/spmm_backend.hpp"
 
 namespace sgnn::ops {
 
-void spmm_forward(Cpu, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                  Tensor& c) {
+namespace {
+
+template <typename T>
+void spmm_rows(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b, Tensor& c) {
   const int32_t* columns = csr.indices.data<int32_t>();
   const float* weights = values.defined() ? values.data<float>() : nullptr;
-  const float* dense = b.data<float>();
-  float* out = c.data<float>();
+  const T* dense = b.data<T>();
+  T* out = c.data<T>();
   const int64_t width = heads * features;
   with_offsets(csr.indptr, [&](const auto* indptr) {
-#pragma omp parallel for schedule(dynamic, 64)
-    for (int64_t row = 0; row < csr.num_rows; ++row) {
-      float* out_row = out + row * width;
-      std::fill(out_row, out_row + width, 0.0f);
-      for (int64_t e = indptr[row]; e < indptr[row + 1]; ++e) {
-        const float* b_row = dense + int64_t{columns[e]} * width;
-        for (int64_t h = 0; h < heads; ++h) {
-          const float weight = weights ? weights[e * heads + h] : 1.0f;
-          for (int64_t f = h * features; f < (h + 1) * features; ++f) out_row[f] += weight * b_row[f];
+#pragma omp parallel
+    {
+      std::vector<float> row_sum(static_cast<size_t>(width));  // the float sums of one output row
+      float* sum = row_sum.data();
+#pragma omp for schedule(dynamic, 64)
+      for (int64_t row = 0; row < csr.num_rows; ++row) {
+        std::fill(sum, sum + width, 0.0f);
+        for (int64_t e = indptr[row]; e < indptr[row + 1]; ++e) {
+          const T* b_row = dense + int64_t{columns[e]} * width;
+          for (int64_t h = 0; h < heads; ++h) {
+            const float weight = weights ? weights[e * heads + h] : 1.0f;
+            for (int64_t f = h * features; f < (h + 1) * features; ++f) sum[f] += weight * load_float(b_row[f]);
+          }
         }
+        T* out_row = out + row * width;
+        for (int64_t f = 0; f < width; ++f) out_row[f] = store_as<T>(sum[f]);
       }
     }
   });
+}
+
+}  // namespace
+
+void spmm_forward(Cpu, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
+                  Tensor& c) {
+  if (b.dtype() == DType::BFloat16) return spmm_rows<bfloat16>(csr, values, heads, features, b, c);
+  spmm_rows<float>(csr, values, heads, features, b, c);
 }
 
 void gather_edges(Cpu, const Tensor& map, const Tensor& in, Tensor& out) {

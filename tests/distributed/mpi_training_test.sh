@@ -95,7 +95,7 @@ victim=""
 for _ in $(seq 1 300); do
   if grep -q "^epoch" "$work/killed"; then
     for child in $(pgrep -P "$launcher"); do
-      if tr '\0' '\n' < "/proc/$child/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1"; then victim=$child; fi
+      if tr '\0' '\n' < "/proc/$child/environ" 2>/dev/null | grep -x "OMPI_COMM_WORLD_RANK=1" > /dev/null; then victim=$child; fi
     done
     [ -n "$victim" ] && break
   fi

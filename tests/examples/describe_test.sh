@@ -40,7 +40,7 @@ expect_error "in-the-way" "$work/band.txt" --degrees "$work/in-the-way"
 [ ! -e "$work/p.svg" ] || fail "a failed run left p.svg behind"
 leftovers="$(find "$work" -name '*.tmp-*')"
 [ -z "$leftovers" ] || fail "temporary files left behind: $leftovers"
-"$bin" --help | grep -q -- "--hrpb-density" || fail "--help does not explain --hrpb-density"
+"$bin" --help | grep -- "--hrpb-density" > /dev/null || fail "--help does not explain --hrpb-density"
 
 "$bin" "$work/band.txt" --pattern "$work/p.svg" --reorder rcm,degree --degrees "$work/d.svg" \
   --hrpb-density "$work/h.svg" --cells 64 >"$work/stdout" || fail "describe failed: $(cat "$work/stdout")"

@@ -1,6 +1,14 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/bfloat16.hpp"
+
+#include "ops/cast.hpp"
 #include "ops/spmm.hpp"
+#include "tests/support/bf16_spmm_checks.hpp"
 #include "tests/support/sparse_graphs.hpp"
 #include "tests/support/testing.hpp"
 
@@ -103,6 +111,80 @@ TEST_CASE("spmm gradients in b and edge values match finite differences") {
   Tensor b = random_tensor({6, 4}, 26).set_requires_grad(true);
   CHECK(gradient_error([&](const std::vector<Tensor>& in) { return ops::spmm(a, in[0], in[1]); }, {flat_values, b}) <
         1e-2);
+}
+
+TEST_CASE("BF16 spmm sums in float and rounds once: within u·|ref| + (n+2)e·Σ|v||b| of float64, forward and backward") {
+  uint64_t seed = 500;
+  for (const Adjacency& a : test_graphs()) {
+    CAPTURE(a.nnz());
+    for (int64_t features : {1, 3, 8, 17, 64}) {
+      CAPTURE(features);
+      CHECK(bf16::spmm_error(a, 1, features, bf16::SpmmWeights::Pattern, seed += 3) <= 1.0);
+      CHECK(bf16::spmm_error(a, 1, features, bf16::SpmmWeights::Float32, seed += 3) <= 1.0);
+      CHECK(bf16::spmm_error(a, 8, features, bf16::SpmmWeights::Float32, seed += 3) <= 1.0);
+      CHECK(bf16::spmm_error(a, 4, features, bf16::SpmmWeights::BFloat16, seed += 3) <= 1.0);
+    }
+  }
+}
+
+TEST_CASE("BF16 spmm: the float32 result of the same inputs rounded once, the GCN form, and a truncation caught") {
+  const Adjacency a = rmat_graph(256, 2000, 41);
+  const Tensor b = ops::cast(random_tensor({a.num_cols(), 24}, 42), DType::BFloat16);
+  const Tensor values = random_tensor({a.nnz()}, 43);
+  const Tensor c = ops::spmm(a, values, b);
+  REQUIRE(c.dtype() == DType::BFloat16);
+  // Same float sums in the same order: the CPU backend's bfloat16 output is
+  // its float32 output rounded, bit for bit.
+  CHECK(bf16::max_ulp_distance(c, ops::cast(ops::spmm(a, values, ops::cast(b, DType::Float32)), DType::BFloat16)) ==
+        0);
+  const Adjacency weighted = random_graph(300, 3000, 44, true);
+  const Tensor wb = ops::cast(random_tensor({300, 16}, 45), DType::BFloat16);
+  CHECK(bf16::max_ulp_distance(ops::spmm(weighted, wb), ops::spmm(weighted, weighted.values, wb)) == 0);
+  // The distance sees a one-ulp change (what a truncating rounding makes of
+  // half the elements), and NaN.
+  std::vector<bfloat16> bits = c.to_vector<bfloat16>();
+  bits[7].bits = static_cast<uint16_t>(bits[7].bits ^ 1u);
+  const Tensor nudged = Tensor::from_vector(bits, c.shape());
+  CHECK(bf16::max_ulp_distance(c, nudged) == 1);
+  bits[8] = bfloat16(std::numeric_limits<float>::quiet_NaN());
+  CHECK(bf16::max_ulp_distance(c, Tensor::from_vector(bits, c.shape())) > 1);
+}
+
+TEST_CASE("bf16::backend_gap admits another float summation order and fused multiply-adds, not a skipped entry") {
+  // The GPU tier compares the CUDA backend with the CPU one through
+  // backend_gap: here the other backend is simulated on the host (each row
+  // summed backwards with fused multiply-adds, as a reordered, FMA-using
+  // kernel would), on random weights of both signs (cancellation: the
+  // results differ by many ulps where |c| ≪ Σ|v||b|).
+  const Adjacency a = rmat_graph(4096, 300000, 51);  // hub rows of thousands of entries
+  const int64_t features = 32;
+  const Tensor b = ops::cast(random_tensor({a.num_cols(), features}, 52), DType::BFloat16);
+  const Tensor values = random_tensor({a.nnz()}, 53);
+  const Tensor expected = ops::spmm(a, values, b);
+  const std::vector<int32_t> indptr = a.csr.indptr.to_vector<int32_t>();
+  const std::vector<int32_t> columns = a.csr.indices.to_vector<int32_t>();
+  const std::vector<float> v = values.to_vector<float>();
+  const std::vector<bfloat16> x = b.to_vector<bfloat16>();
+  const auto other_backend = [&](bool skip_one) {
+    std::vector<bfloat16> c(static_cast<std::size_t>(a.num_rows() * features));
+    for (int64_t row = 0; row < a.num_rows(); ++row) {
+      for (int64_t f = 0; f < features; ++f) {
+        float sum = 0.0f;
+        for (int64_t e = indptr[static_cast<std::size_t>(row + 1)] - 1; e >= indptr[static_cast<std::size_t>(row)];
+             --e) {
+          if (skip_one && e == indptr[static_cast<std::size_t>(row)] + 1) continue;
+          const auto at = static_cast<std::size_t>(int64_t{columns[static_cast<std::size_t>(e)]} * features + f);
+          sum = std::fma(v[static_cast<std::size_t>(e)], x[at].to_float(), sum);
+        }
+        c[static_cast<std::size_t>(row * features + f)] = bfloat16(sum);
+      }
+    }
+    return Tensor::from_vector(c, expected.shape());
+  };
+  const Tensor reordered = other_backend(false);
+  CHECK(bf16::max_ulp_distance(reordered, expected) > 1);  // cancellation: the plain ulp test would fail
+  CHECK(bf16::backend_gap(a, values, 1, features, b, reordered, expected) <= 1.0);
+  CHECK(bf16::backend_gap(a, values, 1, features, b, other_backend(true), expected) > 1.0);
 }
 
 TEST_CASE("spmm refuses bad arguments with InvalidArgument") {

@@ -1,7 +1,9 @@
 #include <doctest/doctest.h>
 
 #include "graph_io/hrpb_builder.hpp"
+#include "ops/cast.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/kernel_choices.hpp"
 #include "ops/spmm.hpp"
 #include "ops/spmm_format.hpp"
 #include "tests/support/hrpb_graphs.hpp"
@@ -76,6 +78,31 @@ TEST_CASE("auto picks HRPB on a dense panel at wide features and CSR on narrow o
   missing.spmm_format = SpmmFormat::Hrpb;
   CHECK_THROWS_WITH_AS(ops::spmm(missing, random_tensor({dense.num_cols(), 4}, 1)),
                        doctest::Contains("no HRPB layout"), InvalidArgument);
+}
+
+TEST_CASE("BF16 spmm: HRPB runs through float32 when selected; auto keeps BF16 choices apart and defaults to CSR") {
+  const std::vector<NamedGraph> graphs = hrpb_test_graphs();
+  const Adjacency& dense = graph_named(graphs, "a full dense panel").adjacency;
+  const Tensor b = ops::cast(random_tensor({dense.num_cols(), 20}, 5), DType::BFloat16);
+  std::vector<double> twice = reference_spmm(dense.csr, dense.values, ops::cast(b, DType::Float32));
+  for (double& v : twice) v *= 2.0;
+  Tensor input = b.clone().set_requires_grad(true);
+  const Tensor c = ops::spmm(with_doubled_hrpb(dense, SpmmFormat::Hrpb), input);
+  CHECK(c.dtype() == DType::BFloat16);
+  CHECK(relative_error(c, twice) < 4e-3);  // one bfloat16 rounding per element
+  c.backward(ops::cast(random_tensor({dense.num_rows(), 20}, 6), DType::BFloat16));
+  CHECK(input.grad().dtype() == DType::BFloat16);
+
+  CHECK(ops::spmm_format_key(64) == "spmm-format:f64");
+  CHECK(ops::spmm_format_key(64, DType::BFloat16) == "spmm-format:bf16:f64");
+  const Adjacency dense_auto = with_doubled_hrpb(dense, SpmmFormat::Auto);
+  REQUIRE(ops::chosen_spmm_format(dense_auto, 64) == SpmmFormat::Hrpb);   // the float32 rule
+  CHECK(ops::chosen_spmm_format(dense_auto, 64, DType::BFloat16) == SpmmFormat::Csr);
+  ops::import_kernel_choices(dense_auto.csr, {{ops::spmm_format_key(64, DType::BFloat16), "hrpb"},
+                                              {ops::spmm_format_key(32), "csr"}});
+  CHECK(ops::chosen_spmm_format(dense_auto, 64, DType::BFloat16) == SpmmFormat::Hrpb);
+  CHECK(ops::chosen_spmm_format(dense_auto, 32, DType::BFloat16) == SpmmFormat::Csr);  // not the float32 choice's key
+  CHECK(ops::chosen_spmm_format(dense_auto, 32) == SpmmFormat::Csr);
 }
 
 TEST_CASE("attach_hrpb builds the layout once for hrpb and auto, not for csr") {

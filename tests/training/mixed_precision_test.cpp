@@ -382,7 +382,7 @@ TEST_CASE("BF16 GCN on Cora trains to within 0.5 points of float32 (seeds 0 and 
   const Planetoid cora = load_planetoid("cora", /*symmetric_normalization=*/true);
   double wide_total = 0.0;
   double narrow_total = 0.0;
-  for (const uint64_t seed : {0, 1}) {
+  for (const uint64_t seed : {uint64_t{0}, uint64_t{1}}) {
     for (const Precision precision : {Precision::Fp32, Precision::Bf16}) {
       Generator generator(seed);
       GcnConfig config;

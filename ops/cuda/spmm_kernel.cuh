@@ -1,0 +1,289 @@
+// The CSR SpMM kernel of ops/cuda/spmm.cu (see the design notes there), for
+// B and C of element type T: float, or bfloat16 (loaded as float, summed in
+// float registers, each output rounded once to bfloat16 when stored). Split
+// rows' partial sums stay float whatever T is. Included by spmm.cu (float
+// launches, the host side) and spmm_bf16.cu (bfloat16 launches): each
+// translation unit instantiates the kernels of one element type.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "core/bfloat16.hpp"
+#include "ops/cuda/sparse_device.cuh"
+
+namespace sgnn::ops::spmm_cuda {
+
+// Elements of T in one 16-byte access: 4 floats, 8 bfloat16s.
+template <typename T>
+inline constexpr int kWideVec = 16 / static_cast<int>(sizeof(T));
+
+template <typename T, int kVec>
+struct Vector;
+template <>
+struct Vector<float, 1> {
+  __device__ static void load(const float* p, float (&v)[1]) { v[0] = __ldg(p); }
+  __device__ static void store(float* p, const float (&v)[1]) { *p = v[0]; }
+};
+template <>
+struct Vector<float, 4> {
+  __device__ static void load(const float* p, float (&v)[4]) {
+    const float4 q = __ldg(reinterpret_cast<const float4*>(p));
+    v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+  }
+  __device__ static void store(float* p, const float (&v)[4]) {
+    *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+  }
+};
+// Partials of a bfloat16 tile of 8 (two float4 stores).
+template <>
+struct Vector<float, 8> {
+  __device__ static void store(float* p, const float (&v)[8]) {
+    *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+    *reinterpret_cast<float4*>(p + 4) = make_float4(v[4], v[5], v[6], v[7]);
+  }
+};
+template <>
+struct Vector<bfloat16, 1> {
+  __device__ static void load(const bfloat16* p, float (&v)[1]) { v[0] = load_float_readonly(p); }
+  __device__ static void store(bfloat16* p, const float (&v)[1]) { *p = bfloat16(v[0]); }
+};
+// 8 bfloat16s in one 128-bit access; element 2k is the low half of word k.
+template <>
+struct Vector<bfloat16, 8> {
+  __device__ static void load(const bfloat16* p, float (&v)[8]) {
+    const uint4 q = __ldg(reinterpret_cast<const uint4*>(p));
+    const unsigned words[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      v[2 * k] = __uint_as_float(words[k] << 16);
+      v[2 * k + 1] = __uint_as_float(words[k] & 0xFFFF0000u);
+    }
+  }
+  __device__ static void store(bfloat16* p, const float (&v)[8]) {
+    unsigned words[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      words[k] = unsigned{bfloat16::round_bits(v[2 * k])} | (unsigned{bfloat16::round_bits(v[2 * k + 1])} << 16);
+    }
+    *reinterpret_cast<uint4*>(p) = make_uint4(words[0], words[1], words[2], words[3]);
+  }
+};
+
+template <typename T>
+struct SpmmArguments {
+  sparse_cuda::Offsets indptr;
+  const int32_t* indices;
+  const float* values;  // [nnz · heads] or null (weight 1)
+  const int32_t* segment_row;
+  const int64_t* segment_begin;
+  int64_t segments;
+  int64_t split_segments;  // segments [0, split_segments) belong to split rows
+  int64_t segment_length;
+  // [split_segments, width]: deterministic mode, and always for bfloat16 C (a
+  // split row is rounded once, after its partials are summed); else null (atomics).
+  float* partials;
+  int heads;
+  int64_t features;  // per head
+  int64_t tiles;     // feature tiles per (row, head)
+  bool vector_indices;
+  const T* b;
+  T* c;
+  bool slice_major = false;  // item order: all (segment, head) of tile 0 first, then tile 1, …
+};
+
+template <typename T, int kVec, int kSub, int kRepeat, typename Index>
+__device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
+  constexpr int kTile = kSub * kVec * kRepeat;
+  constexpr int kChunk = kSub * 4;  // entries a subwarp stages per step (4 per lane)
+  constexpr bool kBatchLoads = kVec == 1 || kRepeat == 1;
+  const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
+  const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
+  const int64_t width = args.heads * args.features;  // row stride of B and C
+  const int64_t segment_heads = args.segments * args.heads;
+  const int64_t items = segment_heads * args.tiles;
+  for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
+    const int64_t tile = args.slice_major ? item / segment_heads : item % args.tiles;
+    const int64_t segment_head = args.slice_major ? item - tile * segment_heads : item / args.tiles;
+    const int head = static_cast<int>(segment_head % args.heads);
+    const int64_t segment = segment_head / args.heads;
+    const sparse_cuda::SegmentRange range =
+        sparse_cuda::segment_range(args.segment_row, args.segment_begin, args.indptr, args.segment_length, segment);
+    const int64_t row = range.row;
+    const int64_t begin = range.begin;
+    const int64_t end = range.end;
+    const int64_t head_base = head * args.features;
+    const int64_t feature0 = tile * kTile + lane * kVec;
+
+    float acc[kRepeat][kVec];
+#pragma unroll
+    for (int r = 0; r < kRepeat; ++r) {
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) acc[r][v] = 0.0f;
+    }
+
+    const int64_t start = args.vector_indices ? (begin & ~int64_t{3}) : begin;
+    for (int64_t chunk = start; chunk < end; chunk += kChunk) {
+      // Stage: this lane's 4 entries, pre-scaled to offsets into B.
+      const int64_t mine = chunk + lane * 4;
+      int32_t column[4];
+      if (args.vector_indices && mine + 3 < end) {
+        const int4 quad = __ldg(reinterpret_cast<const int4*>(args.indices + mine));
+        column[0] = quad.x; column[1] = quad.y; column[2] = quad.z; column[3] = quad.w;
+      } else {
+#pragma unroll
+        for (int k = 0; k < 4; ++k) column[k] = (mine + k >= begin && mine + k < end) ? __ldg(args.indices + mine + k) : 0;
+      }
+      Index scaled[4];
+      float weight[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const int64_t position = mine + k;
+        const bool inside = position >= begin && position < end;
+        scaled[k] = static_cast<Index>(column[k]) * static_cast<Index>(width) + static_cast<Index>(head_base);
+        weight[k] = !inside ? 0.0f : (args.values ? __ldg(args.values + position * args.heads + head) : 1.0f);
+      }
+      // Accumulate the staged entries in row order (uniform control flow per
+      // subwarp). Tiles of one access per lane issue all loads of a source
+      // lane's 4 entries before the first FMA: one memory latency per 4
+      // entries, not per entry (ncu: a 128-entry segment took 29 µs when each
+      // load waited for the last). Tiles of two accesses per lane (float
+      // width 256) load per entry: 8 float4 in flight per lane cost
+      // occupancy, and the batched form ran 6.57 -> 7.30 ms on a 31M-entry R-MAT.
+      // Masked entries are skipped, not multiplied by 0: 0 · Inf would be NaN.
+      const int64_t chunk_end = end < chunk + kChunk ? end : chunk + kChunk;
+      for (int source = 0; source < kSub; ++source) {
+        if (chunk + source * 4 >= chunk_end) break;
+        Index offset[4];
+        float w[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          offset[k] = __shfl_sync(mask, scaled[k], source, kSub);
+          w[k] = __shfl_sync(mask, weight[k], source, kSub);
+        }
+        if constexpr (kBatchLoads) {
+#pragma unroll
+          for (int r = 0; r < kRepeat; ++r) {
+            const int64_t feature = feature0 + r * kSub * kVec;
+            if (feature >= args.features) continue;
+            float loaded[4][kVec];
+#pragma unroll
+            for (int k = 0; k < 4; ++k) Vector<T, kVec>::load(args.b + offset[k] + feature, loaded[k]);
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+              const int64_t position = chunk + source * 4 + k;
+              if (position < begin || position >= end) continue;
+#pragma unroll
+              for (int v = 0; v < kVec; ++v) acc[r][v] += w[k] * loaded[k][v];
+            }
+          }
+        } else {
+#pragma unroll
+          for (int k = 0; k < 4; ++k) {
+            const int64_t position = chunk + source * 4 + k;
+            if (position < begin || position >= end) continue;
+#pragma unroll
+            for (int r = 0; r < kRepeat; ++r) {
+              const int64_t feature = feature0 + r * kSub * kVec;
+              if (feature >= args.features) continue;
+              float loaded[kVec];
+              Vector<T, kVec>::load(args.b + offset[k] + feature, loaded);
+#pragma unroll
+              for (int v = 0; v < kVec; ++v) acc[r][v] += w[k] * loaded[v];
+            }
+          }
+        }
+      }
+    }
+    const bool split = segment < args.split_segments;
+#pragma unroll
+    for (int r = 0; r < kRepeat; ++r) {
+      const int64_t feature = feature0 + r * kSub * kVec;
+      if (feature >= args.features) continue;
+      if (!split) {
+        Vector<T, kVec>::store(args.c + row * width + head_base + feature, acc[r]);
+      } else if (args.partials != nullptr) {
+        Vector<float, kVec>::store(args.partials + segment * width + head_base + feature, acc[r]);
+      } else if constexpr (std::is_same_v<T, float>) {  // bfloat16 C always has partials
+#pragma unroll
+        for (int v = 0; v < kVec; ++v) atomicAdd(args.c + row * width + head_base + feature + v, acc[r][v]);
+      }
+    }
+  }
+}
+
+template <typename T, int kVec, int kSub, int kRepeat>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) spmm_kernel(SpmmArguments<T> args) {
+  spmm_segments<T, kVec, kSub, kRepeat, int32_t>(args);
+}
+
+// 64-bit offsets (B with ≥ 2^31 elements) need more registers: asking for 2
+// resident blocks lets ptxas give them up to 128 instead of spilling (an
+// explicit minimum on the 32-bit kernel would change its allocation too).
+template <typename T, int kVec, int kSub, int kRepeat>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, 2) spmm_wide_index_kernel(SpmmArguments<T> args) {
+  spmm_segments<T, kVec, kSub, kRepeat, int64_t>(args);
+}
+
+// The tile of one launch: `vec` elements per access (1, or kWideVec<T>: one
+// 16-byte access), `sub` lanes, `repeat` accesses per lane; by_slice: the
+// items run slice-major (ops/cuda/spmm.cu's file comment).
+struct SpmmTile {
+  int vec;
+  int sub;
+  int repeat;
+  bool by_slice = false;
+  int width() const { return vec * sub * repeat; }
+};
+
+// Every tile has a kernel: 16-byte tiles of 1, 2 or 4 accesses per lane
+// (lanes 4-32 for 2 and 4 accesses), scalar tiles of one access (any lanes)
+// or four (32 lanes). `wide_vec`: kWideVec of the element type.
+inline bool has_kernel(const SpmmTile& tile, int wide_vec) {
+  if (tile.vec == wide_vec) return tile.repeat == 1 || ((tile.repeat == 2 || tile.repeat == 4) && tile.sub >= 4);
+  return tile.vec == 1 && (tile.repeat == 1 || (tile.repeat == 4 && tile.sub == 32));
+}
+
+template <typename T, int kVec, int kSub, int kRepeat>
+void launch(const SpmmArguments<T>& args, bool wide_index, Device device) {
+  const int64_t items = args.segments * args.heads * args.tiles;
+  const unsigned blocks = sparse_cuda::subwarp_blocks(items, kSub, device);
+  cudaStream_t stream = cuda::stream(device);
+  if (wide_index) {
+    spmm_wide_index_kernel<T, kVec, kSub, kRepeat><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
+  } else {
+    spmm_kernel<T, kVec, kSub, kRepeat><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
+  }
+  SGNN_CUDA_CHECK_LAUNCH("spmm_kernel");
+}
+
+template <typename T, int kVec, int kRepeat>
+void launch_sub(int sub, const SpmmArguments<T>& args, bool wide_index, Device device) {
+  switch (sub) {
+    case 1: return launch<T, kVec, 1, kRepeat>(args, wide_index, device);
+    case 2: return launch<T, kVec, 2, kRepeat>(args, wide_index, device);
+    case 4: return launch<T, kVec, 4, kRepeat>(args, wide_index, device);
+    case 8: return launch<T, kVec, 8, kRepeat>(args, wide_index, device);
+    case 16: return launch<T, kVec, 16, kRepeat>(args, wide_index, device);
+    default: return launch<T, kVec, 32, kRepeat>(args, wide_index, device);
+  }
+}
+
+// Launches `tile` (has_kernel must hold) for element type T.
+template <typename T>
+void launch_tile_of(const SpmmTile& tile, const SpmmArguments<T>& args, bool wide_index, Device device) {
+  constexpr int kWide = kWideVec<T>;
+  if (tile.vec == kWide) {
+    if (tile.repeat == 4) return launch_sub<T, kWide, 4>(tile.sub, args, wide_index, device);
+    if (tile.repeat == 2) return launch_sub<T, kWide, 2>(tile.sub, args, wide_index, device);
+    return launch_sub<T, kWide, 1>(tile.sub, args, wide_index, device);
+  }
+  if (tile.repeat == 4) return launch<T, 1, 32, 4>(args, wide_index, device);
+  return launch_sub<T, 1, 1>(tile.sub, args, wide_index, device);
+}
+
+// The bfloat16 launches live in their own translation unit (spmm_bf16.cu):
+// the kernels of each element type compile in parallel.
+void launch_tile(const SpmmTile& tile, const SpmmArguments<bfloat16>& args, bool wide_index, Device device);
+
+}  // namespace sgnn::ops::spmm_cuda
