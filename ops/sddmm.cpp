@@ -13,19 +13,12 @@ namespace sgnn::ops {
 namespace {
 
 // x or y: float32 or bfloat16 (both the same), on the adjacency's device,
-// first axis `rows`. check_sparse_operand (ops/sparse_checks.hpp) takes
-// float32 only, as ops::spmm does for now; bfloat16 gets the same checks here.
+// first axis `rows`.
 void check_operand(const Tensor& tensor, DType dtype, const Adjacency& adjacency, int64_t rows, const char* op,
                    const char* argument) {
-  check_floating(tensor, op, argument);
+  check_dense_operand(tensor, adjacency, rows, op, argument);
   SGNN_CHECK(tensor.dtype() == dtype, op, ": x and y must have one dtype, got ", dtype_name(dtype), " and ",
              dtype_name(tensor.dtype()));
-  if (dtype == DType::Float32) return check_sparse_operand(tensor, adjacency, rows, op, argument);
-  SGNN_CHECK(tensor.device() == adjacency.device(), op, ": argument '", argument, "' is on ", tensor.device().str(),
-             " but the adjacency is on ", adjacency.device().str(), "; move it with .to(device)");
-  SGNN_CHECK(tensor.dim() >= 1 && tensor.size(0) == rows, op, ": argument '", argument, "' has shape ",
-             shape_str(tensor.shape()), ", its first axis must be ", rows, " (the adjacency is ",
-             adjacency.num_rows(), " x ", adjacency.num_cols(), ")");
 }
 
 void check_operands(const Adjacency& adjacency, const Tensor& x, const Tensor& y, const char* op) {

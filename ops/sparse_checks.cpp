@@ -32,6 +32,12 @@ void check_transpose(const Adjacency& adjacency, const char* op) {
 void check_sparse_operand(const Tensor& tensor, const Adjacency& adjacency, int64_t rows, const char* op,
                           const char* argument) {
   check_dtype(tensor, DType::Float32, op, argument);
+  check_dense_operand(tensor, adjacency, rows, op, argument);
+}
+
+void check_dense_operand(const Tensor& tensor, const Adjacency& adjacency, int64_t rows, const char* op,
+                         const char* argument) {
+  check_floating(tensor, op, argument);
   SGNN_CHECK(tensor.device() == adjacency.device(), op, ": argument '", argument, "' is on ", tensor.device().str(),
              " but the adjacency is on ", adjacency.device().str(), "; move it with .to(device)");
   SGNN_CHECK(tensor.dim() >= 1 && tensor.size(0) == rows, op, ": argument '", argument, "' has shape ",

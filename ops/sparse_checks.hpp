@@ -14,6 +14,9 @@ void check_transpose(const Adjacency& adjacency, const char* op);
 // A float32 tensor on the adjacency's device whose first axis is `rows`.
 void check_sparse_operand(const Tensor& tensor, const Adjacency& adjacency, int64_t rows, const char* op,
                           const char* argument);
+// The same for a dense operand of SpMM or SDDMM, which may also be bfloat16.
+void check_dense_operand(const Tensor& tensor, const Adjacency& adjacency, int64_t rows, const char* op,
+                         const char* argument);
 // A per-edge tensor: float32, on the adjacency's device, [nnz] or [nnz, H].
 // Returns H (1 for [nnz]).
 int64_t check_edge_tensor(const Tensor& tensor, const Adjacency& adjacency, const char* op, const char* argument);

@@ -15,18 +15,6 @@ namespace {
 
 constexpr const char* kOp = "spmm";
 
-// check_sparse_operand (ops/sparse_checks.hpp) takes float32 only, as the
-// SDDMM does for now; a bfloat16 b gets the same checks here.
-void check_b(const Tensor& b, const Adjacency& adjacency) {
-  check_floating(b, kOp, "b");
-  if (b.dtype() == DType::Float32) return check_sparse_operand(b, adjacency, adjacency.num_cols(), kOp, "b");
-  SGNN_CHECK(b.device() == adjacency.device(), kOp, ": argument 'b' is on ", b.device().str(),
-             " but the adjacency is on ", adjacency.device().str(), "; move it with .to(device)");
-  SGNN_CHECK(b.dim() >= 1 && b.size(0) == adjacency.num_cols(), kOp, ": argument 'b' has shape ",
-             shape_str(b.shape()), ", its first axis must be ", adjacency.num_cols(), " (the adjacency is ",
-             adjacency.num_rows(), " x ", adjacency.num_cols(), ")");
-}
-
 // C = A·b with `values` in A's order; `transpose_values` are the same weights
 // in Aᵀ's order when the caller has them (GCN), else they are gathered in backward.
 Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const Tensor& transpose_values,
@@ -34,7 +22,7 @@ Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const 
   check_adjacency(adjacency, kOp);
   const int64_t heads = values.defined() && values.dim() == 2 ? values.size(1) : 1;
   if (values.defined()) check_edge_tensor(values, adjacency, kOp, "edge_values");
-  check_b(b, adjacency);
+  check_dense_operand(b, adjacency, adjacency.num_cols(), kOp, "b");
   if (values.defined() && values.dim() == 2) {
     SGNN_CHECK(b.dim() == 3 && b.size(1) == heads, kOp, ": edge_values [nnz, ", heads, "] need b of shape [",
                adjacency.num_cols(), ", ", heads, ", F], got ", shape_str(b.shape()));
