@@ -1,6 +1,7 @@
 #include "graph_io/hrpb_cache.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -273,8 +274,10 @@ bool store_hrpb_cache_if_faster(const Adjacency& adjacency, const HrpbOptions& o
   }
   const double read_ms = bytes / read_bytes_per_ms;
   if (read_ms >= build_ms) {
-    note = detail::concat("HRPB cache not written: reading its ", static_cast<int64_t>(bytes / (1 << 20)),
-                          " MiB would take about ", static_cast<int64_t>(read_ms), " ms, building the layout takes ",
+    // Tenths of a MiB: a small graph's layout would otherwise print as "0 MiB".
+    note = detail::concat("HRPB cache not written: reading its ", std::round(bytes / (1 << 20) * 10) / 10,
+                          " MiB at this run's adjacency-cache read rate would take about ",
+                          static_cast<int64_t>(read_ms), " ms, building the layout takes ",
                           static_cast<int64_t>(build_ms), " ms");
     return false;
   }
