@@ -32,7 +32,8 @@ std::string blocks_problem(const Hrpb& h, const std::vector<int32_t>& row_ptr, c
     if (record[0] != 0) return detail::concat("block ", b, ": colPtr starts at ", record[0]);
     for (int c = 0; c < hrpb::kBrickColumns; ++c) {
       // TM = brick height: at most one brick per brick column.
-      const int32_t step = record[c + 1] - record[c];
+      // In 64 bits: a damaged record may hold any two int32 values.
+      const int64_t step = int64_t{record[c + 1]} - int64_t{record[c]};
       if (step != 0 && step != 1) return detail::concat("block ", b, ": brick column ", c, " holds ", step, " bricks");
     }
     const int bricks = record[hrpb::kBrickColumns];

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,14 @@ TEST_CASE("hrpb_structure_problem names what is wrong in a damaged layout") {
          h.packed_blocks = with_element<int32_t>(h.packed_blocks, begin + 1, 2);
        },
        "holds 2 bricks"},
+      // Found by fuzz_cache_file: the step between two colPtr words overflowed int32 (UBSan).
+      {"a colPtr word at the bottom of int32",
+       [](Hrpb& h) {
+         const int64_t begin = h.size_ptr.to_vector<int64_t>()[0];
+         h.packed_blocks = with_element<int32_t>(h.packed_blocks, begin + 1, 1);
+         h.packed_blocks = with_element<int32_t>(h.packed_blocks, begin + 2, std::numeric_limits<int32_t>::min());
+       },
+       "holds -2147483649 bricks"},
       {"a pattern bit without a value",
        [](Hrpb& h) {
          const int64_t word = first_pattern_word(h, 0);
