@@ -21,43 +21,16 @@ PyG under torch.autocast on the same graphs: bench/compare_pyg.py
 import argparse
 import json
 import os
-import subprocess
 import sys
-import time
 
-
-def run_json(command, log):
-    started = time.perf_counter()
-    process = subprocess.run(command, capture_output=True, text=True)
-    with open(log, "a") as handle:
-        handle.write("$ " + " ".join(command) + "\n" + process.stdout + process.stderr + "\n")
-    if process.returncode != 0:
-        tail = process.stderr.strip().splitlines()[-1:] or ["(no message)"]
-        return {"status": f"failed (exit {process.returncode}): {tail[0]}"}
-    for line in reversed(process.stdout.strip().splitlines()):
-        if line.startswith("{"):
-            result = json.loads(line)
-            result["wall_seconds"] = time.perf_counter() - started
-            return result
-    return {"status": "no JSON output"}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_pyg import generate, run_json  # noqa: E402  (one way to run a program and read its JSON)
 
 
 def train(args, model, dataset, precision, flags, log):
     program = os.path.join(args.build, "examples", "train_gcn" if model == "gcn" else "train_gat")
     return run_json([program, "--dataset", dataset, "--device", args.device, "--precision", precision, "--quiet",
                      "--print-json"] + flags, log)
-
-
-def generate(build, data, name, arguments, log):
-    directory = os.path.join(data, name)
-    if os.path.exists(os.path.join(directory, "raw", "num-node-list.csv")):
-        return directory
-    command = [os.path.join(build, "examples", "sgnn_gen"), "--out", directory, "--no-gzip"] + arguments
-    started = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True)
-    with open(log, "a") as handle:
-        handle.write(f"generated {name} in {time.perf_counter() - started:.1f} s\n")
-    return directory
 
 
 def value(result, key):
