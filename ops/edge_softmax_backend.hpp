@@ -1,4 +1,5 @@
-// Backend entry points of ops/edge_softmax.hpp (see ops/backend.hpp).
+// Backend entry points of ops/edge_softmax.hpp and ops/attention_softmax.hpp
+// (see ops/backend.hpp).
 // Per-edge tensors are [nnz · heads] in A's edge order; outputs preallocated.
 #pragma once
 
@@ -16,5 +17,19 @@ void edge_softmax_backward(Cpu, const Csr& csr, int64_t heads, const Tensor& out
                            Tensor& grad_scores);
 void edge_softmax_backward(Cuda, const Csr& csr, int64_t heads, const Tensor& out, const Tensor& grad_out,
                            Tensor& grad_scores);
+
+// out[e, h] (float32) = softmax over row(e) of s[e, h] = leaky_relu(x[row(e), h] + y[col(e), h]),
+// x and y float32 or bfloat16 [n, heads].
+void attention_softmax_forward(Cpu, const Csr& csr, int64_t heads, float negative_slope, const Tensor& x,
+                               const Tensor& y, Tensor& out);
+void attention_softmax_forward(Cuda, const Csr& csr, int64_t heads, float negative_slope, const Tensor& x,
+                               const Tensor& y, Tensor& out);
+
+// grad_sums[e, h] (float32): the gradient of x[row(e), h] + y[col(e), h], the edge softmax's backward
+// times LeakyReLU's derivative at the recomputed score.
+void attention_softmax_backward(Cpu, const Csr& csr, int64_t heads, float negative_slope, const Tensor& x,
+                                const Tensor& y, const Tensor& out, const Tensor& grad_out, Tensor& grad_sums);
+void attention_softmax_backward(Cuda, const Csr& csr, int64_t heads, float negative_slope, const Tensor& x,
+                                const Tensor& y, const Tensor& out, const Tensor& grad_out, Tensor& grad_sums);
 
 }  // namespace sgnn::ops

@@ -52,4 +52,21 @@ int64_t check_edge_tensor(const Tensor& tensor, const Adjacency& adjacency, cons
   return tensor.dim() == 1 ? 1 : tensor.size(1);
 }
 
+void check_dense_operands(const Adjacency& adjacency, const Tensor& x, const Tensor& y, const char* op) {
+  check_adjacency(adjacency, op);
+  check_defined(x, op, "x");
+  check_dense_operand(x, adjacency, adjacency.num_rows(), op, "x");
+  check_dense_operand(y, adjacency, adjacency.num_cols(), op, "y");
+  SGNN_CHECK(y.dtype() == x.dtype(), op, ": x and y must have one dtype, got ", dtype_name(x.dtype()), " and ",
+             dtype_name(y.dtype()));
+}
+
+int64_t check_edge_sum_operands(const Adjacency& adjacency, const Tensor& x, const Tensor& y, const char* op) {
+  check_dense_operands(adjacency, x, y, op);
+  SGNN_CHECK(x.dim() == 2 && y.dim() == 2 && x.size(1) == y.size(1) && x.size(1) >= 1, op,
+             ": x and y must be [n_rows, H] and [n_cols, H] with the same H, got ", shape_str(x.shape()), " and ",
+             shape_str(y.shape()));
+  return x.size(1);
+}
+
 }  // namespace sgnn::ops

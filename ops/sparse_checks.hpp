@@ -20,5 +20,10 @@ void check_dense_operand(const Tensor& tensor, const Adjacency& adjacency, int64
 // A per-edge tensor: float32, on the adjacency's device, [nnz] or [nnz, H].
 // Returns H (1 for [nnz]).
 int64_t check_edge_tensor(const Tensor& tensor, const Adjacency& adjacency, const char* op, const char* argument);
+// The adjacency, x [n_rows, ...] and y [n_cols, ...]: dense operands of one dtype.
+void check_dense_operands(const Adjacency& adjacency, const Tensor& x, const Tensor& y, const char* op);
+// x [n_rows, H] and y [n_cols, H] of a per-edge sum x[row(e)] + y[col(e)]
+// (sddmm_add, attention_softmax): dense operands of one dtype. Returns H.
+int64_t check_edge_sum_operands(const Adjacency& adjacency, const Tensor& x, const Tensor& y, const char* op);
 
 }  // namespace sgnn::ops

@@ -1,5 +1,6 @@
 #include "ops/sparse_runners.hpp"
 
+#include "ops/cast.hpp"
 #include "ops/sddmm_backend.hpp"
 #include "ops/spmm_backend.hpp"
 
@@ -23,6 +24,24 @@ Tensor to_transpose_order(const Adjacency& adjacency, const Tensor& edge_tensor)
   Tensor moved = Tensor::empty(edge_tensor.shape(), DType::Float32, edge_tensor.device());
   SGNN_DISPATCH(edge_tensor.device(), gather_edges, adjacency.transpose_to_csr, edge_tensor, moved);
   return moved;
+}
+
+std::vector<Tensor> edge_sum_gradients(const Adjacency& adjacency, int64_t heads, DType dtype, const Tensor& grad_sums,
+                                       const autograd::NeedsGrad& needs) {
+  std::vector<Tensor> grads(2);
+  const Device device = grad_sums.device();
+  const Shape x_shape{adjacency.num_rows(), heads};
+  const Shape y_shape{adjacency.num_cols(), heads};
+  if (needs[0]) {
+    const Tensor ones = Tensor::full(y_shape, 1.0, DType::Float32, device);
+    grads[0] = cast(run_spmm(adjacency.csr, grad_sums, heads, 1, ones, x_shape), dtype);
+  }
+  if (needs[1]) {
+    const Tensor ones = Tensor::full(x_shape, 1.0, DType::Float32, device);
+    grads[1] = cast(run_spmm(adjacency.transpose, to_transpose_order(adjacency, grad_sums), heads, 1, ones, y_shape),
+                    dtype);
+  }
+  return grads;
 }
 
 }  // namespace sgnn::ops::detail

@@ -1,12 +1,10 @@
 #include "training/gat_conv.hpp"
 
-#include "ops/activation.hpp"
+#include "ops/attention_softmax.hpp"
 #include "ops/dropout.hpp"
-#include "ops/edge_softmax.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/matmul.hpp"
 #include "ops/reduce.hpp"
-#include "ops/sddmm.hpp"
 #include "ops/shape.hpp"
 #include "ops/spmm.hpp"
 #include "training/init.hpp"
@@ -67,12 +65,12 @@ Tensor GATConv::attend(const Adjacency& adjacency, const Tensor& projected_rows,
   const int64_t rows = projected_rows.size(0);
   const Tensor score_row = ops::sum(ops::mul(projected_rows, attention_row_), 2);              // [rows, H]
   const Tensor score_column = ops::sum(ops::mul(projected_columns, attention_column_), 2);     // [columns, H]
-  // float32 scores and attention whatever the precision: sddmm_add of bfloat16
-  // score halves gives float32, and the edge softmax and the SpMM's edge
-  // values take it as it is (docs/mixed_precision.md).
-  const Tensor scores = ops::leaky_relu(ops::sddmm_add(adjacency, score_row, score_column), options_.negative_slope);
+  // One op from the score halves to the attention, which is float32 whatever
+  // the precision (the SpMM's edge values take it as it is,
+  // docs/mixed_precision.md); the per-edge scores are never stored.
   const Tensor attention =
-      ops::dropout(ops::edge_softmax(adjacency, scores), options_.attention_dropout, is_training(), *generator_);
+      ops::dropout(ops::attention_softmax(adjacency, score_row, score_column, options_.negative_slope),
+                   options_.attention_dropout, is_training(), *generator_);
   const Tensor values = ops::dropout(projected_columns, options_.projected_dropout, is_training(), *generator_);
   const Tensor aggregated = ops::spmm(adjacency, attention, values);  // [rows, H, F]
   const Tensor combined = options_.concat ? ops::reshape(aggregated, {rows, heads_ * features_})

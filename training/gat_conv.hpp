@@ -1,15 +1,16 @@
 // GATConv (Veličković et al. 2018), H heads of F features each:
 //   Wh      = x·W                              [N, H, F]   (W [in, H·F], Glorot)
 //   e[i←j]  = LeakyReLU_0.2(a_l·Wh_i + a_r·Wh_j)  per edge of A and head
-//             (a_l on the target/row side, a_r on the source/column side;
-//              ops::sddmm_add of the per-node scores)
+//             (a_l on the target/row side, a_r on the source/column side)
 //   α       = edge_softmax(e) over each row, then attention dropout
+//             (e and α in one op, ops::attention_softmax: e is never stored)
 //   out_i   = Σ_j α[i←j] Wh_j                   (ops::spmm with per-head edge values)
 //   concat: [N, H·F]; otherwise the mean over heads [N, F]; plus a bias.
 // Uses the adjacency's pattern only (prepare with gat_graph_options(): self
-// loops added, no normalisation). In BFloat16 precision W·x, the scores, the
-// attention and the output are bfloat16 (the edge softmax computes in float),
-// a_l, a_r and the bias stay float32 masters used in float.
+// loops added, no normalisation). In BFloat16 precision W·x, the per-node
+// score halves and the output are bfloat16; the scores and the attention
+// are float32 (docs/mixed_precision.md); a_l, a_r and the bias stay float32
+// masters used in float.
 #pragma once
 
 #include <functional>

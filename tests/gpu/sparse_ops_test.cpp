@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "ops/attention_softmax.hpp"
+#include "ops/cast.hpp"
 #include "ops/determinism.hpp"
 #include "ops/edge_softmax.hpp"
 #include "ops/edge_softmax_backend.hpp"
@@ -133,11 +135,13 @@ TEST_CASE("GPU sddmm_dot and sddmm_add match the CPU backend") {
   }
 }
 
-TEST_CASE("GPU edge softmax forward and backward match the CPU backend") {
+// Heads 1, 8 and 32 take the interleaved layout, 3 and 64 one subwarp per (row, head).
+TEST_CASE("GPU edge softmax forward and backward match the CPU backend, both layouts") {
   uint64_t seed = 3000;
   for (const Adjacency& cpu : gpu_test_graphs()) {
     const Adjacency gpu = cpu.to(kGpu);
-    for (int64_t heads : {1, 8}) {
+    for (int64_t heads : {1, 3, 8, 32, 64}) {
+      CAPTURE(heads);
       const Tensor scores = random_tensor({cpu.nnz() * heads}, ++seed, -30.0, 30.0);
       Tensor expected = Tensor::empty({cpu.nnz() * heads});
       ops::edge_softmax_forward(ops::Cpu{}, cpu.csr, heads, scores, expected);
@@ -152,6 +156,36 @@ TEST_CASE("GPU edge softmax forward and backward match the CPU backend") {
       Tensor grad_got = poisoned({cpu.nnz() * heads}, kGpu);
       ops::edge_softmax_backward(ops::Cuda{}, gpu.csr, heads, expected.to(kGpu), grad_out.to(kGpu), grad_got);
       CHECK(relative_error(grad_got, grad_expected) < 1e-5);
+    }
+  }
+}
+
+TEST_CASE("GPU attention softmax forward and backward match the CPU backend, float32 and bfloat16 halves") {
+  uint64_t seed = 3500;
+  for (const Adjacency& cpu : gpu_test_graphs()) {
+    const Adjacency gpu = cpu.to(kGpu);
+    for (int64_t heads : {1, 3, 8, 16}) {
+      for (DType dtype : {DType::Float32, DType::BFloat16}) {
+        CAPTURE(cpu.nnz());
+        CAPTURE(heads);
+        CAPTURE(dtype_name(dtype));
+        const Tensor x = ops::cast(random_tensor({cpu.num_rows(), heads}, ++seed, -4.0, 4.0), dtype);
+        const Tensor y = ops::cast(random_tensor({cpu.num_cols(), heads}, ++seed, -4.0, 4.0), dtype);
+        const Shape shape{cpu.nnz(), heads};
+        Tensor expected = Tensor::empty(shape);
+        ops::attention_softmax_forward(ops::Cpu{}, cpu.csr, heads, 0.2f, x, y, expected);
+        Tensor got = poisoned(shape, kGpu);
+        ops::attention_softmax_forward(ops::Cuda{}, gpu.csr, heads, 0.2f, x.to(kGpu), y.to(kGpu), got);
+        CHECK(relative_error(got, expected) < 1e-5);
+
+        const Tensor grad_out = random_tensor(shape, ++seed);
+        Tensor grad_expected = Tensor::empty(shape);
+        ops::attention_softmax_backward(ops::Cpu{}, cpu.csr, heads, 0.2f, x, y, expected, grad_out, grad_expected);
+        Tensor grad_got = poisoned(shape, kGpu);
+        ops::attention_softmax_backward(ops::Cuda{}, gpu.csr, heads, 0.2f, x.to(kGpu), y.to(kGpu),
+                                        expected.to(kGpu), grad_out.to(kGpu), grad_got);
+        CHECK(relative_error(grad_got, grad_expected) < 1e-5);
+      }
     }
   }
 }
@@ -176,6 +210,7 @@ TEST_CASE("GPU sparse ops: autograd backward matches the CPU, gradients of every
       ops::spmm(a, v, bb).backward(w);
       ops::spmm(a, ops::edge_softmax(a, ops::sddmm_add(a, u, u)), bb).backward(w);
       ops::spmm(a, ops::edge_softmax(a, ops::sddmm_dot(a, bb, bb)), bb).backward(w);
+      ops::spmm(a, ops::attention_softmax(a, u, u, 0.2f), bb).backward(w);
       grads[side] = {v.grad(), u.grad(), bb.grad()};
     }
     CAPTURE(heads);
