@@ -11,14 +11,23 @@ namespace {
 
 std::atomic<SddmmPath> forced_path{SddmmPath::Auto};
 std::atomic<int> forced_lanes{0};
+std::atomic<bool> forced_by_row{false};
 
 }  // namespace
 
-void force_sddmm_path(SddmmPath path, int lanes) {
+void force_sddmm_path(SddmmPath path, int lanes, bool by_row) {
   SGNN_CHECK(lanes == 0 || (lanes >= 1 && lanes <= 32 && (lanes & (lanes - 1)) == 0),
              "force_sddmm_path: lanes must be 0 or a power of two in 1..32, got ", lanes);
   forced_path.store(path, std::memory_order_relaxed);
   forced_lanes.store(lanes, std::memory_order_relaxed);
+  forced_by_row.store(by_row, std::memory_order_relaxed);
+}
+
+bool forced_sddmm_by_row() { return forced_by_row.load(std::memory_order_relaxed); }
+
+std::string SddmmKernel::name() const {
+  const std::string base(sddmm_path_name(path));
+  return (lanes > 0 ? base + "-" + std::to_string(lanes) : base) + (by_row ? "-rows" : "");
 }
 
 SddmmPath forced_sddmm_path() { return forced_path.load(std::memory_order_relaxed); }

@@ -50,25 +50,39 @@ inline constexpr int64_t kEdgesMaxFeatures = 32;
 inline constexpr int64_t kSmallGraphDenseRowsMaxFeatures = 128;
 
 // Auto returns to the measured or ruled choice. `lanes` (a power of two in
-// 1..32; 0 = the rule's) sets the lanes per item of Segments and EdgeGroups.
-void force_sddmm_path(SddmmPath path, int lanes = 0);
+// 1..32; 0 = the rule's) sets the lanes per item of Segments and EdgeGroups;
+// by_row runs Segments and DenseRows over the plan's work items in row order
+// (ops/cuda/sparse_device.cuh, SegmentList) instead of longest first.
+void force_sddmm_path(SddmmPath path, int lanes = 0, bool by_row = false);
 SddmmPath forced_sddmm_path();
 int forced_sddmm_lanes();
+bool forced_sddmm_by_row();
 
-// Forces `path` (and `lanes`) for its lifetime, then restores what was forced before.
+// Forces `path` (with `lanes` and `by_row`) for its lifetime, then restores what was forced before.
 class ScopedSddmmPath {
  public:
-  explicit ScopedSddmmPath(SddmmPath path, int lanes = 0)
-      : previous_(forced_sddmm_path()), previous_lanes_(forced_sddmm_lanes()) {
-    force_sddmm_path(path, lanes);
+  explicit ScopedSddmmPath(SddmmPath path, int lanes = 0, bool by_row = false)
+      : previous_(forced_sddmm_path()), previous_lanes_(forced_sddmm_lanes()), previous_by_row_(forced_sddmm_by_row()) {
+    force_sddmm_path(path, lanes, by_row);
   }
-  ~ScopedSddmmPath() { force_sddmm_path(previous_, previous_lanes_); }
+  ~ScopedSddmmPath() { force_sddmm_path(previous_, previous_lanes_, previous_by_row_); }
   ScopedSddmmPath(const ScopedSddmmPath&) = delete;
   ScopedSddmmPath& operator=(const ScopedSddmmPath&) = delete;
 
  private:
   SddmmPath previous_;
   int previous_lanes_;
+  bool previous_by_row_;
+};
+
+// One SDDMM kernel: a path, its lanes per item (0 where the path has no
+// choice) and the order of its work items (Segments and DenseRows only).
+// name(): "dense-rows", "segments-8", "edge-groups-16", "dense-rows-rows", …
+struct SddmmKernel {
+  SddmmPath path = SddmmPath::Segments;
+  int lanes = 0;
+  bool by_row = false;
+  std::string name() const;
 };
 
 // Segments, DenseRows, Edges or EdgeGroups (never Auto): the forced path if
@@ -77,13 +91,14 @@ class ScopedSddmmPath {
 // 1..kDenseRowsMaxFeatures, Edges where the plan has entry rows.
 SddmmPath choose_sddmm_path(const SparsePlan& plan, int64_t features);
 
-// The kernels timed for sddmm_dot on `csr` at `features` per head for
-// operands of `dtype` (float32 or bfloat16; `vectorized`: 16-byte loads, see
-// ops/cuda/sddmm_arguments.cuh): (path, lanes per item, 0 where the path has
-// no choice), the rule's first. Defined by the CUDA backend (CUDA builds
-// only); bench_sparse times each.
-std::vector<std::pair<SddmmPath, int>> sddmm_candidates(const Csr& csr, int64_t features, bool vectorized,
-                                                        DType dtype = DType::Float32);
+// Every SDDMM kernel there is for sddmm_dot on `csr` at `features` per head
+// for operands of `dtype` (float32 or bfloat16; `vectorized`: 16-byte loads,
+// see ops/cuda/sddmm_arguments.cuh), the rule's first: the candidates timed
+// in the plan's order, then the segment kernels in row order (of which the
+// measured choice times only the winner's). Defined by the CUDA backend
+// (CUDA builds only); bench_sparse times each, the tests run each.
+std::vector<SddmmKernel> sddmm_candidates(const Csr& csr, int64_t features, bool vectorized,
+                                          DType dtype = DType::Float32);
 
 // The key of sddmm_dot's measured choice (ops/kernel_choices.hpp):
 // "sddmm:h<heads>:f<features>", then ":scalar" without 16-byte loads and

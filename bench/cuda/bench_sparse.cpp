@@ -421,9 +421,6 @@ int main(int argc, char** argv) {
                      row.error);
           return bench::median_ms(ours_sddmm, warmup, runs);
         };
-        const auto variant_name = [](ops::SddmmPath path, int lanes) {
-          return std::string(ops::sddmm_path_name(path)) + (lanes > 0 ? "-" + std::to_string(lanes) : "");
-        };
         if (sddmm_path == "auto" || sddmm_path == "all") {
           Row sddmm{graph.held_out, graph.name, "SDDMM", a.num_rows(), a.nnz(), features, 0, cusparse_sddmm_ms, NAN,
                     0, sddmm_minimum_bytes(a, features)};
@@ -431,14 +428,14 @@ int main(int argc, char** argv) {
           const ops::KernelChoiceMap choices = ops::kernel_choices(a.csr);
           const std::string key = ops::sddmm_choice_key(1, features, features % 4 == 0, DType::Float32);
           sddmm.chosen = choices.contains(key) ? choices.at(key) : "rule";
-          for (const auto& [path, lanes] : ops::sddmm_candidates(a.csr, features, features % 4 == 0)) {
-            const ops::ScopedSddmmPath forced(path, lanes);
+          for (const ops::SddmmKernel& kernel : ops::sddmm_candidates(a.csr, features, features % 4 == 0)) {
+            const ops::ScopedSddmmPath forced(kernel.path, kernel.lanes, kernel.by_row);
             Row variant = sddmm;
-            variant.op = "SDDMM " + variant_name(path, lanes);
+            variant.op = "SDDMM " + kernel.name();
             variant.ours = time_sddmm(variant);
             if (std::isnan(sddmm.fastest) || variant.ours < sddmm.fastest) {
               sddmm.fastest = variant.ours;
-              sddmm.fastest_name = variant_name(path, lanes);
+              sddmm.fastest_name = kernel.name();
             }
             if (sddmm_path == "all") add(variant);
           }
@@ -476,14 +473,14 @@ int main(int argc, char** argv) {
           const ops::KernelChoiceMap choices = ops::kernel_choices(a.csr);
           const std::string key = ops::sddmm_choice_key(1, features, true, DType::BFloat16);
           row.chosen = choices.contains(key) ? choices.at(key) : "rule";
-          for (const auto& [path, lanes] : ops::sddmm_candidates(a.csr, features, features % 8 == 0, DType::BFloat16)) {
-            const ops::ScopedSddmmPath forced(path, lanes);
+          for (const ops::SddmmKernel& kernel : ops::sddmm_candidates(a.csr, features, features % 8 == 0, DType::BFloat16)) {
+            const ops::ScopedSddmmPath forced(kernel.path, kernel.lanes, kernel.by_row);
             Row variant = row;
-            variant.op = "BF16 SDDMM " + variant_name(path, lanes);
+            variant.op = "BF16 SDDMM " + kernel.name();
             variant.ours = time_bf16(variant);
             if (std::isnan(row.fastest) || variant.ours < row.fastest) {
               row.fastest = variant.ours;
-              row.fastest_name = variant_name(path, lanes);
+              row.fastest_name = kernel.name();
             }
             if (sddmm_path == "all") add(variant);
           }

@@ -22,10 +22,7 @@ struct SddmmArguments {
   const int32_t* indices;
   int64_t nnz;
   const int32_t* entry_row;  // null when the plan has none
-  const int32_t* segment_row;
-  const int64_t* segment_begin;
-  int64_t segments;
-  int64_t segment_length;
+  sparse_cuda::SegmentList segments;  // the Segments and DenseRows paths' work items
   int heads;
   int64_t features;  // per head
   const T* x;
@@ -40,10 +37,7 @@ SddmmArguments<T> arguments_of(const Csr& csr, const SparsePlan& plan, int64_t h
           csr.indices.data<int32_t>(),
           csr.nnz,
           plan.entry_row.defined() ? plan.entry_row.data<int32_t>() : nullptr,
-          plan.segment_row.data<int32_t>(),
-          plan.segment_begin.data<int64_t>(),
-          plan.segments,
-          plan.segment_length,
+          sparse_cuda::segment_list(plan, false),
           static_cast<int>(heads),
           features,
           x.data<T>(),

@@ -82,14 +82,15 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dense_rows_k
   const int64_t features = args.features;
   const int64_t heads = args.heads;
   const int64_t width = heads * features;
-  const int64_t items = args.segments * heads;
+  const int64_t items = args.segments.count * heads;
   // Whole warps share an item (blockDim.x is a multiple of 32), so every
   // branch on the item or the entry range below is uniform across the warp.
   for (int64_t item = sparse_cuda::global_subwarp(kWarp); item < items; item += sparse_cuda::subwarp_count(kWarp)) {
     const int64_t head = item % heads;
     const int64_t segment = item / heads;
     const sparse_cuda::SegmentRange range =
-        sparse_cuda::segment_range(args.segment_row, args.segment_begin, args.indptr, args.segment_length, segment);
+        sparse_cuda::segment_range(args.segments, args.indptr, segment);
+    if (range.skip) continue;  // a split row met in row order: its segments are other items
 
     // This lane's features of x[row, head], once for the whole segment.
     // Features past the width stay 0 and are never loaded (f < features
@@ -150,7 +151,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dense_rows_k
 
 template <int kVec, int kSub, int kChunks, typename T>
 void launch(const SddmmArguments<T>& args, Device device) {
-  const unsigned blocks = sparse_cuda::subwarp_blocks(args.segments * args.heads, kWarp, device);
+  const unsigned blocks = sparse_cuda::subwarp_blocks(args.segments.count * args.heads, kWarp, device);
   sddmm_dense_rows_kernel<kVec, kSub, kChunks><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
   SGNN_CUDA_CHECK_LAUNCH("sddmm_dense_rows_kernel");
 }

@@ -8,6 +8,7 @@
 
 #include "core/cuda/launch.cuh"
 #include "ops/sparse_offsets.hpp"
+#include "ops/sparse_plan.hpp"
 
 namespace sgnn::ops::sparse_cuda {
 
@@ -29,19 +30,54 @@ inline Offsets offsets_of(const Tensor& tensor) {
   return offsets;
 }
 
-// The entries [begin, end) of one work segment of the plan (ops/sparse_segments.hpp):
-// at most `length` entries from its begin, never past its row's end.
+// The work items of the segment kernels, in one of two orders (both timed
+// where timing pays, ops/kernel_choices.hpp):
+//   - the plan's list (ops/sparse_segments.hpp): split rows' segments first,
+//     then whole rows longest first (Sputnik's row swizzle: heavy work
+//     starts early);
+//   - by_row: the split rows' segments first, then every row in row order,
+//     the split rows skipped (their segments came first). Rows that are
+//     near in the numbering and in the graph (community blocks, meshes)
+//     then run at the same time and share L2 lines of the dense operand,
+//     which the longest-first order scatters over the whole graph.
+struct SegmentList {
+  const int32_t* row = nullptr;    // the plan's segment_row
+  const int64_t* begin = nullptr;  // the plan's segment_begin
+  int64_t count = 0;               // work items: plan segments, or split_segments + rows by row
+  int64_t split_segments = 0;      // items [0, split_segments) are segments of split rows
+  int64_t length = 0;              // entries per segment at most
+  bool by_row = false;
+};
+
+inline SegmentList segment_list(const SparsePlan& plan, bool by_row) {
+  return {plan.segment_row.data<int32_t>(),
+          plan.segment_begin.data<int64_t>(),
+          by_row ? plan.split_segments + plan.num_rows : plan.segments,
+          plan.split_segments,
+          plan.segment_length,
+          by_row};
+}
+
+// The entries [begin, end) of one work item: at most `length` entries from
+// its begin, never past its row's end. skip: a split row met in row order,
+// which is not this item's work (uniform for the item's lanes).
 struct SegmentRange {
   int64_t row;
   int64_t begin;
   int64_t end;
+  bool skip;
 };
-__device__ __forceinline__ SegmentRange segment_range(const int32_t* rows, const int64_t* begins, Offsets indptr,
-                                                      int64_t length, int64_t segment) {
-  const int64_t row = rows[segment];
-  const int64_t begin = begins[segment];
+__device__ __forceinline__ SegmentRange segment_range(const SegmentList& list, Offsets indptr, int64_t item) {
+  if (list.by_row && item >= list.split_segments) {
+    const int64_t row = item - list.split_segments;
+    const int64_t begin = indptr[row];
+    const int64_t end = indptr[row + 1];
+    return {row, begin, end, end - begin > list.length};
+  }
+  const int64_t row = list.row[item];
+  const int64_t begin = list.begin[item];
   const int64_t row_end = indptr[row + 1];
-  return {row, begin, begin + length < row_end ? begin + length : row_end};
+  return {row, begin, begin + list.length < row_end ? begin + list.length : row_end, false};
 }
 
 using ::sgnn::aligned16;

@@ -75,11 +75,7 @@ struct SpmmArguments {
   sparse_cuda::Offsets indptr;
   const int32_t* indices;
   const float* values;  // [nnz · heads] or null (weight 1)
-  const int32_t* segment_row;
-  const int64_t* segment_begin;
-  int64_t segments;
-  int64_t split_segments;  // segments [0, split_segments) belong to split rows
-  int64_t segment_length;
+  sparse_cuda::SegmentList segments;  // items [0, segments.split_segments) belong to split rows
   // [split_segments, width]: deterministic mode, and always for bfloat16 C (a
   // split row is rounded once, after its partials are summed); else null (atomics).
   float* partials;
@@ -100,7 +96,7 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
   const int64_t width = args.heads * args.features;  // row stride of B and C
-  const int64_t segment_heads = args.segments * args.heads;
+  const int64_t segment_heads = args.segments.count * args.heads;
   const int64_t items = segment_heads * args.tiles;
   for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
     const int64_t tile = args.slice_major ? item / segment_heads : item % args.tiles;
@@ -108,7 +104,8 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
     const int head = static_cast<int>(segment_head % args.heads);
     const int64_t segment = segment_head / args.heads;
     const sparse_cuda::SegmentRange range =
-        sparse_cuda::segment_range(args.segment_row, args.segment_begin, args.indptr, args.segment_length, segment);
+        sparse_cuda::segment_range(args.segments, args.indptr, segment);
+    if (range.skip) continue;  // a split row met in row order: its segments are other items
     const int64_t row = range.row;
     const int64_t begin = range.begin;
     const int64_t end = range.end;
@@ -195,7 +192,7 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
         }
       }
     }
-    const bool split = segment < args.split_segments;
+    const bool split = segment < args.segments.split_segments;
 #pragma unroll
     for (int r = 0; r < kRepeat; ++r) {
       const int64_t feature = feature0 + r * kSub * kVec;
@@ -227,12 +224,14 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, 2) spmm_wide_index
 
 // The tile of one launch: `vec` elements per access (1, or kWideVec<T>: one
 // 16-byte access), `sub` lanes, `repeat` accesses per lane; by_slice: the
-// items run slice-major (ops/cuda/spmm.cu's file comment).
+// items run slice-major (ops/cuda/spmm.cu's file comment); by_row: the
+// segments in row order instead of longest first.
 struct SpmmTile {
   int vec;
   int sub;
   int repeat;
   bool by_slice = false;
+  bool by_row = false;  // work items in row order (sparse_cuda::SegmentList)
   int width() const { return vec * sub * repeat; }
 };
 
@@ -246,7 +245,7 @@ inline bool has_kernel(const SpmmTile& tile, int wide_vec) {
 
 template <typename T, int kVec, int kSub, int kRepeat>
 void launch(const SpmmArguments<T>& args, bool wide_index, Device device) {
-  const int64_t items = args.segments * args.heads * args.tiles;
+  const int64_t items = args.segments.count * args.heads * args.tiles;
   const unsigned blocks = sparse_cuda::subwarp_blocks(items, kSub, device);
   cudaStream_t stream = cuda::stream(device);
   if (wide_index) {

@@ -66,6 +66,34 @@ TEST_CASE("GPU spmm: every CSR tile matches the CPU backend on random, R-MAT and
   }
 }
 
+TEST_CASE("GPU spmm: every tile in row order, split rows summed with atomics and in deterministic order") {
+  const std::vector<std::string> at128 = ops::spmm_tile_names(128, true);
+  CHECK(std::count(at128.begin(), at128.end(), "v4s32r1-rows") == 1);
+  CHECK(std::count(at128.begin(), at128.end(), "v4s16r2-rows") == 1);
+  // A hub row of 100000 entries split into segments among short rows: row order must skip it.
+  const Adjacency cpu = hub_graph(100001, 100000, 77);
+  const Adjacency gpu = cpu.to(kGpu);
+  REQUIRE(ops::sparse_plan(gpu.csr)->num_split_rows >= 1);
+  uint64_t seed = 3700;
+  for (const bool ordered : {false, true}) {
+    const ops::DeterministicScope scope(ordered);
+    for (int64_t features : {16, 128, 256}) {
+      const Tensor b = random_tensor({cpu.num_cols(), features}, ++seed);
+      const Tensor expected = cpu_spmm(cpu, b);
+      for (const std::string& tile : ops::spmm_tile_names(features, true)) {
+        if (!tile.ends_with("-rows")) continue;
+        const ops::ScopedSpmmTile forced(tile);
+        Tensor got = poisoned({cpu.num_rows(), features}, kGpu);
+        ops::spmm_forward(ops::Cuda{}, gpu.csr, gpu.values, 1, features, b.to(kGpu), got);
+        CAPTURE(ordered);
+        CAPTURE(features);
+        CAPTURE(tile);
+        CHECK(relative_error(got, expected) < 2e-5);
+      }
+    }
+  }
+}
+
 TEST_CASE("GPU spmm: slice-major tiles over several heads and a width with a partial slice") {
   const std::vector<std::string> at256 = ops::spmm_tile_names(256, true);
   CHECK(std::count(at256.begin(), at256.end(), "v4s16r1-slices") == 1);

@@ -61,8 +61,8 @@ Tensor bf16_random(const Shape& shape, uint64_t seed) {
 
 // sddmm_dot with `path` (and `lanes`) forced into a poisoned output; the worst error / bound.
 double forced_ratio(SddmmPath path, int lanes, const Csr& gpu, int64_t heads, int64_t features, const Tensor& x,
-                    const Tensor& y, const Expected& expected) {
-  const ops::ScopedSddmmPath forced(path, lanes);
+                    const Tensor& y, const Expected& expected, bool by_row = false) {
+  const ops::ScopedSddmmPath forced(path, lanes, by_row);
   Tensor out = poisoned({gpu.nnz * heads}, kGpu);
   ops::sddmm_dot_forward(ops::Cuda{}, gpu, heads, features, x, y, out);
   REQUIRE(out.dtype() == DType::Float32);
@@ -79,6 +79,8 @@ void check_every_path(const Adjacency& graph, const Csr& gpu, int64_t heads, int
   CAPTURE(heads);
   CAPTURE(features);
   CHECK(forced_ratio(SddmmPath::DenseRows, 0, gpu, heads, features, x_gpu, y_gpu, expected) <= 1.0);
+  CHECK(forced_ratio(SddmmPath::DenseRows, 0, gpu, heads, features, x_gpu, y_gpu, expected, true) <= 1.0);
+  CHECK(forced_ratio(SddmmPath::Segments, 0, gpu, heads, features, x_gpu, y_gpu, expected, true) <= 1.0);
   if (ops::sparse_plan(gpu)->entry_row.defined()) {
     CHECK(forced_ratio(SddmmPath::Edges, 0, gpu, heads, features, x_gpu, y_gpu, expected) <= 1.0);
   }

@@ -81,8 +81,8 @@ std::vector<double> reference_dot(const Csr& csr, int64_t heads, int64_t feature
 
 // Runs the CUDA sddmm_dot with `path` forced into a poisoned output.
 Tensor run_forced(SddmmPath path, const Csr& gpu, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
-                  int lanes = 0) {
-  const ops::ScopedSddmmPath forced(path, lanes);
+                  int lanes = 0, bool by_row = false) {
+  const ops::ScopedSddmmPath forced(path, lanes, by_row);
   Tensor out = poisoned({gpu.nnz * heads}, kGpu);
   ops::sddmm_dot_forward(ops::Cuda{}, gpu, heads, features, x, y, out);
   return out;
@@ -104,6 +104,12 @@ Tensor check_every_path(const Csr& cpu, const Csr& gpu, int64_t heads, int64_t f
   CHECK(relative_error(segments, expected) < 1e-5);
   const Tensor dense = run_forced(SddmmPath::DenseRows, gpu, heads, features, x_gpu, y_gpu);
   CHECK(relative_error(dense, expected) < 1e-5);
+  // The segment kernels with their work items in row order (split rows skipped there).
+  for (const SddmmPath path : {SddmmPath::Segments, SddmmPath::DenseRows}) {
+    CAPTURE(ops::sddmm_path_name(path));
+    const Tensor by_row = run_forced(path, gpu, heads, features, x_gpu, y_gpu, 0, true);
+    CHECK(relative_error(by_row, expected) < 1e-5);
+  }
   if (ops::sparse_plan(gpu)->entry_row.defined()) {
     const Tensor edges = run_forced(SddmmPath::Edges, gpu, heads, features, x_gpu, y_gpu);
     CHECK(relative_error(edges, expected) < 1e-5);
