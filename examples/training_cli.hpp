@@ -173,7 +173,10 @@ inline void print_summary(const training::ExperimentResult& r, std::FILE* stream
                100.0 * r.test_accuracy, 100.0 * r.test_accuracy_std, r.test_macro_f1);
   std::fprintf(stream, "  epoch time (median): %.3f ms, training time (median run): %.2f s\n", r.epoch_ms_median,
                r.train_seconds);
-  std::fprintf(stream, "  peak device memory: %.1f MiB\n", static_cast<double>(r.peak_device_bytes) / (1024.0 * 1024.0));
+  std::fprintf(stream, "  peak device memory: %.1f MiB (preparing the graph %.1f MiB, training %.1f MiB)\n",
+               static_cast<double>(r.peak_device_bytes) / (1024.0 * 1024.0),
+               static_cast<double>(r.preparation_peak_device_bytes) / (1024.0 * 1024.0),
+               static_cast<double>(r.training_peak_device_bytes) / (1024.0 * 1024.0));
   const training::ExperimentResult::Phases& p = r.phases;
   std::fprintf(stream, "  dataset %s %.1f ms, adjacency %s %.1f ms, upload %.1f ms, HRPB %.1f ms, first epoch %.1f ms\n",
                p.processed_hit ? "mapped (processed file)" : "parsed", p.load_ms,

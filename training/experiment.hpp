@@ -109,7 +109,9 @@ struct ExperimentResult {
     double first_epoch_ms = 0;    // epoch 1 of the first run: step, evaluation, CUDA Graph capture
     double start_to_first_epoch_s = 0;  // from process start to the end of that epoch (0 if unknown)
   } phases;
-  int64_t peak_device_bytes = 0;
+  int64_t peak_device_bytes = 0;              // the most device memory live at once, the whole run
+  int64_t preparation_peak_device_bytes = 0;  // … while the graph and features were prepared
+  int64_t training_peak_device_bytes = 0;     // … from then on (models, steps, evaluation)
   std::string cuda_graph;      // the --cuda-graph option
   bool step_captured = false;  // every run replayed its training step from a CUDA Graph
   bool deterministic = false;  // the --deterministic option the runs used

@@ -124,6 +124,8 @@ std::string experiment_json(const ExperimentResult& result, const std::string& p
       .field("epoch_ms_median", result.epoch_ms_median)
       .field("train_seconds", result.train_seconds)
       .field("peak_device_bytes", result.peak_device_bytes)
+      .field("preparation_peak_device_bytes", result.preparation_peak_device_bytes)
+      .field("training_peak_device_bytes", result.training_peak_device_bytes)
       .field("read_ms", result.read_ms)
       .field("preprocess_ms", result.preprocess_ms)
       .field("cache_hit", result.cache_hit)
