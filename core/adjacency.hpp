@@ -5,7 +5,10 @@
 // out = A · X (PyG's A[dst, src]).
 //
 //   csr               A
-//   transpose         Aᵀ (the CSC of A), used by backward passes
+//   transpose         Aᵀ (the CSC of A), used by backward passes; for a
+//                     symmetric pattern the same arrays as csr (shared, not
+//                     copied), and transpose_values then shares values when
+//                     they are symmetric too (graph_io builds it so)
 //   transpose_to_csr  [nnz] int32 (int64 when nnz ≥ 2^31): entry k of Aᵀ is entry
 //                     transpose_to_csr[k] of A; gathers per-edge tensors from
 //                     A's edge order into Aᵀ's without atomics

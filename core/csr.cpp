@@ -88,10 +88,15 @@ void Csr::validate() const {
 Adjacency Adjacency::to(Device device) const {
   Adjacency moved = *this;
   moved.csr = csr.to(device);
-  moved.transpose = transpose.to(device);
+  // A symmetric graph's transpose (and symmetric values) share A's arrays: they stay shared.
+  const bool shared_pattern =
+      transpose.indices.shares_storage_with(csr.indices) && transpose.indptr.shares_storage_with(csr.indptr);
+  moved.transpose = shared_pattern ? moved.csr : transpose.to(device);
   moved.transpose_to_csr = to_if_defined(transpose_to_csr, device);
   moved.values = to_if_defined(values, device);
-  moved.transpose_values = to_if_defined(transpose_values, device);
+  moved.transpose_values = values.defined() && transpose_values.shares_storage_with(values)
+                               ? moved.values
+                               : to_if_defined(transpose_values, device);
   if (hrpb) moved.hrpb = std::make_shared<const HrpbAdjacency>(hrpb->to(device));
   return moved;
 }

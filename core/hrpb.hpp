@@ -131,7 +131,12 @@ struct HrpbAdjacency {
   Hrpb forward;
   Hrpb transpose;
   Device device() const { return forward.device(); }
-  HrpbAdjacency to(Device device) const { return {forward.to(device), transpose.to(device)}; }
+  // A symmetric graph's single layout (both directions sharing it) stays shared.
+  HrpbAdjacency to(Device device) const {
+    Hrpb moved = forward.to(device);
+    if (transpose.packed_blocks.shares_storage_with(forward.packed_blocks)) return {moved, moved};
+    return {moved, transpose.to(device)};
+  }
 };
 
 // A CSR of the matrix the HRPB holds (host tensors): indptr int64, indices

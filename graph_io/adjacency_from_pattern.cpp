@@ -43,8 +43,9 @@ bool rows_sorted_and_in_range(const Offset* indptr, const int32_t* indices, int6
 }
 
 // The host assemble of a pattern: the same row orders and values as
-// csr_builder::assemble (its own functions), but the transpose by a counting
-// sort (O(nnz)) instead of sorting every entry again, which is the slow part
+// csr_builder::assemble (its own functions), a symmetric pattern's transpose
+// shared as there, else the transpose by a counting sort (O(nnz)) instead of
+// sorting every entry again, which is the slow part
 // on the host. A transpose of a duplicate-free pattern is unique, so the
 // result is bitwise what assemble makes (tests/graph_io/adjacency_cache_test.cpp).
 template <typename Offset>
@@ -62,6 +63,7 @@ Adjacency assemble_on_host(const Csr& pattern, const Tensor& weights, const Prep
   adjacency.csr = pattern;
   adjacency.csr.row_order = csr_builder::row_order(policy, indptr, n, cpu);
   adjacency.values = csr_builder::entry_values(policy, keys, weights, options, indptr, n, cpu);
+  if (csr_builder::share_symmetric_transpose<decltype(policy), Offset>(policy, adjacency, key, cpu)) return adjacency;
 
   // Column counts, then offsets; entries scattered to their column with an
   // atomic cursor (any order), then each column sorted by entry id, which is
@@ -75,8 +77,7 @@ Adjacency assemble_on_host(const Csr& pattern, const Tensor& weights, const Prep
   for (int64_t k = 0; k < nnz; ++k) std::atomic_ref<Offset>(offsets[cols[k] + 1]).fetch_add(1, std::memory_order_relaxed);
   for (int64_t c = 0; c < n; ++c) offsets[c + 1] += offsets[c];
   std::vector<Offset> cursor(offsets, offsets + n);
-  adjacency.transpose_to_csr = Tensor::empty({nnz}, dtype_of<Offset>(), cpu);
-  Offset* map = adjacency.transpose_to_csr.data<Offset>();
+  Offset* map = adjacency.transpose_to_csr.data<Offset>();  // allocated by share_symmetric_transpose
 #pragma omp parallel for schedule(static)
   for (int64_t k = 0; k < nnz; ++k) {
     const Offset slot = std::atomic_ref<Offset>(cursor[static_cast<std::size_t>(cols[k])]).fetch_add(1, std::memory_order_relaxed);

@@ -13,7 +13,9 @@
 //   loops    added where missing (SelfLoops::Add), weight 1, by a sorted merge
 //   CSR      indptr by a vectorised lower_bound over the sorted rows
 //   values   weights, or D^-1/2 A D^-1/2 / D^-1 A with D the float64 row sums
-//   CSC      sort of (col << 32 | row, edge id): transpose pattern + transpose_to_csr
+//   CSC      a symmetric pattern (every reverse entry found by binary search)
+//            shares A's arrays (and symmetric values); otherwise a sort of
+//            (col << 32 | row, edge id): transpose pattern + transpose_to_csr
 //   order    rows by decreasing length, ties by id, for A and Aᵀ
 // Every floating-point operation happens in the same order on both policies
 // (per-row and per-run sums are sequential loops, no parallel reductions), so
@@ -27,6 +29,7 @@
 #include <thrust/for_each.h>
 #include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/logical.h>
 #include <thrust/iterator/zip_iterator.h>
 #include <thrust/merge.h>
 #include <thrust/remove.h>
@@ -192,6 +195,40 @@ struct RowOrderKey {
 
 inline Key* key_data(const Tensor& t) { return reinterpret_cast<Key*>(t.data<int64_t>()); }
 
+// Position of the reverse of entry k, (col, row) for k = (row, col), found by
+// binary search in row col of the sorted CSR; -1 where it is missing.
+template <typename Offset>
+struct ReverseEntry {
+  const Key* keys;
+  const Offset* indptr;
+  const int32_t* indices;
+  SGNN_CSR_HD Offset operator()(int64_t k) const {
+    const int32_t row = key_high(keys[k]);
+    int64_t low = static_cast<int64_t>(indptr[key_low(keys[k])]);
+    int64_t high = static_cast<int64_t>(indptr[key_low(keys[k]) + 1]);
+    while (low < high) {
+      const int64_t middle = low + (high - low) / 2;
+      if (indices[middle] < row) low = middle + 1;
+      else high = middle;
+    }
+    return low < static_cast<int64_t>(indptr[key_low(keys[k]) + 1]) && indices[low] == row ? static_cast<Offset>(low)
+                                                                                          : Offset{-1};
+  }
+};
+
+template <typename Offset>
+struct IsMissing {
+  SGNN_CSR_HD bool operator()(Offset position) const { return position < 0; }
+};
+
+// Entry k's value differs from its reverse's.
+template <typename Offset>
+struct AsymmetricValue {
+  const float* values;
+  const Offset* reverse;
+  SGNN_CSR_HD bool operator()(int64_t k) const { return values[k] != values[static_cast<int64_t>(reverse[k])]; }
+};
+
 // Rows of A by decreasing length, ties by id.
 template <typename Policy, typename Offset>
 Tensor row_order(const Policy& policy, const Offset* indptr, int64_t num_rows, Device device) {
@@ -235,6 +272,39 @@ Tensor entry_values(const Policy& policy, const Tensor& keys, const Tensor& weig
   return values;
 }
 
+// A symmetric pattern is its own transpose: Aᵀ then shares A's arrays (and
+// its values where they are symmetric too, as GCN's D^-1/2 A D^-1/2 is), and
+// entry k of Aᵀ, (col, row), is A's reverse entry (row, col), found by binary
+// search: no sort of nnz keys and none of its temporaries, and the arrays are
+// bitwise those a transpose by sorting gives. Needs adjacency.csr (sorted)
+// and values; `keys` are the entries' (row << 32 | col). Allocates
+// adjacency.transpose_to_csr either way; returns false (the map's content
+// undefined) when some reverse entry is missing.
+template <typename Policy, typename Offset>
+bool share_symmetric_transpose(const Policy& policy, Adjacency& adjacency, const Key* keys, Device device) {
+  const Csr& csr = adjacency.csr;
+  const int64_t nnz = csr.nnz;
+  adjacency.transpose_to_csr = Tensor::empty({nnz}, dtype_of<Offset>(), device);
+  if (csr.num_rows != csr.num_cols) return false;
+  Offset* map = adjacency.transpose_to_csr.data<Offset>();
+  thrust::counting_iterator<int64_t> entries(0);
+  thrust::transform(policy, entries, entries + nnz, map,
+                    ReverseEntry<Offset>{keys, csr.indptr.data<Offset>(), csr.indices.data<int32_t>()});
+  if (!thrust::none_of(policy, map, map + nnz, IsMissing<Offset>{})) return false;
+  adjacency.transpose = csr;
+  if (adjacency.values.defined()) {
+    const bool symmetric_values =
+        thrust::none_of(policy, entries, entries + nnz, AsymmetricValue<Offset>{adjacency.values.data<float>(), map});
+    if (symmetric_values) {
+      adjacency.transpose_values = adjacency.values;
+    } else {
+      adjacency.transpose_values = Tensor::empty({nnz}, DType::Float32, device);
+      thrust::gather(policy, map, map + nnz, adjacency.values.data<float>(), adjacency.transpose_values.data<float>());
+    }
+  }
+  return true;
+}
+
 template <typename Policy, typename Offset>
 Adjacency assemble(const Policy& policy, const Tensor& keys, const Tensor& weights, const PrepareOptions& options,
                    int64_t n, Device device) {
@@ -253,11 +323,12 @@ Adjacency assemble(const Policy& policy, const Tensor& keys, const Tensor& weigh
 
   adjacency.values = entry_values(policy, keys, weights, options, csr.indptr.data<Offset>(), n, device);
 
+  if (share_symmetric_transpose<Policy, Offset>(policy, adjacency, key, device)) return adjacency;
+  Offset* map = adjacency.transpose_to_csr.data<Offset>();
+
   // Transpose: sort (col, row) keys with the entry ids riding along.
   Tensor transpose_keys = Tensor::empty({nnz}, DType::Int64, device);
   thrust::transform(policy, key, key + nnz, key_data(transpose_keys), SwapKey{});
-  adjacency.transpose_to_csr = Tensor::empty({nnz}, dtype_of<Offset>(), device);
-  Offset* map = adjacency.transpose_to_csr.data<Offset>();
   thrust::sequence(policy, map, map + nnz);
   thrust::sort_by_key(policy, key_data(transpose_keys), key_data(transpose_keys) + nnz, map);
   Csr& transpose = adjacency.transpose;

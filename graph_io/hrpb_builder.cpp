@@ -103,8 +103,15 @@ Hrpb build_hrpb(const Csr& csr, const Tensor& values, const HrpbOptions& options
 }
 
 HrpbAdjacency build_hrpb(const Adjacency& adjacency, const HrpbOptions& options) {
-  return {build_hrpb(adjacency.csr, adjacency.values, options),
-          build_hrpb(adjacency.transpose, adjacency.transpose_values, options)};
+  Hrpb forward = build_hrpb(adjacency.csr, adjacency.values, options);
+  // A symmetric graph whose transpose shares A's arrays and values (graph_io
+  // builds it so) is the same matrix: one layout serves both directions.
+  const bool same_matrix = adjacency.transpose.indices.shares_storage_with(adjacency.csr.indices) &&
+                           adjacency.transpose.indptr.shares_storage_with(adjacency.csr.indptr) &&
+                           (adjacency.values.defined() ? adjacency.transpose_values.shares_storage_with(adjacency.values)
+                                                       : !adjacency.transpose_values.defined());
+  if (same_matrix) return {forward, forward};
+  return {forward, build_hrpb(adjacency.transpose, adjacency.transpose_values, options)};
 }
 
 double attach_hrpb(Adjacency& adjacency, SpmmFormat format, const HrpbOptions& options) {

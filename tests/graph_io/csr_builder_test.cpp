@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "graph_io/adjacency_from_pattern.hpp"
 #include "graph_io/prepare.hpp"
 #include "tests/graph_io/adjacency_equality.hpp"
 #include "tests/graph_io/random_graphs.hpp"
@@ -39,4 +40,35 @@ TEST_CASE("prepare names the first bad edge found by the parallel check") {
   EdgeList mismatched = sgnn::testing::edges_from(3, {0, 1}, {1, 2});
   mismatched.target = Tensor::from_vector(std::vector<int32_t>{1}, {1});
   CHECK_THROWS_AS(prepare_adjacency(mismatched, {}), InvalidArgument);
+}
+
+TEST_CASE("a symmetric pattern's transpose shares A's arrays, and its values where they are symmetric") {
+  const EdgeList edges = sgnn::testing::random_edges(2000, 12000, 31, false);
+  PrepareOptions options;
+  options.symmetrize = true;
+  options.self_loops = SelfLoops::Add;
+  for (const Normalization normalization : {Normalization::Symmetric, Normalization::Row, Normalization::None}) {
+    options.normalization = normalization;
+    CAPTURE(sgnn::testing::describe(options));
+    const Adjacency built = prepare_adjacency(edges, options);
+    built.validate();
+    sgnn::testing::check_same_adjacency(built, reference::reference_prepare_adjacency(edges, options));
+    CHECK(built.transpose.indices.shares_storage_with(built.csr.indices));
+    CHECK(built.transpose.indptr.shares_storage_with(built.csr.indptr));
+    // D^-1/2 A D^-1/2 of a symmetric pattern is symmetric; D^-1 A is not.
+    if (normalization != Normalization::None) {
+      CHECK(built.transpose_values.shares_storage_with(built.values) == (normalization == Normalization::Symmetric));
+    }
+    // The cached-pattern path shares the same way, and a move keeps the sharing.
+    const Adjacency from_pattern = adjacency_from_pattern(built.csr, Tensor(), normalization, options.device);
+    sgnn::testing::check_same_adjacency(from_pattern, built);
+    CHECK(from_pattern.transpose.indices.shares_storage_with(from_pattern.csr.indices));
+    const Adjacency moved = from_pattern.to(Device::cpu());
+    CHECK(moved.transpose.indices.shares_storage_with(moved.csr.indices));
+  }
+  // A directed graph keeps its own transpose.
+  options.symmetrize = false;
+  const Adjacency directed = prepare_adjacency(edges, options);
+  sgnn::testing::check_same_adjacency(directed, reference::reference_prepare_adjacency(edges, options));
+  CHECK_FALSE(directed.transpose.indices.shares_storage_with(directed.csr.indices));
 }
