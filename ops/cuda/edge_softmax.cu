@@ -8,9 +8,12 @@
 //   - interleaved (heads a power of two ≤ 32): the subwarp walks the row's
 //     [entries × heads] block as one contiguous range, lane l always on head
 //     l mod heads, so every load and store is coalesced; the per-head maximum
-//     and sum are merged over the lanes of the same head;
+//     and sum are merged over the lanes of the same head; the plan's split
+//     rows (hub rows) get a block of threads each, merged through shared
+//     memory, in a second launch;
 //   - per head (any other head count): one subwarp per (row, head), a stride
 //     of `heads` elements between consecutive entries.
+// Each lane loads kBatch elements before using them (memory-level parallelism).
 // Forward reads the scores once for the maximum and the sum together (online
 // softmax: the running sum is rescaled when the maximum grows, partials are
 // merged with shuffles), then writes exp(s − max) / sum. Backward: the
@@ -21,6 +24,7 @@
 // rounded once when stored. A fixed order of additions: deterministic.
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "ops/activation_math.hpp"
 #include "ops/cuda/sparse_device.cuh"
@@ -75,132 +79,265 @@ struct SoftmaxArguments {
   const int32_t* row_order;
   int64_t num_rows;
   int heads;
-  int heads_shift;    // log2(heads), interleaved layout only
-  const T* out;       // backward: the forward's output
-  const T* grad_out;  // backward
-  T* result;          // forward: out; backward: the gradient of the scores
+  int heads_shift;            // log2(heads), interleaved layout only
+  const int32_t* long_rows;   // rows of more than long_row_entries entries (interleaved layout only)
+  int64_t num_long_rows;
+  int64_t long_row_entries;   // rows longer than this are the long-row kernel's
+  const T* out;               // backward: the forward's output
+  const T* grad_out;          // backward
+  T* result;                  // forward: out; backward: the gradient of the scores
 };
+
+// Elements a lane loads before using any: the loads of a step (an index and
+// the y it points to, for computed scores) are in flight together, where one
+// at a time left every step waiting twice on L2 (16.5 ms a call on the
+// Reddit-scale graph with 8 heads, ncu).
+constexpr int kBatch = 4;
+// Threads of the long-row kernel: one block per row.
+constexpr int kLongRowThreads = sparse_cuda::kBlockThreads;
+constexpr int kWarp = 32;
 
 // exp(from − to) · value, 0 for a partial that has seen nothing (from = −inf).
 __device__ __forceinline__ float rescale(float value, float from, float to) {
   return from == -INFINITY ? 0.0f : value * expf(from - to);
 }
 
-// Adds in the running (maximum, sum) of the lanes `offset` apart, for
-// offsets kFrom, kFrom/2, … down to kTo (lanes ≥ kTo apart share a head).
-template <int kSub>
-__device__ __forceinline__ void merge_softmax(float& maximum, float& sum, unsigned mask, int down_to) {
-#pragma unroll
-  for (int offset = kSub / 2; offset > 0; offset /= 2) {
-    if (offset < down_to) break;
-    const float other_maximum = __shfl_xor_sync(mask, maximum, offset, kSub);
-    const float other_sum = __shfl_xor_sync(mask, sum, offset, kSub);
-    const float merged = fmaxf(maximum, other_maximum);
-    sum = rescale(sum, maximum, merged) + rescale(other_sum, other_maximum, merged);
-    maximum = merged;
-  }
-}
-
-template <int kSub>
-__device__ __forceinline__ float merge_sum(float value, unsigned mask, int down_to) {
-#pragma unroll
-  for (int offset = kSub / 2; offset > 0; offset /= 2) {
-    if (offset < down_to) break;
-    value += __shfl_xor_sync(mask, value, offset, kSub);
-  }
-  return value;
+__device__ __forceinline__ void add_partial(float& maximum, float& sum, float other_maximum, float other_sum) {
+  const float merged = fmaxf(maximum, other_maximum);
+  sum = rescale(sum, maximum, merged) + rescale(other_sum, other_maximum, merged);
+  maximum = merged;
 }
 
 // One work item's elements and the head of this lane's elements.
-// Interleaved: the row's whole [entries × heads] block, element k of entry
-// k >> heads_shift and head lane mod heads. Per head: item = position ×
-// heads + head, entries begin + lane, begin + lane + kSub, … of that head.
+// Interleaved: the row's whole [entries × heads] block, positions k (the
+// element's index in the [nnz · heads] tensors, entry k >> heads_shift) and
+// head lane mod heads. Per head: item = position × heads + head, positions
+// are entries e, k = e · heads + head.
 struct WorkRange {
   int64_t row, head, begin, end;
 };
+
 template <bool kInterleaved, typename T>
-__device__ __forceinline__ WorkRange work_range(const SoftmaxArguments<T>& args, int64_t item, int lane) {
+__device__ __forceinline__ WorkRange work_range(const SoftmaxArguments<T>& args, int64_t row, int64_t head) {
   const int64_t heads = args.heads;
-  if constexpr (kInterleaved) {
-    const int64_t row = args.row_order[item];
-    return {row, lane & (heads - 1), args.indptr[row] * heads, args.indptr[row + 1] * heads};
+  if constexpr (kInterleaved) return {row, head, args.indptr[row] * heads, args.indptr[row + 1] * heads};
+  else return {row, head, args.indptr[row], args.indptr[row + 1]};
+}
+
+template <bool kInterleaved, typename T>
+__device__ __forceinline__ int64_t entry_of(const SoftmaxArguments<T>& args, int64_t position) {
+  if constexpr (kInterleaved) return position >> args.heads_shift;
+  else return position;
+}
+template <bool kInterleaved, typename T>
+__device__ __forceinline__ int64_t element_of(const SoftmaxArguments<T>& args, const WorkRange& w, int64_t position) {
+  if constexpr (kInterleaved) return position;
+  else return position * args.heads + w.head;
+}
+
+// Merges the (maximum, sum) or sum partials of the kThreads threads of a work
+// item into every thread: shuffles over lanes that share a head (offsets
+// down to `heads` when interleaved), then, for a block, through shared memory.
+template <int kThreads>
+struct Merge {
+  static constexpr int kLanes = kThreads < kWarp ? kThreads : kWarp;
+  static constexpr int kWarps = kThreads / kLanes;
+  float (*maximum)[kWarp];  // [kWarps][kWarp] shared (blocks only)
+  float (*sum)[kWarp];
+
+  __device__ __forceinline__ void softmax(float& m, float& s, int lane, int down_to) const {
+    const unsigned mask = sparse_cuda::subwarp_mask<kLanes>();
+#pragma unroll
+    for (int offset = kLanes / 2; offset > 0; offset /= 2) {
+      if (offset < down_to) break;
+      add_partial(m, s, __shfl_xor_sync(mask, m, offset, kLanes), __shfl_xor_sync(mask, s, offset, kLanes));
+    }
+    if constexpr (kWarps > 1) {
+      const int warp = lane / kWarp;
+      const int in_warp = lane & (kWarp - 1);
+      __syncthreads();  // the previous item's reads are done
+      if (in_warp < down_to) {
+        maximum[warp][in_warp] = m;
+        sum[warp][in_warp] = s;
+      }
+      __syncthreads();
+      m = maximum[0][in_warp & (down_to - 1)];
+      s = sum[0][in_warp & (down_to - 1)];
+#pragma unroll
+      for (int other = 1; other < kWarps; ++other) {
+        add_partial(m, s, maximum[other][in_warp & (down_to - 1)], sum[other][in_warp & (down_to - 1)]);
+      }
+    }
+  }
+
+  __device__ __forceinline__ float total(float value, int lane, int down_to) const {
+    const unsigned mask = sparse_cuda::subwarp_mask<kLanes>();
+#pragma unroll
+    for (int offset = kLanes / 2; offset > 0; offset /= 2) {
+      if (offset < down_to) break;
+      value += __shfl_xor_sync(mask, value, offset, kLanes);
+    }
+    if constexpr (kWarps > 1) {
+      const int warp = lane / kWarp;
+      const int in_warp = lane & (kWarp - 1);
+      __syncthreads();
+      if (in_warp < down_to) sum[warp][in_warp] = value;
+      __syncthreads();
+      value = 0.0f;
+#pragma unroll
+      for (int other = 0; other < kWarps; ++other) value += sum[other][in_warp & (down_to - 1)];
+    }
+    return value;
+  }
+};
+
+// The work item's row and head: a subwarp per row (interleaved) or per
+// (row, head) in the plan's row order, or, for the long-row kernel (a block
+// per item), the long rows. skip: a long row met by the subwarp kernel.
+template <bool kInterleaved, int kThreads, typename T>
+__device__ __forceinline__ bool item_row(const SoftmaxArguments<T>& args, int64_t item, int lane, int64_t& row,
+                                         int64_t& head) {
+  if constexpr (kThreads > kWarp) {
+    row = args.long_rows[item];
+    head = lane & (args.heads - 1);
+    return true;
+  } else if constexpr (kInterleaved) {
+    row = args.row_order[item];
+    head = lane & (args.heads - 1);
+    return args.indptr[row + 1] - args.indptr[row] <= args.long_row_entries;
   } else {
-    const int64_t row = args.row_order[item / heads];
-    return {row, item % heads, args.indptr[row], args.indptr[row + 1]};
+    row = args.row_order[item / args.heads];
+    head = item % args.heads;
+    return true;
   }
 }
 
-// Calls visit(entry, k) for this lane's elements of the work item, k the
-// element's index in the [nnz · heads] tensors. No division per element.
-template <bool kInterleaved, int kSub, typename T, typename Visit>
-__device__ __forceinline__ void for_each_element(const SoftmaxArguments<T>& args, const WorkRange& w, int lane,
-                                                 Visit&& visit) {
-  if constexpr (kInterleaved) {
-    for (int64_t k = w.begin + lane; k < w.end; k += kSub) visit(k >> args.heads_shift, k);
-  } else {
-    for (int64_t e = w.begin + lane; e < w.end; e += kSub) visit(e, e * args.heads + w.head);
-  }
+template <bool kInterleaved, int kThreads, typename T>
+__device__ __forceinline__ int64_t item_count(const SoftmaxArguments<T>& args) {
+  if constexpr (kThreads > kWarp) return args.num_long_rows;
+  else return kInterleaved ? args.num_rows : args.num_rows * args.heads;
 }
 
-template <bool kInterleaved, int kSub, typename T, typename Source>
+template <bool kInterleaved, int kThreads, typename T, typename Source>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
     edge_softmax_forward_kernel(SoftmaxArguments<T> args, Source source) {
-  const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
-  const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
-  const int64_t items = kInterleaved ? args.num_rows : args.num_rows * args.heads;
-  // Interleaved, lanes a multiple of `heads` apart hold the same head.
+  __shared__ float shared_maximum[Merge<kThreads>::kWarps][kWarp];
+  __shared__ float shared_sum[Merge<kThreads>::kWarps][kWarp];
+  const Merge<kThreads> merge{shared_maximum, shared_sum};
+  const int lane = static_cast<int>(threadIdx.x) & (kThreads - 1);
+  // Interleaved, threads a multiple of `heads` apart hold the same head.
   const int merge_down_to = kInterleaved ? args.heads : 1;
-  for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
-    const WorkRange w = work_range<kInterleaved>(args, item, lane);
+  const int64_t items = item_count<kInterleaved, kThreads>(args);
+  // Whole blocks share the loop bound (a block kernel's item is the block's).
+  for (int64_t item = sparse_cuda::global_subwarp(kThreads); item < items; item += sparse_cuda::subwarp_count(kThreads)) {
+    int64_t row, head;
+    if (!item_row<kInterleaved, kThreads>(args, item, lane, row, head)) continue;
+    const WorkRange w = work_range<kInterleaved>(args, row, head);
     float maximum = -INFINITY;
     float sum = 0.0f;
-    for_each_element<kInterleaved, kSub>(args, w, lane, [&](int64_t entry, int64_t k) {
-      const float score = source.score(w.row, entry, w.head, k);
-      if (score > maximum) {
-        sum = rescale(sum, maximum, score) + 1.0f;
-        maximum = score;
-      } else {
-        sum += expf(score - maximum);
+    for (int64_t base = w.begin + lane; base < w.end; base += kBatch * kThreads) {
+      float score[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int64_t position = base + u * kThreads;
+        if (position < w.end) {
+          score[u] = source.score(w.row, entry_of<kInterleaved>(args, position), w.head,
+                                  element_of<kInterleaved>(args, w, position));
+        }
       }
-    });
-    merge_softmax<kSub>(maximum, sum, mask, merge_down_to);
-    for_each_element<kInterleaved, kSub>(args, w, lane, [&](int64_t entry, int64_t k) {
-      args.result[k] = store_as<T>(expf(source.score(w.row, entry, w.head, k) - maximum) / sum);
-    });
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        if (base + u * kThreads >= w.end) break;
+        if (score[u] > maximum) {
+          sum = rescale(sum, maximum, score[u]) + 1.0f;
+          maximum = score[u];
+        } else {
+          sum += expf(score[u] - maximum);
+        }
+      }
+    }
+    merge.softmax(maximum, sum, lane, merge_down_to);
+    for (int64_t base = w.begin + lane; base < w.end; base += kBatch * kThreads) {
+      float score[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int64_t position = base + u * kThreads;
+        if (position < w.end) {
+          score[u] = source.score(w.row, entry_of<kInterleaved>(args, position), w.head,
+                                  element_of<kInterleaved>(args, w, position));
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int64_t position = base + u * kThreads;
+        if (position < w.end) {
+          args.result[element_of<kInterleaved>(args, w, position)] = store_as<T>(expf(score[u] - maximum) / sum);
+        }
+      }
+    }
   }
 }
 
-template <bool kInterleaved, int kSub, typename T, typename Source>
+template <bool kInterleaved, int kThreads, typename T, typename Source>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
     edge_softmax_backward_kernel(SoftmaxArguments<T> args, Source source) {
-  const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
-  const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
-  const int64_t items = kInterleaved ? args.num_rows : args.num_rows * args.heads;
+  __shared__ float shared_sum[Merge<kThreads>::kWarps][kWarp];
+  const Merge<kThreads> merge{nullptr, shared_sum};
+  const int lane = static_cast<int>(threadIdx.x) & (kThreads - 1);
   const int merge_down_to = kInterleaved ? args.heads : 1;
-  for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
-    const WorkRange w = work_range<kInterleaved>(args, item, lane);
+  const int64_t items = item_count<kInterleaved, kThreads>(args);
+  for (int64_t item = sparse_cuda::global_subwarp(kThreads); item < items; item += sparse_cuda::subwarp_count(kThreads)) {
+    int64_t row, head;
+    if (!item_row<kInterleaved, kThreads>(args, item, lane, row, head)) continue;
+    const WorkRange w = work_range<kInterleaved>(args, row, head);
     float weighted = 0.0f;
-    for_each_element<kInterleaved, kSub>(args, w, lane, [&](int64_t, int64_t k) {
-      weighted += load_float_readonly(args.out + k) * load_float_readonly(args.grad_out + k);
-    });
-    weighted = merge_sum<kSub>(weighted, mask, merge_down_to);
-    for_each_element<kInterleaved, kSub>(args, w, lane, [&](int64_t entry, int64_t k) {
-      const float grad_score = load_float_readonly(args.out + k) * (load_float_readonly(args.grad_out + k) - weighted);
-      args.result[k] = store_as<T>(source.input_gradient(w.row, entry, w.head, k, grad_score));
-    });
+    for (int64_t base = w.begin + lane; base < w.end; base += kBatch * kThreads) {
+      float product[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int64_t position = base + u * kThreads;
+        const int64_t k = element_of<kInterleaved>(args, w, position);
+        product[u] = position < w.end ? load_float_readonly(args.out + k) * load_float_readonly(args.grad_out + k) : 0.0f;
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) weighted += product[u];
+    }
+    weighted = merge.total(weighted, lane, merge_down_to);
+    for (int64_t base = w.begin + lane; base < w.end; base += kBatch * kThreads) {
+      float grad_score[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int64_t position = base + u * kThreads;
+        const int64_t k = element_of<kInterleaved>(args, w, position);
+        if (position < w.end) {
+          grad_score[u] = load_float_readonly(args.out + k) * (load_float_readonly(args.grad_out + k) - weighted);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int64_t position = base + u * kThreads;
+        if (position < w.end) {
+          const int64_t k = element_of<kInterleaved>(args, w, position);
+          args.result[k] = store_as<T>(
+              source.input_gradient(w.row, entry_of<kInterleaved>(args, position), w.head, k, grad_score[u]));
+        }
+      }
+    }
   }
 }
 
-template <bool kInterleaved, int kSub, typename T, typename Source>
+template <bool kInterleaved, int kThreads, typename T, typename Source>
 void launch(bool backward, const SoftmaxArguments<T>& args, const Source& source, Device device) {
-  const int64_t items = kInterleaved ? args.num_rows : args.num_rows * args.heads;
-  const unsigned blocks = sparse_cuda::subwarp_blocks(items, kSub, device);
+  const int64_t items = kThreads > kWarp ? args.num_long_rows
+                                         : (kInterleaved ? args.num_rows : args.num_rows * args.heads);
+  if (items == 0) return;
+  const unsigned blocks = sparse_cuda::subwarp_blocks(items, kThreads, device);
   cudaStream_t stream = cuda::stream(device);
   if (backward) {
-    edge_softmax_backward_kernel<kInterleaved, kSub><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args, source);
+    edge_softmax_backward_kernel<kInterleaved, kThreads><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args, source);
     SGNN_CUDA_CHECK_LAUNCH("edge_softmax_backward_kernel");
   } else {
-    edge_softmax_forward_kernel<kInterleaved, kSub><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args, source);
+    edge_softmax_forward_kernel<kInterleaved, kThreads><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args, source);
     SGNN_CUDA_CHECK_LAUNCH("edge_softmax_forward_kernel");
   }
 }
@@ -209,7 +346,10 @@ bool is_power_of_two(int64_t value) { return value > 0 && (value & (value - 1)) 
 
 // Picks the layout and the subwarp width: interleaved for power-of-two head
 // counts up to 32, lanes for the mean row's elements (entries × heads when
-// interleaved), at least `heads` lanes and at least 4.
+// interleaved), at least `heads` lanes and at least 4. Interleaved, the
+// plan's split rows (longer than its segments) go to a block each: one
+// subwarp walking a hub row of 20K entries × 8 heads set the whole kernel's
+// time.
 template <typename T, typename Source>
 void run(bool backward, const Csr& csr, int64_t heads, const SoftmaxArguments<T>& partial, const Source& source,
          Device device) {
@@ -221,9 +361,15 @@ void run(bool backward, const Csr& csr, int64_t heads, const SoftmaxArguments<T>
   args.num_rows = csr.num_rows;
   args.heads = static_cast<int>(heads);
   while ((int64_t{1} << args.heads_shift) < heads) ++args.heads_shift;
-  const bool interleaved = is_power_of_two(heads) && heads <= 32;
+  const bool interleaved = is_power_of_two(heads) && heads <= kWarp;
+  args.long_row_entries = std::numeric_limits<int64_t>::max();
+  if (interleaved && plan->num_split_rows > 0) {
+    args.long_rows = plan->split_rows.data<int32_t>();
+    args.num_long_rows = plan->num_split_rows;
+    args.long_row_entries = plan->segment_length;
+  }
   const double elements = plan->mean_row_length * static_cast<double>(interleaved ? heads : 1);
-  int sub = sparse_cuda::next_power_of_two(static_cast<int64_t>(std::ceil(elements)), 32);
+  int sub = sparse_cuda::next_power_of_two(static_cast<int64_t>(std::ceil(elements)), kWarp);
   if (interleaved) sub = std::max<int>(sub, static_cast<int>(heads));
   auto go = [&](auto layout) {
     constexpr bool kInterleaved = decltype(layout)::value;
@@ -231,6 +377,7 @@ void run(bool backward, const Csr& csr, int64_t heads, const SoftmaxArguments<T>
     else if (sub == 8) launch<kInterleaved, 8>(backward, args, source, device);
     else if (sub == 16) launch<kInterleaved, 16>(backward, args, source, device);
     else launch<kInterleaved, 32>(backward, args, source, device);
+    if constexpr (kInterleaved) launch<true, kLongRowThreads>(backward, args, source, device);
   };
   if (interleaved) go(std::true_type{});
   else go(std::false_type{});
