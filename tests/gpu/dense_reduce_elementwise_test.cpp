@@ -35,10 +35,10 @@ TEST_CASE("GPU add and mul match the CPU backend with and without broadcasting")
   }
 }
 
-TEST_CASE("GPU axis sums match the CPU backend, split (two-pass) layouts and empty extents included") {
+TEST_CASE("GPU axis sums match the CPU backend, split (two-pass) and short-row layouts, empty extents included") {
   const ops::AxisLayout layouts[] = {{1, 1, 1},      {1, 257, 1},    {17, 3, 1},    {1, 300000, 1}, {3, 17, 5},
                                      {1, 20000, 257}, {2, 100000, 3}, {4000, 17, 1}, {7, 0, 3},      {1, 0, 1},
-                                     {2, 5, 33}};
+                                     {2, 5, 33},     {100000, 8, 1}, {256, 32, 1},  {300, 0, 1}};
   for (const ops::AxisLayout& layout : layouts) {
     CAPTURE(layout.outer);
     CAPTURE(layout.extent);
