@@ -82,8 +82,8 @@ def speed_set(args, log, record):
             record.append({"set": "speed", "dataset": "reddit-scale", "model": model, "precision": precision,
                            "result": results[precision]})
         step = {p: value(results[p], "epoch_ms_median") for p in results}
-        # The whole run's peak, and the peak once the graph and features are prepared (the transpose's
-        # construction needs temporaries that no precision changes).
+        # The whole run's peak, and the peak once the graph and features are prepared (building the
+        # graph needs temporaries that no precision changes).
         peak = {p: value(results[p], "peak_device_bytes") for p in results}
         training_peak = {p: value(results[p], "training_peak_device_bytes") for p in results}
         accuracy = {p: value(results[p], "test_accuracy") for p in results}
@@ -105,44 +105,6 @@ def speed_set(args, log, record):
                      f"{text(peak['fp32'], 1e-9)} / {text(peak['bf16'], 1e-9)} | {memory_cell} | "
                      f"{text(training_peak['fp32'], 1e-9)} / {text(training_peak['bf16'], 1e-9)} | "
                      f"{text(training_memory)} | "
-                     f"{text(accuracy['fp32'], 100, 1)} / {text(accuracy['bf16'], 100, 1)} |")
-        print(lines[-1], flush=True)
-    return (f"Accuracy, {args.seeds} seeds (0..{args.seeds - 1}), the papers' settings; target |BF16 − FP32| <= 0.5 "
-            "points\n\n" + "\n".join(lines) + "\n")
-
-
-def speed_set(args, log, record):
-    reddit = generate(args.build, args.data, "reddit-scale", ["--preset", "reddit-scale"], log)
-    cache = os.path.join(args.out, "cache")
-    cases = [("gcn", ["--hidden", "128", "--epochs", "20", "--runs", "1", "--cache", cache], 1.6, 0.65),
-             ("gat", ["--epochs", "20", "--patience", "0", "--runs", "1", "--cache", cache], 1.5, None)]
-    lines = ["| model | step ms FP32 | step ms BF16 | FP32 ÷ BF16 (target) | peak GB FP32 | peak GB BF16 "
-             "| BF16 ÷ FP32 (target) | test acc FP32 / BF16 |",
-             "|---|---|---|---|---|---|---|---|"]
-    for model, flags, speed_target, memory_target in cases:
-        results = {}
-        for precision in ("fp32", "bf16"):
-            train(args, model, reddit, precision, flags, log)  # fills the adjacency cache: the run after is warm
-            results[precision] = train(args, model, reddit, precision, flags, log)
-            record.append({"set": "speed", "dataset": "reddit-scale", "model": model, "precision": precision,
-                           "result": results[precision]})
-        step = {p: value(results[p], "epoch_ms_median") for p in results}
-        peak = {p: value(results[p], "peak_device_bytes") for p in results}
-        accuracy = {p: value(results[p], "test_accuracy") for p in results}
-        speedup = step["fp32"] / step["bf16"] if step["fp32"] and step["bf16"] else None
-        memory = peak["bf16"] / peak["fp32"] if peak["fp32"] and peak["bf16"] else None
-        if speedup is None:
-            speed_cell = "—"
-        else:
-            speed_cell = f"{speedup:.2f}x (>= {speed_target}x{'' if speedup >= speed_target else ', NOT MET'})"
-        if memory is None:
-            memory_cell = "—"
-        elif memory_target is None:
-            memory_cell = f"{memory:.2f}"
-        else:
-            memory_cell = f"{memory:.2f} (<= {memory_target}{'' if memory <= memory_target else ', NOT MET'})"
-        lines.append(f"| {model} | {text(step['fp32'], 1, 2)} | {text(step['bf16'], 1, 2)} | {speed_cell} | "
-                     f"{text(peak['fp32'], 1e-9)} | {text(peak['bf16'], 1e-9)} | {memory_cell} | "
                      f"{text(accuracy['fp32'], 100, 1)} / {text(accuracy['bf16'], 100, 1)} |")
         print(lines[-1], flush=True)
     return ("Reddit-scale preset (232,965 nodes, 109.3M edges), 20 epochs, median step of a warm run (adjacency "

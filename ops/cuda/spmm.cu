@@ -160,6 +160,28 @@ __global__ void reduce_split_rows_kernel(const int32_t* __restrict__ rows, const
   }
 }
 
+// dst [rows, heads, padded] = src [rows, heads, features] with zero columns
+// after each head's features (the padded SpMM path below).
+template <typename T>
+__global__ void pad_features_kernel(const T* __restrict__ src, int64_t features, int64_t padded, int64_t total,
+                                    T* __restrict__ dst) {
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int64_t group = i / padded;  // (row, head)
+    const int64_t f = i - group * padded;
+    dst[i] = f < features ? src[group * features + f] : store_as<T>(0.0f);
+  }
+}
+
+// dst [rows, heads, features] = the first `features` of each head's padded columns of src.
+template <typename T>
+__global__ void unpad_features_kernel(const T* __restrict__ src, int64_t features, int64_t padded, int64_t total,
+                                      T* __restrict__ dst) {
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int64_t group = i / features;
+    dst[i] = src[group * padded + (i - group * features)];
+  }
+}
+
 // The tile a name (tile_name) stands for, when it has a kernel and suits the width.
 std::optional<SpmmTile> parse_tile(const std::string& name, int64_t features, bool vectorizable, DType dtype) {
   const int wide = wide_vec(dtype);
@@ -227,8 +249,8 @@ SpmmTile choose_spmm_tile(const Csr& csr, const SparsePlan& plan, int64_t heads,
 }
 
 template <typename T>
-void spmm_forward_as(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                     Tensor& c) {
+void spmm_direct_as(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
+                    Tensor& c) {
   constexpr bool kFloat = std::is_same_v<T, float>;
   const DType dtype = kFloat ? DType::Float32 : DType::BFloat16;
   const Device device = b.device();
@@ -276,6 +298,68 @@ void spmm_forward_as(const Csr& csr, const Tensor& values, int64_t heads, int64_
         c.data<T>());
     SGNN_CUDA_CHECK_LAUNCH("reduce_split_rows_kernel");
   }
+}
+
+// Widths that are not a multiple of the 16-byte vector (GCN's and GAT's
+// class counts: 41 on Reddit) or operands not 16-byte aligned leave the CSR
+// kernel to scalar loads: one load instruction per element, where bfloat16
+// then saves bytes but no instructions. The padded path copies B into
+// [n, heads, width rounded up to the vector] (zero columns), runs the
+// vector kernel there and copies C's real columns back; the same sums in
+// the same order, so the same results. Whether it pays (two small copies
+// against the scalar loads) is timed per graph and width, key
+// "spmm-padded:[bf16:]h<heads>:f<features>", values "padded" or "direct";
+// force_spmm_tile("padded") forces it.
+constexpr const char* kPaddedName = "padded";
+
+template <typename T>
+void spmm_padded_as(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
+                    Tensor& c) {
+  const Device device = b.device();
+  const int64_t wide = kWideVec<T>;
+  const int64_t padded = (features + wide - 1) / wide * wide;
+  Tensor b_padded = Tensor::empty({b.size(0), heads, padded}, b.dtype(), device);
+  Tensor c_padded = Tensor::empty({c.size(0), heads, padded}, c.dtype(), device);
+  cudaStream_t stream = cuda::stream(device);
+  if (b_padded.numel() > 0) {
+    const LaunchShape shape = elementwise_launch_shape(b_padded.numel(), device);
+    pad_features_kernel<T><<<shape.blocks, shape.threads, 0, stream>>>(b.data<T>(), features, padded,
+                                                                        b_padded.numel(), b_padded.data<T>());
+    SGNN_CUDA_CHECK_LAUNCH("pad_features_kernel");
+  }
+  spmm_direct_as<T>(csr, values, heads, padded, b_padded, c_padded);
+  const LaunchShape shape = elementwise_launch_shape(c.numel(), device);
+  unpad_features_kernel<T><<<shape.blocks, shape.threads, 0, stream>>>(c_padded.data<T>(), features, padded,
+                                                                        c.numel(), c.data<T>());
+  SGNN_CUDA_CHECK_LAUNCH("unpad_features_kernel");
+}
+
+template <typename T>
+void spmm_forward_as(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
+                     Tensor& c) {
+  constexpr bool kFloat = std::is_same_v<T, float>;
+  const DType dtype = kFloat ? DType::Float32 : DType::BFloat16;
+  const bool vector_ready = features % kWideVec<T> == 0 && sparse_cuda::aligned16(b.raw_data()) &&
+                            sparse_cuda::aligned16(c.raw_data());
+  const std::string forced = forced_spmm_tile();
+  if (vector_ready || (!forced.empty() && forced != kPaddedName)) return spmm_direct_as<T>(csr, values, heads, features, b, c);
+  if (forced == kPaddedName) return spmm_padded_as<T>(csr, values, heads, features, b, c);
+  const Device device = b.device();
+  const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
+  const std::string key = std::string("spmm-padded:") + (kFloat ? "" : "bf16:") + "h" + std::to_string(heads) + ":f" +
+                          std::to_string(features);
+  std::optional<std::string> choice = plan->choices->find(key);
+  if (!choice && may_tune(csr, *plan->choices, stream_capturing(device))) {
+    // Each path's first call times its own tiles; then both are timed whole.
+    spmm_direct_as<T>(csr, values, heads, features, b, c);
+    spmm_padded_as<T>(csr, values, heads, features, b, c);
+    const double direct_ms = fastest_of_two_ms(device, [&] { spmm_direct_as<T>(csr, values, heads, features, b, c); });
+    const double padded_ms = fastest_of_two_ms(device, [&] { spmm_padded_as<T>(csr, values, heads, features, b, c); });
+    choice = padded_ms < direct_ms ? kPaddedName : "direct";
+    plan->choices->set(key, *choice);
+  }
+  if (choice == std::optional<std::string>(kPaddedName)) return spmm_padded_as<T>(csr, values, heads, features, b, c);
+  spmm_direct_as<T>(csr, values, heads, features, b, c);
 }
 
 }  // namespace

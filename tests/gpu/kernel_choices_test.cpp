@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include "graph_io/hrpb_builder.hpp"
+#include "ops/cast.hpp"
 #include "ops/determinism.hpp"
 #include "ops/kernel_choices.hpp"
 #include "ops/kernel_timer.hpp"
@@ -92,6 +93,50 @@ TEST_CASE("GPU spmm: every tile in row order, split rows summed with atomics and
       }
     }
   }
+}
+
+TEST_CASE("GPU spmm: widths off the vector padded to it match the CPU, float32 and bfloat16, heads, split rows") {
+  uint64_t seed = 3900;
+  for (const Adjacency& cpu : {rmat_graph(4096, 60000, 6), hub_graph(100001, 100000, 77)}) {
+    const Adjacency gpu = cpu.to(kGpu);
+    for (const auto& [heads, features] : {std::pair<int64_t, int64_t>{1, 41}, {3, 5}, {1, 7}, {2, 13}}) {
+      const Tensor values = random_tensor({cpu.nnz(), heads}, ++seed);
+      const Tensor b = random_tensor({cpu.num_cols(), heads, features}, ++seed);
+      Tensor expected = Tensor::empty({cpu.num_rows(), heads, features});
+      ops::spmm_forward(ops::Cpu{}, cpu.csr, values, heads, features, b, expected);
+      for (const bool ordered : {false, true}) {
+        const ops::DeterministicScope scope(ordered);
+        const ops::ScopedSpmmTile forced("padded");
+        Tensor got = poisoned({cpu.num_rows(), heads, features}, kGpu);
+        ops::spmm_forward(ops::Cuda{}, gpu.csr, values.to(kGpu), heads, features, b.to(kGpu), got);
+        CAPTURE(cpu.nnz());
+        CAPTURE(heads);
+        CAPTURE(features);
+        CAPTURE(ordered);
+        CHECK(relative_error(got, expected) < 2e-5);
+        // bfloat16: the padded path gives the direct (scalar) path's bits.
+        const Tensor b16 = ops::cast(b, DType::BFloat16).to(kGpu);
+        Tensor padded16 = Tensor::empty({cpu.num_rows(), heads, features}, DType::BFloat16, kGpu);
+        ops::spmm_forward(ops::Cuda{}, gpu.csr, values.to(kGpu), heads, features, b16, padded16);
+        const ops::ScopedSpmmTile direct(ops::spmm_tile_names(features, false, DType::BFloat16).front());
+        Tensor direct16 = Tensor::empty({cpu.num_rows(), heads, features}, DType::BFloat16, kGpu);
+        ops::spmm_forward(ops::Cuda{}, gpu.csr, values.to(kGpu), heads, features, b16, direct16);
+        CHECK(relative_error(ops::cast(padded16, DType::Float32), ops::cast(direct16, DType::Float32)) == 0.0);
+      }
+    }
+  }
+}
+
+TEST_CASE("GPU measured choices: a width off the vector times the padded path against the direct one") {
+  const Adjacency cpu = tunable_graph(17);
+  const Adjacency gpu = cpu.to(kGpu);
+  const Tensor b = random_tensor({cpu.num_cols(), 41}, 18);
+  const Tensor got = ops::spmm(gpu, b.to(kGpu));
+  const ops::KernelChoiceMap choices = ops::kernel_choices(gpu.csr);
+  REQUIRE(choices.contains("spmm-padded:h1:f41"));
+  const std::string chosen = choices.at("spmm-padded:h1:f41");
+  CHECK((chosen == "padded" || chosen == "direct"));
+  CHECK(relative_error(got, cpu_spmm(cpu, b)) < 1e-5);
 }
 
 TEST_CASE("GPU spmm: slice-major tiles over several heads and a width with a partial slice") {
