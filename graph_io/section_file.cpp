@@ -369,6 +369,12 @@ SectionFile parse_header(std::string_view header, uint64_t file_bytes, const std
     if (entry.offset < header.size() || entry.offset > file_bytes || entry.bytes > file_bytes - entry.offset) {
       throw IoError(name, 0, detail::concat("truncated: section \"", entry.name, "\" lies beyond the end of the file"));
     }
+    // The writer aligns every section; a mapped section read in place must be
+    // (an int32 at an odd address is undefined behaviour; found by fuzz_cache_file).
+    if (entry.offset % kAlignment != 0) {
+      reader.corrupt(detail::concat("section ", entry.name, " starts at byte ", entry.offset, ", not a multiple of ",
+                                    kAlignment));
+    }
     entries.push_back(std::move(entry));
   }
   return contents;
