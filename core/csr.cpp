@@ -123,13 +123,28 @@ void Adjacency::validate() const {
   SGNN_CHECK(transpose.num_rows == csr.num_cols && transpose.num_cols == csr.num_rows && transpose.nnz == csr.nnz,
              "Adjacency transpose is ", transpose.num_rows, " x ", transpose.num_cols, " with nnz ", transpose.nnz,
              " for a ", csr.num_rows, " x ", csr.num_cols, " matrix with nnz ", csr.nnz);
-  check_dtype(transpose_to_csr, csr_offset_dtype(csr.nnz), "Adjacency", "transpose_to_csr");
-  SGNN_CHECK(transpose_to_csr.shape() == Shape{csr.nnz}, "Adjacency transpose_to_csr has shape ",
-             shape_str(transpose_to_csr.shape()), ", expected [", csr.nnz, "]");
-  const std::vector<int64_t> map = host_offsets(transpose_to_csr);
   const std::vector<int64_t> rows = host_offsets(csr.indptr);
   const std::vector<int32_t> columns = csr.indices.to_vector<int32_t>();
   const std::vector<int64_t> transpose_rows = host_offsets(transpose.indptr);
+  std::vector<int64_t> map;
+  if (transpose_to_csr.defined()) {
+    check_dtype(transpose_to_csr, csr_offset_dtype(csr.nnz), "Adjacency", "transpose_to_csr");
+    SGNN_CHECK(transpose_to_csr.shape() == Shape{csr.nnz}, "Adjacency transpose_to_csr has shape ",
+               shape_str(transpose_to_csr.shape()), ", expected [", csr.nnz, "]");
+    map = host_offsets(transpose_to_csr);
+  } else {
+    // No stored map (PrepareOptions::edge_map off): the one a transpose with
+    // rows in increasing order has, by a stable counting sort of A's entries
+    // by column; the checks below then hold iff the transpose is right.
+    map.assign(static_cast<std::size_t>(csr.nnz), -1);
+    std::vector<int64_t> cursor(transpose_rows.begin(), transpose_rows.end() - 1);
+    for (int64_t k = 0; k < csr.nnz; ++k) {
+      const auto c = static_cast<std::size_t>(columns[static_cast<std::size_t>(k)]);
+      SGNN_CHECK(c < cursor.size() && cursor[c] < transpose_rows[c + 1], "Adjacency transpose has no room for entry ",
+                 k, " of A in its row ", c);
+      map[static_cast<std::size_t>(cursor[c]++)] = k;
+    }
+  }
   const std::vector<int32_t> transpose_columns = transpose.indices.to_vector<int32_t>();
   // Row of each entry of A, to check that entry k of Aᵀ at (c, r) is entry map[k] of A at (r, c).
   std::vector<int64_t> row_of(static_cast<std::size_t>(csr.nnz));
@@ -157,7 +172,7 @@ void Adjacency::validate() const {
     const std::vector<float> backward = transpose_values.to_vector<float>();
     for (std::size_t k = 0; k < backward.size(); ++k) {
       SGNN_CHECK(backward[k] == forward[static_cast<std::size_t>(map[k])], "Adjacency transpose_values[", k,
-                 "] differs from values[transpose_to_csr[", k, "]]");
+                 "] differs from the value of its entry of A");
     }
   }
 }

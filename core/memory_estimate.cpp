@@ -140,13 +140,15 @@ Estimate estimate_graph(const GraphShape& graph) {
   // (row << 32 | col) sort keys of the candidate entries with their
   // deduplicated copy (csr_builder.hpp).
   estimate.parts.push_back({"preparation workspace", graph.edges * 2 * kIndex + 2 * candidates * kKey, true});
-  // A symmetrised pattern is its own transpose (graph_io shares the arrays); the edge map stays.
+  // A symmetrised pattern is its own transpose (graph_io shares the arrays,
+  // and symmetric weights such as GCN's D^-1/2 A D^-1/2 with them).
+  const int64_t edge_map = graph.edge_map ? nnz * offset_bytes(nnz) : 0;
   if (graph.symmetrize) {
-    estimate.parts.push_back({"CSR (its own transpose)", csr_bytes(graph.nodes, nnz) + nnz * offset_bytes(nnz), false});
+    estimate.parts.push_back({"CSR (its own transpose)", csr_bytes(graph.nodes, nnz) + edge_map, false});
   } else {
-    estimate.parts.push_back({"CSR and transpose", 2 * csr_bytes(graph.nodes, nnz) + nnz * offset_bytes(nnz), false});
+    estimate.parts.push_back({"CSR and transpose", 2 * csr_bytes(graph.nodes, nnz) + edge_map, false});
   }
-  if (graph.edge_weights) estimate.parts.push_back({"edge weights", 2 * nnz * kFloat, false});
+  if (graph.edge_weights) estimate.parts.push_back({"edge weights", (graph.symmetrize ? 1 : 2) * nnz * kFloat, false});
   if (graph.hrpb) estimate.parts.push_back({"HRPB layout", 2 * hrpb_bytes(graph.nodes, nnz), false});
   // As stored and row-normalised (two copies), labels and the three splits.
   estimate.parts.push_back({"features and labels",

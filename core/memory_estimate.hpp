@@ -29,6 +29,7 @@ struct GraphShape {
   bool symmetrize = true;     // the prepared graph may hold up to 2·edges + nodes entries
   bool self_loops = true;
   bool edge_weights = false;  // GCN normalisation: values and transpose_values
+  bool edge_map = true;       // Adjacency::transpose_to_csr kept (GCN drops it)
   bool hrpb = false;          // the HRPB layout of A and Aᵀ is built too
   int64_t nnz = 0;            // entries of the prepared adjacency when known; 0: prepared_nnz_bound
   // Bytes per element of the features the model reads (the row-normalised

@@ -134,7 +134,7 @@ void store_adjacency_cache(const std::filesystem::path& file, uint64_t fingerpri
 }
 
 std::optional<CachedAdjacency> load_adjacency_cache(const std::filesystem::path& file, uint64_t fingerprint,
-                                                    std::string& problem, Device device) {
+                                                    std::string& problem, Device device, bool edge_map) {
   problem.clear();
   std::error_code error;
   if (!std::filesystem::exists(file, error)) return std::nullopt;
@@ -179,7 +179,7 @@ std::optional<CachedAdjacency> load_adjacency_cache(const std::filesystem::path&
     }
     cached.weighted_edges = mode == kValuesStored;
     cached.normalization = normalization;
-    cached.adjacency = adjacency_from_pattern(pattern, weights, normalization, device);
+    cached.adjacency = adjacency_from_pattern(pattern, weights, normalization, device, edge_map);
     return cached;
   } catch (const IoError& failure) {
     problem = failure.what();

@@ -62,8 +62,11 @@ Adjacency assemble_on_host(const Csr& pattern, const Tensor& weights, const Prep
   Adjacency adjacency;
   adjacency.csr = pattern;
   adjacency.csr.row_order = csr_builder::row_order(policy, indptr, n, cpu);
-  adjacency.values = csr_builder::entry_values(policy, keys, weights, options, indptr, n, cpu);
-  if (csr_builder::share_symmetric_transpose<decltype(policy), Offset>(policy, adjacency, key, cpu)) return adjacency;
+  const csr_builder::KeyEntries entries{key};
+  adjacency.values = csr_builder::entry_values(policy, entries, nnz, weights, options, indptr, n, cpu);
+  if (csr_builder::share_symmetric_transpose<decltype(policy), Offset>(policy, adjacency, entries, options, cpu)) {
+    return adjacency;
+  }
 
   // Column counts, then offsets; entries scattered to their column with an
   // atomic cursor (any order), then each column sorted by entry id, which is
@@ -95,6 +98,7 @@ Adjacency assemble_on_host(const Csr& pattern, const Tensor& weights, const Prep
     adjacency.transpose_values = Tensor::empty({nnz}, DType::Float32, cpu);
     thrust::gather(policy, map, map + nnz, adjacency.values.data<float>(), adjacency.transpose_values.data<float>());
   }
+  if (!options.edge_map) adjacency.transpose_to_csr = Tensor();
   return adjacency;
 }
 
@@ -127,7 +131,7 @@ void check_sorted_pattern(const Csr& pattern, const std::string& where) {
 }
 
 Adjacency adjacency_from_pattern(const Csr& pattern, const Tensor& weights, Normalization normalization,
-                                 Device device) {
+                                 Device device, bool edge_map) {
   require_available(device);
   SGNN_CHECK(!weights.defined() || (weights.dtype() == DType::Float32 && weights.shape() == Shape{pattern.nnz}),
              "adjacency_from_pattern: weights must be [", pattern.nnz, "] float32, got ",
@@ -137,6 +141,7 @@ Adjacency adjacency_from_pattern(const Csr& pattern, const Tensor& weights, Norm
   PrepareOptions options;
   options.normalization = normalization;
   options.device = device;
+  options.edge_map = edge_map;
   if (device.is_cuda()) {
 #ifdef SGNN_WITH_CUDA
     return adjacency_from_pattern_cuda(here, here_weights, options);

@@ -15,10 +15,11 @@ namespace sgnn::graph_io {
 // or `device`; the caller checks all this, e.g. with check_sorted_pattern).
 // weights: undefined, or [nnz] float32 in the pattern's order — the merged
 // edge weights before normalisation (or, with Normalization::None, the final
-// values themselves). Only options.normalization is used; the result lives
-// on `device`.
+// values themselves). The result lives on `device`; it has
+// transpose_to_csr only with `edge_map` (PrepareOptions::edge_map). On a
+// CUDA device, A's arrays are the pattern's own tensors (shared).
 Adjacency adjacency_from_pattern(const Csr& pattern, const Tensor& weights, Normalization normalization,
-                                 Device device);
+                                 Device device, bool edge_map = true);
 
 // Throws IoError(where, 0, reason) unless `pattern` is a square CSR whose
 // rows are sorted, duplicate-free and in range (host tensors: parallel

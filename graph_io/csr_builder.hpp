@@ -168,17 +168,47 @@ struct DegreeScale {
   }
 };
 
-// Normalised value of entry k: w / sqrt(d_row d_col) as w · s_row · s_col, or w / d_row.
-struct NormalisedValue {
+// Where the row and column of entry k come from: the (row << 32 | col)
+// keys of a build, or a sorted CSR pattern, whose row is found by binary
+// search over the offsets (no nnz-sized row array: the cache's load path
+// keeps its device peak at the pattern, values and features).
+struct KeyEntries {
   const Key* keys;
+  SGNN_CSR_HD int32_t row(int64_t k) const { return key_high(keys[k]); }
+  SGNN_CSR_HD int32_t col(int64_t k) const { return key_low(keys[k]); }
+};
+
+template <typename Offset>
+struct PatternEntries {
+  const Offset* indptr;
+  const int32_t* indices;
+  int64_t num_rows;
+  // The last row whose first entry is at or before k.
+  SGNN_CSR_HD int32_t row(int64_t k) const {
+    int64_t low = 0;
+    int64_t high = num_rows;
+    while (low < high) {
+      const int64_t middle = low + (high - low + 1) / 2;
+      if (static_cast<int64_t>(indptr[middle]) <= k) low = middle;
+      else high = middle - 1;
+    }
+    return static_cast<int32_t>(low);
+  }
+  SGNN_CSR_HD int32_t col(int64_t k) const { return indices[k]; }
+};
+
+// Normalised value of entry k: w / sqrt(d_row d_col) as w · s_row · s_col, or w / d_row.
+template <typename Entries>
+struct NormalisedValue {
+  Entries entries;
   const float* weights;
   const double* scale;
   bool symmetric;
   SGNN_CSR_HD float operator()(int64_t k) const {
     const double w = weights != nullptr ? static_cast<double>(weights[k]) : 1.0;
-    const double row_scale = scale[key_high(keys[k])];
+    const double row_scale = scale[entries.row(k)];
     if (!symmetric) return static_cast<float>(row_scale > 0.0 ? w / row_scale : 0.0);
-    return static_cast<float>(w * row_scale * scale[key_low(keys[k])]);
+    return static_cast<float>(w * row_scale * scale[entries.col(k)]);
   }
 };
 
@@ -197,22 +227,22 @@ inline Key* key_data(const Tensor& t) { return reinterpret_cast<Key*>(t.data<int
 
 // Position of the reverse of entry k, (col, row) for k = (row, col), found by
 // binary search in row col of the sorted CSR; -1 where it is missing.
-template <typename Offset>
+template <typename Offset, typename Entries>
 struct ReverseEntry {
-  const Key* keys;
+  Entries entries;
   const Offset* indptr;
   const int32_t* indices;
   SGNN_CSR_HD Offset operator()(int64_t k) const {
-    const int32_t row = key_high(keys[k]);
-    int64_t low = static_cast<int64_t>(indptr[key_low(keys[k])]);
-    int64_t high = static_cast<int64_t>(indptr[key_low(keys[k]) + 1]);
+    const int32_t row = entries.row(k);
+    const int32_t col = entries.col(k);
+    int64_t low = static_cast<int64_t>(indptr[col]);
+    int64_t high = static_cast<int64_t>(indptr[col + 1]);
     while (low < high) {
       const int64_t middle = low + (high - low) / 2;
       if (indices[middle] < row) low = middle + 1;
       else high = middle;
     }
-    return low < static_cast<int64_t>(indptr[key_low(keys[k]) + 1]) && indices[low] == row ? static_cast<Offset>(low)
-                                                                                          : Offset{-1};
+    return low < static_cast<int64_t>(indptr[col + 1]) && indices[low] == row ? static_cast<Offset>(low) : Offset{-1};
   }
 };
 
@@ -221,12 +251,27 @@ struct IsMissing {
   SGNN_CSR_HD bool operator()(Offset position) const { return position < 0; }
 };
 
-// Entry k's value differs from its reverse's.
+// Entry k has no reverse (the map not stored: looked up here).
+template <typename Offset, typename Entries>
+struct HasNoReverse {
+  ReverseEntry<Offset, Entries> reverse;
+  SGNN_CSR_HD bool operator()(int64_t k) const { return reverse(k) < 0; }
+};
+
+// Entry k's value differs from its reverse's (position from the map).
 template <typename Offset>
 struct AsymmetricValue {
   const float* values;
   const Offset* reverse;
   SGNN_CSR_HD bool operator()(int64_t k) const { return values[k] != values[static_cast<int64_t>(reverse[k])]; }
+};
+
+// The same, the reverse looked up (every reverse exists: checked before).
+template <typename Offset, typename Entries>
+struct AsymmetricValueLookup {
+  const float* values;
+  ReverseEntry<Offset, Entries> reverse;
+  SGNN_CSR_HD bool operator()(int64_t k) const { return values[k] != values[static_cast<int64_t>(reverse(k))]; }
 };
 
 // Rows of A by decreasing length, ties by id.
@@ -251,13 +296,12 @@ Tensor row_offsets(const Policy& policy, const int32_t* rows, int64_t nnz, int64
   return indptr;
 }
 
-// Values of the entries `keys` (sorted, unique; rows given by `indptr`):
-// the weights, or their normalisation (undefined without either).
-template <typename Policy, typename Offset>
-Tensor entry_values(const Policy& policy, const Tensor& keys, const Tensor& weights, const PrepareOptions& options,
-                    const Offset* indptr, int64_t n, Device device) {
+// Values of the nnz entries `entries` (sorted, unique; rows given by
+// `indptr`): the weights, or their normalisation (undefined without either).
+template <typename Policy, typename Offset, typename Entries>
+Tensor entry_values(const Policy& policy, Entries entries, int64_t nnz, const Tensor& weights,
+                    const PrepareOptions& options, const Offset* indptr, int64_t n, Device device) {
   if (options.normalization == Normalization::None) return weights;
-  const int64_t nnz = keys.numel();
   const float* weight = weights.defined() ? weights.data<float>() : nullptr;
   const bool symmetric = options.normalization == Normalization::Symmetric;
   // float64 scales stored in an int64 tensor's bytes (Tensor has no float64 dtype).
@@ -266,9 +310,9 @@ Tensor entry_values(const Policy& policy, const Tensor& keys, const Tensor& weig
   thrust::counting_iterator<int64_t> nodes(0);
   thrust::transform(policy, nodes, nodes + n, scale, DegreeScale<Offset>{indptr, weight, symmetric});
   Tensor values = Tensor::empty({nnz}, DType::Float32, device);
-  thrust::counting_iterator<int64_t> entries(0);
-  thrust::transform(policy, entries, entries + nnz, values.data<float>(),
-                    NormalisedValue{key_data(keys), weight, scale, symmetric});
+  thrust::counting_iterator<int64_t> first(0);
+  thrust::transform(policy, first, first + nnz, values.data<float>(),
+                    NormalisedValue<Entries>{entries, weight, scale, symmetric});
   return values;
 }
 
@@ -277,60 +321,68 @@ Tensor entry_values(const Policy& policy, const Tensor& keys, const Tensor& weig
 // entry k of Aᵀ, (col, row), is A's reverse entry (row, col), found by binary
 // search: no sort of nnz keys and none of its temporaries, and the arrays are
 // bitwise those a transpose by sorting gives. Needs adjacency.csr (sorted)
-// and values; `keys` are the entries' (row << 32 | col). Allocates
-// adjacency.transpose_to_csr either way; returns false (the map's content
-// undefined) when some reverse entry is missing.
-template <typename Policy, typename Offset>
-bool share_symmetric_transpose(const Policy& policy, Adjacency& adjacency, const Key* keys, Device device) {
+// and values. With options.edge_map the map is stored in
+// adjacency.transpose_to_csr; without it the reverses are looked up where
+// needed and no nnz-sized array is allocated (unless the values are not
+// symmetric: their transpose is gathered through a map that is then freed).
+// Returns false when some reverse entry is missing (or the matrix is not
+// square); adjacency.transpose_to_csr is then allocated, content undefined,
+// for the caller's transpose by sorting.
+template <typename Policy, typename Offset, typename Entries>
+bool share_symmetric_transpose(const Policy& policy, Adjacency& adjacency, Entries entries,
+                               const PrepareOptions& options, Device device) {
   const Csr& csr = adjacency.csr;
   const int64_t nnz = csr.nnz;
-  adjacency.transpose_to_csr = Tensor::empty({nnz}, dtype_of<Offset>(), device);
-  if (csr.num_rows != csr.num_cols) return false;
-  Offset* map = adjacency.transpose_to_csr.data<Offset>();
-  thrust::counting_iterator<int64_t> entries(0);
-  thrust::transform(policy, entries, entries + nnz, map,
-                    ReverseEntry<Offset>{keys, csr.indptr.data<Offset>(), csr.indices.data<int32_t>()});
-  if (!thrust::none_of(policy, map, map + nnz, IsMissing<Offset>{})) return false;
-  adjacency.transpose = csr;
-  if (adjacency.values.defined()) {
-    const bool symmetric_values =
-        thrust::none_of(policy, entries, entries + nnz, AsymmetricValue<Offset>{adjacency.values.data<float>(), map});
-    if (symmetric_values) {
-      adjacency.transpose_values = adjacency.values;
-    } else {
-      adjacency.transpose_values = Tensor::empty({nnz}, DType::Float32, device);
-      thrust::gather(policy, map, map + nnz, adjacency.values.data<float>(), adjacency.transpose_values.data<float>());
-    }
+  const ReverseEntry<Offset, Entries> reverse{entries, csr.indptr.data<Offset>(), csr.indices.data<int32_t>()};
+  thrust::counting_iterator<int64_t> first(0);
+  const auto allocate_map = [&] { return Tensor::empty({nnz}, dtype_of<Offset>(), device); };
+  if (csr.num_rows != csr.num_cols) {
+    adjacency.transpose_to_csr = allocate_map();
+    return false;
   }
+  if (options.edge_map) {
+    adjacency.transpose_to_csr = allocate_map();
+    Offset* map = adjacency.transpose_to_csr.data<Offset>();
+    thrust::transform(policy, first, first + nnz, map, reverse);
+    if (!thrust::none_of(policy, map, map + nnz, IsMissing<Offset>{})) return false;
+  } else if (thrust::any_of(policy, first, first + nnz, HasNoReverse<Offset, Entries>{reverse})) {
+    adjacency.transpose_to_csr = allocate_map();
+    return false;
+  }
+  adjacency.transpose = csr;
+  if (!adjacency.values.defined()) return true;
+  const float* values = adjacency.values.data<float>();
+  const bool symmetric_values =
+      options.edge_map
+          ? thrust::none_of(policy, first, first + nnz,
+                            AsymmetricValue<Offset>{values, adjacency.transpose_to_csr.data<Offset>()})
+          : thrust::none_of(policy, first, first + nnz, AsymmetricValueLookup<Offset, Entries>{values, reverse});
+  if (symmetric_values) {
+    adjacency.transpose_values = adjacency.values;
+    return true;
+  }
+  Tensor map = options.edge_map ? adjacency.transpose_to_csr : allocate_map();
+  if (!options.edge_map) thrust::transform(policy, first, first + nnz, map.data<Offset>(), reverse);
+  adjacency.transpose_values = Tensor::empty({nnz}, DType::Float32, device);
+  thrust::gather(policy, map.data<Offset>(), map.data<Offset>() + nnz, values, adjacency.transpose_values.data<float>());
   return true;
 }
 
+// Aᵀ of adjacency.csr (entries `key`, sorted) by sorting (col, row) keys with
+// the entry ids riding along; adjacency.transpose_to_csr (allocated) receives
+// the ids, and the transposed values are gathered through it. Released at the
+// end without options.edge_map.
 template <typename Policy, typename Offset>
-Adjacency assemble(const Policy& policy, const Tensor& keys, const Tensor& weights, const PrepareOptions& options,
-                   int64_t n, Device device) {
-  const int64_t nnz = keys.numel();
-  const Key* key = key_data(keys);
-  Adjacency adjacency;
-  Tensor rows = Tensor::empty({nnz}, DType::Int32, device);
-  thrust::transform(policy, key, key + nnz, rows.data<int32_t>(), HighOf{});
-  Csr& csr = adjacency.csr;
-  csr.num_rows = csr.num_cols = n;
-  csr.nnz = nnz;
-  csr.indptr = row_offsets<Policy, Offset>(policy, rows.data<int32_t>(), nnz, n, device);
-  csr.indices = Tensor::empty({nnz}, DType::Int32, device);
-  thrust::transform(policy, key, key + nnz, csr.indices.data<int32_t>(), LowOf{});
-  csr.row_order = row_order(policy, csr.indptr.data<Offset>(), n, device);
-
-  adjacency.values = entry_values(policy, keys, weights, options, csr.indptr.data<Offset>(), n, device);
-
-  if (share_symmetric_transpose<Policy, Offset>(policy, adjacency, key, device)) return adjacency;
+void transpose_by_sort(const Policy& policy, Adjacency& adjacency, const Key* key, const PrepareOptions& options,
+                       Device device) {
+  const int64_t n = adjacency.csr.num_rows;
+  const int64_t nnz = adjacency.csr.nnz;
   Offset* map = adjacency.transpose_to_csr.data<Offset>();
-
-  // Transpose: sort (col, row) keys with the entry ids riding along.
   Tensor transpose_keys = Tensor::empty({nnz}, DType::Int64, device);
   thrust::transform(policy, key, key + nnz, key_data(transpose_keys), SwapKey{});
   thrust::sequence(policy, map, map + nnz);
   thrust::sort_by_key(policy, key_data(transpose_keys), key_data(transpose_keys) + nnz, map);
+  Tensor rows = Tensor::empty({nnz}, DType::Int32, device);
   Csr& transpose = adjacency.transpose;
   transpose.num_rows = transpose.num_cols = n;
   transpose.nnz = nnz;
@@ -343,6 +395,32 @@ Adjacency assemble(const Policy& policy, const Tensor& keys, const Tensor& weigh
   if (adjacency.values.defined()) {
     adjacency.transpose_values = Tensor::empty({nnz}, DType::Float32, device);
     thrust::gather(policy, map, map + nnz, adjacency.values.data<float>(), adjacency.transpose_values.data<float>());
+  }
+  if (!options.edge_map) adjacency.transpose_to_csr = Tensor();
+}
+
+template <typename Policy, typename Offset>
+Adjacency assemble(const Policy& policy, const Tensor& keys, const Tensor& weights, const PrepareOptions& options,
+                   int64_t n, Device device) {
+  const int64_t nnz = keys.numel();
+  const Key* key = key_data(keys);
+  Adjacency adjacency;
+  Csr& csr = adjacency.csr;
+  csr.num_rows = csr.num_cols = n;
+  csr.nnz = nnz;
+  {
+    Tensor rows = Tensor::empty({nnz}, DType::Int32, device);
+    thrust::transform(policy, key, key + nnz, rows.data<int32_t>(), HighOf{});
+    csr.indptr = row_offsets<Policy, Offset>(policy, rows.data<int32_t>(), nnz, n, device);
+  }
+  csr.indices = Tensor::empty({nnz}, DType::Int32, device);
+  thrust::transform(policy, key, key + nnz, csr.indices.data<int32_t>(), LowOf{});
+  csr.row_order = row_order(policy, csr.indptr.data<Offset>(), n, device);
+
+  const KeyEntries entries{key};
+  adjacency.values = entry_values(policy, entries, nnz, weights, options, csr.indptr.data<Offset>(), n, device);
+  if (!share_symmetric_transpose<Policy, Offset>(policy, adjacency, entries, options, device)) {
+    transpose_by_sort<Policy, Offset>(policy, adjacency, key, options, device);
   }
   return adjacency;
 }
@@ -477,10 +555,6 @@ struct PatternKey {
   SGNN_CSR_HD Key operator()(int64_t k) const { return make_key(rows[k], cols[k]); }
 };
 
-// assemble() from a stored pattern instead of an edge list: the keys of
-// `pattern` (sorted by (row, col) and duplicate-free, checked by the caller),
-// then the same assemble() as build(), so the result is bitwise what build()
-// made. `weights` [nnz] float32 or undefined, as build() passes them.
 // The keys (row << 32 | col) of a CSR pattern's entries, in its order.
 template <typename Offset, typename Policy>
 Tensor pattern_keys(const Policy& policy, const Csr& pattern, Device device) {
@@ -498,11 +572,28 @@ Tensor pattern_keys(const Policy& policy, const Csr& pattern, Device device) {
   return keys;
 }
 
+// What assemble() makes from the keys of a stored pattern (sorted by (row,
+// col) and duplicate-free, checked by the caller; on `device`), bitwise,
+// with A's arrays the pattern's own (shared, not copied) and the entries'
+// rows found by binary search: a symmetric pattern needs no nnz-sized
+// temporaries, only its values (and the edge map when options.edge_map);
+// the 64-bit keys are built only for a transpose by sorting. `weights`
+// [nnz] float32 or undefined, as build() passes them.
 template <typename Offset, typename Policy>
 Adjacency assemble_pattern(const Policy& policy, const Csr& pattern, const Tensor& weights,
                            const PrepareOptions& options, Device device) {
-  return assemble<Policy, Offset>(policy, pattern_keys<Offset>(policy, pattern, device), weights, options,
-                                  pattern.num_rows, device);
+  const int64_t n = pattern.num_rows;
+  Adjacency adjacency;
+  adjacency.csr = pattern;
+  const Offset* indptr = pattern.indptr.data<Offset>();
+  adjacency.csr.row_order = row_order(policy, indptr, n, device);
+  const PatternEntries<Offset> entries{indptr, pattern.indices.data<int32_t>(), n};
+  adjacency.values = entry_values(policy, entries, pattern.nnz, weights, options, indptr, n, device);
+  if (!share_symmetric_transpose<Policy, Offset>(policy, adjacency, entries, options, device)) {
+    const Tensor keys = pattern_keys<Offset>(policy, pattern, device);
+    transpose_by_sort<Policy, Offset>(policy, adjacency, key_data(keys), options, device);
+  }
+  return adjacency;
 }
 
 }  // namespace sgnn::graph_io::csr_builder

@@ -39,6 +39,7 @@ GraphOptions gcn_graph_options() {
   options.prepare.symmetrize = true;
   options.prepare.self_loops = SelfLoops::Add;
   options.prepare.normalization = Normalization::Symmetric;
+  options.prepare.edge_map = false;  // fixed weights: Aᵀ's copy suffices
   return options;
 }
 
@@ -109,7 +110,7 @@ Graph make_graph(const Dataset& dataset, const GraphOptions& options, Device dev
     graph.statistics.cache_path = file.string();
     std::string problem;
     const auto cache_started = std::chrono::steady_clock::now();
-    prepared = load_adjacency_cache(file, fingerprint, problem, device);
+    prepared = load_adjacency_cache(file, fingerprint, problem, device, options.prepare.edge_map);
     if (prepared) {
       graph.statistics.cache_hit = true;
       graph.statistics.cache_ms =

@@ -31,6 +31,11 @@ struct PrepareOptions {
   Duplicates duplicates = Duplicates::Merge;
   Normalization normalization = Normalization::None;
   Device device = Device::cpu();
+  // Keep Adjacency::transpose_to_csr, which moves per-edge tensors (GAT's
+  // attention, learned edge weights) into Aᵀ's order. GCN's fixed weights
+  // have their transposed copy and need no map: without it the adjacency
+  // holds one nnz-sized array less (a symmetric graph never builds it).
+  bool edge_map = true;
 };
 
 // Throws InvalidArgument when the edge list is invalid.

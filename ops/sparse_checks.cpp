@@ -14,19 +14,28 @@ void check_adjacency(const Adjacency& adjacency, const char* op) {
   check_same_device(csr.indptr, csr.indices, op);
 }
 
-void check_transpose(const Adjacency& adjacency, const char* op) {
+void check_transpose(const Adjacency& adjacency, const char* op, bool moves_edge_tensors) {
   const Csr& transpose = adjacency.transpose;
-  SGNN_CHECK(transpose.indptr.defined() && transpose.indices.defined() && adjacency.transpose_to_csr.defined(), op,
-             ": backward needs adjacency.transpose and transpose_to_csr (built by graph_io::prepare_adjacency)");
+  SGNN_CHECK(transpose.indptr.defined() && transpose.indices.defined(), op,
+             ": backward needs adjacency.transpose (built by graph_io::prepare_adjacency)");
   SGNN_CHECK(transpose.num_rows == adjacency.num_cols() && transpose.num_cols == adjacency.num_rows() &&
-                 transpose.nnz == adjacency.nnz() && adjacency.transpose_to_csr.numel() == adjacency.nnz(),
+                 transpose.nnz == adjacency.nnz(),
              op, ": adjacency.transpose is ", transpose.num_rows, " x ", transpose.num_cols, " with ", transpose.nnz,
              " entries, not the transpose of a ", adjacency.num_rows(), " x ", adjacency.num_cols(), " matrix with ",
              adjacency.nnz());
   check_dtype(transpose.indptr, csr_offset_dtype(transpose.nnz), op, "adjacency.transpose.indptr");
+  SGNN_CHECK(transpose.device() == adjacency.device(), op, ": adjacency.transpose is not on the adjacency's device ",
+             adjacency.device().str());
+  if (!moves_edge_tensors) return;
+  SGNN_CHECK(adjacency.transpose_to_csr.defined(), op,
+             ": backward moves per-edge tensors into Aᵀ's order through adjacency.transpose_to_csr, and this "
+             "adjacency was prepared without it (PrepareOptions::edge_map off, as gcn_graph_options() sets); "
+             "prepare it with edge_map on (gat_graph_options(), or PrepareOptions{} defaults)");
+  SGNN_CHECK(adjacency.transpose_to_csr.numel() == adjacency.nnz(), op, ": adjacency.transpose_to_csr has ",
+             adjacency.transpose_to_csr.numel(), " entries, not nnz = ", adjacency.nnz());
   check_dtype(adjacency.transpose_to_csr, csr_offset_dtype(adjacency.nnz()), op, "adjacency.transpose_to_csr");
-  SGNN_CHECK(transpose.device() == adjacency.device() && adjacency.transpose_to_csr.device() == adjacency.device(),
-             op, ": adjacency.transpose is not on the adjacency's device ", adjacency.device().str());
+  SGNN_CHECK(adjacency.transpose_to_csr.device() == adjacency.device(), op,
+             ": adjacency.transpose_to_csr is not on the adjacency's device ", adjacency.device().str());
 }
 
 void check_sparse_operand(const Tensor& tensor, const Adjacency& adjacency, int64_t rows, const char* op,

@@ -9,8 +9,11 @@ namespace sgnn::ops {
 
 // The adjacency has a CSR (indptr of the right offset dtype, indices int32).
 void check_adjacency(const Adjacency& adjacency, const char* op);
-// The adjacency can run a backward pass on Aᵀ (transpose and edge map present).
-void check_transpose(const Adjacency& adjacency, const char* op);
+// The adjacency can run a backward pass on Aᵀ: the transpose is present,
+// and so is the edge map when the pass moves per-edge tensors into Aᵀ's
+// order (`moves_edge_tensors`; an adjacency prepared with
+// PrepareOptions::edge_map off has none).
+void check_transpose(const Adjacency& adjacency, const char* op, bool moves_edge_tensors = true);
 // A float32 tensor on the adjacency's device whose first axis is `rows`.
 void check_sparse_operand(const Tensor& tensor, const Adjacency& adjacency, int64_t rows, const char* op,
                           const char* argument);

@@ -36,7 +36,8 @@ Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const 
   Tensor c = detail::run_spmm(adjacency.csr, values, heads, features, b, out_shape);
 
   if (autograd::needs_recording({b, values})) {
-    check_transpose(adjacency, kOp);
+    // Weights without their transposed copy are gathered into Aᵀ's order in backward.
+    check_transpose(adjacency, kOp, values.defined() && !transpose_values.defined());
     autograd::record(kOp, {b, values}, c,
                      [adjacency, heads, features, saved_values = values.detach(),
                       saved_transpose_values = transpose_values.detach(),

@@ -21,6 +21,7 @@ inline Adjacency prepared_gcn_graph(int64_t nodes, const std::vector<int32_t>& s
   edges.source = Tensor::from_vector(source, {static_cast<int64_t>(source.size())});
   edges.target = Tensor::from_vector(target, {static_cast<int64_t>(target.size())});
   graph_io::PrepareOptions options = graph_io::gcn_graph_options().prepare;
+  options.edge_map = true;  // GAT trains on this graph too
   options.device = device;
   return graph_io::prepare_adjacency(edges, options);
 }

@@ -187,7 +187,7 @@ TEST_CASE("adjacency cache: a file of format version 1 is refused cleanly and re
   old.add("csr.indices", first.adjacency.csr.indices);
   old.add("transpose.indptr", first.adjacency.transpose.indptr);
   old.add("transpose.indices", first.adjacency.transpose.indices);
-  old.add("transpose_to_csr", first.adjacency.transpose_to_csr);
+  old.add("transpose_to_csr", first.adjacency.csr.indices);  // never read: the version is refused first
   old.add("values", first.adjacency.values);
   old.add("transpose_values", first.adjacency.transpose_values);
   write_section_file(first.statistics.cache_path, old);
@@ -325,7 +325,9 @@ TEST_CASE("adjacency_from_pattern refuses weights that do not fit and check_sort
   Csr pattern = prepared.csr;
   pattern.row_order = Tensor();
   CHECK_NOTHROW(check_sorted_pattern(pattern, "here"));
-  check_same_adjacency(adjacency_from_pattern(pattern, Tensor(), Normalization::Symmetric, Device::cpu()), prepared);
+  check_same_adjacency(adjacency_from_pattern(pattern, Tensor(), Normalization::Symmetric, Device::cpu(),
+                                              gcn_graph_options().prepare.edge_map),
+                       prepared);
   CHECK_THROWS_AS(adjacency_from_pattern(pattern, Tensor::full({3}, 1.0), Normalization::None, Device::cpu()),
                   InvalidArgument);
   Csr rectangular = pattern;
@@ -345,7 +347,8 @@ TEST_CASE("adjacency_from_pattern on the host equals prepare_adjacency bitwise, 
       // What the cache keeps: the values themselves for weighted edges, else the normalisation.
       const bool weighted = graph.edges.weight.defined();
       check_same_adjacency(adjacency_from_pattern(pattern, weighted ? prepared.values : Tensor(),
-                                                  weighted ? Normalization::None : options.normalization, Device::cpu()),
+                                                  weighted ? Normalization::None : options.normalization, Device::cpu(),
+                                                  options.edge_map),
                            prepared);
     }
   }

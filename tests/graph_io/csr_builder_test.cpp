@@ -1,7 +1,12 @@
 #include <doctest/doctest.h>
 
+#include "core/autograd.hpp"
 #include "graph_io/adjacency_from_pattern.hpp"
+#include "graph_io/graph.hpp"
 #include "graph_io/prepare.hpp"
+#include "ops/reduce.hpp"
+#include "ops/sddmm.hpp"
+#include "ops/spmm.hpp"
 #include "tests/graph_io/adjacency_equality.hpp"
 #include "tests/graph_io/random_graphs.hpp"
 #include "tests/graph_io/reference_prepare.hpp"
@@ -71,4 +76,47 @@ TEST_CASE("a symmetric pattern's transpose shares A's arrays, and its values whe
   const Adjacency directed = prepare_adjacency(edges, options);
   sgnn::testing::check_same_adjacency(directed, reference::reference_prepare_adjacency(edges, options));
   CHECK_FALSE(directed.transpose.indices.shares_storage_with(directed.csr.indices));
+}
+
+TEST_CASE("without the edge map (GCN's options) A and Aᵀ are complete, GCN's backward runs, SDDMM's is refused") {
+  const EdgeList edges = sgnn::testing::random_edges(300, 2000, 41, false);
+  const PrepareOptions gcn = gcn_graph_options().prepare;
+  CHECK_FALSE(gcn.edge_map);
+  PrepareOptions with_map = gcn;
+  with_map.edge_map = true;
+  const Adjacency lean = prepare_adjacency(edges, gcn);
+  const Adjacency full = prepare_adjacency(edges, with_map);
+  CHECK_FALSE(lean.transpose_to_csr.defined());
+  REQUIRE(full.transpose_to_csr.defined());
+  lean.validate();  // derives the map itself to check Aᵀ and its values
+  Adjacency wrong = lean;
+  wrong.transpose_values = Tensor::from_vector(std::vector<float>(static_cast<std::size_t>(lean.nnz()), 0.5f), {lean.nnz()});
+  CHECK_THROWS_AS(wrong.validate(), InvalidArgument);
+  // The cached-pattern path leaves it out too, on a symmetric and a directed pattern.
+  for (const bool symmetrize : {true, false}) {
+    PrepareOptions options = gcn;
+    options.symmetrize = symmetrize;
+    const Adjacency built = prepare_adjacency(edges, options);
+    const Adjacency from_pattern = adjacency_from_pattern(built.csr, Tensor(), options.normalization, options.device,
+                                                          options.edge_map);
+    CHECK_FALSE(from_pattern.transpose_to_csr.defined());
+    sgnn::testing::check_same_adjacency(from_pattern, built);
+  }
+
+  // GCN's aggregation differentiates through Aᵀ and its stored values: the same gradient either way.
+  const auto gradient = [](const Adjacency& adjacency) {
+    Tensor b = Tensor::full({adjacency.num_cols(), 3}, 0.25);
+    b.set_requires_grad(true);
+    ops::sum(ops::spmm(adjacency, b)).backward();
+    return b.grad().to_vector<float>();
+  };
+  CHECK(gradient(lean) == gradient(full));
+  // Per-edge tensors cannot be moved into Aᵀ's order: a clear error at the forward, not a crash in backward.
+  Tensor x = Tensor::full({lean.num_rows(), 4}, 1.0);
+  x.set_requires_grad(true);
+  CHECK_THROWS_WITH_AS(ops::sddmm_dot(lean, x, x), doctest::Contains("edge_map"), InvalidArgument);
+  Tensor weights = Tensor::full({lean.nnz()}, 1.0);
+  weights.set_requires_grad(true);
+  CHECK_THROWS_WITH_AS(ops::spmm(lean, weights, x), doctest::Contains("transpose_to_csr"), InvalidArgument);
+  CHECK_NOTHROW(ops::sddmm_dot(full, x, x));
 }

@@ -105,6 +105,7 @@ inline std::vector<graph_io::PrepareOptions> all_prepare_options() {
           options.self_loops = loops;
           options.duplicates = duplicates;
           options.normalization = norm;
+          options.edge_map = duplicates == graph_io::Duplicates::Merge;  // both, for every other option
           all.push_back(options);
         }
       }
@@ -116,7 +117,8 @@ inline std::vector<graph_io::PrepareOptions> all_prepare_options() {
 inline std::string describe(const graph_io::PrepareOptions& o) {
   return "symmetrize=" + std::to_string(o.symmetrize) + " loops=" + std::to_string(static_cast<int>(o.self_loops)) +
          " duplicates=" + std::to_string(static_cast<int>(o.duplicates)) +
-         " normalization=" + std::to_string(static_cast<int>(o.normalization));
+         " normalization=" + std::to_string(static_cast<int>(o.normalization)) +
+         " edge_map=" + std::to_string(o.edge_map);
 }
 
 }  // namespace sgnn::testing

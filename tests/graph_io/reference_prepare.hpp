@@ -141,7 +141,7 @@ inline Adjacency reference_prepare_adjacency(const EdgeList& edges, const Prepar
   Adjacency adjacency;
   adjacency.csr = make_csr(n, n, offsets, columns);
   adjacency.transpose = make_csr(n, n, transpose_offsets, transpose_columns);
-  adjacency.transpose_to_csr = make_offsets(transpose_to_csr, nnz);
+  if (options.edge_map) adjacency.transpose_to_csr = make_offsets(transpose_to_csr, nnz);
   if (weighted || options.normalization != Normalization::None) {
     std::vector<float> transpose_values(unique.size());
     for (std::size_t k = 0; k < unique.size(); ++k) {

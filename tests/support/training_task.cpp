@@ -32,6 +32,7 @@ TinyTask tiny_task(uint64_t seed, Device device) {
   edges.target = Tensor::from_vector(targets, {kEdges});
   graph_io::PrepareOptions options = graph_io::gcn_graph_options().prepare;
   options.device = device;
+  options.edge_map = true;  // GAT trains on this graph too
   task.adjacency = std::make_shared<Adjacency>(graph_io::prepare_adjacency(edges, options));
 
   Tensor features = random_tensor({kNodes, task.features}, seed + 2, 0.0, 1.0);
