@@ -15,6 +15,10 @@ namespace sgnn::ops {
 namespace {
 std::atomic<int64_t> timed{0};
 std::atomic<int64_t> timing_microseconds{0};
+// Timings in progress on this thread: a candidate's first launch may time
+// its own kernels (the CSR SpMM timed against HRPB picks its tile then), and
+// that wall time is counted once, by the outermost timing.
+thread_local int timing_depth = 0;
 }  // namespace
 
 int64_t candidates_timed() { return timed.load(std::memory_order_relaxed); }
@@ -37,15 +41,17 @@ double fastest_of_two_ms(Device device, const std::function<void()>& launch) {
   require_available(device);
   SGNN_CHECK(device.is_cuda(), "fastest_of_two_ms: timing needs a CUDA device, got ", device.str());
   timed.fetch_add(1, std::memory_order_relaxed);
-  const auto wall_start = std::chrono::steady_clock::now();
   struct AddWallTime {
-    std::chrono::steady_clock::time_point start;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    bool outermost = timing_depth++ == 0;
     ~AddWallTime() {
+      --timing_depth;
+      if (!outermost) return;
       timing_microseconds.fetch_add(
           std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count(),
           std::memory_order_relaxed);
     }
-  } add_wall_time{wall_start};
+  } add_wall_time;
 #ifdef SGNN_WITH_CUDA
   cuda::DeviceGuard guard(device);
   const cudaStream_t stream = cuda::stream(device);

@@ -19,7 +19,8 @@ double fastest_of_two_ms(Device device, const std::function<void()>& launch);
 
 // How many candidates fastest_of_two_ms has timed in this process (for tests:
 // a stored or recorded choice must not time again), and the wall time all
-// that timing took (what measured choices cost a run).
+// that timing took (what measured choices cost a run; a timing inside
+// another's launch is part of the outer one's time, not counted again).
 int64_t candidates_timed();
 double timing_milliseconds();
 

@@ -5,6 +5,8 @@
 // without stored choices use the rules, and every choice computes the same
 // function (within the TF32 bound where HRPB is chosen).
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <doctest/doctest.h>
 
 #include "graph_io/hrpb_builder.hpp"
@@ -233,4 +235,20 @@ TEST_CASE("GPU measured choices: HRPB or CSR timed per width with auto, A and it
   }
   // The transpose reads A's table.
   CHECK(ops::kernel_choices(gpu.transpose) == ops::kernel_choices(gpu.csr));
+}
+
+TEST_CASE("GPU timing wall time: a timing inside another's launch is counted once, in the outer one") {
+  const auto wait = [] { std::this_thread::sleep_for(std::chrono::milliseconds(20)); };
+  const double counted_before = ops::timing_milliseconds();
+  const int64_t timed_before = ops::candidates_timed();
+  const auto started = std::chrono::steady_clock::now();
+  // Each outer launch times an inner candidate (two launches of 20 ms): about 80 ms of wall time in all.
+  (void)ops::fastest_of_two_ms(kGpu, [&] { (void)ops::fastest_of_two_ms(kGpu, wait); });
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  const double counted_ms = ops::timing_milliseconds() - counted_before;
+  CAPTURE(wall_ms);
+  CAPTURE(counted_ms);
+  CHECK(ops::candidates_timed() - timed_before == 3);
+  CHECK(counted_ms >= 80.0);
+  CHECK(counted_ms <= wall_ms + 1.0);  // counted twice, it would be near 2x the wall time
 }
