@@ -218,6 +218,21 @@ __device__ __forceinline__ int64_t item_count(const SoftmaxArguments<T>& args) {
   else return kInterleaved ? args.num_rows : args.num_rows * args.heads;
 }
 
+// The scores of this thread's positions base + u · kThreads (u < kBatch)
+// that lie before w.end, every load issued before any is used.
+template <bool kInterleaved, int kThreads, typename T, typename Source>
+__device__ __forceinline__ void load_scores(const SoftmaxArguments<T>& args, const Source& source, const WorkRange& w,
+                                            int64_t base, float (&score)[kBatch]) {
+#pragma unroll
+  for (int u = 0; u < kBatch; ++u) {
+    const int64_t position = base + u * kThreads;
+    if (position < w.end) {
+      score[u] = source.score(w.row, entry_of<kInterleaved>(args, position), w.head,
+                              element_of<kInterleaved>(args, w, position));
+    }
+  }
+}
+
 template <bool kInterleaved, int kThreads, typename T, typename Source>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
     edge_softmax_forward_kernel(SoftmaxArguments<T> args, Source source) {
@@ -237,14 +252,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
     float sum = 0.0f;
     for (int64_t base = w.begin + lane; base < w.end; base += kBatch * kThreads) {
       float score[kBatch];
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int64_t position = base + u * kThreads;
-        if (position < w.end) {
-          score[u] = source.score(w.row, entry_of<kInterleaved>(args, position), w.head,
-                                  element_of<kInterleaved>(args, w, position));
-        }
-      }
+      load_scores<kInterleaved, kThreads>(args, source, w, base, score);
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
         if (base + u * kThreads >= w.end) break;
@@ -259,14 +267,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
     merge.softmax(maximum, sum, lane, merge_down_to);
     for (int64_t base = w.begin + lane; base < w.end; base += kBatch * kThreads) {
       float score[kBatch];
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int64_t position = base + u * kThreads;
-        if (position < w.end) {
-          score[u] = source.score(w.row, entry_of<kInterleaved>(args, position), w.head,
-                                  element_of<kInterleaved>(args, w, position));
-        }
-      }
+      load_scores<kInterleaved, kThreads>(args, source, w, base, score);
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
         const int64_t position = base + u * kThreads;
