@@ -15,6 +15,13 @@
 //   values            optional [nnz] float32 weights in A's edge order (e.g. the
 //                     GCN normalisation D^-1/2 (A+I) D^-1/2)
 //   transpose_values  the same weights in Aᵀ's order (defined iff values is)
+//   symmetric_scale   optional, instead of values: [num_rows] float64 stored in
+//                     an int64 tensor's bytes (Tensor has no float64 dtype),
+//                     the s = D^-1/2 of GCN's normalisation; entry (r, c) of A
+//                     and of Aᵀ then weighs float(s[r] · s[c]), bitwise the
+//                     value graph_io would store, computed where it is used
+//                     (graph_io::PrepareOptions::symmetric_scale): nnz floats
+//                     fewer on the device
 //   hrpb              optional: the HRPB layout of (csr, values) and of its
 //                     transpose (graph_io::attach_hrpb), for the tensor-core SpMM
 //   spmm_format       which SpMM ops::spmm(adjacency, b) runs: Csr (FP32
@@ -42,6 +49,7 @@ struct Adjacency {
   Tensor transpose_to_csr;
   Tensor values;
   Tensor transpose_values;
+  Tensor symmetric_scale;
   std::shared_ptr<const HrpbAdjacency> hrpb;
   SpmmFormat spmm_format = SpmmFormat::Csr;
 
@@ -50,6 +58,10 @@ struct Adjacency {
   int64_t nnz() const { return csr.nnz; }
   Device device() const { return csr.device(); }
   bool has_values() const { return values.defined(); }
+  // Weights of some kind: stored values or the symmetric scale.
+  bool weighted() const { return values.defined() || symmetric_scale.defined(); }
+  // symmetric_scale as a pointer (nullptr when undefined); its device's memory.
+  const double* scale_data() const;
   Adjacency to(Device device) const;
   // Checks both patterns, that they are transposes of each other through
   // transpose_to_csr, and the value shapes. Host-side; for tests and loaders.

@@ -97,6 +97,7 @@ Adjacency Adjacency::to(Device device) const {
   moved.transpose_values = values.defined() && transpose_values.shares_storage_with(values)
                                ? moved.values
                                : to_if_defined(transpose_values, device);
+  moved.symmetric_scale = to_if_defined(symmetric_scale, device);
   if (hrpb) moved.hrpb = std::make_shared<const HrpbAdjacency>(hrpb->to(device));
   return moved;
 }
@@ -115,6 +116,10 @@ const char* spmm_format_name(SpmmFormat format) {
     case SpmmFormat::Auto: return "auto";
   }
   return "csr";
+}
+
+const double* Adjacency::scale_data() const {
+  return symmetric_scale.defined() ? reinterpret_cast<const double*>(symmetric_scale.data<int64_t>()) : nullptr;
 }
 
 void Adjacency::validate() const {
@@ -164,6 +169,13 @@ void Adjacency::validate() const {
     }
   }
   SGNN_CHECK(values.defined() == transpose_values.defined(), "Adjacency: values and transpose_values must be both set or both empty");
+  if (symmetric_scale.defined()) {
+    SGNN_CHECK(!values.defined(), "Adjacency: symmetric_scale stands for the values; both are set");
+    check_dtype(symmetric_scale, DType::Int64, "Adjacency", "symmetric_scale");
+    SGNN_CHECK(csr.num_rows == csr.num_cols && symmetric_scale.shape() == Shape{csr.num_rows},
+               "Adjacency symmetric_scale has shape ", shape_str(symmetric_scale.shape()), ", expected [",
+               csr.num_rows, "] of a square matrix");
+  }
   if (values.defined()) {
     check_dtype(values, DType::Float32, "Adjacency", "values");
     SGNN_CHECK(values.shape() == Shape{csr.nnz} && transpose_values.shape() == Shape{csr.nnz},

@@ -20,6 +20,7 @@ constexpr const char* kValuesSymmetric = "symmetric";  // derived: D^-1/2 A D^-1
 constexpr const char* kValuesRow = "row";              // derived: D^-1 A of the pattern
 
 const char* values_mode(const CachedAdjacency& cached) {
+  if (cached.adjacency.symmetric_scale.defined()) return kValuesSymmetric;  // derived from the pattern alone
   if (!cached.adjacency.values.defined()) return kValuesNone;
   if (cached.weighted_edges) return kValuesStored;
   switch (cached.normalization) {
@@ -116,7 +117,7 @@ std::filesystem::path adjacency_cache_path(const std::filesystem::path& cache_di
 
 void store_adjacency_cache(const std::filesystem::path& file, uint64_t fingerprint, const CachedAdjacency& cached) {
   const Adjacency& a = cached.adjacency;
-  SGNN_CHECK(cached.weighted_edges || cached.normalization == Normalization::None || a.values.defined(),
+  SGNN_CHECK(cached.weighted_edges || cached.normalization == Normalization::None || a.weighted(),
              "store_adjacency_cache: the adjacency has no values, yet its normalisation says it has");
   SectionFile contents;
   contents.kind = kKind;
@@ -134,7 +135,7 @@ void store_adjacency_cache(const std::filesystem::path& file, uint64_t fingerpri
 }
 
 std::optional<CachedAdjacency> load_adjacency_cache(const std::filesystem::path& file, uint64_t fingerprint,
-                                                    std::string& problem, Device device, bool edge_map) {
+                                                    std::string& problem, Device device, const PrepareOptions& derive) {
   problem.clear();
   std::error_code error;
   if (!std::filesystem::exists(file, error)) return std::nullopt;
@@ -179,7 +180,10 @@ std::optional<CachedAdjacency> load_adjacency_cache(const std::filesystem::path&
     }
     cached.weighted_edges = mode == kValuesStored;
     cached.normalization = normalization;
-    cached.adjacency = adjacency_from_pattern(pattern, weights, normalization, device, edge_map);
+    PrepareOptions options = derive;
+    options.normalization = normalization;
+    options.device = device;
+    cached.adjacency = adjacency_from_pattern(pattern, weights, options);
     return cached;
   } catch (const IoError& failure) {
     problem = failure.what();

@@ -60,9 +60,10 @@ void store_adjacency_cache(const std::filesystem::path& file, uint64_t fingerpri
 // that do not fit together, a pattern that is not sorted and in range);
 // `problem` then says why (empty when the file is simply missing). Device
 // errors while deriving (e.g. out of memory) propagate as exceptions.
-// `edge_map`: derive transpose_to_csr too (PrepareOptions::edge_map).
+// Of `derive`, edge_map and symmetric_scale say what to derive (the
+// normalisation comes from the file, the device is `device`).
 std::optional<CachedAdjacency> load_adjacency_cache(const std::filesystem::path& file, uint64_t fingerprint,
                                                     std::string& problem, Device device = Device::cpu(),
-                                                    bool edge_map = true);
+                                                    const PrepareOptions& derive = {});
 
 }  // namespace sgnn::graph_io

@@ -63,7 +63,7 @@ Adjacency assemble_on_host(const Csr& pattern, const Tensor& weights, const Prep
   adjacency.csr = pattern;
   adjacency.csr.row_order = csr_builder::row_order(policy, indptr, n, cpu);
   const csr_builder::KeyEntries entries{key};
-  adjacency.values = csr_builder::entry_values(policy, entries, nnz, weights, options, indptr, n, cpu);
+  csr_builder::assign_weights(policy, adjacency, entries, weights, options, indptr, cpu);
   if (csr_builder::share_symmetric_transpose<decltype(policy), Offset>(policy, adjacency, entries, options, cpu)) {
     return adjacency;
   }
@@ -130,18 +130,14 @@ void check_sorted_pattern(const Csr& pattern, const std::string& where) {
   }
 }
 
-Adjacency adjacency_from_pattern(const Csr& pattern, const Tensor& weights, Normalization normalization,
-                                 Device device, bool edge_map) {
+Adjacency adjacency_from_pattern(const Csr& pattern, const Tensor& weights, const PrepareOptions& options) {
+  const Device device = options.device;
   require_available(device);
   SGNN_CHECK(!weights.defined() || (weights.dtype() == DType::Float32 && weights.shape() == Shape{pattern.nnz}),
              "adjacency_from_pattern: weights must be [", pattern.nnz, "] float32, got ",
              weights.defined() ? shape_str(weights.shape()) : std::string("undefined"));
   Csr here = pattern.to(device);
   const Tensor here_weights = weights.defined() ? weights.to(device) : Tensor();
-  PrepareOptions options;
-  options.normalization = normalization;
-  options.device = device;
-  options.edge_map = edge_map;
   if (device.is_cuda()) {
 #ifdef SGNN_WITH_CUDA
     return adjacency_from_pattern_cuda(here, here_weights, options);
@@ -150,6 +146,21 @@ Adjacency adjacency_from_pattern(const Csr& pattern, const Tensor& weights, Norm
   here.row_order = Tensor();  // assemble_on_host computes it
   if (csr_offset_dtype(pattern.nnz) == DType::Int32) return assemble_on_host<int32_t>(here, here_weights, options);
   return assemble_on_host<int64_t>(here, here_weights, options);
+}
+
+Tensor stored_weights(const Adjacency& adjacency, bool transpose) {
+  if (adjacency.values.defined()) return transpose ? adjacency.transpose_values : adjacency.values;
+  if (!adjacency.symmetric_scale.defined()) return Tensor();
+  const Csr& csr = transpose ? adjacency.transpose : adjacency.csr;
+  if (csr.device().is_cuda()) {
+#ifdef SGNN_WITH_CUDA
+    return scaled_values_cuda(csr, adjacency.scale_data());
+#endif
+  }
+  const auto& policy = thrust::omp::par;
+  return csr.indptr.dtype() == DType::Int32
+             ? csr_builder::scaled_values<int32_t>(policy, csr, adjacency.scale_data(), Device::cpu())
+             : csr_builder::scaled_values<int64_t>(policy, csr, adjacency.scale_data(), Device::cpu());
 }
 
 }  // namespace sgnn::graph_io

@@ -12,14 +12,21 @@ namespace sgnn::graph_io {
 
 // pattern: num_rows == num_cols, indptr [n+1] of csr_offset_dtype(nnz),
 // indices [nnz] int32, rows sorted by column without repeats, ids < n (host
-// or `device`; the caller checks all this, e.g. with check_sorted_pattern).
-// weights: undefined, or [nnz] float32 in the pattern's order — the merged
-// edge weights before normalisation (or, with Normalization::None, the final
-// values themselves). The result lives on `device`; it has
-// transpose_to_csr only with `edge_map` (PrepareOptions::edge_map). On a
-// CUDA device, A's arrays are the pattern's own tensors (shared).
-Adjacency adjacency_from_pattern(const Csr& pattern, const Tensor& weights, Normalization normalization,
-                                 Device device, bool edge_map = true);
+// or options.device; the caller checks all this, e.g. with
+// check_sorted_pattern). weights: undefined, or [nnz] float32 in the
+// pattern's order — the merged edge weights before normalisation (or, with
+// Normalization::None, the final values themselves). Of `options`:
+// normalization, device (where the result lives), edge_map and
+// symmetric_scale. On a CUDA device, A's arrays are the pattern's own
+// tensors (shared).
+Adjacency adjacency_from_pattern(const Csr& pattern, const Tensor& weights, const PrepareOptions& options);
+
+// The weights of A (of Aᵀ with `transpose`) as nnz float32 values on the
+// adjacency's device: adjacency.values (transpose_values), or the values its
+// symmetric_scale stands for, computed now (bitwise those prepare would
+// store); undefined for an unweighted adjacency. For consumers that need the
+// values themselves (the HRPB layout).
+Tensor stored_weights(const Adjacency& adjacency, bool transpose = false);
 
 // Throws IoError(where, 0, reason) unless `pattern` is a square CSR whose
 // rows are sorted, duplicate-free and in range (host tensors: parallel

@@ -14,6 +14,8 @@ Adjacency adjacency_from_pattern_cuda(const Csr& pattern, const Tensor& weights,
 // and dtypes checked by the caller): true when offsets run from 0 to nnz
 // without decreasing and every row's columns increase and are < num_rows.
 bool is_sorted_pattern_cuda(const Csr& pattern);
+// csr_builder::scaled_values on a CUDA device (`csr` and `scale` there).
+Tensor scaled_values_cuda(const Csr& csr, const double* scale);
 #endif
 
 }  // namespace sgnn::graph_io

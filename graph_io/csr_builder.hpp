@@ -296,6 +296,18 @@ Tensor row_offsets(const Policy& policy, const int32_t* rows, int64_t nnz, int64
   return indptr;
 }
 
+// Per node: the float64 scales of `symmetric` (D^-1/2) or row (D)
+// normalisation, in an int64 tensor's bytes (Tensor has no float64 dtype).
+template <typename Policy, typename Offset>
+Tensor degree_scales(const Policy& policy, const Offset* indptr, const float* weight, bool symmetric, int64_t n,
+                     Device device) {
+  Tensor scale_storage = Tensor::empty({n}, DType::Int64, device);
+  auto* scale = reinterpret_cast<double*>(scale_storage.data<int64_t>());
+  thrust::counting_iterator<int64_t> nodes(0);
+  thrust::transform(policy, nodes, nodes + n, scale, DegreeScale<Offset>{indptr, weight, symmetric});
+  return scale_storage;
+}
+
 // Values of the nnz entries `entries` (sorted, unique; rows given by
 // `indptr`): the weights, or their normalisation (undefined without either).
 template <typename Policy, typename Offset, typename Entries>
@@ -304,15 +316,38 @@ Tensor entry_values(const Policy& policy, Entries entries, int64_t nnz, const Te
   if (options.normalization == Normalization::None) return weights;
   const float* weight = weights.defined() ? weights.data<float>() : nullptr;
   const bool symmetric = options.normalization == Normalization::Symmetric;
-  // float64 scales stored in an int64 tensor's bytes (Tensor has no float64 dtype).
-  Tensor scale_storage = Tensor::empty({n}, DType::Int64, device);
-  auto* scale = reinterpret_cast<double*>(scale_storage.data<int64_t>());
-  thrust::counting_iterator<int64_t> nodes(0);
-  thrust::transform(policy, nodes, nodes + n, scale, DegreeScale<Offset>{indptr, weight, symmetric});
+  const Tensor scale_storage = degree_scales(policy, indptr, weight, symmetric, n, device);
+  const auto* scale = reinterpret_cast<const double*>(scale_storage.data<int64_t>());
   Tensor values = Tensor::empty({nnz}, DType::Float32, device);
   thrust::counting_iterator<int64_t> first(0);
   thrust::transform(policy, first, first + nnz, values.data<float>(),
                     NormalisedValue<Entries>{entries, weight, scale, symmetric});
+  return values;
+}
+
+// adjacency.values from entry_values, or adjacency.symmetric_scale where the
+// options keep it (keeps_symmetric_scale).
+template <typename Policy, typename Offset, typename Entries>
+void assign_weights(const Policy& policy, Adjacency& adjacency, Entries entries, const Tensor& weights,
+                    const PrepareOptions& options, const Offset* indptr, Device device) {
+  const int64_t n = adjacency.csr.num_rows;
+  if (keeps_symmetric_scale(options, weights.defined())) {
+    adjacency.symmetric_scale = degree_scales(policy, indptr, static_cast<const float*>(nullptr), true, n, device);
+    return;
+  }
+  adjacency.values = entry_values(policy, entries, adjacency.csr.nnz, weights, options, indptr, n, device);
+}
+
+// The values symmetric_scale `scale` stands for on `csr` (A or Aᵀ: the
+// weight of entry (r, c) is float(s[r] · s[c]) either way), bitwise what
+// entry_values stores.
+template <typename Offset, typename Policy>
+Tensor scaled_values(const Policy& policy, const Csr& csr, const double* scale, Device device) {
+  Tensor values = Tensor::empty({csr.nnz}, DType::Float32, device);
+  const PatternEntries<Offset> entries{csr.indptr.data<Offset>(), csr.indices.data<int32_t>(), csr.num_rows};
+  thrust::counting_iterator<int64_t> first(0);
+  thrust::transform(policy, first, first + csr.nnz, values.data<float>(),
+                    NormalisedValue<PatternEntries<Offset>>{entries, nullptr, scale, true});
   return values;
 }
 
@@ -418,7 +453,7 @@ Adjacency assemble(const Policy& policy, const Tensor& keys, const Tensor& weigh
   csr.row_order = row_order(policy, csr.indptr.data<Offset>(), n, device);
 
   const KeyEntries entries{key};
-  adjacency.values = entry_values(policy, entries, nnz, weights, options, csr.indptr.data<Offset>(), n, device);
+  assign_weights(policy, adjacency, entries, weights, options, csr.indptr.data<Offset>(), device);
   if (!share_symmetric_transpose<Policy, Offset>(policy, adjacency, entries, options, device)) {
     transpose_by_sort<Policy, Offset>(policy, adjacency, key, options, device);
   }
@@ -588,7 +623,7 @@ Adjacency assemble_pattern(const Policy& policy, const Csr& pattern, const Tenso
   const Offset* indptr = pattern.indptr.data<Offset>();
   adjacency.csr.row_order = row_order(policy, indptr, n, device);
   const PatternEntries<Offset> entries{indptr, pattern.indices.data<int32_t>(), n};
-  adjacency.values = entry_values(policy, entries, pattern.nnz, weights, options, indptr, n, device);
+  assign_weights(policy, adjacency, entries, weights, options, indptr, device);
   if (!share_symmetric_transpose<Policy, Offset>(policy, adjacency, entries, options, device)) {
     const Tensor keys = pattern_keys<Offset>(policy, pattern, device);
     transpose_by_sort<Policy, Offset>(policy, adjacency, key_data(keys), options, device);

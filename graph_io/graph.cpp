@@ -110,7 +110,7 @@ Graph make_graph(const Dataset& dataset, const GraphOptions& options, Device dev
     graph.statistics.cache_path = file.string();
     std::string problem;
     const auto cache_started = std::chrono::steady_clock::now();
-    prepared = load_adjacency_cache(file, fingerprint, problem, device, options.prepare.edge_map);
+    prepared = load_adjacency_cache(file, fingerprint, problem, device, options.prepare);
     if (prepared) {
       graph.statistics.cache_hit = true;
       graph.statistics.cache_ms =

@@ -12,6 +12,7 @@
 #include <thrust/system/omp/execution_policy.h>
 
 #include "core/hrpb_schedule.hpp"
+#include "graph_io/adjacency_from_pattern.hpp"
 #include "graph_io/hrpb_builder.inl"
 
 #ifdef SGNN_WITH_CUDA
@@ -103,15 +104,18 @@ Hrpb build_hrpb(const Csr& csr, const Tensor& values, const HrpbOptions& options
 }
 
 HrpbAdjacency build_hrpb(const Adjacency& adjacency, const HrpbOptions& options) {
-  Hrpb forward = build_hrpb(adjacency.csr, adjacency.values, options);
+  // The layout packs the weights themselves: a symmetric scale's values are
+  // made for it (and freed once packed).
+  Hrpb forward = build_hrpb(adjacency.csr, stored_weights(adjacency), options);
   // A symmetric graph whose transpose shares A's arrays and values (graph_io
-  // builds it so) is the same matrix: one layout serves both directions.
+  // builds it so) is the same matrix: one layout serves both directions, as
+  // it does with a symmetric scale (entry (r, c) weighs s[r] · s[c] in both).
   const bool same_matrix = adjacency.transpose.indices.shares_storage_with(adjacency.csr.indices) &&
                            adjacency.transpose.indptr.shares_storage_with(adjacency.csr.indptr) &&
                            (adjacency.values.defined() ? adjacency.transpose_values.shares_storage_with(adjacency.values)
                                                        : !adjacency.transpose_values.defined());
   if (same_matrix) return {forward, forward};
-  return {forward, build_hrpb(adjacency.transpose, adjacency.transpose_values, options)};
+  return {forward, build_hrpb(adjacency.transpose, stored_weights(adjacency, /*transpose=*/true), options)};
 }
 
 double attach_hrpb(Adjacency& adjacency, SpmmFormat format, const HrpbOptions& options) {

@@ -36,7 +36,17 @@ struct PrepareOptions {
   // have their transposed copy and need no map: without it the adjacency
   // holds one nnz-sized array less (a symmetric graph never builds it).
   bool edge_map = true;
+  // With Normalization::Symmetric and unweighted edges: keep the per-node
+  // scales D^-1/2 (Adjacency::symmetric_scale) instead of nnz float values;
+  // the SpMM multiplies them in, with the same bits (GCN's training path).
+  // Consumers that need the values themselves take stored_weights().
+  bool symmetric_scale = false;
 };
+
+// Whether `options` keep the symmetric scale for edges with (or without) weights.
+inline bool keeps_symmetric_scale(const PrepareOptions& options, bool weighted_edges) {
+  return options.symmetric_scale && options.normalization == Normalization::Symmetric && !weighted_edges;
+}
 
 // Throws InvalidArgument when the edge list is invalid.
 Adjacency prepare_adjacency(const EdgeList& edges, const PrepareOptions& options);

@@ -10,7 +10,7 @@ namespace sgnn::ops::detail {
 
 // spmm_forward into a fresh tensor of shape `shape` ([csr.num_rows, ...]) and b's dtype.
 Tensor run_spmm(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                const Shape& shape);
+                const Shape& shape, const double* symmetric_scale = nullptr);
 // sddmm_dot_forward into a fresh tensor of shape `shape` ([nnz] or [nnz, heads]).
 Tensor run_sddmm_dot(const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
                      const Shape& shape);

@@ -16,9 +16,11 @@ namespace {
 constexpr const char* kOp = "spmm";
 
 // C = A·b with `values` in A's order; `transpose_values` are the same weights
-// in Aᵀ's order when the caller has them (GCN), else they are gathered in backward.
+// in Aᵀ's order when the caller has them (GCN), else they are gathered in
+// backward. Without values, `symmetric_scale` (null: weight 1) weighs the
+// entries of A and Aᵀ alike (Adjacency::symmetric_scale).
 Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const Tensor& transpose_values,
-                        const Tensor& b) {
+                        const Tensor& b, const double* symmetric_scale = nullptr) {
   check_adjacency(adjacency, kOp);
   const int64_t heads = values.defined() && values.dim() == 2 ? values.size(1) : 1;
   if (values.defined()) check_edge_tensor(values, adjacency, kOp, "edge_values");
@@ -33,13 +35,13 @@ Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const 
   const int64_t features = b.size(-1);
   Shape out_shape = b.shape();
   out_shape[0] = adjacency.num_rows();
-  Tensor c = detail::run_spmm(adjacency.csr, values, heads, features, b, out_shape);
+  Tensor c = detail::run_spmm(adjacency.csr, values, heads, features, b, out_shape, symmetric_scale);
 
   if (autograd::needs_recording({b, values})) {
     // Weights without their transposed copy are gathered into Aᵀ's order in backward.
     check_transpose(adjacency, kOp, values.defined() && !transpose_values.defined());
     autograd::record(kOp, {b, values}, c,
-                     [adjacency, heads, features, saved_values = values.detach(),
+                     [adjacency, heads, features, symmetric_scale, saved_values = values.detach(),
                       saved_transpose_values = transpose_values.detach(),
                       saved_b = b.detach()](const Tensor& grad_c, const autograd::NeedsGrad& needs) {
                        std::vector<Tensor> grads(2);
@@ -49,7 +51,7 @@ Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const 
                            weights = detail::to_transpose_order(adjacency, saved_values);
                          }
                          grads[0] = detail::run_spmm(adjacency.transpose, weights, heads, features, grad_c,
-                                                     saved_b.shape());
+                                                     saved_b.shape(), symmetric_scale);
                        }
                        if (needs[1]) {
                          grads[1] = detail::run_sddmm_dot(adjacency.csr, heads, features, grad_c, saved_b,
@@ -82,7 +84,8 @@ Tensor spmm_csr(const Adjacency& adjacency, const Tensor& b) {
                kOp, ": adjacency.values must be [nnz] with transpose_values beside them");
     return spmm_with_values(adjacency, adjacency.values.detach(), adjacency.transpose_values.detach(), b);
   }
-  return spmm_with_values(adjacency, Tensor(), Tensor(), b);
+  // The adjacency keeps the symmetric scale alive for the backward (captured by value).
+  return spmm_with_values(adjacency, Tensor(), Tensor(), b, adjacency.scale_data());
 }
 
 // Auto with an HRPB layout and no recorded choice for this width and dtype:

@@ -21,7 +21,9 @@
 //   (dv = SDDMM(dC, b) on A's pattern).
 //
 //   spmm(A, b)  the GCN form: weights adjacency.values (transpose_values in
-//               backward) when defined, else the pattern; differentiable in b.
+//               backward) when defined, else adjacency.symmetric_scale's
+//               float(s[r] · s[c]) (bitwise the same sums as the stored
+//               values), else the pattern; differentiable in b.
 //               Runs the HRPB tensor-core kernel instead when
 //               adjacency.spmm_format selects it (ops/spmm_format.hpp); that
 //               kernel takes float32 only, so a bfloat16 b goes through it

@@ -9,15 +9,18 @@ namespace sgnn::ops {
 
 // c[i, h, :] = Σ_{e in row i} v[e, h] · b[col(e), h, :] for h < heads.
 //   values  undefined (every entry weighs 1) or [nnz · heads] float32
+//   symmetric_scale  with values undefined: null, or [num_rows] float64 on
+//           csr's device (Adjacency::symmetric_scale): entry (r, c) weighs
+//           float(s[r] · s[c])
 //   b       [num_cols, heads · features], c [num_rows, heads · features],
 //           both float32 or both bfloat16
 // Sums in float in the row's CSR order; a bfloat16 C holds each float sum
 // rounded once (to nearest, ties to even). Each output row is written
 // exactly once (rows without entries get 0).
 void spmm_forward(Cpu, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                  Tensor& c);
+                  Tensor& c, const double* symmetric_scale = nullptr);
 void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                  Tensor& c);
+                  Tensor& c, const double* symmetric_scale = nullptr);
 
 // out[k, :] = in[map[k], :]: moves a per-edge tensor [nnz, ...] from one edge
 // order to another (A's to Aᵀ's through transpose_to_csr). map int32 or int64.

@@ -20,7 +20,9 @@ namespace sgnn::training {
 
 enum class ModelKind : unsigned char { Gcn, Gat };
 const char* model_name(ModelKind kind);  // "gcn", "gat"
-// How the model's graph is prepared: graph_io::gcn_graph_options() or gat_graph_options().
+// How the model's graph is prepared: graph_io::gat_graph_options(), or
+// gcn_graph_options() with PrepareOptions::symmetric_scale (the training
+// programs keep D^-1/2 per node instead of nnz weights on the device).
 graph_io::GraphOptions model_graph_options(ModelKind kind);
 
 // Flags left unset take the paper's value for the model and dataset.

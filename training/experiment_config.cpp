@@ -22,7 +22,10 @@ std::string lowercase_name(const std::string& dataset) {
 const char* model_name(ModelKind kind) { return kind == ModelKind::Gcn ? "gcn" : "gat"; }
 
 graph_io::GraphOptions model_graph_options(ModelKind kind) {
-  return kind == ModelKind::Gcn ? graph_io::gcn_graph_options() : graph_io::gat_graph_options();
+  if (kind == ModelKind::Gat) return graph_io::gat_graph_options();
+  graph_io::GraphOptions options = graph_io::gcn_graph_options();
+  options.prepare.symmetric_scale = true;  // D^-1/2 per node, not nnz weights: the SpMM multiplies it in
+  return options;
 }
 
 Hyperparameters paper_defaults(ModelKind model, const std::string& dataset_name) {

@@ -12,7 +12,7 @@ memory::GraphShape experiment_graph_shape(ModelKind kind, const graph_io::Datase
   shape.features = dataset.features.defined() ? dataset.features.size(1) : 0;
   shape.symmetrize = true;  // gcn_graph_options / gat_graph_options
   shape.self_loops = true;
-  shape.edge_weights = kind == ModelKind::Gcn;
+  shape.edge_weights = kind == ModelKind::Gcn && !model_graph_options(kind).prepare.symmetric_scale;
   shape.edge_map = model_graph_options(kind).prepare.edge_map;
   shape.hrpb = hrpb;
   shape.training_feature_bytes = static_cast<int64_t>(dtype_size(activation_dtype(precision)));

@@ -69,6 +69,21 @@ bool sorted_pattern(const Csr& pattern) {
 
 }  // namespace
 
+Tensor scaled_values_cuda(const Csr& csr, const double* scale) {
+  const Device device = csr.device();
+  cuda::DeviceGuard guard(device);
+  cuda::ThrustPoolAllocator allocator{device};
+  const auto policy = thrust::cuda::par_nosync(allocator).on(cuda::stream(device));
+  try {
+    Tensor values = csr.indptr.dtype() == DType::Int32 ? csr_builder::scaled_values<int32_t>(policy, csr, scale, device)
+                                                       : csr_builder::scaled_values<int64_t>(policy, csr, scale, device);
+    SGNN_CUDA_CHECK(cudaGetLastError());
+    return values;
+  } catch (const thrust::system_error& error) {
+    throw CudaError(detail::concat("stored_weights on ", device.str(), ": Thrust failed: ", error.what()));
+  }
+}
+
 bool is_sorted_pattern_cuda(const Csr& pattern) {
   cuda::DeviceGuard guard(pattern.indptr.device());
   return pattern.indptr.dtype() == DType::Int64 ? sorted_pattern<int64_t>(pattern) : sorted_pattern<int32_t>(pattern);

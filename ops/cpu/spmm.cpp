@@ -13,7 +13,8 @@ namespace sgnn::ops {
 namespace {
 
 template <typename T>
-void spmm_rows(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b, Tensor& c) {
+void spmm_rows(const Csr& csr, const Tensor& values, const double* scale, int64_t heads, int64_t features,
+               const Tensor& b, Tensor& c) {
   const int32_t* columns = csr.indices.data<int32_t>();
   const float* weights = values.defined() ? values.data<float>() : nullptr;
   const T* dense = b.data<T>();
@@ -30,7 +31,9 @@ void spmm_rows(const Csr& csr, const Tensor& values, int64_t heads, int64_t feat
         for (int64_t e = indptr[row]; e < indptr[row + 1]; ++e) {
           const T* b_row = dense + int64_t{columns[e]} * width;
           for (int64_t h = 0; h < heads; ++h) {
-            const float weight = weights ? weights[e * heads + h] : 1.0f;
+            const float weight = weights ? weights[e * heads + h]
+                                 : scale ? static_cast<float>(scale[row] * scale[columns[e]])
+                                         : 1.0f;
             for (int64_t f = h * features; f < (h + 1) * features; ++f) sum[f] += weight * load_float(b_row[f]);
           }
         }
@@ -44,9 +47,9 @@ void spmm_rows(const Csr& csr, const Tensor& values, int64_t heads, int64_t feat
 }  // namespace
 
 void spmm_forward(Cpu, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                  Tensor& c) {
-  if (b.dtype() == DType::BFloat16) return spmm_rows<bfloat16>(csr, values, heads, features, b, c);
-  spmm_rows<float>(csr, values, heads, features, b, c);
+                  Tensor& c, const double* symmetric_scale) {
+  if (b.dtype() == DType::BFloat16) return spmm_rows<bfloat16>(csr, values, symmetric_scale, heads, features, b, c);
+  spmm_rows<float>(csr, values, symmetric_scale, heads, features, b, c);
 }
 
 void gather_edges(Cpu, const Tensor& map, const Tensor& in, Tensor& out) {

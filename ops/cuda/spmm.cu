@@ -53,6 +53,13 @@ namespace sgnn::ops {
 
 namespace {
 
+// Where the kernels' entry weights come from (spmm_backend.hpp): stored
+// values, else the symmetric scale, else 1.
+struct EdgeWeights {
+  const float* values;
+  const double* symmetric_scale;
+};
+
 using sparse_cuda::Offsets;
 using sparse_cuda::offsets_of;
 using spmm_cuda::has_kernel;
@@ -249,7 +256,7 @@ SpmmTile choose_spmm_tile(const Csr& csr, const SparsePlan& plan, int64_t heads,
 }
 
 template <typename T>
-void spmm_direct_as(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
+void spmm_direct_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, int64_t features, const Tensor& b,
                     Tensor& c) {
   constexpr bool kFloat = std::is_same_v<T, float>;
   const DType dtype = kFloat ? DType::Float32 : DType::BFloat16;
@@ -266,7 +273,7 @@ void spmm_direct_as(const Csr& csr, const Tensor& values, int64_t heads, int64_t
   const int32_t* split_rows = split ? plan->split_rows.data<int32_t>() : nullptr;
   SpmmArguments<T> args{offsets_of(csr.indptr),
                         csr.indices.data<int32_t>(),
-                        values.defined() ? values.data<float>() : nullptr,
+                        weights.values,
                         sparse_cuda::segment_list(*plan, false),
                         ordered ? partials.data<float>() : nullptr,
                         static_cast<int>(heads),
@@ -275,6 +282,7 @@ void spmm_direct_as(const Csr& csr, const Tensor& values, int64_t heads, int64_t
                         sparse_cuda::aligned16(csr.indices.raw_data()),
                         b.data<T>(),
                         c.data<T>()};
+  args.symmetric_scale = weights.symmetric_scale;
   const bool wide_index = csr.num_cols * heads * features >= (int64_t{1} << 31);
   const auto run = [&](const SpmmTile& tile) {
     args.tiles = (features + tile.width() - 1) / tile.width();
@@ -313,7 +321,7 @@ void spmm_direct_as(const Csr& csr, const Tensor& values, int64_t heads, int64_t
 constexpr const char* kPaddedName = "padded";
 
 template <typename T>
-void spmm_padded_as(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
+void spmm_padded_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, int64_t features, const Tensor& b,
                     Tensor& c) {
   const Device device = b.device();
   const int64_t wide = kWideVec<T>;
@@ -327,7 +335,7 @@ void spmm_padded_as(const Csr& csr, const Tensor& values, int64_t heads, int64_t
                                                                         b_padded.numel(), b_padded.data<T>());
     SGNN_CUDA_CHECK_LAUNCH("pad_features_kernel");
   }
-  spmm_direct_as<T>(csr, values, heads, padded, b_padded, c_padded);
+  spmm_direct_as<T>(csr, weights, heads, padded, b_padded, c_padded);
   const LaunchShape shape = elementwise_launch_shape(c.numel(), device);
   unpad_features_kernel<T><<<shape.blocks, shape.threads, 0, stream>>>(c_padded.data<T>(), features, padded,
                                                                         c.numel(), c.data<T>());
@@ -335,15 +343,15 @@ void spmm_padded_as(const Csr& csr, const Tensor& values, int64_t heads, int64_t
 }
 
 template <typename T>
-void spmm_forward_as(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
+void spmm_forward_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, int64_t features, const Tensor& b,
                      Tensor& c) {
   constexpr bool kFloat = std::is_same_v<T, float>;
   const DType dtype = kFloat ? DType::Float32 : DType::BFloat16;
   const bool vector_ready = features % kWideVec<T> == 0 && sparse_cuda::aligned16(b.raw_data()) &&
                             sparse_cuda::aligned16(c.raw_data());
   const std::string forced = forced_spmm_tile();
-  if (vector_ready || (!forced.empty() && forced != kPaddedName)) return spmm_direct_as<T>(csr, values, heads, features, b, c);
-  if (forced == kPaddedName) return spmm_padded_as<T>(csr, values, heads, features, b, c);
+  if (vector_ready || (!forced.empty() && forced != kPaddedName)) return spmm_direct_as<T>(csr, weights, heads, features, b, c);
+  if (forced == kPaddedName) return spmm_padded_as<T>(csr, weights, heads, features, b, c);
   const Device device = b.device();
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
   const std::string key = std::string("spmm-padded:") + (kFloat ? "" : "bf16:") + "h" + std::to_string(heads) + ":f" +
@@ -351,15 +359,15 @@ void spmm_forward_as(const Csr& csr, const Tensor& values, int64_t heads, int64_
   std::optional<std::string> choice = plan->choices->find(key);
   if (!choice && may_tune(csr, *plan->choices, stream_capturing(device))) {
     // Each path's first call times its own tiles; then both are timed whole.
-    spmm_direct_as<T>(csr, values, heads, features, b, c);
-    spmm_padded_as<T>(csr, values, heads, features, b, c);
-    const double direct_ms = fastest_of_two_ms(device, [&] { spmm_direct_as<T>(csr, values, heads, features, b, c); });
-    const double padded_ms = fastest_of_two_ms(device, [&] { spmm_padded_as<T>(csr, values, heads, features, b, c); });
+    spmm_direct_as<T>(csr, weights, heads, features, b, c);
+    spmm_padded_as<T>(csr, weights, heads, features, b, c);
+    const double direct_ms = fastest_of_two_ms(device, [&] { spmm_direct_as<T>(csr, weights, heads, features, b, c); });
+    const double padded_ms = fastest_of_two_ms(device, [&] { spmm_padded_as<T>(csr, weights, heads, features, b, c); });
     choice = padded_ms < direct_ms ? kPaddedName : "direct";
     plan->choices->set(key, *choice);
   }
-  if (choice == std::optional<std::string>(kPaddedName)) return spmm_padded_as<T>(csr, values, heads, features, b, c);
-  spmm_direct_as<T>(csr, values, heads, features, b, c);
+  if (choice == std::optional<std::string>(kPaddedName)) return spmm_padded_as<T>(csr, weights, heads, features, b, c);
+  spmm_direct_as<T>(csr, weights, heads, features, b, c);
 }
 
 }  // namespace
@@ -371,10 +379,11 @@ std::vector<std::string> spmm_tile_names(int64_t features, bool vectorizable, DT
 }
 
 void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                  Tensor& c) {
+                  Tensor& c, const double* symmetric_scale) {
   if (c.numel() == 0) return;
-  if (b.dtype() == DType::BFloat16) return spmm_forward_as<bfloat16>(csr, values, heads, features, b, c);
-  spmm_forward_as<float>(csr, values, heads, features, b, c);
+  const EdgeWeights weights{values.defined() ? values.data<float>() : nullptr, symmetric_scale};
+  if (b.dtype() == DType::BFloat16) return spmm_forward_as<bfloat16>(csr, weights, heads, features, b, c);
+  spmm_forward_as<float>(csr, weights, heads, features, b, c);
 }
 
 void gather_edges(Cuda, const Tensor& map, const Tensor& in, Tensor& out) {

@@ -86,6 +86,9 @@ struct SpmmArguments {
   const T* b;
   T* c;
   bool slice_major = false;  // item order: all (segment, head) of tile 0 first, then tile 1, …
+  // With values null: Adjacency::symmetric_scale (entry (r, c) weighs
+  // float(s[r] · s[c]), bitwise the stored value), or null (weight 1).
+  const double* symmetric_scale = nullptr;
 };
 
 template <typename T, int kVec, int kSub, int kRepeat, typename Index>
@@ -138,7 +141,11 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
         const int64_t position = mine + k;
         const bool inside = position >= begin && position < end;
         scaled[k] = static_cast<Index>(column[k]) * static_cast<Index>(width) + static_cast<Index>(head_base);
-        weight[k] = !inside ? 0.0f : (args.values ? __ldg(args.values + position * args.heads + head) : 1.0f);
+        weight[k] = !inside        ? 0.0f
+                    : args.values ? __ldg(args.values + position * args.heads + head)
+                    : args.symmetric_scale
+                        ? static_cast<float>(__ldg(args.symmetric_scale + row) * __ldg(args.symmetric_scale + column[k]))
+                        : 1.0f;
       }
       // Accumulate the staged entries in row order (uniform control flow per
       // subwarp). Tiles of one access per lane issue all loads of a source

@@ -27,7 +27,7 @@ TEST_CASE("GPU adjacency cache load equals the host prepare bitwise, every optio
       cached.normalization = options.normalization;
       store_adjacency_cache(dir / "a.sgnn", 42, cached);
       std::string problem;
-      const auto loaded = load_adjacency_cache(dir / "a.sgnn", 42, problem, kGpu, options.edge_map);
+      const auto loaded = load_adjacency_cache(dir / "a.sgnn", 42, problem, kGpu, options);
       REQUIRE_MESSAGE(loaded.has_value(), problem);
       CHECK(loaded->adjacency.device() == kGpu);
       CHECK(loaded->adjacency.transpose.indices.device() == kGpu);
@@ -37,8 +37,10 @@ TEST_CASE("GPU adjacency cache load equals the host prepare bitwise, every optio
       Csr device_pattern = host.csr.to(kGpu);
       device_pattern.row_order = Tensor();
       const Tensor weights = cached.weighted_edges ? host.values : Tensor();
-      const Normalization derived = cached.weighted_edges ? Normalization::None : options.normalization;
-      check_same_adjacency(adjacency_from_pattern(device_pattern, weights, derived, kGpu, options.edge_map), host);
+      PrepareOptions derive = options;
+      derive.device = kGpu;
+      if (cached.weighted_edges) derive.normalization = Normalization::None;
+      check_same_adjacency(adjacency_from_pattern(device_pattern, weights, derive), host);
     }
   }
 }

@@ -1,8 +1,12 @@
 #include <doctest/doctest.h>
 
+#include "graph_io/adjacency_from_pattern.hpp"
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/graph.hpp"
 #include "graph_io/prepare.hpp"
+#include "ops/cast.hpp"
+#include "ops/determinism.hpp"
+#include "ops/spmm.hpp"
 #include "tests/graph_io/adjacency_equality.hpp"
 #include "tests/graph_io/random_graphs.hpp"
 #include "tests/graph_io/temp_files.hpp"
@@ -86,4 +90,40 @@ TEST_CASE("GPU make_graph stores a cache the next run loads, on the device, iden
   CHECK(second.adjacency.values.device() == kGpu);
   check_same_adjacency(second.adjacency, first.adjacency);
   CHECK(second.node_order.to_vector<int32_t>() == first.node_order.to_vector<int32_t>());
+}
+
+TEST_CASE("GPU symmetric scale: the device builders keep it, and SpMM with it equals SpMM with the stored weights bitwise") {
+  // A hub row of 60000 edges makes split rows (partial sums); widths 41 and
+  // 128 take the padded and the vector paths, in float32 and bfloat16.
+  // Deterministic: float32 split rows otherwise add their partials with atomics.
+  const ops::DeterministicScope deterministic(true);
+  const EdgeList edges = random_edges(20011, 150000, 47, false, 60000);
+  PrepareOptions stored = gcn_graph_options().prepare;
+  stored.device = kGpu;
+  PrepareOptions scaled = stored;
+  scaled.symmetric_scale = true;
+  const Adjacency explicit_weights = prepare_adjacency(edges, stored);
+  const Adjacency scale = prepare_adjacency(edges, scaled);
+  REQUIRE(scale.symmetric_scale.defined());
+  CHECK(scale.symmetric_scale.device() == kGpu);
+  CHECK_FALSE(scale.values.defined());
+  CHECK(stored_weights(scale).to_vector<float>() == explicit_weights.values.to_vector<float>());
+  for (const int64_t width : {41, 128}) {
+    for (const DType dtype : {DType::Float32, DType::BFloat16}) {
+      CAPTURE(width);
+      CAPTURE(dtype_name(dtype));
+      const auto run = [&](const Adjacency& adjacency) {
+        Tensor b = ops::cast(random_tensor({adjacency.num_cols(), width}, 48, -1.0, 1.0, kGpu), dtype);
+        b.set_requires_grad(true);
+        const Tensor c = ops::spmm(adjacency, b);
+        c.backward(ops::cast(random_tensor({adjacency.num_rows(), width}, 49, -1.0, 1.0, kGpu), dtype));
+        return std::make_pair(ops::cast(c.detach(), DType::Float32).to_vector<float>(),
+                              ops::cast(b.grad(), DType::Float32).to_vector<float>());
+      };
+      const auto expected = run(explicit_weights);
+      const auto got = run(scale);
+      CHECK(got.first == expected.first);
+      CHECK(got.second == expected.second);
+    }
+  }
 }

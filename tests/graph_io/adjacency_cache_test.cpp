@@ -325,10 +325,9 @@ TEST_CASE("adjacency_from_pattern refuses weights that do not fit and check_sort
   Csr pattern = prepared.csr;
   pattern.row_order = Tensor();
   CHECK_NOTHROW(check_sorted_pattern(pattern, "here"));
-  check_same_adjacency(adjacency_from_pattern(pattern, Tensor(), Normalization::Symmetric, Device::cpu(),
-                                              gcn_graph_options().prepare.edge_map),
+  check_same_adjacency(adjacency_from_pattern(pattern, Tensor(), gcn_graph_options().prepare),
                        prepared);
-  CHECK_THROWS_AS(adjacency_from_pattern(pattern, Tensor::full({3}, 1.0), Normalization::None, Device::cpu()),
+  CHECK_THROWS_AS(adjacency_from_pattern(pattern, Tensor::full({3}, 1.0), PrepareOptions{}),
                   InvalidArgument);
   Csr rectangular = pattern;
   rectangular.num_cols = pattern.num_rows + 1;
@@ -346,10 +345,9 @@ TEST_CASE("adjacency_from_pattern on the host equals prepare_adjacency bitwise, 
       CHECK_NOTHROW(check_sorted_pattern(pattern, "prepared"));
       // What the cache keeps: the values themselves for weighted edges, else the normalisation.
       const bool weighted = graph.edges.weight.defined();
-      check_same_adjacency(adjacency_from_pattern(pattern, weighted ? prepared.values : Tensor(),
-                                                  weighted ? Normalization::None : options.normalization, Device::cpu(),
-                                                  options.edge_map),
-                           prepared);
+      PrepareOptions derive = options;
+      if (weighted) derive.normalization = Normalization::None;
+      check_same_adjacency(adjacency_from_pattern(pattern, weighted ? prepared.values : Tensor(), derive), prepared);
     }
   }
 }

@@ -31,6 +31,7 @@ inline void check_same_adjacency(const Adjacency& a, const Adjacency& b) {
   check_same_csr(a.transpose, b.transpose);
   CHECK(a.transpose_to_csr.dtype() == b.transpose_to_csr.dtype());
   CHECK(as_int64(a.transpose_to_csr) == as_int64(b.transpose_to_csr));
+  CHECK(as_int64(a.symmetric_scale) == as_int64(b.symmetric_scale));  // float64 bits
   REQUIRE(a.values.defined() == b.values.defined());
   if (a.values.defined()) {
     CHECK(a.values.to_vector<float>() == b.values.to_vector<float>());

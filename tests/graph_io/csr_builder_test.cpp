@@ -4,12 +4,14 @@
 #include "graph_io/adjacency_from_pattern.hpp"
 #include "graph_io/graph.hpp"
 #include "graph_io/prepare.hpp"
+#include "ops/cast.hpp"
 #include "ops/reduce.hpp"
 #include "ops/sddmm.hpp"
 #include "ops/spmm.hpp"
 #include "tests/graph_io/adjacency_equality.hpp"
 #include "tests/graph_io/random_graphs.hpp"
 #include "tests/graph_io/reference_prepare.hpp"
+#include "tests/support/testing.hpp"
 
 using namespace sgnn;
 using namespace sgnn::graph_io;
@@ -65,7 +67,7 @@ TEST_CASE("a symmetric pattern's transpose shares A's arrays, and its values whe
       CHECK(built.transpose_values.shares_storage_with(built.values) == (normalization == Normalization::Symmetric));
     }
     // The cached-pattern path shares the same way, and a move keeps the sharing.
-    const Adjacency from_pattern = adjacency_from_pattern(built.csr, Tensor(), normalization, options.device);
+    const Adjacency from_pattern = adjacency_from_pattern(built.csr, Tensor(), options);
     sgnn::testing::check_same_adjacency(from_pattern, built);
     CHECK(from_pattern.transpose.indices.shares_storage_with(from_pattern.csr.indices));
     const Adjacency moved = from_pattern.to(Device::cpu());
@@ -97,8 +99,7 @@ TEST_CASE("without the edge map (GCN's options) A and Aᵀ are complete, GCN's b
     PrepareOptions options = gcn;
     options.symmetrize = symmetrize;
     const Adjacency built = prepare_adjacency(edges, options);
-    const Adjacency from_pattern = adjacency_from_pattern(built.csr, Tensor(), options.normalization, options.device,
-                                                          options.edge_map);
+    const Adjacency from_pattern = adjacency_from_pattern(built.csr, Tensor(), options);
     CHECK_FALSE(from_pattern.transpose_to_csr.defined());
     sgnn::testing::check_same_adjacency(from_pattern, built);
   }
@@ -119,4 +120,44 @@ TEST_CASE("without the edge map (GCN's options) A and Aᵀ are complete, GCN's b
   weights.set_requires_grad(true);
   CHECK_THROWS_WITH_AS(ops::spmm(lean, weights, x), doctest::Contains("transpose_to_csr"), InvalidArgument);
   CHECK_NOTHROW(ops::sddmm_dot(full, x, x));
+}
+
+TEST_CASE("the symmetric scale stands for GCN's weights bitwise: stored_weights, SpMM forward and backward, HRPB") {
+  for (const bool symmetrize : {true, false}) {
+    CAPTURE(symmetrize);
+    const EdgeList edges = sgnn::testing::random_edges(400, 3000, 43, false);
+    PrepareOptions stored = gcn_graph_options().prepare;
+    stored.symmetrize = symmetrize;
+    PrepareOptions scaled = stored;
+    scaled.symmetric_scale = true;
+    const Adjacency explicit_weights = prepare_adjacency(edges, stored);
+    const Adjacency scale = prepare_adjacency(edges, scaled);
+    REQUIRE(explicit_weights.values.defined());
+    CHECK_FALSE(scale.values.defined());
+    REQUIRE(scale.symmetric_scale.shape() == Shape{scale.num_rows()});
+    scale.validate();
+    CHECK(stored_weights(scale).to_vector<float>() == explicit_weights.values.to_vector<float>());
+    CHECK(stored_weights(scale, /*transpose=*/true).to_vector<float>() ==
+          explicit_weights.transpose_values.to_vector<float>());
+    // A weighted graph keeps its values: the scale stands only for unweighted D^-1/2 A D^-1/2.
+    const EdgeList weighted = sgnn::testing::random_edges(400, 3000, 44, true);
+    CHECK(prepare_adjacency(weighted, scaled).values.defined());
+
+    for (const DType dtype : {DType::Float32, DType::BFloat16}) {
+      CAPTURE(dtype_name(dtype));
+      const auto run = [&](const Adjacency& adjacency) {
+        Tensor b = ops::cast(sgnn::testing::random_tensor({adjacency.num_cols(), 5}, 45), dtype);
+        b.set_requires_grad(true);
+        const Tensor c = ops::spmm(adjacency, b);
+        const Tensor g = ops::cast(sgnn::testing::random_tensor({adjacency.num_rows(), 5}, 46), dtype);
+        c.backward(g);
+        return std::make_pair(ops::cast(c.detach(), DType::Float32).to_vector<float>(),
+                              ops::cast(b.grad(), DType::Float32).to_vector<float>());
+      };
+      const auto expected = run(explicit_weights);
+      const auto got = run(scale);
+      CHECK(got.first == expected.first);
+      CHECK(got.second == expected.second);
+    }
+  }
 }

@@ -106,6 +106,7 @@ inline std::vector<graph_io::PrepareOptions> all_prepare_options() {
           options.duplicates = duplicates;
           options.normalization = norm;
           options.edge_map = duplicates == graph_io::Duplicates::Merge;  // both, for every other option
+          options.symmetric_scale = loops != graph_io::SelfLoops::Keep;  // likewise
           all.push_back(options);
         }
       }
@@ -118,7 +119,7 @@ inline std::string describe(const graph_io::PrepareOptions& o) {
   return "symmetrize=" + std::to_string(o.symmetrize) + " loops=" + std::to_string(static_cast<int>(o.self_loops)) +
          " duplicates=" + std::to_string(static_cast<int>(o.duplicates)) +
          " normalization=" + std::to_string(static_cast<int>(o.normalization)) +
-         " edge_map=" + std::to_string(o.edge_map);
+         " edge_map=" + std::to_string(o.edge_map) + " symmetric_scale=" + std::to_string(o.symmetric_scale);
 }
 
 }  // namespace sgnn::testing

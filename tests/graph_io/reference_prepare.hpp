@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include "graph_io/prepare.hpp"
@@ -142,7 +143,17 @@ inline Adjacency reference_prepare_adjacency(const EdgeList& edges, const Prepar
   adjacency.csr = make_csr(n, n, offsets, columns);
   adjacency.transpose = make_csr(n, n, transpose_offsets, transpose_columns);
   if (options.edge_map) adjacency.transpose_to_csr = make_offsets(transpose_to_csr, nnz);
-  if (weighted || options.normalization != Normalization::None) {
+  if (keeps_symmetric_scale(options, weighted)) {
+    // D^-1/2 per node, its float64 bits in an int64 tensor (Adjacency::symmetric_scale).
+    std::vector<double> degree(static_cast<std::size_t>(n), 0.0);
+    for (const Entry& e : unique) degree[static_cast<std::size_t>(e.row)] += static_cast<double>(e.weight);
+    std::vector<int64_t> bits(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < bits.size(); ++i) {
+      const double scale = degree[i] > 0.0 ? 1.0 / std::sqrt(degree[i]) : 0.0;
+      std::memcpy(&bits[i], &scale, sizeof scale);
+    }
+    adjacency.symmetric_scale = Tensor::from_vector(bits, {n});
+  } else if (weighted || options.normalization != Normalization::None) {
     std::vector<float> transpose_values(unique.size());
     for (std::size_t k = 0; k < unique.size(); ++k) {
       transpose_values[k] = values[static_cast<std::size_t>(transpose_to_csr[k])];
