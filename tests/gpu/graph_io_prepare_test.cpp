@@ -4,13 +4,13 @@
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/graph.hpp"
 #include "graph_io/prepare.hpp"
-#include "ops/cast.hpp"
 #include "ops/determinism.hpp"
 #include "ops/spmm.hpp"
 #include "tests/graph_io/adjacency_equality.hpp"
 #include "tests/graph_io/random_graphs.hpp"
 #include "tests/graph_io/temp_files.hpp"
 #include "tests/support/gpu_testing.hpp"
+#include "tests/support/spmm_outputs.hpp"
 #include "tests/support/testing.hpp"
 
 using namespace sgnn;
@@ -112,16 +112,8 @@ TEST_CASE("GPU symmetric scale: the device builders keep it, and SpMM with it eq
     for (const DType dtype : {DType::Float32, DType::BFloat16}) {
       CAPTURE(width);
       CAPTURE(dtype_name(dtype));
-      const auto run = [&](const Adjacency& adjacency) {
-        Tensor b = ops::cast(random_tensor({adjacency.num_cols(), width}, 48, -1.0, 1.0, kGpu), dtype);
-        b.set_requires_grad(true);
-        const Tensor c = ops::spmm(adjacency, b);
-        c.backward(ops::cast(random_tensor({adjacency.num_rows(), width}, 49, -1.0, 1.0, kGpu), dtype));
-        return std::make_pair(ops::cast(c.detach(), DType::Float32).to_vector<float>(),
-                              ops::cast(b.grad(), DType::Float32).to_vector<float>());
-      };
-      const auto expected = run(explicit_weights);
-      const auto got = run(scale);
+      const auto expected = spmm_outputs(explicit_weights, width, dtype, 48);
+      const auto got = spmm_outputs(scale, width, dtype, 48);
       CHECK(got.first == expected.first);
       CHECK(got.second == expected.second);
     }

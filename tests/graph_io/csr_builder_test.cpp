@@ -4,13 +4,12 @@
 #include "graph_io/adjacency_from_pattern.hpp"
 #include "graph_io/graph.hpp"
 #include "graph_io/prepare.hpp"
-#include "ops/cast.hpp"
-#include "ops/reduce.hpp"
 #include "ops/sddmm.hpp"
 #include "ops/spmm.hpp"
 #include "tests/graph_io/adjacency_equality.hpp"
 #include "tests/graph_io/random_graphs.hpp"
 #include "tests/graph_io/reference_prepare.hpp"
+#include "tests/support/spmm_outputs.hpp"
 #include "tests/support/testing.hpp"
 
 using namespace sgnn;
@@ -105,13 +104,7 @@ TEST_CASE("without the edge map (GCN's options) A and Aᵀ are complete, GCN's b
   }
 
   // GCN's aggregation differentiates through Aᵀ and its stored values: the same gradient either way.
-  const auto gradient = [](const Adjacency& adjacency) {
-    Tensor b = Tensor::full({adjacency.num_cols(), 3}, 0.25);
-    b.set_requires_grad(true);
-    ops::sum(ops::spmm(adjacency, b)).backward();
-    return b.grad().to_vector<float>();
-  };
-  CHECK(gradient(lean) == gradient(full));
+  CHECK(sgnn::testing::spmm_outputs(lean, 3, DType::Float32, 42) == sgnn::testing::spmm_outputs(full, 3, DType::Float32, 42));
   // Per-edge tensors cannot be moved into Aᵀ's order: a clear error at the forward, not a crash in backward.
   Tensor x = Tensor::full({lean.num_rows(), 4}, 1.0);
   x.set_requires_grad(true);
@@ -145,17 +138,8 @@ TEST_CASE("the symmetric scale stands for GCN's weights bitwise: stored_weights,
 
     for (const DType dtype : {DType::Float32, DType::BFloat16}) {
       CAPTURE(dtype_name(dtype));
-      const auto run = [&](const Adjacency& adjacency) {
-        Tensor b = ops::cast(sgnn::testing::random_tensor({adjacency.num_cols(), 5}, 45), dtype);
-        b.set_requires_grad(true);
-        const Tensor c = ops::spmm(adjacency, b);
-        const Tensor g = ops::cast(sgnn::testing::random_tensor({adjacency.num_rows(), 5}, 46), dtype);
-        c.backward(g);
-        return std::make_pair(ops::cast(c.detach(), DType::Float32).to_vector<float>(),
-                              ops::cast(b.grad(), DType::Float32).to_vector<float>());
-      };
-      const auto expected = run(explicit_weights);
-      const auto got = run(scale);
+      const auto expected = sgnn::testing::spmm_outputs(explicit_weights, 5, dtype, 45);
+      const auto got = sgnn::testing::spmm_outputs(scale, 5, dtype, 45);
       CHECK(got.first == expected.first);
       CHECK(got.second == expected.second);
     }
