@@ -28,11 +28,12 @@ void spmm_rows(const Csr& csr, const Tensor& values, const double* scale, int64_
 #pragma omp for schedule(dynamic, 64)
       for (int64_t row = 0; row < csr.num_rows; ++row) {
         std::fill(sum, sum + width, 0.0f);
+        const double row_scale = scale ? scale[row] : 0.0;
         for (int64_t e = indptr[row]; e < indptr[row + 1]; ++e) {
           const T* b_row = dense + int64_t{columns[e]} * width;
           for (int64_t h = 0; h < heads; ++h) {
             const float weight = weights ? weights[e * heads + h]
-                                 : scale ? static_cast<float>(scale[row] * scale[columns[e]])
+                                 : scale ? static_cast<float>(row_scale * scale[columns[e]])
                                          : 1.0f;
             for (int64_t f = h * features; f < (h + 1) * features; ++f) sum[f] += weight * load_float(b_row[f]);
           }
