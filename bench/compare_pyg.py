@@ -5,7 +5,7 @@ one run on the GPU machine, and writes a markdown table with our ÷ PyG ratios
 to OUT/bench_training.md (JSON of every run beside it).
 
     python3 bench/compare_pyg.py --build build --data data --out OUT [--sets citation,large,degree] [--quick]
-                                 [--precisions fp32,bf16]
+                                 [--precisions fp32,bf16] [--datasets reddit-scale,...] [--pyg-inputs edge_index]
 
 Sets: citation = the bundled cora and citeseer (<build>/share/sparsegnn/datasets); large = the Reddit-scale and
 products-scale synthetic graphs (GCN, and GAT on Reddit-scale); degree = GAT
@@ -16,6 +16,9 @@ on W·x) so that both sides do the same work per epoch and in total.
 --precisions fp32,bf16 runs every case in both precisions: ours with
 --precision bf16, PyG under torch.autocast(dtype=torch.bfloat16)
 (bench/pyg_train.py --precision bf16), side by side in the table.
+--datasets keeps only the named cases of the sets, --pyg-inputs only those
+PyG inputs (edge_index, csr). The table and JSON are rewritten after every
+case, so a run stopped by a time limit keeps the cases it finished.
 """
 import argparse
 import json
@@ -75,62 +78,9 @@ def number(value, scale=1.0, digits=2):
     return "—" if value is None else f"{value * scale:.{digits}f}"
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--build", default="build")
-    parser.add_argument("--data", default="data")
-    parser.add_argument("--out", default=os.environ.get("OUT", "compare-out"))
-    parser.add_argument("--sets", default="citation,large,degree")
-    parser.add_argument("--quick", action="store_true", help="cora and citeseer only (--sets citation)")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--precisions", default="fp32", help="comma-separated: fp32, bf16 (default fp32)")
-    args = parser.parse_args()
-    os.makedirs(args.out, exist_ok=True)
-    log = os.path.join(args.out, "compare_pyg.log")
-    cache = os.path.join(args.out, "cache")
-
-    sets = {"citation"} if args.quick else set(args.sets.split(","))
-    pyg_procedure = ["--patience", "0", "--projected-dropout", "off", "--monitor", "accuracy"]
-    cases = []  # (label, model, dataset dir, our extra flags, pyg extra flags, pyg adjacency modes)
-    for name in ("cora", "citeseer") if "citation" in sets else ():
-        directory = os.path.join(args.build, "share", "sparsegnn", "datasets", name)  # the bundled copies
-        cases.append((name, "gcn", directory, [], [], ["edge_index", "csr"]))
-        cases.append((name, "gat", directory, ["--epochs", "200"] + pyg_procedure, [], ["edge_index"]))
-    gat_big = ["--epochs", "20", "--runs", "1"]
-    if "large" in sets:
-        reddit = generate(args.build, args.data, "reddit-scale", ["--preset", "reddit-scale"], log)
-        products = generate(args.build, args.data, "products-scale", ["--preset", "products-scale"], log)
-        big = ["--epochs", "20", "--runs", "1", "--hidden", "128"]
-        cases.append(("reddit-scale", "gcn", reddit, big, big, ["edge_index", "csr"]))
-        cases.append(("products-scale", "gcn", products, big, big, ["edge_index", "csr"]))
-        cases.append(("reddit-scale", "gat", reddit, gat_big + pyg_procedure, gat_big, ["edge_index"]))
-    if "degree" in sets:
-        for degree in (50, 100):
-            directory = generate(args.build, args.data, f"degree-{degree}",
-                                 ["--kind", "rmat", "--nodes", "232965", "--edges", str(232965 * degree // 2),
-                                  "--symmetric", "--features", "602", "--classes", "41", "--seed", "3"], log)
-            cases.append((f"degree-{degree}", "gat", directory, gat_big + pyg_procedure, gat_big, ["edge_index"]))
-
-    precisions = args.precisions.split(",")
-    for precision in precisions:
-        if precision not in ("fp32", "bf16"):
-            sys.exit(f"compare_pyg: unknown precision {precision!r} (fp32, bf16)")
-    rows = []
-    for label, model, directory, our_flags, pyg_flags, modes in cases:
-        runs = ["--runs", str(args.runs)] if "--runs" not in our_flags else []
-        program = "train_gcn" if model == "gcn" else "train_gat"
-        for precision in precisions:
-            flags = our_flags + runs + ["--precision", precision]
-            cold = ours(args.build, program, directory, flags, args.out, cache + "-" + label, log)
-            warm = ours(args.build, program, directory, flags, args.out, cache + "-" + label, log)
-            for mode in modes:
-                pyg = run_json([sys.executable, os.path.join(HERE, "pyg_train.py"), "--dataset", directory,
-                                "--model", model, "--adjacency", mode, "--precision", precision] + pyg_flags + runs,
-                               log)
-                rows.append((label, model, precision, mode, cold, warm, pyg))
-                print(label, model, precision, mode, json.dumps({"ours": warm, "pyg": pyg}), flush=True)
-
-    with open(os.path.join(args.out, "bench_training.json"), "w") as handle:
+def write_tables(rows, out):
+    """Writes the JSON and the markdown table of the rows so far (after every case: a run cut short keeps them)."""
+    with open(os.path.join(out, "bench_training.json"), "w") as handle:
         json.dump([{"dataset": r[0], "model": r[1], "precision": r[2], "pyg_adjacency": r[3], "ours_cold": r[4],
                     "ours_warm": r[5], "pyg": r[6]} for r in rows], handle, indent=1)
     lines = ["| dataset | model | precision | PyG input | step ms ours | step ms PyG | ÷ | train s ours "
@@ -152,9 +102,76 @@ def main():
             f"{number(warm.get('preprocess_ms'), 1, 1)} | {number(pyg.get('preprocess_ms'), 1, 1)} | "
             f"{number(warm.get('test_accuracy'), 100, 1)} | {number(pyg.get('test_accuracy'), 100, 1)} |")
     table = "\n".join(lines) + "\n"
-    with open(os.path.join(args.out, "bench_training.md"), "w") as handle:
+    with open(os.path.join(out, "bench_training.md"), "w") as handle:
         handle.write(table)
-    print(table)
+    return table
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--data", default="data")
+    parser.add_argument("--out", default=os.environ.get("OUT", "compare-out"))
+    parser.add_argument("--sets", default="citation,large,degree")
+    parser.add_argument("--quick", action="store_true", help="cora and citeseer only (--sets citation)")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--precisions", default="fp32", help="comma-separated: fp32, bf16 (default fp32)")
+    parser.add_argument("--datasets", default="",
+                        help="comma-separated labels (cora, reddit-scale, degree-50, ...): only these cases of the sets")
+    parser.add_argument("--pyg-inputs", default="edge_index,csr",
+                        help="PyG adjacency inputs to run where a case has them (default edge_index,csr)")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    log = os.path.join(args.out, "compare_pyg.log")
+    cache = os.path.join(args.out, "cache")
+
+    sets = {"citation"} if args.quick else set(args.sets.split(","))
+    pyg_procedure = ["--patience", "0", "--projected-dropout", "off", "--monitor", "accuracy"]
+    cases = []  # (label, model, dataset dir, our extra flags, pyg extra flags, pyg adjacency modes)
+    for name in [n for n in ("cora", "citeseer") if chosen(n)] if "citation" in sets else ():
+        directory = os.path.join(args.build, "share", "sparsegnn", "datasets", name)  # the bundled copies
+        cases.append((name, "gcn", directory, [], [], ["edge_index", "csr"]))
+        cases.append((name, "gat", directory, ["--epochs", "200"] + pyg_procedure, [], ["edge_index"]))
+    gat_big = ["--epochs", "20", "--runs", "1"]
+    wanted = set(filter(None, args.datasets.split(",")))
+    chosen = lambda label: not wanted or label in wanted
+    if "large" in sets:
+        big = ["--epochs", "20", "--runs", "1", "--hidden", "128"]
+        if chosen("reddit-scale"):
+            reddit = generate(args.build, args.data, "reddit-scale", ["--preset", "reddit-scale"], log)
+            cases.append(("reddit-scale", "gcn", reddit, big, big, ["edge_index", "csr"]))
+            cases.append(("reddit-scale", "gat", reddit, gat_big + pyg_procedure, gat_big, ["edge_index"]))
+        if chosen("products-scale"):
+            products = generate(args.build, args.data, "products-scale", ["--preset", "products-scale"], log)
+            cases.append(("products-scale", "gcn", products, big, big, ["edge_index", "csr"]))
+    if "degree" in sets:
+        for degree in [d for d in (50, 100) if chosen(f"degree-{d}")]:
+            directory = generate(args.build, args.data, f"degree-{degree}",
+                                 ["--kind", "rmat", "--nodes", "232965", "--edges", str(232965 * degree // 2),
+                                  "--symmetric", "--features", "602", "--classes", "41", "--seed", "3"], log)
+            cases.append((f"degree-{degree}", "gat", directory, gat_big + pyg_procedure, gat_big, ["edge_index"]))
+
+    precisions = args.precisions.split(",")
+    for precision in precisions:
+        if precision not in ("fp32", "bf16"):
+            sys.exit(f"compare_pyg: unknown precision {precision!r} (fp32, bf16)")
+    rows = []
+    for label, model, directory, our_flags, pyg_flags, modes in cases:
+        runs = ["--runs", str(args.runs)] if "--runs" not in our_flags else []
+        program = "train_gcn" if model == "gcn" else "train_gat"
+        for precision in precisions:
+            flags = our_flags + runs + ["--precision", precision]
+            cold = ours(args.build, program, directory, flags, args.out, cache + "-" + label, log)
+            warm = ours(args.build, program, directory, flags, args.out, cache + "-" + label, log)
+            for mode in [m for m in modes if m in args.pyg_inputs.split(",")]:
+                pyg = run_json([sys.executable, os.path.join(HERE, "pyg_train.py"), "--dataset", directory,
+                                "--model", model, "--adjacency", mode, "--precision", precision] + pyg_flags + runs,
+                               log)
+                rows.append((label, model, precision, mode, cold, warm, pyg))
+                print(label, model, precision, mode, json.dumps({"ours": warm, "pyg": pyg}), flush=True)
+                write_tables(rows, args.out)
+
+    print(write_tables(rows, args.out))
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <string_view>
 
 #include "core/device.hpp"
 
@@ -13,14 +15,46 @@ namespace sgnn::ops {
 // into a CUDA Graph now (no timing, no host synchronisation then). False on the CPU.
 bool stream_capturing(Device device);
 
-// Milliseconds of `launch()` on the library's stream of a CUDA device: the
-// faster of two launches (the first may pay for loading the kernel's module).
-double fastest_of_two_ms(Device device, const std::function<void()>& launch);
+// Milliseconds of `launch()` on the library's stream of a CUDA device (work
+// queued before is finished first and not counted). The first launch may pay
+// one-time costs (loading the kernel's module), so the candidate is launched
+// a second time and the faster launch counts, except:
+//   - `warm`: the caller has just run this kernel (one launch is its time);
+//   - the first launch is slower than `best_ms` (the fastest rival so far)
+//     by more than the largest one-time cost seen in this process
+//     (largest_one_time_cost_ms): even with that cost taken off it would
+//     lose, so its first launch is returned. Before any cost has been seen,
+//     every candidate gets its second launch.
+// `candidate` names what is timed (e.g. "spmm-tile:h1:f128 v4s32r1"): with
+// the environment variable SGNN_TUNING_LOG=1 each timing is written to
+// stderr (its launches and wall time), to see what tuning costs.
+double candidate_ms(Device device, const std::function<void()>& launch, std::string_view candidate = {},
+                    double best_ms = std::numeric_limits<double>::infinity(), bool warm = false);
 
-// How many candidates fastest_of_two_ms has timed in this process (for tests:
-// a stored or recorded choice must not time again), and the wall time all
-// that timing took (what measured choices cost a run; a timing inside
-// another's launch is part of the outer one's time, not counted again).
+// The largest (first − second launch) of the candidates timed twice so far,
+// whose first launch timed nothing else; negative before the first.
+double largest_one_time_cost_ms();
+
+// Counts the wall time of a tuning procedure's own work outside candidate_ms
+// (e.g. running each candidate once untimed to choose its tiles) in
+// timing_milliseconds, once, like a timing (nested scopes and timings count
+// in the outermost). Finishes queued work first so that it is not counted.
+class ScopedTuningTime {
+ public:
+  explicit ScopedTuningTime(Device device);
+  ~ScopedTuningTime();
+  ScopedTuningTime(const ScopedTuningTime&) = delete;
+  ScopedTuningTime& operator=(const ScopedTuningTime&) = delete;
+
+ private:
+  int64_t start_microseconds_;
+  bool outermost_;
+};
+
+// How many candidates candidate_ms has timed in this process (for tests: a
+// stored or recorded choice must not time again), and the wall time all
+// tuning took (what measured choices cost a run; a timing inside another's
+// launch is part of the outer one's time, not counted again).
 int64_t candidates_timed();
 double timing_milliseconds();
 

@@ -98,8 +98,10 @@ void time_formats_once(const Adjacency& adjacency, const Tensor& b) {
   const std::string key = spmm_format_key(b.size(1), b.dtype());
   if (plan->choices->find(key) || !may_tune(adjacency.csr, *plan->choices, stream_capturing(b.device()))) return;
   const autograd::NoGradGuard no_grad;
-  const double hrpb_ms = fastest_of_two_ms(b.device(), [&] { (void)spmm_hrpb(*adjacency.hrpb, b); });
-  const double csr_ms = fastest_of_two_ms(b.device(), [&] { (void)spmm_csr(adjacency, b); });
+  // CSR first (its first launch picks its tile): HRPB's first launch then
+  // shows whether it can win, and a clear loser is not launched again.
+  const double csr_ms = candidate_ms(b.device(), [&] { (void)spmm_csr(adjacency, b); }, key + " csr");
+  const double hrpb_ms = candidate_ms(b.device(), [&] { (void)spmm_hrpb(*adjacency.hrpb, b); }, key + " hrpb", csr_ms);
   plan->choices->set(key, hrpb_ms < csr_ms ? "hrpb" : "csr");
 }
 

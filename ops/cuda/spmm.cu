@@ -240,7 +240,7 @@ SpmmTile choose_spmm_tile(const Csr& csr, const SparsePlan& plan, int64_t heads,
   SpmmTile best = tiles.front();
   double best_ms = std::numeric_limits<double>::infinity();
   for (const SpmmTile& tile : tiles) {
-    const double ms = fastest_of_two_ms(device, [&] { run(tile); });
+    const double ms = candidate_ms(device, [&] { run(tile); }, key + " " + tile_name(tile), best_ms);
     if (ms < best_ms) {
       best_ms = ms;
       best = tile;
@@ -248,9 +248,12 @@ SpmmTile choose_spmm_tile(const Csr& csr, const SparsePlan& plan, int64_t heads,
   }
   // The order of the work items matters where the graph's numbering has
   // locality, whatever the tile: only the winner is timed again in row
-  // order (one candidate more, not twice as many).
+  // order (one candidate more, not twice as many; the same kernel has just
+  // run, so one launch times it).
   const SpmmTile by_row = in_row_order(best);
-  if (fastest_of_two_ms(device, [&] { run(by_row); }) < best_ms) best = by_row;
+  if (candidate_ms(device, [&] { run(by_row); }, key + " " + tile_name(by_row), best_ms, /*warm=*/true) < best_ms) {
+    best = by_row;
+  }
   plan.choices->set(key, tile_name(best));
   return best;
 }
@@ -346,7 +349,6 @@ template <typename T>
 void spmm_forward_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, int64_t features, const Tensor& b,
                      Tensor& c) {
   constexpr bool kFloat = std::is_same_v<T, float>;
-  const DType dtype = kFloat ? DType::Float32 : DType::BFloat16;
   const bool vector_ready = features % kWideVec<T> == 0 && sparse_cuda::aligned16(b.raw_data()) &&
                             sparse_cuda::aligned16(c.raw_data());
   const std::string forced = forced_spmm_tile();
@@ -358,11 +360,17 @@ void spmm_forward_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, 
                           std::to_string(features);
   std::optional<std::string> choice = plan->choices->find(key);
   if (!choice && may_tune(csr, *plan->choices, stream_capturing(device))) {
-    // Each path's first call times its own tiles; then both are timed whole.
+    // Each path's first call times its own tiles (and loads its kernels);
+    // then one launch times each whole.
+    const ScopedTuningTime tuning(device);
     spmm_direct_as<T>(csr, weights, heads, features, b, c);
     spmm_padded_as<T>(csr, weights, heads, features, b, c);
-    const double direct_ms = fastest_of_two_ms(device, [&] { spmm_direct_as<T>(csr, weights, heads, features, b, c); });
-    const double padded_ms = fastest_of_two_ms(device, [&] { spmm_padded_as<T>(csr, weights, heads, features, b, c); });
+    const double direct_ms = candidate_ms(
+        device, [&] { spmm_direct_as<T>(csr, weights, heads, features, b, c); }, key + " direct",
+        std::numeric_limits<double>::infinity(), /*warm=*/true);
+    const double padded_ms = candidate_ms(
+        device, [&] { spmm_padded_as<T>(csr, weights, heads, features, b, c); }, key + " padded", direct_ms,
+        /*warm=*/true);
     choice = padded_ms < direct_ms ? kPaddedName : "direct";
     plan->choices->set(key, *choice);
   }

@@ -6,7 +6,9 @@
 // function (within the TF32 bound where HRPB is chosen).
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <thread>
+#include <vector>
 #include <doctest/doctest.h>
 
 #include "graph_io/hrpb_builder.hpp"
@@ -243,7 +245,7 @@ TEST_CASE("GPU timing wall time: a timing inside another's launch is counted onc
   const int64_t timed_before = ops::candidates_timed();
   const auto started = std::chrono::steady_clock::now();
   // Each outer launch times an inner candidate (two launches of 20 ms): about 80 ms of wall time in all.
-  (void)ops::fastest_of_two_ms(kGpu, [&] { (void)ops::fastest_of_two_ms(kGpu, wait); });
+  (void)ops::candidate_ms(kGpu, [&] { (void)ops::candidate_ms(kGpu, wait); });
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   const double counted_ms = ops::timing_milliseconds() - counted_before;
   CAPTURE(wall_ms);
@@ -251,4 +253,51 @@ TEST_CASE("GPU timing wall time: a timing inside another's launch is counted onc
   CHECK(ops::candidates_timed() - timed_before == 3);
   CHECK(counted_ms >= 80.0);
   CHECK(counted_ms <= wall_ms + 1.0);  // counted twice, it would be near 2x the wall time
+}
+
+TEST_CASE("GPU candidate timing: a clear loser and a warm candidate get one launch, a possible winner two") {
+  // Host sleeps inside the launch: the events around it measure the sleep.
+  const auto sleeping = [](int& launches, std::vector<double> milliseconds) {
+    return [&launches, milliseconds] {
+      const double wait = milliseconds[std::min(static_cast<std::size_t>(launches), milliseconds.size() - 1)];
+      ++launches;
+      std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(wait * 1000.0)));
+    };
+  };
+  int launches = 0;
+  // No rival: two launches, and a one-time cost is known from then on.
+  (void)ops::candidate_ms(kGpu, sleeping(launches, {2.0}), "first");
+  CHECK(launches == 2);
+  REQUIRE(ops::largest_one_time_cost_ms() >= 0.0);
+
+  SUBCASE("slower than the best by more than any one-time cost seen: one launch") {
+    const double slow = ops::largest_one_time_cost_ms() + 40.0;
+    launches = 0;
+    const double ms = ops::candidate_ms(kGpu, sleeping(launches, {slow + 5.0}), "loser", 5.0);
+    CHECK(launches == 1);
+    CHECK(ms >= slow);
+  }
+  SUBCASE("close to the best: two launches") {
+    launches = 0;
+    (void)ops::candidate_ms(kGpu, sleeping(launches, {5.0}), "rival", 10.0);
+    CHECK(launches == 2);
+  }
+  SUBCASE("warm: one launch") {
+    launches = 0;
+    (void)ops::candidate_ms(kGpu, sleeping(launches, {5.0}), "warm", std::numeric_limits<double>::infinity(), true);
+    CHECK(launches == 1);
+  }
+  SUBCASE("a first launch that paid a one-time cost as large as one seen before still gets its second") {
+    const double cost = ops::largest_one_time_cost_ms() + 30.0;
+    launches = 0;
+    // Seen: a first launch `cost` slower than the second.
+    (void)ops::candidate_ms(kGpu, sleeping(launches, {cost + 5.0, 5.0}), "cold");
+    REQUIRE(launches == 2);
+    CHECK(ops::largest_one_time_cost_ms() >= cost - 2.0);
+    // A faster candidate (3 ms) whose first launch pays the same cost beats the best (10 ms).
+    launches = 0;
+    const double ms = ops::candidate_ms(kGpu, sleeping(launches, {cost + 3.0, 3.0}), "cold winner", 10.0);
+    CHECK(launches == 2);
+    CHECK(ms < 10.0);
+  }
 }
