@@ -92,13 +92,18 @@ def write_tables(rows, out):
         total_ours, total_pyg = warm.get("train_seconds"), pyg.get("train_seconds")
         peak_ours, peak_pyg = warm.get("peak_device_bytes"), pyg.get("peak_device_bytes")
         status = "" if pyg.get("status") == "ok" else f" ({pyg.get('status')})"
+        if status:  # a failed run's peak is where it stopped, not a figure to compare
+            total_pyg = None
+            peak_pyg_cell = "—" if peak_pyg is None else f"≥ {peak_pyg * 1e-9:.2f} when it stopped"
+        else:
+            peak_pyg_cell = number(peak_pyg, 1e-9)
         captured = " (graph)" if warm.get("step_captured") else ""  # step replayed from a CUDA Graph
         lines.append(
             f"| {label} | {model} | {precision} | {mode}{status} | {number(step_ours, 1, 3)}{captured} | "
             f"{number(step_pyg, 1, 3)} | "
             f"{ratio(step_ours, step_pyg)} | {number(total_ours)} | {number(total_pyg)} | "
-            f"{ratio(total_ours, total_pyg)} | {number(peak_ours, 1e-9)} | {number(peak_pyg, 1e-9)} | "
-            f"{ratio(peak_ours, peak_pyg)} | {number(cold.get('preprocess_ms'), 1, 1)} / "
+            f"{ratio(total_ours, total_pyg)} | {number(peak_ours, 1e-9)} | {peak_pyg_cell} | "
+            f"{ratio(peak_ours, None if status else peak_pyg)} | {number(cold.get('preprocess_ms'), 1, 1)} / "
             f"{number(warm.get('preprocess_ms'), 1, 1)} | {number(pyg.get('preprocess_ms'), 1, 1)} | "
             f"{number(warm.get('test_accuracy'), 100, 1)} | {number(pyg.get('test_accuracy'), 100, 1)} |")
     table = "\n".join(lines) + "\n"
