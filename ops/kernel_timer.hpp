@@ -16,24 +16,38 @@ namespace sgnn::ops {
 bool stream_capturing(Device device);
 
 // Milliseconds of `launch()` on the library's stream of a CUDA device (work
-// queued before is finished first and not counted). The first launch may pay
-// one-time costs (loading the kernel's module), so the candidate is launched
-// a second time and the faster launch counts, except:
+// queued before is finished first and not counted). A first launch may pay
+// one-time costs (loading the kernel's module; another kernel's data in L2),
+// so the candidate is launched a second time and the faster launch counts,
+// except:
 //   - `warm`: the caller has just run this kernel (one launch is its time);
-//   - the first launch is slower than `best_ms` (the fastest rival so far)
-//     by more than the largest one-time cost seen in this process
-//     (largest_one_time_cost_ms): even with that cost taken off it would
-//     lose, so its first launch is returned. Before any cost has been seen,
-//     every candidate gets its second launch.
+//   - the first launch shows the candidate cannot beat `best_ms` (the
+//     fastest rival so far) even if it paid the largest one-time cost seen
+//     in this process, in milliseconds and as a ratio of first to second
+//     launch (OneTimeCosts): (first − milliseconds) > ratio · best_ms. Its
+//     first launch is returned. Before any cost has been seen, every
+//     candidate gets its second launch.
+// Launches under 1 ms always get a second (it costs less than the noise of
+// timing one: launch overhead, clock resolution). A first launch that timed
+// other candidates (the CSR SpMM picks its tile inside its first launch) is
+// not counted; the launches after it are.
 // `candidate` names what is timed (e.g. "spmm-tile:h1:f128 v4s32r1"): with
 // the environment variable SGNN_TUNING_LOG=1 each timing is written to
 // stderr (its launches and wall time), to see what tuning costs.
 double candidate_ms(Device device, const std::function<void()>& launch, std::string_view candidate = {},
                     double best_ms = std::numeric_limits<double>::infinity(), bool warm = false);
 
-// The largest (first − second launch) of the candidates timed twice so far,
-// whose first launch timed nothing else; negative before the first.
-double largest_one_time_cost_ms();
+// The largest one-time costs of the candidates timed twice so far whose
+// first launch timed nothing else: first − second launch (milliseconds, ≥ 0)
+// and first ÷ second (ratio, ≥ 1); `seen` is false before the first.
+struct OneTimeCosts {
+  bool seen = false;
+  double milliseconds = 0.0;
+  double ratio = 1.0;
+};
+OneTimeCosts largest_one_time_costs();
+// Forgets them (tests start from a known state).
+void forget_one_time_costs();
 
 // Counts the wall time of a tuning procedure's own work outside candidate_ms
 // (e.g. running each candidate once untimed to choose its tiles) in

@@ -264,16 +264,20 @@ TEST_CASE("GPU candidate timing: a clear loser and a warm candidate get one laun
       std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(wait * 1000.0)));
     };
   };
+  ops::forget_one_time_costs();
   int launches = 0;
-  // No rival: two launches, and a one-time cost is known from then on.
-  (void)ops::candidate_ms(kGpu, sleeping(launches, {2.0}), "first");
+  // No one-time cost seen yet: even a candidate far slower than the best gets two launches.
+  (void)ops::candidate_ms(kGpu, sleeping(launches, {20.0}), "first", 1.0);
   CHECK(launches == 2);
-  REQUIRE(ops::largest_one_time_cost_ms() >= 0.0);
+  const ops::OneTimeCosts seen = ops::largest_one_time_costs();
+  REQUIRE(seen.seen);
+  CHECK(seen.ratio >= 1.0);
+  CHECK(seen.milliseconds >= 0.0);
 
   SUBCASE("slower than the best by more than any one-time cost seen: one launch") {
-    const double slow = ops::largest_one_time_cost_ms() + 40.0;
+    const double slow = seen.milliseconds + seen.ratio * 5.0 + 20.0;
     launches = 0;
-    const double ms = ops::candidate_ms(kGpu, sleeping(launches, {slow + 5.0}), "loser", 5.0);
+    const double ms = ops::candidate_ms(kGpu, sleeping(launches, {slow}), "loser", 5.0);
     CHECK(launches == 1);
     CHECK(ms >= slow);
   }
@@ -287,17 +291,38 @@ TEST_CASE("GPU candidate timing: a clear loser and a warm candidate get one laun
     (void)ops::candidate_ms(kGpu, sleeping(launches, {5.0}), "warm", std::numeric_limits<double>::infinity(), true);
     CHECK(launches == 1);
   }
-  SUBCASE("a first launch that paid a one-time cost as large as one seen before still gets its second") {
-    const double cost = ops::largest_one_time_cost_ms() + 30.0;
+  SUBCASE("under a millisecond: two launches even when warm or a clear loser") {
     launches = 0;
-    // Seen: a first launch `cost` slower than the second.
+    (void)ops::candidate_ms(kGpu, sleeping(launches, {0.2}), "short warm", std::numeric_limits<double>::infinity(), true);
+    CHECK(launches == 2);
+    launches = 0;
+    (void)ops::candidate_ms(kGpu, sleeping(launches, {0.5}), "short loser", 0.01);
+    CHECK(launches == 2);
+  }
+  SUBCASE("a first launch that paid a one-time cost as large as one seen before still gets its second") {
+    const double cost = seen.milliseconds + 30.0;
+    launches = 0;
+    // Seen: a first launch `cost` slower than the second (5 ms).
     (void)ops::candidate_ms(kGpu, sleeping(launches, {cost + 5.0, 5.0}), "cold");
     REQUIRE(launches == 2);
-    CHECK(ops::largest_one_time_cost_ms() >= cost - 2.0);
+    CHECK(ops::largest_one_time_costs().milliseconds >= cost - 2.0);
     // A faster candidate (3 ms) whose first launch pays the same cost beats the best (10 ms).
     launches = 0;
     const double ms = ops::candidate_ms(kGpu, sleeping(launches, {cost + 3.0, 3.0}), "cold winner", 10.0);
     CHECK(launches == 2);
     CHECK(ms < 10.0);
   }
+  SUBCASE("a first launch slower in proportion to a ratio seen before still gets its second") {
+    launches = 0;
+    // Seen: a first launch 3x its second (30 vs 10 ms).
+    (void)ops::candidate_ms(kGpu, sleeping(launches, {30.0, 10.0}), "cold ratio");
+    REQUIRE(launches == 2);
+    const ops::OneTimeCosts costs = ops::largest_one_time_costs();
+    CHECK(costs.ratio >= 2.5);
+    // Best 10 ms: a first launch of 40 ms minus the largest cost in milliseconds (about 20) is 20, within 3x 10.
+    launches = 0;
+    (void)ops::candidate_ms(kGpu, sleeping(launches, {costs.milliseconds + 2.0 * 10.0 + 5.0, 8.0}), "ratio winner", 10.0);
+    CHECK(launches == 2);
+  }
+  ops::forget_one_time_costs();  // the sleeps' costs are not a kernel's
 }
