@@ -1,6 +1,6 @@
 // The EdgeGroups path of sddmm_dot (ops/sddmm_path.hpp), after dgSPARSE's
 // edge-balanced SDDMM: the entries in CSR order are cut into runs of kGroup
-// consecutive entries, and a group of kGroup lanes takes one (run, head):
+// consecutive entries, and a group of kGroup lanes takes one run, every head:
 //  - perfect balance whatever the row lengths: a 20K-entry hub row and a
 //    stencil's 9-entry rows cost the same per entry;
 //  - each lane sums its slice of the features for every entry of the run,
@@ -74,39 +74,42 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_edge_groups_
   const int lane = static_cast<int>(threadIdx.x) & (kGroup - 1);
   const int64_t width = args.heads * args.features;
   const int64_t groups = (args.nnz + kGroup - 1) / kGroup;
-  const int64_t items = groups * args.heads;
-  for (int64_t item = sparse_cuda::global_subwarp(kGroup); item < items; item += sparse_cuda::subwarp_count(kGroup)) {
-    const int64_t head = item % args.heads;
-    const int64_t first = (item / args.heads) * kGroup;
+  for (int64_t group = sparse_cuda::global_subwarp(kGroup); group < groups; group += sparse_cuda::subwarp_count(kGroup)) {
+    const int64_t first = group * kGroup;
     const int64_t last = first + kGroup < args.nnz ? first + kGroup : args.nnz;
     // Lane k stages entry first + k: its column (one coalesced load for the
     // run) and its row (a short walk from the run's first row), so that the
     // loop below issues every entry's loads without waiting on the previous.
+    // Once for all heads: at 8 heads of 8 features a search per (run, head)
+    // took 196 ms for 109M entries in groups of one lane (bench/RESULTS.md).
     const int64_t first_row = row_of_entry<kGroup>(args.indptr, rows, first, mask, lane);
     const int64_t mine = first + lane < last ? first + lane : first;
     int64_t my_row = first_row;
     while (mine >= args.indptr[my_row + 1]) ++my_row;
-    const int64_t my_x = my_row * width + head * args.features;
-    const int64_t my_y = int64_t{__ldg(args.indices + mine)} * width + head * args.features;
-    // Entry k's partial dot product over this lane's features (0 past the last entry).
-    float partial[kGroup];
+    const int64_t my_x = my_row * width;
+    const int64_t my_y = int64_t{__ldg(args.indices + mine)} * width;
+    for (int64_t head = 0; head < args.heads; ++head) {
+      const int64_t head_base = head * args.features;
+      // Entry k's partial dot product over this lane's features (0 past the last entry).
+      float partial[kGroup];
 #pragma unroll
-    for (int k = 0; k < kGroup; ++k) {
-      const T* x_row = args.x + __shfl_sync(mask, my_x, k, kGroup);
-      const T* y_row = args.y + __shfl_sync(mask, my_y, k, kGroup);
-      float sum = 0.0f;
-      for (int64_t f = lane * kVec; f < args.features; f += kGroup * kVec) sum += dot_slice<kVec>(x_row + f, y_row + f);
-      partial[k] = first + k < last ? sum : 0.0f;
+      for (int k = 0; k < kGroup; ++k) {
+        const T* x_row = args.x + __shfl_sync(mask, my_x, k, kGroup) + head_base;
+        const T* y_row = args.y + __shfl_sync(mask, my_y, k, kGroup) + head_base;
+        float sum = 0.0f;
+        for (int64_t f = lane * kVec; f < args.features; f += kGroup * kVec) sum += dot_slice<kVec>(x_row + f, y_row + f);
+        partial[k] = first + k < last ? sum : 0.0f;
+      }
+      reduce_scatter<kGroup>(partial, lane, mask);
+      if (first + lane < last) args.out[(first + lane) * args.heads + head] = partial[0];
     }
-    reduce_scatter<kGroup>(partial, lane, mask);
-    if (first + lane < last) args.out[(first + lane) * args.heads + head] = partial[0];
   }
 }
 
 template <int kVec, int kGroup, typename T>
 void launch(const SddmmArguments<T>& args, int64_t rows, Device device) {
-  const int64_t items = (args.nnz + kGroup - 1) / kGroup * args.heads;
-  const unsigned blocks = sparse_cuda::subwarp_blocks(items, kGroup, device);
+  const int64_t groups = (args.nnz + kGroup - 1) / kGroup;  // each takes every head of its run
+  const unsigned blocks = sparse_cuda::subwarp_blocks(groups, kGroup, device);
   sddmm_edge_groups_kernel<kVec, kGroup><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args, rows);
   SGNN_CUDA_CHECK_LAUNCH("sddmm_edge_groups_kernel");
 }
