@@ -61,16 +61,6 @@ void finish_queued_work(Device device) {
   SGNN_CUDA_CHECK(cudaStreamSynchronize(cuda::stream(device)));
 }
 
-// Milliseconds between two events around `launch()` on `stream`.
-double launch_milliseconds(cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop, const std::function<void()>& launch) {
-  SGNN_CUDA_CHECK(cudaEventRecord(start, stream));
-  launch();
-  SGNN_CUDA_CHECK(cudaEventRecord(stop, stream));
-  SGNN_CUDA_CHECK(cudaEventSynchronize(stop));
-  float milliseconds = 0;
-  SGNN_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start, stop));
-  return static_cast<double>(milliseconds);
-}
 #endif
 }  // namespace
 
@@ -114,50 +104,62 @@ ScopedTuningTime::~ScopedTuningTime() {
   if (outermost_) timing_microseconds.fetch_add(now_microseconds() - start_microseconds_, std::memory_order_relaxed);
 }
 
+double timed_launch_ms(Device device, const std::function<void()>& launch) {
+  SGNN_CHECK(device.is_cuda(), "timed_launch_ms: timing needs a CUDA device, got ", device.str());
+#ifdef SGNN_WITH_CUDA
+  cuda::DeviceGuard guard(device);
+  const cudaStream_t stream = cuda::stream(device);
+  struct Events {
+    cudaEvent_t start = nullptr;
+    cudaEvent_t stop = nullptr;
+    ~Events() {
+      if (start != nullptr) (void)cudaEventDestroy(start);
+      if (stop != nullptr) (void)cudaEventDestroy(stop);
+    }
+  } events;
+  SGNN_CUDA_CHECK(cudaEventCreate(&events.start));
+  SGNN_CUDA_CHECK(cudaEventCreate(&events.stop));
+  SGNN_CUDA_CHECK(cudaEventRecord(events.start, stream));
+  launch();
+  SGNN_CUDA_CHECK(cudaEventRecord(events.stop, stream));
+  SGNN_CUDA_CHECK(cudaEventSynchronize(events.stop));
+  float milliseconds = 0;
+  SGNN_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, events.start, events.stop));
+  return static_cast<double>(milliseconds);
+#else
+  (void)launch;
+  return 0.0;
+#endif
+}
+
 double candidate_ms(Device device, const std::function<void()>& launch, std::string_view candidate, double best_ms,
                     bool warm) {
   SGNN_CHECK(device.is_cuda(), "candidate_ms: timing needs a CUDA device, got ", device.str());
   const ScopedTuningTime scope(device);
   timed.fetch_add(1, std::memory_order_relaxed);
   ++timings_started;
-#ifdef SGNN_WITH_CUDA
   const int64_t start_microseconds = now_microseconds();
-  cuda::DeviceGuard guard(device);
-  const cudaStream_t stream = cuda::stream(device);
-  cudaEvent_t start = nullptr;
-  cudaEvent_t stop = nullptr;
-  SGNN_CUDA_CHECK(cudaEventCreate(&start));
-  SGNN_CUDA_CHECK(cudaEventCreate(&stop));
   // launches[0] is the first launch; a first launch that timed other
   // candidates is not this candidate's time, and the clean launches follow it.
   double launches[3] = {0.0, kNotLaunched, kNotLaunched};
-  bool timed_others = false;
-  try {
-    const int64_t started_before = timings_started;
-    launches[0] = launch_milliseconds(stream, start, stop, launch);
-    timed_others = timings_started != started_before;
-    double clean = launches[0];
-    if (timed_others) clean = launches[1] = launch_milliseconds(stream, start, stop, launch);  // now warm
-    // Slower than the best even with the largest one-time costs seen taken
-    // off (in milliseconds: a module's load; as a ratio: another kernel's
-    // data in L2, which costs in proportion to the kernel's own traffic).
-    const OneTimeCosts costs = largest_one_time_costs();
-    const bool cannot_win = !timed_others && costs.seen && clean - costs.milliseconds > costs.ratio * best_ms;
-    // Launches under kOneLaunchMinMs are timed twice whatever the rules: a
-    // second costs less than the noise of timing one (launch overhead, clock).
-    const bool one_is_enough = (warm || timed_others || cannot_win) && clean >= kOneLaunchMinMs;
-    if (!one_is_enough) {
-      double& again = launches[timed_others ? 2 : 1];
-      again = launch_milliseconds(stream, start, stop, launch);
-      if (!timed_others) note_one_time_cost(launches[0], again);
-    }
-  } catch (...) {
-    (void)cudaEventDestroy(start);
-    (void)cudaEventDestroy(stop);
-    throw;
+  const int64_t started_before = timings_started;
+  launches[0] = timed_launch_ms(device, launch);
+  const bool timed_others = timings_started != started_before;
+  double clean = launches[0];
+  if (timed_others) clean = launches[1] = timed_launch_ms(device, launch);  // now warm
+  // Slower than the best even with the largest one-time costs seen taken
+  // off (in milliseconds: a module's load; as a ratio: another kernel's
+  // data in L2, which costs in proportion to the kernel's own traffic).
+  const OneTimeCosts costs = largest_one_time_costs();
+  const bool cannot_win = !timed_others && costs.seen && clean - costs.milliseconds > costs.ratio * best_ms;
+  // Launches under kOneLaunchMinMs are timed twice whatever the rules: a
+  // second costs less than the noise of timing one (launch overhead, clock).
+  const bool one_is_enough = (warm || timed_others || cannot_win) && clean >= kOneLaunchMinMs;
+  if (!one_is_enough) {
+    double& again = launches[timed_others ? 2 : 1];
+    again = timed_launch_ms(device, launch);
+    if (!timed_others) note_one_time_cost(launches[0], again);
   }
-  SGNN_CUDA_CHECK(cudaEventDestroy(start));
-  SGNN_CUDA_CHECK(cudaEventDestroy(stop));
   const double best = timed_others ? std::min(launches[1], launches[2]) : std::min(launches[0], launches[1]);
   if (tuning_log_enabled()) {
     std::fprintf(stderr, "sgnn tuning: %.*s: launches %.3f / %.3f / %.3f ms, wall %.3f ms%s%s\n",
@@ -166,13 +168,6 @@ double candidate_ms(Device device, const std::function<void()>& launch, std::str
                  timing_depth > 1 ? " (inside another timing)" : "", timed_others ? " (first launch timed others)" : "");
   }
   return best;
-#else
-  (void)launch;
-  (void)candidate;
-  (void)best_ms;
-  (void)warm;
-  return 0.0;
-#endif
 }
 
 }  // namespace sgnn::ops

@@ -15,6 +15,10 @@ namespace sgnn::ops {
 // into a CUDA Graph now (no timing, no host synchronisation then). False on the CPU.
 bool stream_capturing(Device device);
 
+// Milliseconds between CUDA events recorded on the library's stream of
+// `device` before and after `launch()` (one launch; not counted as tuning).
+double timed_launch_ms(Device device, const std::function<void()>& launch);
+
 // Milliseconds of `launch()` on the library's stream of a CUDA device (work
 // queued before is finished first and not counted). A first launch may pay
 // one-time costs (loading the kernel's module; another kernel's data in L2),

@@ -14,6 +14,7 @@
 
 #include "core/cuda_runtime.hpp"
 #include "core/tensor.hpp"
+#include "ops/kernel_timer.hpp"
 
 #define BENCH_CUSPARSE(call)                                                                          \
   do {                                                                                                \
@@ -27,23 +28,9 @@ namespace sgnn::bench {
 
 // Median milliseconds of `runs` timed calls after `warmup` untimed ones.
 inline double median_ms(const std::function<void()>& call, int warmup, int runs, Device device = Device::cuda(0)) {
-  const cudaStream_t stream = cuda::stream(device);
   for (int i = 0; i < warmup; ++i) call();
-  cudaEvent_t start, stop;
-  SGNN_CUDA_CHECK(cudaEventCreate(&start));
-  SGNN_CUDA_CHECK(cudaEventCreate(&stop));
   std::vector<double> times;
-  for (int i = 0; i < runs; ++i) {
-    SGNN_CUDA_CHECK(cudaEventRecord(start, stream));
-    call();
-    SGNN_CUDA_CHECK(cudaEventRecord(stop, stream));
-    SGNN_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0.0f;
-    SGNN_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    times.push_back(ms);
-  }
-  SGNN_CUDA_CHECK(cudaEventDestroy(start));
-  SGNN_CUDA_CHECK(cudaEventDestroy(stop));
+  for (int i = 0; i < runs; ++i) times.push_back(ops::timed_launch_ms(device, call));
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
 }
