@@ -54,14 +54,6 @@ bool tuning_log_enabled() {
   return enabled;
 }
 
-#ifdef SGNN_WITH_CUDA
-// Work queued before a timing or tuning scope is the run's, not tuning's.
-void finish_queued_work(Device device) {
-  cuda::DeviceGuard guard(device);
-  SGNN_CUDA_CHECK(cudaStreamSynchronize(cuda::stream(device)));
-}
-
-#endif
 }  // namespace
 
 int64_t candidates_timed() { return timed.load(std::memory_order_relaxed); }
@@ -93,7 +85,11 @@ bool stream_capturing(Device device) {
 ScopedTuningTime::ScopedTuningTime(Device device) : start_microseconds_(0), outermost_(timing_depth == 0) {
   require_available(device);
 #ifdef SGNN_WITH_CUDA
-  if (outermost_ && device.is_cuda()) finish_queued_work(device);
+  // Work queued before the outermost scope is the run's, not tuning's.
+  if (outermost_ && device.is_cuda()) {
+    cuda::DeviceGuard guard(device);
+    SGNN_CUDA_CHECK(cudaStreamSynchronize(cuda::stream(device)));
+  }
 #endif
   ++timing_depth;
   start_microseconds_ = now_microseconds();
