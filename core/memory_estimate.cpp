@@ -60,12 +60,12 @@ int64_t gcn_activation_elements(const ModelShape& m) {
 }
 
 // One GATConv: its input (saved by x·W) and the projected features (saved by
-// the attention products and the spmm), in the activation dtype
-// (node_bytes), and per edge and head the LeakyReLU input, the softmax output
-// and the attention after dropout: float32 in either precision (sddmm_add
-// gives float32 scores, ops/sddmm.hpp).
+// the attention products and the spmm), and per edge and head three tensors:
+// the attention (saved by its backward), the attention after dropout (saved
+// by the spmm) and its copy in Aᵀ's order that the backward makes; all in
+// the activation dtype (ops/attention_softmax.hpp).
 int64_t gat_layer_saved_bytes(const ModelShape& m, int64_t in, int64_t heads, int64_t per_head) {
-  return (m.nodes * in + m.nodes * heads * per_head) * m.activation_bytes + 3 * m.nnz * heads * kFloat;
+  return (m.nodes * in + m.nodes * heads * per_head + 3 * m.nnz * heads) * m.activation_bytes;
 }
 
 int64_t gat_activation_bytes(const ModelShape& m) {
@@ -74,8 +74,8 @@ int64_t gat_activation_bytes(const ModelShape& m) {
                         m.nodes * hidden_width * m.activation_bytes  // the ELU output
                         + gat_layer_saved_bytes(m, hidden_width, m.output_heads, m.classes) +
                         2 * m.nodes * m.classes * m.activation_bytes;  // the loss
-  const int64_t gradients = 2 * std::max(m.nnz * std::max(m.heads, m.output_heads) * kFloat,
-                                         m.nodes * std::max(hidden_width, m.classes) * m.activation_bytes);
+  const int64_t gradients = 2 * std::max(m.nnz * std::max(m.heads, m.output_heads),
+                                         m.nodes * std::max(hidden_width, m.classes)) * m.activation_bytes;
   return saved + gradients;
 }
 

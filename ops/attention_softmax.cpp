@@ -11,7 +11,7 @@ Tensor attention_softmax(const Adjacency& adjacency, const Tensor& x, const Tens
   constexpr const char* kOp = "attention_softmax";
   SGNN_CHECK(negative_slope >= 0.0f, kOp, ": negative_slope must be non-negative, got ", negative_slope);
   const int64_t heads = check_edge_sum_operands(adjacency, x, y, kOp);
-  Tensor out = Tensor::empty({adjacency.nnz(), heads}, DType::Float32, x.device());
+  Tensor out = Tensor::empty({adjacency.nnz(), heads}, x.dtype(), x.device());
   SGNN_DISPATCH(x.device(), attention_softmax_forward, adjacency.csr, heads, negative_slope, x, y, out);
 
   if (autograd::needs_recording({x, y})) {

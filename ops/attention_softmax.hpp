@@ -6,10 +6,12 @@
 // without storing the scores: the forward writes only out, the backward
 // recomputes the scores (a GAT layer's per-edge traffic is most of its step).
 // x [n_rows, H] and y [n_cols, H], both float32 or both bfloat16, on A's
-// device -> out [nnz, H] float32 whatever the dtype (scores and attention stay
-// float32: docs/mixed_precision.md). Sums, maxima and exponentials in float.
-// Differentiable in x and y (the row and column sums of the scores' gradient,
-// on A and Aᵀ, no atomics; rounded once to x's dtype). negative_slope ≥ 0.
+// device -> out [nnz, H] in their dtype: a bf16 model keeps its attention in
+// bfloat16, half the bytes of every per-edge pass (docs/mixed_precision.md).
+// Sums, maxima, exponentials and the division in float, each output rounded
+// once. Differentiable in x and y: the scores' gradient (float arithmetic,
+// stored in x's dtype), then its row and column sums on A and Aᵀ (no
+// atomics; summed in float, rounded once to x's dtype). negative_slope ≥ 0.
 // Bad shapes, dtypes, devices or slope -> InvalidArgument.
 #pragma once
 

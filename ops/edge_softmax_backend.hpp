@@ -18,15 +18,15 @@ void edge_softmax_backward(Cpu, const Csr& csr, int64_t heads, const Tensor& out
 void edge_softmax_backward(Cuda, const Csr& csr, int64_t heads, const Tensor& out, const Tensor& grad_out,
                            Tensor& grad_scores);
 
-// out[e, h] (float32) = softmax over row(e) of s[e, h] = leaky_relu(x[row(e), h] + y[col(e), h]),
-// x and y float32 or bfloat16 [n, heads].
+// out[e, h] = softmax over row(e) of s[e, h] = leaky_relu(x[row(e), h] + y[col(e), h]),
+// x and y float32 or bfloat16 [n, heads]; out in x's dtype (computed in float, rounded once).
 void attention_softmax_forward(Cpu, const Csr& csr, int64_t heads, float negative_slope, const Tensor& x,
                                const Tensor& y, Tensor& out);
 void attention_softmax_forward(Cuda, const Csr& csr, int64_t heads, float negative_slope, const Tensor& x,
                                const Tensor& y, Tensor& out);
 
-// grad_sums[e, h] (float32): the gradient of x[row(e), h] + y[col(e), h], the edge softmax's backward
-// times LeakyReLU's derivative at the recomputed score.
+// grad_sums[e, h]: the gradient of x[row(e), h] + y[col(e), h], the edge softmax's backward
+// times LeakyReLU's derivative at the recomputed score; out, grad_out and grad_sums in x's dtype.
 void attention_softmax_backward(Cpu, const Csr& csr, int64_t heads, float negative_slope, const Tensor& x,
                                 const Tensor& y, const Tensor& out, const Tensor& grad_out, Tensor& grad_sums);
 void attention_softmax_backward(Cuda, const Csr& csr, int64_t heads, float negative_slope, const Tensor& x,

@@ -1,7 +1,8 @@
 // Backend entry points of ops/sddmm.hpp (see ops/backend.hpp). Outputs are
 // preallocated by the caller; every tensor is contiguous and on one device.
-// x and y are both float32 or both bfloat16; out is float32 either way
-// (products and sums in float).
+// x and y are both float32 or both bfloat16; products and sums in float.
+// sddmm_dot's out is float32 or bfloat16 (each dot rounded once: an SpMM's
+// bfloat16 edge values get their gradient in their dtype); sddmm_add's is float32.
 #pragma once
 
 #include "core/csr.hpp"

@@ -38,12 +38,6 @@ void check_transpose(const Adjacency& adjacency, const char* op, bool moves_edge
              ": adjacency.transpose_to_csr is not on the adjacency's device ", adjacency.device().str());
 }
 
-void check_sparse_operand(const Tensor& tensor, const Adjacency& adjacency, int64_t rows, const char* op,
-                          const char* argument) {
-  check_dtype(tensor, DType::Float32, op, argument);
-  check_dense_operand(tensor, adjacency, rows, op, argument);
-}
-
 void check_dense_operand(const Tensor& tensor, const Adjacency& adjacency, int64_t rows, const char* op,
                          const char* argument) {
   check_floating(tensor, op, argument);
@@ -55,7 +49,7 @@ void check_dense_operand(const Tensor& tensor, const Adjacency& adjacency, int64
 }
 
 int64_t check_edge_tensor(const Tensor& tensor, const Adjacency& adjacency, const char* op, const char* argument) {
-  check_sparse_operand(tensor, adjacency, adjacency.nnz(), op, argument);
+  check_dense_operand(tensor, adjacency, adjacency.nnz(), op, argument);
   SGNN_CHECK(tensor.dim() == 1 || (tensor.dim() == 2 && tensor.size(1) >= 1), op, ": argument '", argument,
              "' must be [nnz] or [nnz, heads], got ", shape_str(tensor.shape()));
   return tensor.dim() == 1 ? 1 : tensor.size(1);

@@ -14,13 +14,11 @@ void check_adjacency(const Adjacency& adjacency, const char* op);
 // order (`moves_edge_tensors`; an adjacency prepared with
 // PrepareOptions::edge_map off has none).
 void check_transpose(const Adjacency& adjacency, const char* op, bool moves_edge_tensors = true);
-// A float32 tensor on the adjacency's device whose first axis is `rows`.
-void check_sparse_operand(const Tensor& tensor, const Adjacency& adjacency, int64_t rows, const char* op,
-                          const char* argument);
-// The same for a dense operand of SpMM or SDDMM, which may also be bfloat16.
+// A dense operand of SpMM or SDDMM: float32 or bfloat16, on the adjacency's
+// device, its first axis `rows`.
 void check_dense_operand(const Tensor& tensor, const Adjacency& adjacency, int64_t rows, const char* op,
                          const char* argument);
-// A per-edge tensor: float32, on the adjacency's device, [nnz] or [nnz, H].
+// A per-edge tensor: float32 or bfloat16, on the adjacency's device, [nnz] or [nnz, H].
 // Returns H (1 for [nnz]).
 int64_t check_edge_tensor(const Tensor& tensor, const Adjacency& adjacency, const char* op, const char* argument);
 // The adjacency, x [n_rows, ...] and y [n_cols, ...]: dense operands of one dtype.

@@ -14,14 +14,14 @@ Tensor run_spmm(const Csr& csr, const Tensor& values, int64_t heads, int64_t fea
 }
 
 Tensor run_sddmm_dot(const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
-                     const Shape& shape) {
-  Tensor out = Tensor::empty(shape, DType::Float32, x.device());
+                     const Shape& shape, DType dtype) {
+  Tensor out = Tensor::empty(shape, dtype, x.device());
   SGNN_DISPATCH(x.device(), sddmm_dot_forward, csr, heads, features, x, y, out);
   return out;
 }
 
 Tensor to_transpose_order(const Adjacency& adjacency, const Tensor& edge_tensor) {
-  Tensor moved = Tensor::empty(edge_tensor.shape(), DType::Float32, edge_tensor.device());
+  Tensor moved = Tensor::empty_like(edge_tensor);
   SGNN_DISPATCH(edge_tensor.device(), gather_edges, adjacency.transpose_to_csr, edge_tensor, moved);
   return moved;
 }

@@ -11,12 +11,12 @@ namespace sgnn::ops::detail {
 // spmm_forward into a fresh tensor of shape `shape` ([csr.num_rows, ...]) and b's dtype.
 Tensor run_spmm(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
                 const Shape& shape, const double* symmetric_scale = nullptr);
-// sddmm_dot_forward into a fresh tensor of shape `shape` ([nnz] or [nnz, heads]).
+// sddmm_dot_forward into a fresh tensor of shape `shape` ([nnz] or [nnz, heads]) and `dtype`.
 Tensor run_sddmm_dot(const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
-                     const Shape& shape);
-// A per-edge tensor moved from A's edge order to Aᵀ's (through transpose_to_csr).
+                     const Shape& shape, DType dtype = DType::Float32);
+// A per-edge tensor moved from A's edge order to Aᵀ's (through transpose_to_csr), same dtype.
 Tensor to_transpose_order(const Adjacency& adjacency, const Tensor& edge_tensor);
-// The gradients of x [n_rows, H] and y [n_cols, H] from grad_sums [nnz, H],
+// The gradients of x [n_rows, H] and y [n_cols, H] from grad_sums [nnz, H] (float32 or bfloat16),
 // the gradient of x[row(e), h] + y[col(e), h]: its row sums and column sums
 // (SpMMs with a column of ones on A and Aᵀ), in float, rounded once to
 // `dtype`; undefined where `needs` says no.

@@ -1,7 +1,6 @@
 #include "ops/spmm.hpp"
 
 #include "core/autograd.hpp"
-#include "ops/cast.hpp"
 #include "ops/sparse_checks.hpp"
 #include "ops/sparse_runners.hpp"
 #include "ops/spmm_format.hpp"
@@ -55,7 +54,7 @@ Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const 
                        }
                        if (needs[1]) {
                          grads[1] = detail::run_sddmm_dot(adjacency.csr, heads, features, grad_c, saved_b,
-                                                          saved_values.shape());  // float32, as the values
+                                                          saved_values.shape(), saved_values.dtype());
                        }
                        return grads;
                      });
@@ -66,12 +65,6 @@ Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const 
 }  // namespace
 
 Tensor spmm(const Adjacency& adjacency, const Tensor& edge_values, const Tensor& b) {
-  // bfloat16 weights (GAT attention in BF16 training) are widened exactly,
-  // by a differentiable cast: one pass over nnz·H values, small next to the
-  // kernel's nnz·H·F gathered features, and one float weight path in the kernel.
-  if (edge_values.defined() && edge_values.dtype() == DType::BFloat16) {
-    return spmm_with_values(adjacency, cast(edge_values, DType::Float32), Tensor(), b);
-  }
   return spmm_with_values(adjacency, edge_values, Tensor(), b);
 }
 

@@ -8,7 +8,7 @@
 namespace sgnn::ops {
 
 // c[i, h, :] = Σ_{e in row i} v[e, h] · b[col(e), h, :] for h < heads.
-//   values  undefined (every entry weighs 1) or [nnz · heads] float32
+//   values  undefined (every entry weighs 1) or [nnz · heads] float32 or bfloat16 (read as float)
 //   symmetric_scale  with values undefined: null, or [num_rows] float64 on
 //           csr's device (Adjacency::symmetric_scale): entry (r, c) weighs
 //           float(s[r] · s[c])
@@ -23,7 +23,8 @@ void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int
                   Tensor& c, const double* symmetric_scale = nullptr);
 
 // out[k, :] = in[map[k], :]: moves a per-edge tensor [nnz, ...] from one edge
-// order to another (A's to Aᵀ's through transpose_to_csr). map int32 or int64.
+// order to another (A's to Aᵀ's through transpose_to_csr). map int32 or int64;
+// in and out float32 or bfloat16, one dtype.
 void gather_edges(Cpu, const Tensor& map, const Tensor& in, Tensor& out);
 void gather_edges(Cuda, const Tensor& map, const Tensor& in, Tensor& out);
 

@@ -65,8 +65,8 @@ Tensor GATConv::attend(const Adjacency& adjacency, const Tensor& projected_rows,
   const int64_t rows = projected_rows.size(0);
   const Tensor score_row = ops::sum(ops::mul(projected_rows, attention_row_), 2);              // [rows, H]
   const Tensor score_column = ops::sum(ops::mul(projected_columns, attention_column_), 2);     // [columns, H]
-  // One op from the score halves to the attention, which is float32 whatever
-  // the precision (the SpMM's edge values take it as it is,
+  // One op from the score halves to the attention, in the activation dtype
+  // (bfloat16 in a bf16 model: every per-edge pass moves half the bytes,
   // docs/mixed_precision.md); the per-edge scores are never stored.
   const Tensor attention =
       ops::dropout(ops::attention_softmax(adjacency, score_row, score_column, options_.negative_slope),

@@ -92,7 +92,7 @@ void attention_softmax_forward(Cpu, const Csr& csr, int64_t heads, float negativ
   visit_floating(x.dtype(), [&](auto element) {
     using T = decltype(element);
     const AttentionScores<T> score{x.data<T>(), y.data<T>(), csr.indices.data<int32_t>(), heads, negative_slope};
-    softmax_rows(csr, heads, out.data<float>(), score);
+    softmax_rows(csr, heads, out.data<T>(), score);
   });
 }
 
@@ -101,7 +101,7 @@ void attention_softmax_backward(Cpu, const Csr& csr, int64_t heads, float negati
   visit_floating(x.dtype(), [&](auto element) {
     using T = decltype(element);
     const AttentionScores<T> score{x.data<T>(), y.data<T>(), csr.indices.data<int32_t>(), heads, negative_slope};
-    softmax_rows_backward(csr, heads, out.data<float>(), grad_out.data<float>(), grad_sums.data<float>(),
+    softmax_rows_backward(csr, heads, out.data<T>(), grad_out.data<T>(), grad_sums.data<T>(),
                           [&](int64_t row, int64_t e, int64_t h, float grad_score) {
                             return activation_gradient(Activation::LeakyRelu, negative_slope, score(row, e, h),
                                                        grad_score);

@@ -12,11 +12,10 @@ namespace sgnn::ops {
 
 namespace {
 
-template <typename T>
-void spmm_rows(const Csr& csr, const Tensor& values, const double* scale, int64_t heads, int64_t features,
+template <typename T, typename V>
+void spmm_rows(const Csr& csr, const V* weights, const double* scale, int64_t heads, int64_t features,
                const Tensor& b, Tensor& c) {
   const int32_t* columns = csr.indices.data<int32_t>();
-  const float* weights = values.defined() ? values.data<float>() : nullptr;
   const T* dense = b.data<T>();
   T* out = c.data<T>();
   const int64_t width = heads * features;
@@ -32,7 +31,7 @@ void spmm_rows(const Csr& csr, const Tensor& values, const double* scale, int64_
         for (int64_t e = indptr[row]; e < indptr[row + 1]; ++e) {
           const T* b_row = dense + int64_t{columns[e]} * width;
           for (int64_t h = 0; h < heads; ++h) {
-            const float weight = weights ? weights[e * heads + h]
+            const float weight = weights ? load_float(weights[e * heads + h])
                                  : scale ? static_cast<float>(row_scale * scale[columns[e]])
                                          : 1.0f;
             for (int64_t f = h * features; f < (h + 1) * features; ++f) sum[f] += weight * load_float(b_row[f]);
@@ -49,20 +48,27 @@ void spmm_rows(const Csr& csr, const Tensor& values, const double* scale, int64_
 
 void spmm_forward(Cpu, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
                   Tensor& c, const double* symmetric_scale) {
-  if (b.dtype() == DType::BFloat16) return spmm_rows<bfloat16>(csr, values, symmetric_scale, heads, features, b, c);
-  spmm_rows<float>(csr, values, symmetric_scale, heads, features, b, c);
+  const auto with_weights = [&](const auto* weights) {
+    if (b.dtype() == DType::BFloat16) return spmm_rows<bfloat16>(csr, weights, symmetric_scale, heads, features, b, c);
+    spmm_rows<float>(csr, weights, symmetric_scale, heads, features, b, c);
+  };
+  if (!values.defined()) return with_weights(static_cast<const float*>(nullptr));
+  visit_floating(values.dtype(), [&](auto element) { with_weights(values.data<decltype(element)>()); });
 }
 
 void gather_edges(Cpu, const Tensor& map, const Tensor& in, Tensor& out) {
   const int64_t count = map.numel();
   const int64_t width = count == 0 ? 0 : out.numel() / count;
-  const float* source = in.data<float>();
-  float* destination = out.data<float>();
-  with_offsets(map, [&](const auto* index) {
+  visit_floating(in.dtype(), [&](auto element) {
+    using T = decltype(element);
+    const T* source = in.data<T>();
+    T* destination = out.data<T>();
+    with_offsets(map, [&](const auto* index) {
 #pragma omp parallel for if (count > 65536)
-    for (int64_t k = 0; k < count; ++k) {
-      std::copy_n(source + int64_t{index[k]} * width, width, destination + k * width);
-    }
+      for (int64_t k = 0; k < count; ++k) {
+        std::copy_n(source + int64_t{index[k]} * width, width, destination + k * width);
+      }
+    });
   });
 }
 

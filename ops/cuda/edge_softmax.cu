@@ -414,8 +414,8 @@ void attention_softmax_forward(Cuda, const Csr& csr, int64_t heads, float negati
   if (out.numel() == 0) return;
   visit_floating(x.dtype(), [&](auto element) {
     using T = decltype(element);
-    SoftmaxArguments<float> args{};
-    args.result = out.data<float>();
+    SoftmaxArguments<T> args{};
+    args.result = out.data<T>();
     const AttentionScores<T> source{x.data<T>(), y.data<T>(), csr.indices.data<int32_t>(), heads, negative_slope};
     run(false, csr, heads, args, source, x.device());
   });
@@ -426,10 +426,10 @@ void attention_softmax_backward(Cuda, const Csr& csr, int64_t heads, float negat
   if (grad_sums.numel() == 0) return;
   visit_floating(x.dtype(), [&](auto element) {
     using T = decltype(element);
-    SoftmaxArguments<float> args{};
-    args.out = out.data<float>();
-    args.grad_out = grad_out.data<float>();
-    args.result = grad_sums.data<float>();
+    SoftmaxArguments<T> args{};
+    args.out = out.data<T>();
+    args.grad_out = grad_out.data<T>();
+    args.result = grad_sums.data<T>();
     const AttentionScores<T> source{x.data<T>(), y.data<T>(), csr.indices.data<int32_t>(), heads, negative_slope};
     run(true, csr, heads, args, source, x.device());
   });

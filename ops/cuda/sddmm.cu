@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(S
 #pragma unroll
       for (int k = 0; k < kEntries; ++k) {
         const float sum = sparse_cuda::subwarp_sum<kSub>(partial[k], mask);
-        if (lane == 0 && e0 + k < end) args.out[(e0 + k) * args.heads + head] = sum;
+        if (lane == 0 && e0 + k < end) args.out.store((e0 + k) * args.heads + head, sum);
       }
     }
   }
@@ -108,8 +108,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_add_kernel(S
     for (int64_t k = range.begin * heads + lane; k < end; k += kSub) {
       const int64_t e = k / heads;
       const int64_t head = k - e * heads;
-      args.out[k] = load_float_readonly(args.x + row * heads + head) +
-                    load_float_readonly(args.y + int64_t{__ldg(args.indices + e)} * heads + head);
+      args.out.store(k, load_float_readonly(args.x + row * heads + head) +
+                            load_float_readonly(args.y + int64_t{__ldg(args.indices + e)} * heads + head));
     }
   }
 }

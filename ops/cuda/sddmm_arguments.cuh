@@ -3,18 +3,31 @@
 // path; ops/cuda/sddmm_edges.cu: the Edges path; ops/cuda/sddmm_edge_groups.cu:
 // the EdgeGroups path), the vector loads they share, and the launches of the
 // DenseRows, Edges and EdgeGroups kernels. x and y are float32 or bfloat16
-// (T), the output float32: products and sums in float (a product of two
-// bfloat16 is exact in float), so both dtypes round at the same points.
+// (T), the output float32 or bfloat16: products and sums in float (a product
+// of two bfloat16 is exact in float), so both dtypes round at the same points,
+// and a bfloat16 output once more where it is stored.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 
+#include "core/bfloat16.hpp"
 #include "core/csr.hpp"
 #include "ops/cuda/sparse_device.cuh"
 #include "ops/sparse_plan.hpp"
 
 namespace sgnn::ops::sddmm_cuda {
+
+// Where the dot products go: float32, or bfloat16 rounded once (an SpMM's
+// bfloat16 edge values' gradient). One pointer is set; the branch is uniform.
+struct SddmmOutput {
+  float* float32 = nullptr;
+  bfloat16* bf16 = nullptr;
+  __device__ __forceinline__ void store(int64_t k, float value) const {
+    if (bf16 != nullptr) bf16[k] = bfloat16(value);
+    else float32[k] = value;
+  }
+};
 
 template <typename T>
 struct SddmmArguments {
@@ -27,8 +40,15 @@ struct SddmmArguments {
   int64_t features;  // per head
   const T* x;
   const T* y;
-  float* out;
+  SddmmOutput out;
 };
+
+inline SddmmOutput output_of(Tensor& out) {
+  SddmmOutput output;
+  if (out.dtype() == DType::BFloat16) output.bf16 = out.data<bfloat16>();
+  else output.float32 = out.data<float>();
+  return output;
+}
 
 template <typename T>
 SddmmArguments<T> arguments_of(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features,
@@ -42,7 +62,7 @@ SddmmArguments<T> arguments_of(const Csr& csr, const SparsePlan& plan, int64_t h
           features,
           x.data<T>(),
           y.data<T>(),
-          out.data<float>()};
+          output_of(out)};
 }
 
 // Elements of one 16-byte vector load: 4 float32 or 8 bfloat16.

@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dense_rows_k
         }
         const int slot = fold_sums<kEntries, kSub / 2>(partial, sublane);
         const int64_t e = base + step + group * kEntries + slot;
-        if (sublane % kCopies == 0 && e < range.end) args.out[e * heads + head] = partial[0];
+        if (sublane % kCopies == 0 && e < range.end) args.out.store(e * heads + head, partial[0]);
       }
     }
   }

@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_edge_groups_
         partial[k] = first + k < last ? sum : 0.0f;
       }
       reduce_scatter<kGroup>(partial, lane, mask);
-      if (first + lane < last) args.out[(first + lane) * args.heads + head] = partial[0];
+      if (first + lane < last) args.out.store((first + lane) * args.heads + head, partial[0]);
     }
   }
 }

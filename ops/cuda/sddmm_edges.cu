@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_edges_kernel
 #pragma unroll 4
       for (int64_t f = 0; f < args.features; f += kVec) sum += dot_slice<kVec>(x_row + f, y_row + f);
     }
-    args.out[item] = sum;
+    args.out.store(item, sum);
   }
 }
 

@@ -57,6 +57,7 @@ namespace {
 // values, else the symmetric scale, else 1.
 struct EdgeWeights {
   const float* values;
+  const bfloat16* bf16_values;
   const double* symmetric_scale;
 };
 
@@ -131,7 +132,8 @@ std::vector<SpmmTile> all_tiles(int64_t features, bool vectorizable, DType dtype
   return tiles;
 }
 
-__global__ void gather_edges_kernel(Offsets map, const float* __restrict__ in, float* __restrict__ out, int64_t count,
+template <typename T>
+__global__ void gather_edges_kernel(Offsets map, const T* __restrict__ in, T* __restrict__ out, int64_t count,
                                     int64_t width) {
   const int64_t total = count * width;
   for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
@@ -286,6 +288,7 @@ void spmm_direct_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, i
                         b.data<T>(),
                         c.data<T>()};
   args.symmetric_scale = weights.symmetric_scale;
+  args.bf16_values = weights.bf16_values;
   const bool wide_index = csr.num_cols * heads * features >= (int64_t{1} << 31);
   const auto run = [&](const SpmmTile& tile) {
     args.tiles = (features + tile.width() - 1) / tile.width();
@@ -389,7 +392,9 @@ std::vector<std::string> spmm_tile_names(int64_t features, bool vectorizable, DT
 void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
                   Tensor& c, const double* symmetric_scale) {
   if (c.numel() == 0) return;
-  const EdgeWeights weights{values.defined() ? values.data<float>() : nullptr, symmetric_scale};
+  const bool bf16_values = values.defined() && values.dtype() == DType::BFloat16;
+  const EdgeWeights weights{values.defined() && !bf16_values ? values.data<float>() : nullptr,
+                            bf16_values ? values.data<bfloat16>() : nullptr, symmetric_scale};
   if (b.dtype() == DType::BFloat16) return spmm_forward_as<bfloat16>(csr, weights, heads, features, b, c);
   spmm_forward_as<float>(csr, weights, heads, features, b, c);
 }
@@ -400,8 +405,11 @@ void gather_edges(Cuda, const Tensor& map, const Tensor& in, Tensor& out) {
   const Device device = in.device();
   cuda::DeviceGuard guard(device);
   const LaunchShape shape = elementwise_launch_shape(out.numel(), device);
-  gather_edges_kernel<<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
-      offsets_of(map), in.data<float>(), out.data<float>(), count, out.numel() / count);
+  visit_floating(in.dtype(), [&](auto element) {
+    using T = decltype(element);
+    gather_edges_kernel<T><<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
+        offsets_of(map), in.data<T>(), out.data<T>(), count, out.numel() / count);
+  });
   SGNN_CUDA_CHECK_LAUNCH("gather_edges_kernel");
 }
 

@@ -74,7 +74,7 @@ template <typename T>
 struct SpmmArguments {
   sparse_cuda::Offsets indptr;
   const int32_t* indices;
-  const float* values;  // [nnz · heads] or null (weight 1)
+  const float* values;  // [nnz · heads] or null (bfloat16 values below, or weight 1)
   sparse_cuda::SegmentList segments;  // items [0, segments.split_segments) belong to split rows
   // [split_segments, width]: deterministic mode, and always for bfloat16 C (a
   // split row is rounded once, after its partials are summed); else null (atomics).
@@ -89,6 +89,9 @@ struct SpmmArguments {
   // With values null: Adjacency::symmetric_scale (entry (r, c) weighs
   // float(s[r] · s[c]), bitwise the stored value), or null (weight 1).
   const double* symmetric_scale = nullptr;
+  // bfloat16 edge values (GAT's attention in a bf16 model) where `values` is
+  // null: read as float, half the bytes per entry.
+  const bfloat16* bf16_values = nullptr;
 };
 
 template <typename T, int kVec, int kSub, int kRepeat, typename Index>
@@ -141,8 +144,9 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
         const int64_t position = mine + k;
         const bool inside = position >= begin && position < end;
         scaled[k] = static_cast<Index>(column[k]) * static_cast<Index>(width) + static_cast<Index>(head_base);
-        weight[k] = !inside        ? 0.0f
-                    : args.values ? __ldg(args.values + position * args.heads + head)
+        weight[k] = !inside             ? 0.0f
+                    : args.values      ? __ldg(args.values + position * args.heads + head)
+                    : args.bf16_values ? load_float_readonly(args.bf16_values + position * args.heads + head)
                     : args.symmetric_scale
                         ? static_cast<float>(__ldg(args.symmetric_scale + row) * __ldg(args.symmetric_scale + column[k]))
                         : 1.0f;

@@ -89,6 +89,14 @@ TEST_CASE("GPU BF16 edge softmax computes in float: random, R-MAT and hub graphs
   CHECK(bf16::edge_softmax_error(hub_graph(100001, 100000, 7, kGpu), 1) <= 1.0);  // a hub row of 10^5 entries
 }
 
+TEST_CASE("GPU BF16 attention softmax: bfloat16 attention and scores' gradient within float64 bounds") {
+  CHECK(bf16::attention_softmax_error(random_graph(1, 1, 1, false, kGpu), 1) <= 1.0);
+  CHECK(bf16::attention_softmax_error(random_graph(20, 6, 2, false, kGpu), 8) <= 1.0);  // empty rows
+  CHECK(bf16::attention_softmax_error(random_graph(2000, 30000, 3, false, kGpu), 3) <= 1.0);  // per-head layout
+  CHECK(bf16::attention_softmax_error(rmat_graph(4096, 60000, 4, kGpu), 8) <= 1.0);
+  CHECK(bf16::attention_softmax_error(hub_graph(100001, 100000, 7, kGpu), 8) <= 1.0);  // the long-row kernel
+}
+
 TEST_CASE("GPU BF16 element-wise kernels equal the CPU backend bit for bit where both compute one float expression") {
   const Tensor x = to_bf16(random_tensor({100003}, 5, -4.0, 4.0));  // odd length: the vector path's tail
   // Dropout: same mask, same scaled value, same rounding.

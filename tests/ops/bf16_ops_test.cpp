@@ -94,6 +94,13 @@ TEST_CASE("BF16 edge softmax computes in float: within u·|ref| of float64, head
   CHECK(bf16::edge_softmax_error(hub_graph(300, 250, 9), 4) <= 1.0);
 }
 
+TEST_CASE("BF16 attention softmax: bfloat16 attention and scores' gradient, float arithmetic, heads 1 and 8, hub row") {
+  CHECK(bf16::attention_softmax_error(random_graph(60, 400, 3), 1) <= 1.0);
+  CHECK(bf16::attention_softmax_error(random_graph(60, 400, 4), 8) <= 1.0);
+  CHECK(bf16::attention_softmax_error(random_graph(20, 6, 2), 3) <= 1.0);  // empty rows, heads not a power of two
+  CHECK(bf16::attention_softmax_error(hub_graph(300, 250, 9), 4) <= 1.0);
+}
+
 TEST_CASE("BF16 sddmm_dot and sddmm_add: float32 outputs within float accumulation of float64, bfloat16 gradients") {
   CHECK(bf16::sddmm_dot_error(random_graph(1, 1, 5), 1, 1) <= 1.0);
   CHECK(bf16::sddmm_dot_error(random_graph(60, 400, 6), 1, 17) <= 1.0);

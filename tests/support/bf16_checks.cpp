@@ -6,6 +6,7 @@
 
 #include "core/autograd.hpp"
 #include "ops/activation.hpp"
+#include "ops/attention_softmax.hpp"
 #include "ops/bias_activation.hpp"
 #include "ops/cast.hpp"
 #include "ops/edge_softmax.hpp"
@@ -555,6 +556,83 @@ double sddmm_add_error(const Adjacency& adjacency, int64_t heads) {
   return std::max({ratio(out, DType::Float32, reference, relative_bound(reference, e)),
                    ratio(x.grad(), DType::BFloat16, dx, gradient_bound(dx, dx_magnitude, counts.row, h_count)),
                    ratio(y.grad(), DType::BFloat16, dy, gradient_bound(dy, dy_magnitude, counts.column, h_count))});
+}
+
+
+double attention_softmax_error(const Adjacency& adjacency, int64_t heads) {
+  constexpr double kMagnitude = 2.5;  // |x|, |y| ≤ 2.5: scores within ±5
+  constexpr float kSlope = 0.2f;
+  const Device device = adjacency.device();
+  Tensor x = bf16_leaf({adjacency.num_rows(), heads}, 221, -kMagnitude, kMagnitude, device);
+  Tensor y = bf16_leaf({adjacency.num_cols(), heads}, 222, -kMagnitude, kMagnitude, device);
+  const Tensor out = ops::attention_softmax(adjacency, x, y, kSlope);
+  const Tensor upstream = bf16_values(out.shape(), 223, device);
+  out.backward(upstream);
+  const EdgeCoordinates edges = edge_coordinates(adjacency);
+  const LineCounts counts = line_counts(adjacency, edges);
+  const std::vector<double> xd = to_double(x.to(Device::cpu()));
+  const std::vector<double> yd = to_double(y.to(Device::cpu()));
+  const std::vector<double> a = to_double(out.to(Device::cpu()));
+  const std::vector<double> g = to_double(upstream.to(Device::cpu()));
+  const auto h_count = static_cast<std::size_t>(heads);
+  std::vector<double> reference(g.size()), bound(g.size());
+  // The sums' gradient per entry, and per node the sum of its entries', their
+  // magnitudes and the slack each entry's stored (bfloat16) value may carry.
+  std::vector<double> dx(xd.size(), 0.0), dx_magnitude(xd.size(), 0.0), dx_slack(xd.size(), 0.0);
+  std::vector<double> dy(yd.size(), 0.0), dy_magnitude(yd.size(), 0.0), dy_slack(yd.size(), 0.0);
+  std::size_t begin = 0;
+  while (begin < edges.row.size()) {
+    std::size_t end = begin;
+    while (end < edges.row.size() && edges.row[end] == edges.row[begin]) ++end;
+    const double accumulation = static_cast<double>(end - begin + 8) * 4 * e;
+    const auto row = static_cast<std::size_t>(edges.row[begin]);
+    for (std::size_t h = 0; h < h_count; ++h) {
+      const auto at = [&](std::size_t entry) { return entry * h_count + h; };
+      const auto sum_of = [&](std::size_t entry) {
+        return xd[row * h_count + h] + yd[static_cast<std::size_t>(edges.column[entry]) * h_count + h];
+      };
+      const auto slope_of = [&](std::size_t entry) { return sum_of(entry) > 0 ? 1.0 : double{kSlope}; };
+      double maximum = -kInfinity;
+      for (std::size_t k = begin; k < end; ++k) maximum = std::max(maximum, slope_of(k) * sum_of(k));
+      double total = 0.0;
+      double weighted = 0.0;
+      double weighted_magnitude = 0.0;
+      for (std::size_t k = begin; k < end; ++k) {
+        total += std::exp(slope_of(k) * sum_of(k) - maximum);
+        weighted += a[at(k)] * g[at(k)];  // from the stored (bfloat16) attention, as the op computes it
+        weighted_magnitude += std::abs(a[at(k)] * g[at(k)]);
+      }
+      for (std::size_t k = begin; k < end; ++k) {
+        reference[at(k)] = std::exp(slope_of(k) * sum_of(k) - maximum) / total;
+        bound[at(k)] = (u + accumulation * (1 + 4 * kMagnitude)) * reference[at(k)];
+        const double gradient = slope_of(k) * a[at(k)] * (g[at(k)] - weighted);
+        // Float arithmetic, then one rounding to bfloat16 where the op stores it.
+        const double slack = (1 + u) * (accumulation * std::abs(a[at(k)]) * (std::abs(g[at(k)]) + weighted_magnitude) +
+                                         (u + e) * std::abs(gradient));
+        const std::size_t column = static_cast<std::size_t>(edges.column[k]) * h_count + h;
+        dx[row * h_count + h] += gradient;
+        dx_magnitude[row * h_count + h] += std::abs(gradient);
+        dx_slack[row * h_count + h] += slack;
+        dy[column] += gradient;
+        dy_magnitude[column] += std::abs(gradient);
+        dy_slack[column] += slack;
+      }
+    }
+    begin = end;
+  }
+  // A node's gradient: the float sum of its entries' stored values, rounded once.
+  const auto node_bound = [&](const std::vector<double>& sum, const std::vector<double>& magnitude,
+                              const std::vector<double>& slack, const std::vector<double>& line_counts) {
+    std::vector<double> out(sum.size());
+    for (std::size_t i = 0; i < sum.size(); ++i) {
+      out[i] = u * std::abs(sum[i]) + (1 + 2 * u) * slack[i] +
+               (line_counts[i / h_count] + 3) * e * (magnitude[i] + slack[i]);
+    }
+    return out;
+  };
+  return std::max({ratio(out, DType::BFloat16, reference, bound),
+                   ratio(x.grad(), DType::BFloat16, dx, node_bound(dx, dx_magnitude, dx_slack, counts.row)),
+                   ratio(y.grad(), DType::BFloat16, dy, node_bound(dy, dy_magnitude, dy_slack, counts.column))});
 }
 
 }  // namespace sgnn::testing::bf16

@@ -71,5 +71,15 @@ double sddmm_dot_error(const Adjacency& adjacency, int64_t heads, int64_t featur
 // and column sums of the float32 upstream, rounded once) within
 // u·|ref| + (count + 3)·e·Σ|g|.
 double sddmm_add_error(const Adjacency& adjacency, int64_t heads);
+// attention_softmax of bfloat16 x [rows, heads] and y [cols, heads] in
+// [−2.5, 2.5] (scores within ±5), slope 0.2: the bfloat16 attention within
+// u·|ref| + (row length + 8)·4e·11·|ref| (edge_softmax's bound); the scores'
+// gradient per entry, from the stored attention, within
+// (row length + 8)·4e·|out|·(|grad_out| + Σ_row |out·grad_out|) plus its
+// bfloat16 rounding (its "slack"); the bfloat16 x and y gradients (float sums
+// of those stored values over the row's or column's entries, rounded once)
+// within u·|ref| + slack + (count + 3)·e·(Σ|gradient| + slack). A float32
+// attention, or a gradient without LeakyReLU's slope, breaks them.
+double attention_softmax_error(const Adjacency& adjacency, int64_t heads);
 
 }  // namespace sgnn::testing::bf16
