@@ -160,7 +160,10 @@ TEST_CASE("GPU edge softmax forward and backward match the CPU backend, both lay
   }
 }
 
-TEST_CASE("GPU attention softmax forward and backward match the CPU backend, float32 and bfloat16 halves") {
+TEST_CASE("GPU attention softmax forward and backward match the CPU backend, float32 and bfloat16") {
+  // Both backends compute in float and round once to the dtype; the orders of
+  // their sums differ, which may move a bfloat16 rounding by one ulp (its
+  // values against float64: bf16::attention_softmax_error).
   uint64_t seed = 3500;
   for (const Adjacency& cpu : gpu_test_graphs()) {
     const Adjacency gpu = cpu.to(kGpu);
@@ -169,22 +172,68 @@ TEST_CASE("GPU attention softmax forward and backward match the CPU backend, flo
         CAPTURE(cpu.nnz());
         CAPTURE(heads);
         CAPTURE(dtype_name(dtype));
+        const double tolerance = dtype == DType::Float32 ? 1e-5 : 2 * kBf16UnitRoundoff;
         const Tensor x = ops::cast(random_tensor({cpu.num_rows(), heads}, ++seed, -4.0, 4.0), dtype);
         const Tensor y = ops::cast(random_tensor({cpu.num_cols(), heads}, ++seed, -4.0, 4.0), dtype);
         const Shape shape{cpu.nnz(), heads};
-        Tensor expected = Tensor::empty(shape);
+        Tensor expected = Tensor::empty(shape, dtype);
         ops::attention_softmax_forward(ops::Cpu{}, cpu.csr, heads, 0.2f, x, y, expected);
-        Tensor got = poisoned(shape, kGpu);
+        Tensor got = ops::cast(poisoned(shape, kGpu), dtype);
         ops::attention_softmax_forward(ops::Cuda{}, gpu.csr, heads, 0.2f, x.to(kGpu), y.to(kGpu), got);
-        CHECK(relative_error(got, expected) < 1e-5);
+        CHECK(relative_error(got, expected) < tolerance);
 
-        const Tensor grad_out = random_tensor(shape, ++seed);
-        Tensor grad_expected = Tensor::empty(shape);
+        const Tensor grad_out = ops::cast(random_tensor(shape, ++seed), dtype);
+        Tensor grad_expected = Tensor::empty(shape, dtype);
         ops::attention_softmax_backward(ops::Cpu{}, cpu.csr, heads, 0.2f, x, y, expected, grad_out, grad_expected);
-        Tensor grad_got = poisoned(shape, kGpu);
+        Tensor grad_got = ops::cast(poisoned(shape, kGpu), dtype);
         ops::attention_softmax_backward(ops::Cuda{}, gpu.csr, heads, 0.2f, x.to(kGpu), y.to(kGpu),
                                         expected.to(kGpu), grad_out.to(kGpu), grad_got);
-        CHECK(relative_error(grad_got, grad_expected) < 1e-5);
+        CHECK(relative_error(grad_got, grad_expected) < tolerance);
+      }
+    }
+  }
+}
+
+TEST_CASE("GPU spmm reads bfloat16 edge values as float: the widened values' bits, forward and both gradients") {
+  // bfloat16 → float is exact, so the kernels must give what the float32
+  // copy of the same values gives, bit for bit: C and dB (weights gathered
+  // into Aᵀ's order in either dtype) and the values' gradient (the same
+  // SDDMM's float sums, rounded once to bfloat16). Deterministic mode: split
+  // rows sum in a fixed order in both runs.
+  const ops::DeterministicScope ordered(true);
+  uint64_t seed = 3900;
+  for (const Adjacency& cpu : {rmat_graph(3000, 40000, 31), hub_graph(100001, 100000, 32)}) {
+    const Adjacency gpu = cpu.to(kGpu);
+    for (const DType dtype : {DType::Float32, DType::BFloat16}) {
+      for (const int64_t heads : {int64_t{1}, int64_t{8}}) {
+        CAPTURE(cpu.nnz());
+        CAPTURE(dtype_name(dtype));
+        CAPTURE(heads);
+        const int64_t features = 16;
+        const Shape value_shape = heads == 1 ? Shape{cpu.nnz()} : Shape{cpu.nnz(), heads};
+        const Shape b_shape = heads == 1 ? Shape{cpu.num_cols(), features} : Shape{cpu.num_cols(), heads, features};
+        const Tensor values = ops::cast(random_tensor(value_shape, ++seed), DType::BFloat16).to(kGpu);
+        const Tensor b = ops::cast(random_tensor(b_shape, ++seed), dtype).to(kGpu);
+        Shape c_shape = b_shape;
+        c_shape[0] = cpu.num_rows();
+        const Tensor upstream = ops::cast(random_tensor(c_shape, ++seed), dtype).to(kGpu);
+        std::vector<Tensor> results;
+        for (const DType value_dtype : {DType::BFloat16, DType::Float32}) {
+          Tensor v = ops::cast(values, value_dtype).set_requires_grad(true);
+          Tensor bb = b.clone().set_requires_grad(true);
+          const Tensor c = ops::spmm(gpu, v, bb);
+          c.backward(upstream);
+          results.push_back(c.detach());
+          results.push_back(bb.grad());
+          results.push_back(v.grad());
+        }
+        CHECK(results[2].dtype() == DType::BFloat16);
+        const auto host = [](const Tensor& t) { return to_double(t.to(Device::cpu())); };
+        CHECK(host(results[0]) == host(results[3]));
+        CHECK(host(results[1]) == host(results[4]));
+        CHECK(host(results[2]) == host(ops::cast(results[5], DType::BFloat16)));
+        CHECK(relative_error(results[0], ops::spmm(cpu, values.to(Device::cpu()), b.to(Device::cpu())).to(kGpu)) <
+              (dtype == DType::Float32 ? 1e-5 : 1e-2));
       }
     }
   }
