@@ -1,6 +1,7 @@
 #include "ops/sparse_runners.hpp"
 
 #include "ops/cast.hpp"
+#include "ops/edge_sums_backend.hpp"
 #include "ops/sddmm_backend.hpp"
 #include "ops/spmm_backend.hpp"
 
@@ -30,16 +31,15 @@ std::vector<Tensor> edge_sum_gradients(const Adjacency& adjacency, int64_t heads
                                        const autograd::NeedsGrad& needs) {
   std::vector<Tensor> grads(2);
   const Device device = grad_sums.device();
-  const Shape x_shape{adjacency.num_rows(), heads};
-  const Shape y_shape{adjacency.num_cols(), heads};
   if (needs[0]) {
-    const Tensor ones = Tensor::full(y_shape, 1.0, DType::Float32, device);
-    grads[0] = cast(run_spmm(adjacency.csr, grad_sums, heads, 1, ones, x_shape), dtype);
+    Tensor sums = Tensor::empty({adjacency.num_rows(), heads}, DType::Float32, device);
+    SGNN_DISPATCH(device, edge_sums, adjacency.csr, heads, grad_sums, Tensor(), sums);
+    grads[0] = cast(sums, dtype);
   }
   if (needs[1]) {
-    const Tensor ones = Tensor::full(x_shape, 1.0, DType::Float32, device);
-    grads[1] = cast(run_spmm(adjacency.transpose, to_transpose_order(adjacency, grad_sums), heads, 1, ones, y_shape),
-                    dtype);
+    Tensor sums = Tensor::empty({adjacency.num_cols(), heads}, DType::Float32, device);
+    SGNN_DISPATCH(device, edge_sums, adjacency.transpose, heads, grad_sums, adjacency.transpose_to_csr, sums);
+    grads[1] = cast(sums, dtype);
   }
   return grads;
 }

@@ -17,9 +17,9 @@ Tensor run_sddmm_dot(const Csr& csr, int64_t heads, int64_t features, const Tens
 // A per-edge tensor moved from A's edge order to Aᵀ's (through transpose_to_csr), same dtype.
 Tensor to_transpose_order(const Adjacency& adjacency, const Tensor& edge_tensor);
 // The gradients of x [n_rows, H] and y [n_cols, H] from grad_sums [nnz, H] (float32 or bfloat16),
-// the gradient of x[row(e), h] + y[col(e), h]: its row sums and column sums
-// (SpMMs with a column of ones on A and Aᵀ), in float, rounded once to
-// `dtype`; undefined where `needs` says no.
+// the gradient of x[row(e), h] + y[col(e), h]: its row sums on A and on Aᵀ
+// (through transpose_to_csr; ops/edge_sums_backend.hpp), in float, rounded
+// once to `dtype`; undefined where `needs` says no.
 std::vector<Tensor> edge_sum_gradients(const Adjacency& adjacency, int64_t heads, DType dtype, const Tensor& grad_sums,
                                        const autograd::NeedsGrad& needs);
 

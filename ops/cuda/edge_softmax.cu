@@ -9,8 +9,8 @@
 //     [entries × heads] block as one contiguous range, lane l always on head
 //     l mod heads, so every load and store is coalesced; the per-head maximum
 //     and sum are merged over the lanes of the same head; the plan's split
-//     rows (hub rows) get a block of threads each, merged through shared
-//     memory, in a second launch;
+//     rows (hub rows) are cut into its segments, a block each, whose partials
+//     are merged per row in between (three more launches, SplitRows below);
 //   - per head (any other head count): one subwarp per (row, head), a stride
 //     of `heads` elements between consecutive entries.
 // Each lane loads kBatch elements before using them (memory-level parallelism).
@@ -72,6 +72,29 @@ struct AttentionScores {
   }
 };
 
+// The plan's split rows (hub rows) in the interleaved layout: their entries
+// cut into the plan's segments (at most segment_length entries each), a
+// block per segment, in three launches, so a row of 10^5 entries spreads
+// over a hundred blocks instead of setting the kernel's time on one (ncu,
+// Reddit-scale GAT: a block per row took 5.3 ms a forward call, in float32
+// and bfloat16 alike, while the other rows took 0.85 ms):
+//   1. each segment's (maximum, sum of exponentials) per head, or in the
+//      backward its Σ out·grad_out per head, into [segments, heads];
+//   2. a warp per (split row, head) merges its segments' partials;
+//   3. each segment writes its elements from its row's totals.
+struct SplitRows {
+  const int32_t* segment_row = nullptr;    // the plan's; split segments are [0, count)
+  const int64_t* segment_begin = nullptr;
+  int64_t count = 0;                       // split segments
+  int64_t length = 0;                      // entries per segment at most
+  const int64_t* offsets = nullptr;        // [rows + 1]: each split row's segments
+  int64_t rows = 0;                        // split rows
+  float* segment_max = nullptr;            // [count, heads] (forward)
+  float* segment_sum = nullptr;            // [count, heads]
+  float* row_max = nullptr;                // [rows, heads] (forward)
+  float* row_sum = nullptr;                // [rows, heads]
+};
+
 // out (forward) or grad_out and the saved out (backward), and where the result goes.
 template <typename T>
 struct SoftmaxArguments {
@@ -80,9 +103,8 @@ struct SoftmaxArguments {
   int64_t num_rows;
   int heads;
   int heads_shift;            // log2(heads), interleaved layout only
-  const int32_t* long_rows;   // rows of more than long_row_entries entries (interleaved layout only)
-  int64_t num_long_rows;
-  int64_t long_row_entries;   // rows longer than this are the long-row kernel's
+  int64_t long_row_entries;   // rows longer than this are split rows, the SplitRows kernels' (interleaved only)
+  SplitRows split;
   const T* out;               // backward: the forward's output
   const T* grad_out;          // backward
   T* result;                  // forward: out; backward: the gradient of the scores
@@ -93,8 +115,8 @@ struct SoftmaxArguments {
 // at a time left every step waiting twice on L2 (16.5 ms a call on the
 // Reddit-scale graph with 8 heads, ncu).
 constexpr int kBatch = 4;
-// Threads of the long-row kernel: one block per row.
-constexpr int kLongRowThreads = sparse_cuda::kBlockThreads;
+// Threads of the split-row kernels: a block per segment.
+constexpr int kSplitThreads = sparse_cuda::kBlockThreads;
 constexpr int kWarp = 32;
 
 // exp(from − to) · value, 0 for a partial that has seen nothing (from = −inf).
@@ -109,10 +131,10 @@ __device__ __forceinline__ void add_partial(float& maximum, float& sum, float ot
 }
 
 // One work item's elements and the head of this lane's elements.
-// Interleaved: the row's whole [entries × heads] block, positions k (the
-// element's index in the [nnz · heads] tensors, entry k >> heads_shift) and
-// head lane mod heads. Per head: item = position × heads + head, positions
-// are entries e, k = e · heads + head.
+// Interleaved: the [entries × heads] block of a row (or of a split row's
+// segment), positions k (the element's index in the [nnz · heads] tensors,
+// entry k >> heads_shift) and head lane mod heads. Per head: item =
+// position × heads + head, positions are entries e, k = e · heads + head.
 struct WorkRange {
   int64_t row, head, begin, end;
 };
@@ -122,6 +144,28 @@ __device__ __forceinline__ WorkRange work_range(const SoftmaxArguments<T>& args,
   const int64_t heads = args.heads;
   if constexpr (kInterleaved) return {row, head, args.indptr[row] * heads, args.indptr[row + 1] * heads};
   else return {row, head, args.indptr[row], args.indptr[row + 1]};
+}
+
+// Split segment s's elements (interleaved), this lane on head lane mod heads.
+template <typename T>
+__device__ __forceinline__ WorkRange segment_range(const SoftmaxArguments<T>& args, int64_t s, int lane) {
+  const int64_t row = args.split.segment_row[s];
+  const int64_t begin = args.split.segment_begin[s];
+  const int64_t row_end = args.indptr[row + 1];
+  const int64_t end = begin + args.split.length < row_end ? begin + args.split.length : row_end;
+  return {row, lane & (args.heads - 1), begin * args.heads, end * args.heads};
+}
+
+// The split row (index into split.offsets) that segment s belongs to: the last k with offsets[k] <= s.
+__device__ __forceinline__ int64_t split_row_of(const SplitRows& split, int64_t s) {
+  int64_t low = 0;
+  int64_t high = split.rows - 1;
+  while (low < high) {
+    const int64_t middle = (low + high + 1) / 2;
+    if (split.offsets[middle] <= s) low = middle;
+    else high = middle - 1;
+  }
+  return low;
 }
 
 template <bool kInterleaved, typename T>
@@ -192,16 +236,11 @@ struct Merge {
 };
 
 // The work item's row and head: a subwarp per row (interleaved) or per
-// (row, head) in the plan's row order, or, for the long-row kernel (a block
-// per item), the long rows. skip: a long row met by the subwarp kernel.
-template <bool kInterleaved, int kThreads, typename T>
+// (row, head) in the plan's row order. skip (false): a split row, the SplitRows kernels' work.
+template <bool kInterleaved, typename T>
 __device__ __forceinline__ bool item_row(const SoftmaxArguments<T>& args, int64_t item, int lane, int64_t& row,
                                          int64_t& head) {
-  if constexpr (kThreads > kWarp) {
-    row = args.long_rows[item];
-    head = lane & (args.heads - 1);
-    return true;
-  } else if constexpr (kInterleaved) {
+  if constexpr (kInterleaved) {
     row = args.row_order[item];
     head = lane & (args.heads - 1);
     return args.indptr[row + 1] - args.indptr[row] <= args.long_row_entries;
@@ -210,12 +249,6 @@ __device__ __forceinline__ bool item_row(const SoftmaxArguments<T>& args, int64_
     head = item % args.heads;
     return true;
   }
-}
-
-template <bool kInterleaved, int kThreads, typename T>
-__device__ __forceinline__ int64_t item_count(const SoftmaxArguments<T>& args) {
-  if constexpr (kThreads > kWarp) return args.num_long_rows;
-  else return kInterleaved ? args.num_rows : args.num_rows * args.heads;
 }
 
 // The scores of this thread's positions base + u · kThreads (u < kBatch)
@@ -233,104 +266,200 @@ __device__ __forceinline__ void load_scores(const SoftmaxArguments<T>& args, con
   }
 }
 
+// The forward's first pass over this thread's elements of w: the running
+// maximum and the sum of exponentials relative to it (online softmax).
+template <bool kInterleaved, int kThreads, typename T, typename Source>
+__device__ __forceinline__ void accumulate_softmax(const SoftmaxArguments<T>& args, const Source& source,
+                                                   const WorkRange& w, int lane, float& maximum, float& sum) {
+  for (int64_t base = w.begin + lane; base < w.end; base += kBatch * kThreads) {
+    float score[kBatch];
+    load_scores<kInterleaved, kThreads>(args, source, w, base, score);
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      if (base + u * kThreads >= w.end) break;
+      if (score[u] > maximum) {
+        sum = rescale(sum, maximum, score[u]) + 1.0f;
+        maximum = score[u];
+      } else {
+        sum += expf(score[u] - maximum);
+      }
+    }
+  }
+}
+
+// The forward's second pass: exp(s − maximum) / sum for this thread's elements of w.
+template <bool kInterleaved, int kThreads, typename T, typename Source>
+__device__ __forceinline__ void write_softmax(const SoftmaxArguments<T>& args, const Source& source,
+                                              const WorkRange& w, int lane, float maximum, float sum) {
+  for (int64_t base = w.begin + lane; base < w.end; base += kBatch * kThreads) {
+    float score[kBatch];
+    load_scores<kInterleaved, kThreads>(args, source, w, base, score);
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int64_t position = base + u * kThreads;
+      if (position < w.end) {
+        args.result[element_of<kInterleaved>(args, w, position)] = store_as<T>(expf(score[u] - maximum) / sum);
+      }
+    }
+  }
+}
+
+// The backward's first pass: Σ out · grad_out over this thread's elements of w.
+template <bool kInterleaved, int kThreads, typename T>
+__device__ __forceinline__ float accumulate_weighted(const SoftmaxArguments<T>& args, const WorkRange& w, int lane) {
+  float weighted = 0.0f;
+  for (int64_t base = w.begin + lane; base < w.end; base += kBatch * kThreads) {
+    float product[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int64_t position = base + u * kThreads;
+      const int64_t k = element_of<kInterleaved>(args, w, position);
+      product[u] = position < w.end ? load_float_readonly(args.out + k) * load_float_readonly(args.grad_out + k) : 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) weighted += product[u];
+  }
+  return weighted;
+}
+
+// The backward's second pass: out · (grad_out − weighted), through the source's input gradient.
+template <bool kInterleaved, int kThreads, typename T, typename Source>
+__device__ __forceinline__ void write_gradient(const SoftmaxArguments<T>& args, const Source& source,
+                                               const WorkRange& w, int lane, float weighted) {
+  for (int64_t base = w.begin + lane; base < w.end; base += kBatch * kThreads) {
+    float grad_score[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int64_t position = base + u * kThreads;
+      const int64_t k = element_of<kInterleaved>(args, w, position);
+      if (position < w.end) {
+        grad_score[u] = load_float_readonly(args.out + k) * (load_float_readonly(args.grad_out + k) - weighted);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int64_t position = base + u * kThreads;
+      if (position < w.end) {
+        const int64_t k = element_of<kInterleaved>(args, w, position);
+        args.result[k] = store_as<T>(
+            source.input_gradient(w.row, entry_of<kInterleaved>(args, position), w.head, k, grad_score[u]));
+      }
+    }
+  }
+}
+
 template <bool kInterleaved, int kThreads, typename T, typename Source>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
     edge_softmax_forward_kernel(SoftmaxArguments<T> args, Source source) {
-  __shared__ float shared_maximum[Merge<kThreads>::kWarps][kWarp];
-  __shared__ float shared_sum[Merge<kThreads>::kWarps][kWarp];
-  const Merge<kThreads> merge{shared_maximum, shared_sum};
+  const Merge<kThreads> merge{nullptr, nullptr};
   const int lane = static_cast<int>(threadIdx.x) & (kThreads - 1);
   // Interleaved, threads a multiple of `heads` apart hold the same head.
   const int merge_down_to = kInterleaved ? args.heads : 1;
-  const int64_t items = item_count<kInterleaved, kThreads>(args);
-  // Whole blocks share the loop bound (a block kernel's item is the block's).
+  const int64_t items = kInterleaved ? args.num_rows : args.num_rows * args.heads;
   for (int64_t item = sparse_cuda::global_subwarp(kThreads); item < items; item += sparse_cuda::subwarp_count(kThreads)) {
     int64_t row, head;
-    if (!item_row<kInterleaved, kThreads>(args, item, lane, row, head)) continue;
+    if (!item_row<kInterleaved>(args, item, lane, row, head)) continue;
     const WorkRange w = work_range<kInterleaved>(args, row, head);
     float maximum = -INFINITY;
     float sum = 0.0f;
-    for (int64_t base = w.begin + lane; base < w.end; base += kBatch * kThreads) {
-      float score[kBatch];
-      load_scores<kInterleaved, kThreads>(args, source, w, base, score);
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        if (base + u * kThreads >= w.end) break;
-        if (score[u] > maximum) {
-          sum = rescale(sum, maximum, score[u]) + 1.0f;
-          maximum = score[u];
-        } else {
-          sum += expf(score[u] - maximum);
-        }
-      }
-    }
+    accumulate_softmax<kInterleaved, kThreads>(args, source, w, lane, maximum, sum);
     merge.softmax(maximum, sum, lane, merge_down_to);
-    for (int64_t base = w.begin + lane; base < w.end; base += kBatch * kThreads) {
-      float score[kBatch];
-      load_scores<kInterleaved, kThreads>(args, source, w, base, score);
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int64_t position = base + u * kThreads;
-        if (position < w.end) {
-          args.result[element_of<kInterleaved>(args, w, position)] = store_as<T>(expf(score[u] - maximum) / sum);
-        }
-      }
-    }
+    write_softmax<kInterleaved, kThreads>(args, source, w, lane, maximum, sum);
   }
 }
 
 template <bool kInterleaved, int kThreads, typename T, typename Source>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
     edge_softmax_backward_kernel(SoftmaxArguments<T> args, Source source) {
-  __shared__ float shared_sum[Merge<kThreads>::kWarps][kWarp];
-  const Merge<kThreads> merge{nullptr, shared_sum};
+  const Merge<kThreads> merge{nullptr, nullptr};
   const int lane = static_cast<int>(threadIdx.x) & (kThreads - 1);
   const int merge_down_to = kInterleaved ? args.heads : 1;
-  const int64_t items = item_count<kInterleaved, kThreads>(args);
+  const int64_t items = kInterleaved ? args.num_rows : args.num_rows * args.heads;
   for (int64_t item = sparse_cuda::global_subwarp(kThreads); item < items; item += sparse_cuda::subwarp_count(kThreads)) {
     int64_t row, head;
-    if (!item_row<kInterleaved, kThreads>(args, item, lane, row, head)) continue;
+    if (!item_row<kInterleaved>(args, item, lane, row, head)) continue;
     const WorkRange w = work_range<kInterleaved>(args, row, head);
-    float weighted = 0.0f;
-    for (int64_t base = w.begin + lane; base < w.end; base += kBatch * kThreads) {
-      float product[kBatch];
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int64_t position = base + u * kThreads;
-        const int64_t k = element_of<kInterleaved>(args, w, position);
-        product[u] = position < w.end ? load_float_readonly(args.out + k) * load_float_readonly(args.grad_out + k) : 0.0f;
+    const float weighted = merge.total(accumulate_weighted<kInterleaved, kThreads>(args, w, lane), lane, merge_down_to);
+    write_gradient<kInterleaved, kThreads>(args, source, w, lane, weighted);
+  }
+}
+
+// Split rows, launch 1: a block per segment, its partials per head.
+template <bool kBackward, typename T, typename Source>
+__global__ void __launch_bounds__(kSplitThreads) split_partials_kernel(SoftmaxArguments<T> args, Source source) {
+  __shared__ float shared_maximum[Merge<kSplitThreads>::kWarps][kWarp];
+  __shared__ float shared_sum[Merge<kSplitThreads>::kWarps][kWarp];
+  const Merge<kSplitThreads> merge{shared_maximum, shared_sum};
+  const int lane = static_cast<int>(threadIdx.x);
+  for (int64_t s = blockIdx.x; s < args.split.count; s += gridDim.x) {
+    const WorkRange w = segment_range(args, s, lane);
+    const int64_t at = s * args.heads + lane;  // written by the first `heads` threads, lane = head
+    if constexpr (kBackward) {
+      const float weighted = merge.total(accumulate_weighted<true, kSplitThreads>(args, w, lane), lane, args.heads);
+      if (lane < args.heads) args.split.segment_sum[at] = weighted;
+    } else {
+      float maximum = -INFINITY;
+      float sum = 0.0f;
+      accumulate_softmax<true, kSplitThreads>(args, source, w, lane, maximum, sum);
+      merge.softmax(maximum, sum, lane, args.heads);
+      if (lane < args.heads) {
+        args.split.segment_max[at] = maximum;
+        args.split.segment_sum[at] = sum;
       }
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) weighted += product[u];
     }
-    weighted = merge.total(weighted, lane, merge_down_to);
-    for (int64_t base = w.begin + lane; base < w.end; base += kBatch * kThreads) {
-      float grad_score[kBatch];
+  }
+}
+
+// Split rows, launch 2: a warp per (split row, head) merges the row's segment
+// partials (lane l takes segments l, l + 32, …; then a butterfly).
+template <bool kBackward, typename T>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) split_rows_kernel(SoftmaxArguments<T> args) {
+  constexpr unsigned kFullWarp = 0xffffffffu;
+  const int lane = static_cast<int>(threadIdx.x) & (kWarp - 1);
+  const int64_t heads = args.heads;
+  const int64_t items = args.split.rows * heads;
+  for (int64_t item = sparse_cuda::global_subwarp(kWarp); item < items; item += sparse_cuda::subwarp_count(kWarp)) {
+    const int64_t k = item / heads;
+    const int64_t head = item - k * heads;
+    float maximum = -INFINITY;
+    float sum = 0.0f;
+    for (int64_t s = args.split.offsets[k] + lane; s < args.split.offsets[k + 1]; s += kWarp) {
+      if constexpr (kBackward) sum += args.split.segment_sum[s * heads + head];
+      else add_partial(maximum, sum, args.split.segment_max[s * heads + head], args.split.segment_sum[s * heads + head]);
+    }
 #pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int64_t position = base + u * kThreads;
-        const int64_t k = element_of<kInterleaved>(args, w, position);
-        if (position < w.end) {
-          grad_score[u] = load_float_readonly(args.out + k) * (load_float_readonly(args.grad_out + k) - weighted);
-        }
+    for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+      if constexpr (kBackward) {
+        sum += __shfl_xor_sync(kFullWarp, sum, offset);
+      } else {
+        add_partial(maximum, sum, __shfl_xor_sync(kFullWarp, maximum, offset), __shfl_xor_sync(kFullWarp, sum, offset));
       }
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int64_t position = base + u * kThreads;
-        if (position < w.end) {
-          const int64_t k = element_of<kInterleaved>(args, w, position);
-          args.result[k] = store_as<T>(
-              source.input_gradient(w.row, entry_of<kInterleaved>(args, position), w.head, k, grad_score[u]));
-        }
-      }
+    }
+    if (lane == 0) {
+      args.split.row_sum[item] = sum;
+      if constexpr (!kBackward) args.split.row_max[item] = maximum;
+    }
+  }
+}
+
+// Split rows, launch 3: a block per segment writes its elements from its row's totals.
+template <bool kBackward, typename T, typename Source>
+__global__ void __launch_bounds__(kSplitThreads) split_write_kernel(SoftmaxArguments<T> args, Source source) {
+  const int lane = static_cast<int>(threadIdx.x);
+  for (int64_t s = blockIdx.x; s < args.split.count; s += gridDim.x) {
+    const WorkRange w = segment_range(args, s, lane);
+    const int64_t at = split_row_of(args.split, s) * args.heads + w.head;
+    if constexpr (kBackward) {
+      write_gradient<true, kSplitThreads>(args, source, w, lane, args.split.row_sum[at]);
+    } else {
+      write_softmax<true, kSplitThreads>(args, source, w, lane, args.split.row_max[at], args.split.row_sum[at]);
     }
   }
 }
 
 template <bool kInterleaved, int kThreads, typename T, typename Source>
 void launch(bool backward, const SoftmaxArguments<T>& args, const Source& source, Device device) {
-  const int64_t items = kThreads > kWarp ? args.num_long_rows
-                                         : (kInterleaved ? args.num_rows : args.num_rows * args.heads);
+  const int64_t items = kInterleaved ? args.num_rows : args.num_rows * args.heads;
   if (items == 0) return;
   const unsigned blocks = sparse_cuda::subwarp_blocks(items, kThreads, device);
   cudaStream_t stream = cuda::stream(device);
@@ -343,14 +472,26 @@ void launch(bool backward, const SoftmaxArguments<T>& args, const Source& source
   }
 }
 
+// The three launches of the split rows (args.split set, its workspaces allocated).
+template <bool kBackward, typename T, typename Source>
+void launch_split_rows(const SoftmaxArguments<T>& args, const Source& source, Device device) {
+  cudaStream_t stream = cuda::stream(device);
+  const unsigned segment_blocks = sparse_cuda::subwarp_blocks(args.split.count, kSplitThreads, device);
+  split_partials_kernel<kBackward><<<segment_blocks, kSplitThreads, 0, stream>>>(args, source);
+  SGNN_CUDA_CHECK_LAUNCH("split_partials_kernel");
+  const unsigned row_blocks = sparse_cuda::subwarp_blocks(args.split.rows * args.heads, kWarp, device);
+  split_rows_kernel<kBackward><<<row_blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
+  SGNN_CUDA_CHECK_LAUNCH("split_rows_kernel");
+  split_write_kernel<kBackward><<<segment_blocks, kSplitThreads, 0, stream>>>(args, source);
+  SGNN_CUDA_CHECK_LAUNCH("split_write_kernel");
+}
+
 bool is_power_of_two(int64_t value) { return value > 0 && (value & (value - 1)) == 0; }
 
 // Picks the layout and the subwarp width: interleaved for power-of-two head
 // counts up to 32, lanes for the mean row's elements (entries × heads when
 // interleaved), at least `heads` lanes and at least 4. Interleaved, the
-// plan's split rows (longer than its segments) go to a block each: one
-// subwarp walking a hub row of 20K entries × 8 heads set the whole kernel's
-// time.
+// plan's split rows (longer than its segments) go to the SplitRows kernels.
 template <typename T, typename Source>
 void run(bool backward, const Csr& csr, int64_t heads, const SoftmaxArguments<T>& partial, const Source& source,
          Device device) {
@@ -364,10 +505,24 @@ void run(bool backward, const Csr& csr, int64_t heads, const SoftmaxArguments<T>
   while ((int64_t{1} << args.heads_shift) < heads) ++args.heads_shift;
   const bool interleaved = is_power_of_two(heads) && heads <= kWarp;
   args.long_row_entries = std::numeric_limits<int64_t>::max();
-  if (interleaved && plan->num_split_rows > 0) {
-    args.long_rows = plan->split_rows.data<int32_t>();
-    args.num_long_rows = plan->num_split_rows;
+  const bool split = interleaved && plan->num_split_rows > 0;
+  // Workspaces of the split rows' partials and totals, freed in stream order after the launches.
+  Tensor segment_partials, row_totals;
+  if (split) {
     args.long_row_entries = plan->segment_length;
+    segment_partials = Tensor::empty({2, plan->split_segments, heads}, DType::Float32, device);
+    row_totals = Tensor::empty({2, plan->num_split_rows, heads}, DType::Float32, device);
+    SplitRows& s = args.split;
+    s.segment_row = plan->segment_row.data<int32_t>();
+    s.segment_begin = plan->segment_begin.data<int64_t>();
+    s.count = plan->split_segments;
+    s.length = plan->segment_length;
+    s.offsets = plan->split_offsets.data<int64_t>();
+    s.rows = plan->num_split_rows;
+    s.segment_max = segment_partials.data<float>();
+    s.segment_sum = s.segment_max + s.count * heads;
+    s.row_max = row_totals.data<float>();
+    s.row_sum = s.row_max + s.rows * heads;
   }
   const double elements = plan->mean_row_length * static_cast<double>(interleaved ? heads : 1);
   int sub = sparse_cuda::next_power_of_two(static_cast<int64_t>(std::ceil(elements)), kWarp);
@@ -378,10 +533,13 @@ void run(bool backward, const Csr& csr, int64_t heads, const SoftmaxArguments<T>
     else if (sub == 8) launch<kInterleaved, 8>(backward, args, source, device);
     else if (sub == 16) launch<kInterleaved, 16>(backward, args, source, device);
     else launch<kInterleaved, 32>(backward, args, source, device);
-    if constexpr (kInterleaved) launch<true, kLongRowThreads>(backward, args, source, device);
   };
   if (interleaved) go(std::true_type{});
   else go(std::false_type{});
+  if (split) {
+    if (backward) launch_split_rows<true>(args, source, device);
+    else launch_split_rows<false>(args, source, device);
+  }
 }
 
 }  // namespace

@@ -132,13 +132,16 @@ std::vector<SpmmTile> all_tiles(int64_t features, bool vectorizable, DType dtype
   return tiles;
 }
 
-template <typename T>
-__global__ void gather_edges_kernel(Offsets map, const T* __restrict__ in, T* __restrict__ out, int64_t count,
-                                    int64_t width) {
-  const int64_t total = count * width;
+// out[k, :] = in[map[k], :] in units of U: the widest of 16, 8, 4 or 2 bytes
+// that divides an entry's row (8 heads of bfloat16: one 16-byte unit an
+// entry, not eight 2-byte loads) and both base addresses.
+template <typename U>
+__global__ void gather_edges_kernel(Offsets map, const U* __restrict__ in, U* __restrict__ out, int64_t count,
+                                    int64_t units) {
+  const int64_t total = count * units;
   for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
-    const int64_t k = i / width;
-    out[i] = in[map[k] * width + (i - k * width)];
+    const int64_t k = i / units;
+    out[i] = in[map[k] * units + (i - k * units)];
   }
 }
 
@@ -404,12 +407,23 @@ void gather_edges(Cuda, const Tensor& map, const Tensor& in, Tensor& out) {
   if (out.numel() == 0) return;
   const Device device = in.device();
   cuda::DeviceGuard guard(device);
-  const LaunchShape shape = elementwise_launch_shape(out.numel(), device);
-  visit_floating(in.dtype(), [&](auto element) {
-    using T = decltype(element);
-    gather_edges_kernel<T><<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
-        offsets_of(map), in.data<T>(), out.data<T>(), count, out.numel() / count);
-  });
+  const int64_t row_bytes = out.numel() / count * static_cast<int64_t>(dtype_size(in.dtype()));
+  const auto gather = [&](auto unit) {
+    using U = decltype(unit);
+    const int64_t units = row_bytes / static_cast<int64_t>(sizeof(U));
+    const LaunchShape shape = elementwise_launch_shape(count * units, device);
+    gather_edges_kernel<U><<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
+        offsets_of(map), static_cast<const U*>(in.raw_data()), static_cast<U*>(out.raw_data()), count, units);
+  };
+  const auto fits = [&](std::size_t bytes) {
+    const auto b = static_cast<int64_t>(bytes);
+    return row_bytes % b == 0 && reinterpret_cast<uintptr_t>(in.raw_data()) % bytes == 0 &&
+           reinterpret_cast<uintptr_t>(out.raw_data()) % bytes == 0;
+  };
+  if (fits(16)) gather(uint4{});
+  else if (fits(8)) gather(uint2{});
+  else if (fits(4)) gather(uint32_t{});
+  else gather(uint16_t{});
   SGNN_CUDA_CHECK_LAUNCH("gather_edges_kernel");
 }
 
