@@ -56,6 +56,11 @@ std::string sddmm_choice_key(int64_t heads, int64_t features, bool vectorized, D
          (dtype == DType::BFloat16 ? ":bf16" : "");
 }
 
+std::string sddmm_padded_key(int64_t heads, int64_t features, DType dtype) {
+  return std::string("sddmm-padded:") + (dtype == DType::BFloat16 ? "bf16:" : "") + "h" + std::to_string(heads) +
+         ":f" + std::to_string(features);
+}
+
 std::string_view sddmm_path_name(SddmmPath path) {
   switch (path) {
     case SddmmPath::Segments: return "segments";

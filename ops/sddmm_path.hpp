@@ -106,6 +106,16 @@ std::vector<SddmmKernel> sddmm_candidates(const Csr& csr, int64_t features, bool
 // another kernel; float32 keys are unchanged from before bfloat16 existed).
 std::string sddmm_choice_key(int64_t heads, int64_t features, bool vectorized, DType dtype);
 
+// Per-head widths that are not a multiple of the 16-byte vector (or
+// operands not 16-byte aligned) leave every kernel to scalar loads; the
+// padded path copies x and y into [n, heads, width rounded up] with zero
+// columns and runs the vector kernels there (ops/cuda/pad_features.cuh).
+// The measured choice between the two is stored under this key,
+// "sddmm-padded:[bf16:]h<heads>:f<features>", as "direct" or "padded"; a
+// forced path always runs direct.
+std::string sddmm_padded_key(int64_t heads, int64_t features, DType dtype);
+inline constexpr const char* kSddmmPadded = "padded";
+
 // "auto", "segments", "dense-rows", "edges", "edge-groups"; parse_sddmm_path throws InvalidArgument
 // on any other name.
 std::string_view sddmm_path_name(SddmmPath path);

@@ -3,8 +3,10 @@
 // scores, or leaky_relu(x[row, h] + y[col(e), h]) computed on the fly, so the
 // fused op never stores the scores.
 //
-// Two layouts of the work, both one subwarp per row (or row and head) in the
-// plan's row order (longest rows first):
+// Three layouts of the work, each one subwarp per row (or row and head) in
+// the plan's row order (longest rows first):
+//   - entries (8 heads, edge_softmax_entries.cu): a lane per entry with all
+//     its heads, one index and one vector load an entry;
 //   - interleaved (heads a power of two ≤ 32): the subwarp walks the row's
 //     [entries × heads] block as one contiguous range, lane l always on head
 //     l mod heads, so every load and store is coalesced; the per-head maximum
@@ -26,8 +28,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "ops/activation_math.hpp"
-#include "ops/cuda/sparse_device.cuh"
+#include "ops/cuda/edge_softmax_parts.cuh"
 #include "ops/edge_softmax_backend.hpp"
 #include "ops/sparse_plan.hpp"
 
@@ -35,100 +36,8 @@ namespace sgnn::ops {
 
 namespace {
 
-using sparse_cuda::Offsets;
+using namespace edge_softmax_cuda;
 using sparse_cuda::offsets_of;
-
-// Scores stored as a tensor [nnz · heads] (edge_softmax).
-template <typename T>
-struct StoredScores {
-  const T* scores;
-  __device__ __forceinline__ float score(int64_t /*row*/, int64_t /*entry*/, int64_t /*head*/, int64_t k) const {
-    return load_float_readonly(scores + k);
-  }
-  __device__ __forceinline__ float input_gradient(int64_t, int64_t, int64_t, int64_t, float grad_score) const {
-    return grad_score;
-  }
-};
-
-// leaky_relu(x[row, head] + y[col(entry), head]), computed where it is used
-// (attention_softmax). The sum in float, as sddmm_add computes it.
-template <typename T>
-struct AttentionScores {
-  const T* x;  // [n_rows, heads]
-  const T* y;  // [n_cols, heads]
-  const int32_t* indices;
-  int64_t heads;
-  float negative_slope;
-  __device__ __forceinline__ float sum(int64_t row, int64_t entry, int64_t head) const {
-    return load_float_readonly(x + row * heads + head) +
-           load_float_readonly(y + int64_t{__ldg(indices + entry)} * heads + head);
-  }
-  __device__ __forceinline__ float score(int64_t row, int64_t entry, int64_t head, int64_t) const {
-    return activation_value(Activation::LeakyRelu, negative_slope, sum(row, entry, head));
-  }
-  __device__ __forceinline__ float input_gradient(int64_t row, int64_t entry, int64_t head, int64_t,
-                                                  float grad_score) const {
-    return activation_gradient(Activation::LeakyRelu, negative_slope, score(row, entry, head, 0), grad_score);
-  }
-};
-
-// The plan's split rows (hub rows) in the interleaved layout: their entries
-// cut into the plan's segments (at most segment_length entries each), a
-// block per segment, in three launches, so a row of 10^5 entries spreads
-// over a hundred blocks instead of setting the kernel's time on one (ncu,
-// Reddit-scale GAT: a block per row took 5.3 ms a forward call, in float32
-// and bfloat16 alike, while the other rows took 0.85 ms):
-//   1. each segment's (maximum, sum of exponentials) per head, or in the
-//      backward its Σ out·grad_out per head, into [segments, heads];
-//   2. a warp per (split row, head) merges its segments' partials;
-//   3. each segment writes its elements from its row's totals.
-struct SplitRows {
-  const int32_t* segment_row = nullptr;    // the plan's; split segments are [0, count)
-  const int64_t* segment_begin = nullptr;
-  int64_t count = 0;                       // split segments
-  int64_t length = 0;                      // entries per segment at most
-  const int64_t* offsets = nullptr;        // [rows + 1]: each split row's segments
-  int64_t rows = 0;                        // split rows
-  float* segment_max = nullptr;            // [count, heads] (forward)
-  float* segment_sum = nullptr;            // [count, heads]
-  float* row_max = nullptr;                // [rows, heads] (forward)
-  float* row_sum = nullptr;                // [rows, heads]
-};
-
-// out (forward) or grad_out and the saved out (backward), and where the result goes.
-template <typename T>
-struct SoftmaxArguments {
-  Offsets indptr;
-  const int32_t* row_order;
-  int64_t num_rows;
-  int heads;
-  int heads_shift;            // log2(heads), interleaved layout only
-  int64_t long_row_entries;   // rows longer than this are split rows, the SplitRows kernels' (interleaved only)
-  SplitRows split;
-  const T* out;               // backward: the forward's output
-  const T* grad_out;          // backward
-  T* result;                  // forward: out; backward: the gradient of the scores
-};
-
-// Elements a lane loads before using any: the loads of a step (an index and
-// the y it points to, for computed scores) are in flight together, where one
-// at a time left every step waiting twice on L2 (16.5 ms a call on the
-// Reddit-scale graph with 8 heads, ncu).
-constexpr int kBatch = 4;
-// Threads of the split-row kernels: a block per segment.
-constexpr int kSplitThreads = sparse_cuda::kBlockThreads;
-constexpr int kWarp = 32;
-
-// exp(from − to) · value, 0 for a partial that has seen nothing (from = −inf).
-__device__ __forceinline__ float rescale(float value, float from, float to) {
-  return from == -INFINITY ? 0.0f : value * expf(from - to);
-}
-
-__device__ __forceinline__ void add_partial(float& maximum, float& sum, float other_maximum, float other_sum) {
-  const float merged = fmaxf(maximum, other_maximum);
-  sum = rescale(sum, maximum, merged) + rescale(other_sum, other_maximum, merged);
-  maximum = merged;
-}
 
 // One work item's elements and the head of this lane's elements.
 // Interleaved: the [entries × heads] block of a row (or of a split row's
@@ -154,18 +63,6 @@ __device__ __forceinline__ WorkRange segment_range(const SoftmaxArguments<T>& ar
   const int64_t row_end = args.indptr[row + 1];
   const int64_t end = begin + args.split.length < row_end ? begin + args.split.length : row_end;
   return {row, lane & (args.heads - 1), begin * args.heads, end * args.heads};
-}
-
-// The split row (index into split.offsets) that segment s belongs to: the last k with offsets[k] <= s.
-__device__ __forceinline__ int64_t split_row_of(const SplitRows& split, int64_t s) {
-  int64_t low = 0;
-  int64_t high = split.rows - 1;
-  while (low < high) {
-    const int64_t middle = (low + high + 1) / 2;
-    if (split.offsets[middle] <= s) low = middle;
-    else high = middle - 1;
-  }
-  return low;
 }
 
 template <bool kInterleaved, typename T>
@@ -410,49 +307,17 @@ __global__ void __launch_bounds__(kSplitThreads) split_partials_kernel(SoftmaxAr
   }
 }
 
-// Split rows, launch 2: a warp per (split row, head) merges the row's segment
-// partials (lane l takes segments l, l + 32, …; then a butterfly).
-template <bool kBackward, typename T>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) split_rows_kernel(SoftmaxArguments<T> args) {
-  constexpr unsigned kFullWarp = 0xffffffffu;
-  const int lane = static_cast<int>(threadIdx.x) & (kWarp - 1);
-  const int64_t heads = args.heads;
-  const int64_t items = args.split.rows * heads;
-  for (int64_t item = sparse_cuda::global_subwarp(kWarp); item < items; item += sparse_cuda::subwarp_count(kWarp)) {
-    const int64_t k = item / heads;
-    const int64_t head = item - k * heads;
-    float maximum = -INFINITY;
-    float sum = 0.0f;
-    for (int64_t s = args.split.offsets[k] + lane; s < args.split.offsets[k + 1]; s += kWarp) {
-      if constexpr (kBackward) sum += args.split.segment_sum[s * heads + head];
-      else add_partial(maximum, sum, args.split.segment_max[s * heads + head], args.split.segment_sum[s * heads + head]);
-    }
-#pragma unroll
-    for (int offset = kWarp / 2; offset > 0; offset /= 2) {
-      if constexpr (kBackward) {
-        sum += __shfl_xor_sync(kFullWarp, sum, offset);
-      } else {
-        add_partial(maximum, sum, __shfl_xor_sync(kFullWarp, maximum, offset), __shfl_xor_sync(kFullWarp, sum, offset));
-      }
-    }
-    if (lane == 0) {
-      args.split.row_sum[item] = sum;
-      if constexpr (!kBackward) args.split.row_max[item] = maximum;
-    }
-  }
-}
-
 // Split rows, launch 3: a block per segment writes its elements from its row's totals.
 template <bool kBackward, typename T, typename Source>
 __global__ void __launch_bounds__(kSplitThreads) split_write_kernel(SoftmaxArguments<T> args, Source source) {
   const int lane = static_cast<int>(threadIdx.x);
   for (int64_t s = blockIdx.x; s < args.split.count; s += gridDim.x) {
     const WorkRange w = segment_range(args, s, lane);
-    const int64_t at = split_row_of(args.split, s) * args.heads + w.head;
+    const int64_t at = s * args.heads + w.head;
     if constexpr (kBackward) {
-      write_gradient<true, kSplitThreads>(args, source, w, lane, args.split.row_sum[at]);
+      write_gradient<true, kSplitThreads>(args, source, w, lane, args.split.segment_sum[at]);
     } else {
-      write_softmax<true, kSplitThreads>(args, source, w, lane, args.split.row_max[at], args.split.row_sum[at]);
+      write_softmax<true, kSplitThreads>(args, source, w, lane, args.split.segment_max[at], args.split.segment_sum[at]);
     }
   }
 }
@@ -488,10 +353,12 @@ void launch_split_rows(const SoftmaxArguments<T>& args, const Source& source, De
 
 bool is_power_of_two(int64_t value) { return value > 0 && (value & (value - 1)) == 0; }
 
-// Picks the layout and the subwarp width: interleaved for power-of-two head
-// counts up to 32, lanes for the mean row's elements (entries × heads when
-// interleaved), at least `heads` lanes and at least 4. Interleaved, the
-// plan's split rows (longer than its segments) go to the SplitRows kernels.
+// Picks the layout and the subwarp width: the entry layout for kEntryHeads
+// heads with aligned operands (lanes for the mean row's entries), else
+// interleaved for power-of-two head counts up to 32 (lanes for the mean row's
+// entries × heads, at least `heads`), else per head; at least 4 lanes. In the
+// entry and interleaved layouts the plan's split rows (longer than its
+// segments) go to the SplitRows kernels.
 template <typename T, typename Source>
 void run(bool backward, const Csr& csr, int64_t heads, const SoftmaxArguments<T>& partial, const Source& source,
          Device device) {
@@ -504,14 +371,16 @@ void run(bool backward, const Csr& csr, int64_t heads, const SoftmaxArguments<T>
   args.heads = static_cast<int>(heads);
   while ((int64_t{1} << args.heads_shift) < heads) ++args.heads_shift;
   const bool interleaved = is_power_of_two(heads) && heads <= kWarp;
+  // kEntryHeads heads with 16-byte aligned operands: a lane per entry (edge_softmax_entries.cu).
+  const bool entry_layout = heads == kEntryHeads && source.aligned() && sparse_cuda::aligned16(args.out) &&
+                            sparse_cuda::aligned16(args.grad_out) && sparse_cuda::aligned16(args.result);
   args.long_row_entries = std::numeric_limits<int64_t>::max();
   const bool split = interleaved && plan->num_split_rows > 0;
-  // Workspaces of the split rows' partials and totals, freed in stream order after the launches.
-  Tensor segment_partials, row_totals;
+  // The split rows' partials and totals, freed in stream order after the launches.
+  Tensor segment_partials;
   if (split) {
     args.long_row_entries = plan->segment_length;
     segment_partials = Tensor::empty({2, plan->split_segments, heads}, DType::Float32, device);
-    row_totals = Tensor::empty({2, plan->num_split_rows, heads}, DType::Float32, device);
     SplitRows& s = args.split;
     s.segment_row = plan->segment_row.data<int32_t>();
     s.segment_begin = plan->segment_begin.data<int64_t>();
@@ -521,8 +390,10 @@ void run(bool backward, const Csr& csr, int64_t heads, const SoftmaxArguments<T>
     s.rows = plan->num_split_rows;
     s.segment_max = segment_partials.data<float>();
     s.segment_sum = s.segment_max + s.count * heads;
-    s.row_max = row_totals.data<float>();
-    s.row_sum = s.row_max + s.rows * heads;
+  }
+  if (entry_layout) {
+    const int lanes = sparse_cuda::next_power_of_two(static_cast<int64_t>(std::ceil(plan->mean_row_length)), kWarp);
+    return launch_entry_layout(backward, args, source, lanes, device);
   }
   const double elements = plan->mean_row_length * static_cast<double>(interleaved ? heads : 1);
   int sub = sparse_cuda::next_power_of_two(static_cast<int64_t>(std::ceil(elements)), kWarp);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "ops/kernel_timer.hpp"
+#include "ops/cuda/pad_features.cuh"
 #include "ops/cuda/sddmm_arguments.cuh"
 #include "ops/cuda/sparse_device.cuh"
 #include "ops/sddmm_backend.hpp"
@@ -268,17 +269,58 @@ std::vector<SddmmKernel> sddmm_candidates(const Csr& csr, int64_t features, bool
   return all;
 }
 
+namespace {
+
+template <typename T>
+void dot_direct(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features, const Tensor& x,
+                const Tensor& y, Tensor& out, Device device) {
+  const bool vectorized = sddmm_cuda::vectorizable(features, x, y);
+  const SddmmArguments<T> args = arguments_of<T>(csr, plan, heads, features, x, y, out);
+  run(choose(csr, plan, heads, features, vectorized, args, device), plan, args, csr.num_rows, vectorized, device);
+}
+
+// The same products plus zero ones, on copies of x and y padded to whole
+// 16-byte vectors per head (their own measured kernel, under the padded width's key).
+template <typename T>
+void dot_padded(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features, const Tensor& x,
+                const Tensor& y, Tensor& out, Device device) {
+  const int64_t padded = sparse_cuda::padded_width(features, sddmm_cuda::kVectorElements<T>);
+  const Tensor x_padded = sparse_cuda::padded_features<T>(x, heads, features, padded);
+  const Tensor y_padded = sparse_cuda::padded_features<T>(y, heads, features, padded);
+  dot_direct<T>(csr, plan, heads, padded, x_padded, y_padded, out, device);
+}
+
+}  // namespace
+
 void sddmm_dot_forward(Cuda, const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
                        Tensor& out) {
   if (out.numel() == 0) return;
   const Device device = x.device();
   cuda::DeviceGuard guard(device);
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
-  const bool vectorized = sddmm_cuda::vectorizable(features, x, y);
   visit_floating(x.dtype(), [&](auto element) {
     using T = decltype(element);
-    const SddmmArguments<T> args = arguments_of<T>(csr, *plan, heads, features, x, y, out);
-    run(choose(csr, *plan, heads, features, vectorized, args, device), *plan, args, csr.num_rows, vectorized, device);
+    if (sddmm_cuda::vectorizable(features, x, y) || forced_sddmm_path() != SddmmPath::Auto) {
+      return dot_direct<T>(csr, *plan, heads, features, x, y, out, device);
+    }
+    const std::string key = sddmm_padded_key(heads, features, dtype_of<T>());
+    std::optional<std::string> choice = plan->choices->find(key);
+    if (!choice && may_tune(csr, *plan->choices, stream_capturing(device))) {
+      // Each path's first call times its own kernels; then one launch times each whole.
+      const ScopedTuningTime tuning(device);
+      dot_direct<T>(csr, *plan, heads, features, x, y, out, device);
+      dot_padded<T>(csr, *plan, heads, features, x, y, out, device);
+      const double direct_ms = candidate_ms(
+          device, [&] { dot_direct<T>(csr, *plan, heads, features, x, y, out, device); }, key + " direct",
+          std::numeric_limits<double>::infinity(), /*warm=*/true);
+      const double padded_ms = candidate_ms(
+          device, [&] { dot_padded<T>(csr, *plan, heads, features, x, y, out, device); }, key + " padded", direct_ms,
+          /*warm=*/true);
+      choice = padded_ms < direct_ms ? kSddmmPadded : "direct";
+      plan->choices->set(key, *choice);
+    }
+    if (choice == std::optional<std::string>(kSddmmPadded)) return dot_padded<T>(csr, *plan, heads, features, x, y, out, device);
+    dot_direct<T>(csr, *plan, heads, features, x, y, out, device);
   });
 }
 

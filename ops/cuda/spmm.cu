@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "ops/kernel_timer.hpp"
+#include "ops/cuda/pad_features.cuh"
 #include "ops/cuda/sparse_device.cuh"
 #include "ops/cuda/spmm_kernel.cuh"
 #include "ops/determinism.hpp"
@@ -169,28 +170,6 @@ __global__ void reduce_split_rows_kernel(const int32_t* __restrict__ rows, const
     float sum = 0.0f;
     for (int64_t s = offsets[k]; s < offsets[k + 1]; ++s) sum += partials[s * width + j];
     c[int64_t{rows[k]} * width + j] = store_as<T>(sum);
-  }
-}
-
-// dst [rows, heads, padded] = src [rows, heads, features] with zero columns
-// after each head's features (the padded SpMM path below).
-template <typename T>
-__global__ void pad_features_kernel(const T* __restrict__ src, int64_t features, int64_t padded, int64_t total,
-                                    T* __restrict__ dst) {
-  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
-    const int64_t group = i / padded;  // (row, head)
-    const int64_t f = i - group * padded;
-    dst[i] = f < features ? src[group * features + f] : store_as<T>(0.0f);
-  }
-}
-
-// dst [rows, heads, features] = the first `features` of each head's padded columns of src.
-template <typename T>
-__global__ void unpad_features_kernel(const T* __restrict__ src, int64_t features, int64_t padded, int64_t total,
-                                      T* __restrict__ dst) {
-  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
-    const int64_t group = i / features;
-    dst[i] = src[group * padded + (i - group * features)];
   }
 }
 
@@ -332,23 +311,11 @@ constexpr const char* kPaddedName = "padded";
 template <typename T>
 void spmm_padded_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, int64_t features, const Tensor& b,
                     Tensor& c) {
-  const Device device = b.device();
-  const int64_t wide = kWideVec<T>;
-  const int64_t padded = (features + wide - 1) / wide * wide;
-  Tensor b_padded = Tensor::empty({b.size(0), heads, padded}, b.dtype(), device);
-  Tensor c_padded = Tensor::empty({c.size(0), heads, padded}, c.dtype(), device);
-  cudaStream_t stream = cuda::stream(device);
-  if (b_padded.numel() > 0) {
-    const LaunchShape shape = elementwise_launch_shape(b_padded.numel(), device);
-    pad_features_kernel<T><<<shape.blocks, shape.threads, 0, stream>>>(b.data<T>(), features, padded,
-                                                                        b_padded.numel(), b_padded.data<T>());
-    SGNN_CUDA_CHECK_LAUNCH("pad_features_kernel");
-  }
+  const int64_t padded = sparse_cuda::padded_width(features, kWideVec<T>);
+  const Tensor b_padded = sparse_cuda::padded_features<T>(b, heads, features, padded);
+  Tensor c_padded = Tensor::empty({c.size(0), heads, padded}, c.dtype(), b.device());
   spmm_direct_as<T>(csr, weights, heads, padded, b_padded, c_padded);
-  const LaunchShape shape = elementwise_launch_shape(c.numel(), device);
-  unpad_features_kernel<T><<<shape.blocks, shape.threads, 0, stream>>>(c_padded.data<T>(), features, padded,
-                                                                        c.numel(), c.data<T>());
-  SGNN_CUDA_CHECK_LAUNCH("unpad_features_kernel");
+  sparse_cuda::unpad_features<T>(c_padded, features, padded, c);
 }
 
 template <typename T>

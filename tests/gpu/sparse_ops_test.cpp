@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "ops/attention_softmax.hpp"
@@ -7,8 +9,10 @@
 #include "ops/determinism.hpp"
 #include "ops/edge_softmax.hpp"
 #include "ops/edge_softmax_backend.hpp"
+#include "ops/kernel_choices.hpp"
 #include "ops/sddmm.hpp"
 #include "ops/sddmm_backend.hpp"
+#include "ops/sddmm_path.hpp"
 #include "ops/sparse_plan.hpp"
 #include "ops/spmm.hpp"
 #include "ops/spmm_backend.hpp"
@@ -234,6 +238,39 @@ TEST_CASE("GPU spmm reads bfloat16 edge values as float: the widened values' bit
         CHECK(host(results[2]) == host(ops::cast(results[5], DType::BFloat16)));
         CHECK(relative_error(results[0], ops::spmm(cpu, values.to(Device::cpu()), b.to(Device::cpu())).to(kGpu)) <
               (dtype == DType::Float32 ? 1e-5 : 1e-2));
+      }
+    }
+  }
+}
+
+TEST_CASE("GPU sddmm at widths without whole 16-byte vectors: the direct and the padded path match the CPU") {
+  // Which path runs is the graph's recorded choice (timed where timing
+  // pays); recording it here runs each path on the same inputs.
+  uint64_t seed = 4100;
+  for (const Adjacency& cpu : {rmat_graph(3000, 40000, 41), hub_graph(100001, 100000, 42)}) {
+    const Adjacency gpu = cpu.to(kGpu);
+    const auto plan = ops::sparse_plan(gpu.csr);
+    for (const DType dtype : {DType::Float32, DType::BFloat16}) {
+      for (const int64_t heads : {int64_t{1}, int64_t{2}}) {
+        for (const int64_t features : {int64_t{3}, int64_t{41}}) {
+          const Tensor x = ops::cast(random_tensor({cpu.num_rows(), heads * features}, ++seed), dtype);
+          const Tensor y = ops::cast(random_tensor({cpu.num_cols(), heads * features}, ++seed), dtype);
+          Tensor expected = Tensor::empty({cpu.nnz() * heads});
+          ops::sddmm_dot_forward(ops::Cpu{}, cpu.csr, heads, features, x, y, expected);
+          const std::string key = ops::sddmm_padded_key(heads, features, dtype);
+          for (const char* path : {"direct", ops::kSddmmPadded}) {
+            CAPTURE(cpu.nnz());
+            CAPTURE(dtype_name(dtype));
+            CAPTURE(heads);
+            CAPTURE(features);
+            CAPTURE(path);
+            plan->choices->set(key, path);
+            Tensor got = poisoned({cpu.nnz() * heads}, kGpu);
+            ops::sddmm_dot_forward(ops::Cuda{}, gpu.csr, heads, features, x.to(kGpu), y.to(kGpu), got);
+            CHECK(relative_error(got, expected) < 1e-5);
+            CHECK(plan->choices->find(key) == std::optional<std::string>(path));
+          }
+        }
       }
     }
   }

@@ -1,0 +1,64 @@
+// Zero-padding of the feature axis for the sparse kernels' 16-byte loads:
+// widths that are not a multiple of the vector (GCN's and GAT's class
+// counts: 41 on Reddit) leave a kernel to scalar loads, one load
+// instruction per element. The padded SpMM (ops/cuda/spmm.cu) and SDDMM
+// (ops/cuda/sddmm.cu) paths copy their dense operands into
+// [rows, heads, padded] with zero columns and run the vector kernels there;
+// whether that pays is timed per graph and width.
+#pragma once
+
+#include <cstdint>
+
+#include "core/bfloat16.hpp"
+#include "core/cuda/launch.cuh"
+#include "core/tensor.hpp"
+
+namespace sgnn::ops::sparse_cuda {
+
+template <typename T>
+__global__ void pad_features_kernel(const T* __restrict__ source, int64_t features, int64_t padded, int64_t total,
+                                    T* __restrict__ destination) {
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int64_t group = i / padded;  // (row, head)
+    const int64_t f = i - group * padded;
+    destination[i] = f < features ? source[group * features + f] : store_as<T>(0.0f);
+  }
+}
+
+template <typename T>
+__global__ void unpad_features_kernel(const T* __restrict__ source, int64_t features, int64_t padded, int64_t total,
+                                      T* __restrict__ destination) {
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int64_t group = i / features;
+    destination[i] = source[group * padded + (i - group * features)];
+  }
+}
+
+// `features` rounded up to a multiple of `vector`.
+inline int64_t padded_width(int64_t features, int64_t vector) { return (features + vector - 1) / vector * vector; }
+
+// [rows, heads, padded] of src [rows, heads · features] (T its dtype), the columns past `features` zero.
+template <typename T>
+Tensor padded_features(const Tensor& source, int64_t heads, int64_t features, int64_t padded) {
+  const Device device = source.device();
+  Tensor destination = Tensor::empty({source.size(0), heads, padded}, source.dtype(), device);
+  if (destination.numel() == 0) return destination;
+  const LaunchShape shape = elementwise_launch_shape(destination.numel(), device);
+  pad_features_kernel<T><<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
+      source.data<T>(), features, padded, destination.numel(), destination.data<T>());
+  SGNN_CUDA_CHECK_LAUNCH("pad_features_kernel");
+  return destination;
+}
+
+// destination [rows, heads · features] = the first `features` columns of each head of source [rows, heads, padded].
+template <typename T>
+void unpad_features(const Tensor& source, int64_t features, int64_t padded, Tensor& destination) {
+  if (destination.numel() == 0) return;
+  const Device device = destination.device();
+  const LaunchShape shape = elementwise_launch_shape(destination.numel(), device);
+  unpad_features_kernel<T><<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
+      source.data<T>(), features, padded, destination.numel(), destination.data<T>());
+  SGNN_CUDA_CHECK_LAUNCH("unpad_features_kernel");
+}
+
+}  // namespace sgnn::ops::sparse_cuda
