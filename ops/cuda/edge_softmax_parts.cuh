@@ -12,44 +12,14 @@
 
 #include "ops/activation_math.hpp"
 #include "ops/cuda/sparse_device.cuh"
-#include "ops/cuda/spmm_kernel.cuh"
+#include "ops/cuda/entry_heads.cuh"
 
 namespace sgnn::ops::edge_softmax_cuda {
 
 using sparse_cuda::Offsets;
-
-// Heads of the entry layout: GAT's usual 8 (16 bytes of bfloat16, 32 of float a row).
-inline constexpr int kEntryHeads = 8;
-
-// An entry's kEntryHeads consecutive elements as floats; `pointer` 16-byte aligned.
-template <typename T>
-__device__ __forceinline__ void load_heads(const T* pointer, float (&value)[kEntryHeads]) {
-  if constexpr (std::is_same_v<T, float>) {
-    float low[4], high[4];
-    spmm_cuda::Vector<float, 4>::load(pointer, low);
-    spmm_cuda::Vector<float, 4>::load(pointer + 4, high);
-#pragma unroll
-    for (int h = 0; h < 4; ++h) {
-      value[h] = low[h];
-      value[h + 4] = high[h];
-    }
-  } else {
-    spmm_cuda::Vector<bfloat16, 8>::load(pointer, value);
-  }
-}
-
-// Stores kEntryHeads floats (rounded once for bfloat16); `pointer` 16-byte aligned.
-template <typename T>
-__device__ __forceinline__ void store_heads(T* pointer, const float (&value)[kEntryHeads]) {
-  if constexpr (std::is_same_v<T, float>) {
-    const float low[4] = {value[0], value[1], value[2], value[3]};
-    const float high[4] = {value[4], value[5], value[6], value[7]};
-    spmm_cuda::Vector<float, 4>::store(pointer, low);
-    spmm_cuda::Vector<float, 4>::store(pointer + 4, high);
-  } else {
-    spmm_cuda::Vector<bfloat16, 8>::store(pointer, value);
-  }
-}
+using sparse_cuda::kEntryHeads;
+using sparse_cuda::load_heads;
+using sparse_cuda::store_heads;
 
 // Scores stored as a tensor [nnz · heads] (edge_softmax).
 template <typename T>
