@@ -125,9 +125,10 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
       for (int v = 0; v < kVec; ++v) acc[r][v] = 0.0f;
     }
 
-    // Stages this lane's 4 entries of the chunk at `at`: their offsets into B, pre-scaled, and weights.
-    const auto stage = [&](int64_t at, Index (&scaled)[4], float (&weight)[4]) {
-      const int64_t mine = at + lane * 4;
+    const int64_t start = args.vector_indices ? (begin & ~int64_t{3}) : begin;
+    for (int64_t chunk = start; chunk < end; chunk += kChunk) {
+      // Stage: this lane's 4 entries, pre-scaled to offsets into B.
+      const int64_t mine = chunk + lane * 4;
       int32_t column[4];
       if (args.vector_indices && mine + 3 < end) {
         const int4 quad = __ldg(reinterpret_cast<const int4*>(args.indices + mine));
@@ -136,6 +137,8 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
 #pragma unroll
         for (int k = 0; k < 4; ++k) column[k] = (mine + k >= begin && mine + k < end) ? __ldg(args.indices + mine + k) : 0;
       }
+      Index scaled[4];
+      float weight[4];
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
         const int64_t position = mine + k;
@@ -148,20 +151,6 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
                         ? static_cast<float>(__ldg(args.symmetric_scale + row) * __ldg(args.symmetric_scale + column[k]))
                         : 1.0f;
       }
-    };
-    const int64_t start = args.vector_indices ? (begin & ~int64_t{3}) : begin;
-    Index scaled[4];
-    float weight[4];
-    if (start < end) stage(start, scaled, weight);
-    for (int64_t chunk = start; chunk < end; chunk += kChunk) {
-      // The next chunk's indices and weights load while this chunk's rows of
-      // B do: one memory latency a chunk instead of two (GAT's 8 heads of 8
-      // in bfloat16, one lane an item and 4 entries a chunk: 5.1 ms a call
-      // at 32% of the memory throughput, ncu). Uniform per subwarp.
-      const bool more = chunk + kChunk < end;
-      Index next_scaled[4];
-      float next_weight[4];
-      if (more) stage(chunk + kChunk, next_scaled, next_weight);
       // Accumulate the staged entries in row order (uniform control flow per
       // subwarp). Tiles of one access per lane issue all loads of a source
       // lane's 4 entries before the first FMA: one memory latency per 4
@@ -211,13 +200,6 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
               for (int v = 0; v < kVec; ++v) acc[r][v] += w[k] * loaded[v];
             }
           }
-        }
-      }
-      if (more) {
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-          scaled[k] = next_scaled[k];
-          weight[k] = next_weight[k];
         }
       }
     }
