@@ -15,6 +15,13 @@ Sets:
             run each precision: median step, peak device memory and their
             ratios. Targets: GCN step >= 1.6x faster and peak memory <= 0.65x
             of FP32; GAT step >= 1.5x faster.
+  families  GAT (8 heads of 8) on graphs of the kernel suite's families
+            (Chung-Lu, SBM shuffled and contiguous, a 2D 9-point stencil,
+            FEM meshes, a hub row; sgnn_gen into --data), 10 epochs, both
+            precisions: median step. With --baseline-build (another
+            version's programs) the same runs with those programs, side by
+            side: kernels that are not timed choices must not lose on graphs
+            they were not tuned on.
 PyG under torch.autocast on the same graphs: bench/compare_pyg.py
 --precisions fp32,bf16.
 """
@@ -111,6 +118,60 @@ def speed_set(args, log, record):
             "cache hit)\n\n" + "\n".join(lines) + "\n")
 
 
+# The graphs of the families set: bench/support/bench_suite.hpp's families at
+# sizes where GAT's per-edge tensors fit twice over (two builds) in one call.
+FAMILIES = [
+    ("chung-lu γ=2.1, 1M nodes", "chung-lu-2.1",
+     ["--kind", "chung-lu", "--nodes", "1000000", "--degree", "20", "--exponent", "2.1", "--max-degree", "50000"]),
+    ("chung-lu γ=3.0, 232,965 nodes", "chung-lu-3.0",
+     ["--kind", "chung-lu", "--nodes", "232965", "--degree", "100", "--exponent", "3.0"]),
+    ("SBM shuffled, 500K nodes", "sbm-shuffled", ["--kind", "sbm", "--nodes", "500000", "--edges", "5000000"]),
+    ("SBM contiguous, 500K nodes", "sbm-contiguous",
+     ["--kind", "sbm", "--nodes", "500000", "--edges", "5000000", "--contiguous-blocks"]),
+    ("2D 9-point stencil, 1024²", "stencil2d-9", ["--kind", "stencil2d", "--grid", "1024", "--points", "9"]),
+    ("FEM 3D linear, 3 dofs, 39³", "fem3d-1", ["--kind", "fem3d", "--grid", "39", "--order", "1", "--dofs", "3"]),
+    ("FEM 2D quadratic, 2 dofs, 256²", "fem2d-2", ["--kind", "fem2d", "--grid", "256", "--order", "2", "--dofs", "2"]),
+    ("hub row of 1M among 2M nodes", "hub-1m", ["--kind", "hub", "--nodes", "2000000", "--hub-degree", "1000000"]),
+]
+
+
+def families_set(args, log, record):
+    builds = [("this build", args.build)] + ([("baseline", args.baseline_build)] if args.baseline_build else [])
+    header = "| graph | entries | " + " | ".join(f"{name} FP32 / BF16 ms | ÷" for name, _ in builds)
+    if len(builds) > 1:
+        header += " | baseline ÷ this build FP32 / BF16"
+    lines = [header + " |", "|" + "---|" * (2 + 2 * len(builds) + (1 if len(builds) > 1 else 0))]
+    for label, name, options in FAMILIES:
+        dataset = generate(args.build, args.data, name, options + ["--features", "64", "--classes", "16"], log)
+        steps = {}
+        entries = None
+        for build_name, build in builds:
+            for precision in ("fp32", "bf16"):
+                cache = os.path.join(args.out, "cache-" + ("baseline" if build_name == "baseline" else "this"))
+                program = os.path.join(build, "examples", "train_gat")
+                result = run_json([program, "--dataset", dataset, "--device", args.device, "--precision", precision,
+                                   "--quiet", "--print-json", "--epochs", "10", "--patience", "0", "--runs", "1",
+                                   "--cache", cache], log)
+                record.append({"set": "families", "dataset": name, "build": build, "precision": precision,
+                               "result": result})
+                steps[(build_name, precision)] = value(result, "epoch_ms_median")
+                entries = entries or value(result, "edges")
+        cells = [label, "—" if entries is None else f"{entries / 1e6:.1f}M"]
+        for build_name, _ in builds:
+            fp32, bf16 = steps[(build_name, "fp32")], steps[(build_name, "bf16")]
+            cells += [f"{text(fp32)} / {text(bf16)}", f"{fp32 / bf16:.2f}x" if fp32 and bf16 else "—"]
+        if len(builds) > 1:
+            ratios = []
+            for precision in ("fp32", "bf16"):
+                ours, theirs = steps[("this build", precision)], steps[("baseline", precision)]
+                ratios.append(f"{theirs / ours:.2f}" if ours and theirs else "—")
+            cells.append(" / ".join(ratios))
+        lines.append("| " + " | ".join(cells) + " |")
+        print(lines[-1], flush=True)
+    return ("GAT (8 heads of 8, 64 input features, 16 classes), 10 epochs, median step; graphs of the kernel "
+            "suite's families\n\n" + "\n".join(lines) + "\n")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default="build")
@@ -119,11 +180,12 @@ def main():
     parser.add_argument("--sets", default="accuracy,speed")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--device", default="cuda", help="cuda (the targets' device) or cpu (a dry run)")
+    parser.add_argument("--baseline-build", help="families: another version's build folder, timed beside this one")
     args = parser.parse_args()
     sets = args.sets.split(",")
     for name in sets:
-        if name not in ("accuracy", "speed"):
-            sys.exit(f"mixed_precision: unknown set {name!r} (accuracy, speed)")
+        if name not in ("accuracy", "speed", "families"):
+            sys.exit(f"mixed_precision: unknown set {name!r} (accuracy, speed, families)")
     os.makedirs(args.out, exist_ok=True)
     log = os.path.join(args.out, "mixed_precision.log")
     record = []
@@ -132,6 +194,8 @@ def main():
         sections.append(accuracy_set(args, log, record))
     if "speed" in sets:
         sections.append(speed_set(args, log, record))
+    if "families" in sets:
+        sections.append(families_set(args, log, record))
     with open(os.path.join(args.out, "mixed_precision.json"), "w") as handle:
         json.dump(record, handle, indent=1)
     report = "\n".join(sections)

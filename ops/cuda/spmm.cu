@@ -95,7 +95,7 @@ SpmmTile choose_tile(int64_t features, bool vectorizable, DType dtype) {
 
 std::string tile_name(const SpmmTile& tile) {
   return "v" + std::to_string(tile.vec) + "s" + std::to_string(tile.sub) + "r" + std::to_string(tile.repeat) +
-         (tile.by_slice ? "-slices" : "") + (tile.by_row ? "-rows" : "");
+         (tile.across_heads ? "-heads" : "") + (tile.by_slice ? "-slices" : "") + (tile.by_row ? "-rows" : "");
 }
 
 SpmmTile in_row_order(SpmmTile tile) {
@@ -105,11 +105,17 @@ SpmmTile in_row_order(SpmmTile tile) {
 
 // The tiles timed for a width, the rule's first: 16-byte tiles of one, two
 // and four accesses per lane, each with the fewest lanes that cover the row
-// (more rows per warp and more loads in flight per lane as accesses grow).
-std::vector<SpmmTile> candidate_tiles(int64_t features, bool vectorizable, DType dtype) {
+// (more rows per warp and more loads in flight per lane as accesses grow);
+// with several heads, also one access per lane across all heads of a row.
+std::vector<SpmmTile> candidate_tiles(int64_t heads, int64_t features, bool vectorizable, DType dtype) {
   const int wide = wide_vec(dtype);
   std::vector<SpmmTile> tiles{choose_tile(features, vectorizable, dtype)};
   if (!vectorizable || features % wide != 0) return tiles;
+  if (heads > 1) {
+    SpmmTile across{wide, sparse_cuda::next_power_of_two(std::min<int64_t>(heads * features / wide, 32), 32), 1};
+    across.across_heads = true;
+    tiles.push_back(across);
+  }
   for (const int repeat : {1, 2, 4}) {
     const int64_t lanes = (features / wide + repeat - 1) / repeat;  // lanes for one row's 16-byte accesses
     const SpmmTile tile{wide, sparse_cuda::next_power_of_two(lanes, 32), repeat};
@@ -126,8 +132,8 @@ std::vector<SpmmTile> candidate_tiles(int64_t features, bool vectorizable, DType
 }
 
 // Every tile there is for the width: each candidate in both segment orders.
-std::vector<SpmmTile> all_tiles(int64_t features, bool vectorizable, DType dtype) {
-  std::vector<SpmmTile> tiles = candidate_tiles(features, vectorizable, dtype);
+std::vector<SpmmTile> all_tiles(int64_t heads, int64_t features, bool vectorizable, DType dtype) {
+  std::vector<SpmmTile> tiles = candidate_tiles(heads, features, vectorizable, dtype);
   const std::size_t count = tiles.size();
   for (std::size_t i = 0; i < count; ++i) tiles.push_back(in_row_order(tiles[i]));
   return tiles;
@@ -174,7 +180,8 @@ __global__ void reduce_split_rows_kernel(const int32_t* __restrict__ rows, const
 }
 
 // The tile a name (tile_name) stands for, when it has a kernel and suits the width.
-std::optional<SpmmTile> parse_tile(const std::string& name, int64_t features, bool vectorizable, DType dtype) {
+std::optional<SpmmTile> parse_tile(const std::string& name, int64_t heads, int64_t features, bool vectorizable,
+                                   DType dtype) {
   const int wide = wide_vec(dtype);
   SpmmTile tile{};
   int length = 0;
@@ -185,12 +192,13 @@ std::optional<SpmmTile> parse_tile(const std::string& name, int64_t features, bo
     tail.erase(0, suffix.size());
     return true;
   };
+  tile.across_heads = take("-heads");
   tile.by_slice = take("-slices");
   tile.by_row = take("-rows");
   if (!tail.empty()) return std::nullopt;
   const bool lanes_ok = tile.sub >= 1 && tile.sub <= 32 && (tile.sub & (tile.sub - 1)) == 0;
   const bool vec_ok = tile.vec == 1 || (tile.vec == wide && vectorizable && features % wide == 0);
-  if (!lanes_ok || !vec_ok || !has_kernel(tile, wide)) return std::nullopt;
+  if (!lanes_ok || !vec_ok || !has_kernel(tile, wide) || (tile.across_heads && heads < 2)) return std::nullopt;
   return tile;
 }
 
@@ -210,16 +218,16 @@ SpmmTile choose_spmm_tile(const Csr& csr, const SparsePlan& plan, int64_t heads,
                           DType dtype, Device device, const Run& run) {
   const std::string forced = forced_spmm_tile();
   if (!forced.empty()) {
-    for (const SpmmTile& tile : all_tiles(features, vectorizable, dtype)) {
+    for (const SpmmTile& tile : all_tiles(heads, features, vectorizable, dtype)) {
       if (tile_name(tile) == forced) return tile;
     }
   }
   const std::string key = tile_key(heads, features, vectorizable, dtype);
   // The recorded choice, read back from its name without listing the candidates (every call comes here).
   if (const std::optional<std::string> recorded = plan.choices->find(key)) {
-    if (const std::optional<SpmmTile> tile = parse_tile(*recorded, features, vectorizable, dtype)) return *tile;
+    if (const std::optional<SpmmTile> tile = parse_tile(*recorded, heads, features, vectorizable, dtype)) return *tile;
   }
-  const std::vector<SpmmTile> tiles = candidate_tiles(features, vectorizable, dtype);
+  const std::vector<SpmmTile> tiles = candidate_tiles(heads, features, vectorizable, dtype);
   if (tiles.size() == 1 || !may_tune(csr, *plan.choices, stream_capturing(device))) return tiles.front();
   SpmmTile best = tiles.front();
   double best_ms = std::numeric_limits<double>::infinity();
@@ -273,7 +281,8 @@ void spmm_direct_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, i
   args.bf16_values = weights.bf16_values;
   const bool wide_index = csr.num_cols * heads * features >= (int64_t{1} << 31);
   const auto run = [&](const SpmmTile& tile) {
-    args.tiles = (features + tile.width() - 1) / tile.width();
+    const int64_t extent = tile.across_heads ? width : features;
+    args.tiles = (extent + tile.width() - 1) / tile.width();
     args.slice_major = tile.by_slice;
     args.segments = sparse_cuda::segment_list(*plan, tile.by_row);
     if constexpr (kFloat) {
@@ -353,9 +362,9 @@ void spmm_forward_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, 
 
 }  // namespace
 
-std::vector<std::string> spmm_tile_names(int64_t features, bool vectorizable, DType dtype) {
+std::vector<std::string> spmm_tile_names(int64_t features, bool vectorizable, DType dtype, int64_t heads) {
   std::vector<std::string> names;
-  for (const SpmmTile& tile : all_tiles(features, vectorizable, dtype)) names.push_back(tile_name(tile));
+  for (const SpmmTile& tile : all_tiles(heads, features, vectorizable, dtype)) names.push_back(tile_name(tile));
   return names;
 }
 

@@ -94,21 +94,33 @@ struct SpmmArguments {
   const bfloat16* bf16_values = nullptr;
 };
 
-template <typename T, int kVec, int kSub, int kRepeat, typename Index>
+// kAcrossHeads: one item covers all heads of a segment (tiles over the whole
+// row of heads × features, each lane inside one head) instead of one head.
+// Where a head is narrow (GAT's 8 heads of 8) the per-head items leave a
+// lane alone with its segment: 4 entries staged per index load and two
+// dependent memory latencies per 4 entries. Across heads, the lanes of all
+// heads stage a segment's entries together and each lane loads its own
+// head's weight beside the row it gathers (the same sums in the same order).
+template <typename T, int kVec, int kSub, int kRepeat, typename Index, bool kAcrossHeads>
 __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
+  static_assert(!kAcrossHeads || kRepeat == 1, "a lane's accesses stay inside one head");
   constexpr int kTile = kSub * kVec * kRepeat;
   constexpr int kChunk = kSub * 4;  // entries a subwarp stages per step (4 per lane)
   constexpr bool kBatchLoads = kVec == 1 || kRepeat == 1;
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
   const int64_t width = args.heads * args.features;  // row stride of B and C
-  const int64_t segment_heads = args.segments.count * args.heads;
+  const int64_t item_heads = kAcrossHeads ? 1 : args.heads;
+  const int64_t extent = kAcrossHeads ? width : args.features;  // what an item's tiles cover
+  // Weights that differ by head are loaded per lane at use when across heads.
+  const bool lane_weights = kAcrossHeads && (args.values != nullptr || args.bf16_values != nullptr);
+  const int64_t segment_heads = args.segments.count * item_heads;
   const int64_t items = segment_heads * args.tiles;
   for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
     const int64_t tile = args.slice_major ? item / segment_heads : item % args.tiles;
     const int64_t segment_head = args.slice_major ? item - tile * segment_heads : item / args.tiles;
-    const int head = static_cast<int>(segment_head % args.heads);
-    const int64_t segment = segment_head / args.heads;
+    const int head = kAcrossHeads ? 0 : static_cast<int>(segment_head % args.heads);
+    const int64_t segment = segment_head / item_heads;
     const sparse_cuda::SegmentRange range =
         sparse_cuda::segment_range(args.segments, args.indptr, segment);
     if (range.skip) continue;  // a split row met in row order: its segments are other items
@@ -117,6 +129,8 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
     const int64_t end = range.end;
     const int64_t head_base = head * args.features;
     const int64_t feature0 = tile * kTile + lane * kVec;
+    const bool lane_active = feature0 < extent;
+    const int lane_head = kAcrossHeads && lane_active ? static_cast<int>(feature0 / args.features) : head;
 
     float acc[kRepeat][kVec];
 #pragma unroll
@@ -144,7 +158,7 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
         const int64_t position = mine + k;
         const bool inside = position >= begin && position < end;
         scaled[k] = static_cast<Index>(column[k]) * static_cast<Index>(width) + static_cast<Index>(head_base);
-        weight[k] = !inside             ? 0.0f
+        weight[k] = !inside || lane_weights ? 0.0f
                     : args.values      ? __ldg(args.values + position * args.heads + head)
                     : args.bf16_values ? load_float_readonly(args.bf16_values + position * args.heads + head)
                     : args.symmetric_scale
@@ -169,11 +183,23 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
           offset[k] = __shfl_sync(mask, scaled[k], source, kSub);
           w[k] = __shfl_sync(mask, weight[k], source, kSub);
         }
+        if constexpr (kAcrossHeads) {
+          if (lane_weights && lane_active) {
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+              const int64_t position = chunk + source * 4 + k;
+              const int64_t at = position * args.heads + lane_head;
+              w[k] = position < begin || position >= end ? 0.0f
+                     : args.values                       ? __ldg(args.values + at)
+                                                         : load_float_readonly(args.bf16_values + at);
+            }
+          }
+        }
         if constexpr (kBatchLoads) {
 #pragma unroll
           for (int r = 0; r < kRepeat; ++r) {
             const int64_t feature = feature0 + r * kSub * kVec;
-            if (feature >= args.features) continue;
+            if (feature >= extent) continue;
             float loaded[4][kVec];
 #pragma unroll
             for (int k = 0; k < 4; ++k) Vector<T, kVec>::load(args.b + offset[k] + feature, loaded[k]);
@@ -193,7 +219,7 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
 #pragma unroll
             for (int r = 0; r < kRepeat; ++r) {
               const int64_t feature = feature0 + r * kSub * kVec;
-              if (feature >= args.features) continue;
+              if (feature >= extent) continue;
               float loaded[kVec];
               Vector<T, kVec>::load(args.b + offset[k] + feature, loaded);
 #pragma unroll
@@ -207,7 +233,7 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
 #pragma unroll
     for (int r = 0; r < kRepeat; ++r) {
       const int64_t feature = feature0 + r * kSub * kVec;
-      if (feature >= args.features) continue;
+      if (feature >= extent) continue;
       if (!split) {
         Vector<T, kVec>::store(args.c + row * width + head_base + feature, acc[r]);
       } else if (args.partials != nullptr) {
@@ -220,17 +246,17 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
   }
 }
 
-template <typename T, int kVec, int kSub, int kRepeat>
+template <typename T, int kVec, int kSub, int kRepeat, bool kAcrossHeads>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) spmm_kernel(SpmmArguments<T> args) {
-  spmm_segments<T, kVec, kSub, kRepeat, int32_t>(args);
+  spmm_segments<T, kVec, kSub, kRepeat, int32_t, kAcrossHeads>(args);
 }
 
 // 64-bit offsets (B with ≥ 2^31 elements) need more registers: asking for 2
 // resident blocks lets ptxas give them up to 128 instead of spilling (an
 // explicit minimum on the 32-bit kernel would change its allocation too).
-template <typename T, int kVec, int kSub, int kRepeat>
+template <typename T, int kVec, int kSub, int kRepeat, bool kAcrossHeads>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, 2) spmm_wide_index_kernel(SpmmArguments<T> args) {
-  spmm_segments<T, kVec, kSub, kRepeat, int64_t>(args);
+  spmm_segments<T, kVec, kSub, kRepeat, int64_t, kAcrossHeads>(args);
 }
 
 // The tile of one launch: `vec` elements per access (1, or kWideVec<T>: one
@@ -243,6 +269,7 @@ struct SpmmTile {
   int repeat;
   bool by_slice = false;
   bool by_row = false;  // work items in row order (sparse_cuda::SegmentList)
+  bool across_heads = false;  // an item covers every head of its segment (kAcrossHeads)
   int width() const { return vec * sub * repeat; }
 };
 
@@ -250,32 +277,33 @@ struct SpmmTile {
 // (lanes 4-32 for 2 and 4 accesses), scalar tiles of one access (any lanes)
 // or four (32 lanes). `wide_vec`: kWideVec of the element type.
 inline bool has_kernel(const SpmmTile& tile, int wide_vec) {
+  if (tile.across_heads) return tile.vec == wide_vec && tile.repeat == 1;
   if (tile.vec == wide_vec) return tile.repeat == 1 || ((tile.repeat == 2 || tile.repeat == 4) && tile.sub >= 4);
   return tile.vec == 1 && (tile.repeat == 1 || (tile.repeat == 4 && tile.sub == 32));
 }
 
-template <typename T, int kVec, int kSub, int kRepeat>
+template <typename T, int kVec, int kSub, int kRepeat, bool kAcrossHeads = false>
 void launch(const SpmmArguments<T>& args, bool wide_index, Device device) {
-  const int64_t items = args.segments.count * args.heads * args.tiles;
+  const int64_t items = args.segments.count * (kAcrossHeads ? 1 : args.heads) * args.tiles;
   const unsigned blocks = sparse_cuda::subwarp_blocks(items, kSub, device);
   cudaStream_t stream = cuda::stream(device);
   if (wide_index) {
-    spmm_wide_index_kernel<T, kVec, kSub, kRepeat><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
+    spmm_wide_index_kernel<T, kVec, kSub, kRepeat, kAcrossHeads><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
   } else {
-    spmm_kernel<T, kVec, kSub, kRepeat><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
+    spmm_kernel<T, kVec, kSub, kRepeat, kAcrossHeads><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
   }
   SGNN_CUDA_CHECK_LAUNCH("spmm_kernel");
 }
 
-template <typename T, int kVec, int kRepeat>
+template <typename T, int kVec, int kRepeat, bool kAcrossHeads = false>
 void launch_sub(int sub, const SpmmArguments<T>& args, bool wide_index, Device device) {
   switch (sub) {
-    case 1: return launch<T, kVec, 1, kRepeat>(args, wide_index, device);
-    case 2: return launch<T, kVec, 2, kRepeat>(args, wide_index, device);
-    case 4: return launch<T, kVec, 4, kRepeat>(args, wide_index, device);
-    case 8: return launch<T, kVec, 8, kRepeat>(args, wide_index, device);
-    case 16: return launch<T, kVec, 16, kRepeat>(args, wide_index, device);
-    default: return launch<T, kVec, 32, kRepeat>(args, wide_index, device);
+    case 1: return launch<T, kVec, 1, kRepeat, kAcrossHeads>(args, wide_index, device);
+    case 2: return launch<T, kVec, 2, kRepeat, kAcrossHeads>(args, wide_index, device);
+    case 4: return launch<T, kVec, 4, kRepeat, kAcrossHeads>(args, wide_index, device);
+    case 8: return launch<T, kVec, 8, kRepeat, kAcrossHeads>(args, wide_index, device);
+    case 16: return launch<T, kVec, 16, kRepeat, kAcrossHeads>(args, wide_index, device);
+    default: return launch<T, kVec, 32, kRepeat, kAcrossHeads>(args, wide_index, device);
   }
 }
 
@@ -283,6 +311,7 @@ void launch_sub(int sub, const SpmmArguments<T>& args, bool wide_index, Device d
 template <typename T>
 void launch_tile_of(const SpmmTile& tile, const SpmmArguments<T>& args, bool wide_index, Device device) {
   constexpr int kWide = kWideVec<T>;
+  if (tile.across_heads) return launch_sub<T, kWide, 1, true>(tile.sub, args, wide_index, device);
   if (tile.vec == kWide) {
     if (tile.repeat == 4) return launch_sub<T, kWide, 4>(tile.sub, args, wide_index, device);
     if (tile.repeat == 2) return launch_sub<T, kWide, 2>(tile.sub, args, wide_index, device);

@@ -169,6 +169,58 @@ TEST_CASE("GPU spmm: slice-major tiles over several heads and a width with a par
   }
 }
 
+TEST_CASE("GPU spmm: tiles across heads give the per-head tiles' bits, float32 and bfloat16, split rows, both orders") {
+  CHECK(ops::spmm_tile_names(8, true, DType::BFloat16, 8).at(1) == "v8s8r1-heads");
+  CHECK(ops::spmm_tile_names(8, true, DType::Float32, 8).at(1) == "v4s16r1-heads");
+  const std::vector<std::string> one_head = ops::spmm_tile_names(8, true, DType::BFloat16, 1);
+  CHECK(std::none_of(one_head.begin(), one_head.end(), [](const std::string& t) { return t.find("-heads") != std::string::npos; }));
+  uint64_t seed = 4100;
+  for (const Adjacency& cpu : {rmat_graph(4096, 60000, 6), hub_graph(100001, 100000, 77)}) {
+    const Adjacency gpu = cpu.to(kGpu);
+    // 8 x 8: GAT; 3 x 8 leaves lanes past the row; 2 x 64 and 8 x 16 take several tiles at 32 lanes.
+    for (const auto& [heads, features] : {std::pair<int64_t, int64_t>{8, 8}, {3, 8}, {2, 64}, {8, 16}, {4, 32}}) {
+      const Tensor values32 = random_tensor({cpu.nnz(), heads}, ++seed);
+      const Tensor b32 = random_tensor({cpu.num_cols(), heads, features}, ++seed);
+      for (const DType dtype : {DType::Float32, DType::BFloat16}) {
+        // bfloat16 rows with bfloat16 weights (GAT's attention in a BF16 model);
+        // the CPU sums the same rounded inputs in float, so what is left is
+        // the output's one rounding (2^-9 relative).
+        const Tensor values = ops::cast(ops::cast(values32, dtype), DType::Float32);
+        const Tensor b = ops::cast(ops::cast(b32, dtype), DType::Float32);
+        Tensor expected = Tensor::empty({cpu.num_rows(), heads, features});
+        ops::spmm_forward(ops::Cpu{}, cpu.csr, values, heads, features, b, expected);
+        const Tensor b_device = ops::cast(b, dtype).to(kGpu);
+        const Tensor values_device = ops::cast(values, dtype).to(kGpu);
+        for (const bool ordered : {false, true}) {
+          const ops::DeterministicScope scope(ordered);
+          const std::vector<std::string> tiles = ops::spmm_tile_names(features, true, dtype, heads);
+          Tensor reference;
+          for (const std::string& tile : tiles) {
+            if (tile.find("-heads") != std::string::npos && !tile.ends_with("-rows")) {
+              CHECK(std::count(tiles.begin(), tiles.end(), tile + "-rows") == 1);
+            }
+            const ops::ScopedSpmmTile forced(tile);
+            Tensor got = Tensor::full({cpu.num_rows(), heads, features}, std::numeric_limits<double>::quiet_NaN(), dtype,
+                                      kGpu);
+            ops::spmm_forward(ops::Cuda{}, gpu.csr, values_device, heads, features, b_device, got);
+            const Tensor widened = ops::cast(got, DType::Float32);
+            CAPTURE(cpu.nnz());
+            CAPTURE(heads);
+            CAPTURE(features);
+            CAPTURE(ordered);
+            CAPTURE(tile);
+            if (dtype == DType::Float32) CHECK(relative_error(widened, expected) < 2e-5);
+            else CHECK(relative_error(widened, expected) < 4e-3);
+            // Within one mode every tile sums the same entries in the same order.
+            if (!reference.defined()) reference = widened;
+            else if (ordered || dtype == DType::BFloat16) CHECK(relative_error(widened, reference) == 0.0);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("GPU measured choices: timed once per (op, width), reused, exported and imported without timing again") {
   const Adjacency cpu = tunable_graph(11);
   const Adjacency gpu = cpu.to(kGpu);
