@@ -60,12 +60,12 @@ int64_t gcn_activation_elements(const ModelShape& m) {
 }
 
 // One GATConv: its input (saved by x·W) and the projected features (saved by
-// the attention products and the spmm), and per edge and head three tensors:
-// the attention (saved by its backward), the attention after dropout (saved
-// by the spmm) and its copy in Aᵀ's order that the backward makes; all in
-// the activation dtype (ops/attention_softmax.hpp).
+// the attention products and the spmm), and per edge and head two tensors:
+// the attention (saved by its backward) and the attention after dropout
+// (saved by the spmm; its backward on Aᵀ reads it through the edge map, no
+// copy in Aᵀ's order); all in the activation dtype (ops/attention_softmax.hpp).
 int64_t gat_layer_saved_bytes(const ModelShape& m, int64_t in, int64_t heads, int64_t per_head) {
-  return (m.nodes * in + m.nodes * heads * per_head + 3 * m.nnz * heads) * m.activation_bytes;
+  return (m.nodes * in + m.nodes * heads * per_head + 2 * m.nnz * heads) * m.activation_bytes;
 }
 
 int64_t gat_activation_bytes(const ModelShape& m) {

@@ -47,8 +47,8 @@ Tensor sddmm_dot(const Adjacency& adjacency, const Tensor& x, const Tensor& y) {
                        }
                        // dy[j] = Σ_{e in column j} g[e] · x[row(e)]: the same on Aᵀ.
                        if (needs[1]) {
-                         grads[1] = detail::run_spmm(adjacency.transpose, detail::to_transpose_order(adjacency, grad_out),
-                                                  shape.heads, shape.features, saved_x, saved_y.shape());
+                         grads[1] = detail::run_spmm_transposed(adjacency, grad_out, shape.heads, shape.features,
+                                                                saved_x, saved_y.shape());
                        }
                        return grads;
                      });

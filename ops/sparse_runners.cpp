@@ -14,17 +14,25 @@ Tensor run_spmm(const Csr& csr, const Tensor& values, int64_t heads, int64_t fea
   return c;
 }
 
+Tensor run_spmm_transposed(const Adjacency& adjacency, const Tensor& values, int64_t heads, int64_t features,
+                           const Tensor& b, const Shape& shape) {
+  Tensor c = Tensor::empty(shape, b.dtype(), b.device());
+  const Tensor& map = adjacency.transpose_to_csr;
+  if (map.dtype() == DType::Int32) {
+    SGNN_DISPATCH(b.device(), spmm_forward, adjacency.transpose, values, heads, features, b, c, nullptr, map);
+    return c;
+  }
+  Tensor moved = Tensor::empty_like(values);
+  SGNN_DISPATCH(values.device(), gather_edges, map, values, moved);
+  SGNN_DISPATCH(b.device(), spmm_forward, adjacency.transpose, moved, heads, features, b, c, nullptr, Tensor());
+  return c;
+}
+
 Tensor run_sddmm_dot(const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
                      const Shape& shape, DType dtype) {
   Tensor out = Tensor::empty(shape, dtype, x.device());
   SGNN_DISPATCH(x.device(), sddmm_dot_forward, csr, heads, features, x, y, out);
   return out;
-}
-
-Tensor to_transpose_order(const Adjacency& adjacency, const Tensor& edge_tensor) {
-  Tensor moved = Tensor::empty_like(edge_tensor);
-  SGNN_DISPATCH(edge_tensor.device(), gather_edges, adjacency.transpose_to_csr, edge_tensor, moved);
-  return moved;
 }
 
 std::vector<Tensor> edge_sum_gradients(const Adjacency& adjacency, int64_t heads, DType dtype, const Tensor& grad_sums,

@@ -14,8 +14,12 @@ Tensor run_spmm(const Csr& csr, const Tensor& values, int64_t heads, int64_t fea
 // sddmm_dot_forward into a fresh tensor of shape `shape` ([nnz] or [nnz, heads]) and `dtype`.
 Tensor run_sddmm_dot(const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
                      const Shape& shape, DType dtype = DType::Float32);
-// A per-edge tensor moved from A's edge order to Aᵀ's (through transpose_to_csr), same dtype.
-Tensor to_transpose_order(const Adjacency& adjacency, const Tensor& edge_tensor);
+// run_spmm on Aᵀ (adjacency.transpose) with `values` in A's edge order: the
+// kernel reads them through transpose_to_csr (an int32 map; an int64 one,
+// nnz ≥ 2^31, gathers them into Aᵀ's order first). The same weights in the
+// same order either way.
+Tensor run_spmm_transposed(const Adjacency& adjacency, const Tensor& values, int64_t heads, int64_t features,
+                           const Tensor& b, const Shape& shape);
 // The gradients of x [n_rows, H] and y [n_cols, H] from grad_sums [nnz, H] (float32 or bfloat16),
 // the gradient of x[row(e), h] + y[col(e), h]: its row sums on A and on Aᵀ
 // (through transpose_to_csr; ops/edge_sums_backend.hpp), in float, rounded

@@ -15,8 +15,8 @@ namespace {
 constexpr const char* kOp = "spmm";
 
 // C = A·b with `values` in A's order; `transpose_values` are the same weights
-// in Aᵀ's order when the caller has them (GCN), else they are gathered in
-// backward. Without values, `symmetric_scale` (null: weight 1) weighs the
+// in Aᵀ's order when the caller has them (GCN), else the backward reads them
+// through the edge map. Without values, `symmetric_scale` (null: weight 1) weighs the
 // entries of A and Aᵀ alike (Adjacency::symmetric_scale).
 Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const Tensor& transpose_values,
                         const Tensor& b, const double* symmetric_scale = nullptr) {
@@ -37,20 +37,19 @@ Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const 
   Tensor c = detail::run_spmm(adjacency.csr, values, heads, features, b, out_shape, symmetric_scale);
 
   if (autograd::needs_recording({b, values})) {
-    // Weights without their transposed copy are gathered into Aᵀ's order in backward.
+    // Weights without their transposed copy are read through the edge map in backward.
     check_transpose(adjacency, kOp, values.defined() && !transpose_values.defined());
     autograd::record(kOp, {b, values}, c,
                      [adjacency, heads, features, symmetric_scale, saved_values = values.detach(),
                       saved_transpose_values = transpose_values.detach(),
                       saved_b = b.detach()](const Tensor& grad_c, const autograd::NeedsGrad& needs) {
                        std::vector<Tensor> grads(2);
-                       if (needs[0]) {
-                         Tensor weights = saved_transpose_values;
-                         if (!weights.defined() && saved_values.defined()) {
-                           weights = detail::to_transpose_order(adjacency, saved_values);
-                         }
-                         grads[0] = detail::run_spmm(adjacency.transpose, weights, heads, features, grad_c,
-                                                     saved_b.shape(), symmetric_scale);
+                       if (needs[0] && !saved_transpose_values.defined() && saved_values.defined()) {
+                         grads[0] = detail::run_spmm_transposed(adjacency, saved_values, heads, features, grad_c,
+                                                                saved_b.shape());
+                       } else if (needs[0]) {
+                         grads[0] = detail::run_spmm(adjacency.transpose, saved_transpose_values, heads, features,
+                                                     grad_c, saved_b.shape(), symmetric_scale);
                        }
                        if (needs[1]) {
                          grads[1] = detail::run_sddmm_dot(adjacency.csr, heads, features, grad_c, saved_b,

@@ -14,13 +14,17 @@ namespace sgnn::ops {
 //           float(s[r] · s[c])
 //   b       [num_cols, heads · features], c [num_rows, heads · features],
 //           both float32 or both bfloat16
+//   value_map  undefined (v in csr's order), or [nnz] int32 on csr's device:
+//           entry e weighs v[value_map[e], h] (the values in another edge
+//           order: A's values for Aᵀ through transpose_to_csr, without
+//           gathering them first)
 // Sums in float in the row's CSR order; a bfloat16 C holds each float sum
 // rounded once (to nearest, ties to even). Each output row is written
 // exactly once (rows without entries get 0).
 void spmm_forward(Cpu, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                  Tensor& c, const double* symmetric_scale = nullptr);
+                  Tensor& c, const double* symmetric_scale = nullptr, const Tensor& value_map = Tensor());
 void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                  Tensor& c, const double* symmetric_scale = nullptr);
+                  Tensor& c, const double* symmetric_scale = nullptr, const Tensor& value_map = Tensor());
 
 // out[k, :] = in[map[k], :]: moves a per-edge tensor [nnz, ...] from one edge
 // order to another (A's to Aᵀ's through transpose_to_csr). map int32 or int64;

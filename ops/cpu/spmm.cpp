@@ -13,8 +13,8 @@ namespace sgnn::ops {
 namespace {
 
 template <typename T, typename V>
-void spmm_rows(const Csr& csr, const V* weights, const double* scale, int64_t heads, int64_t features,
-               const Tensor& b, Tensor& c) {
+void spmm_rows(const Csr& csr, const V* weights, const int32_t* value_map, const double* scale, int64_t heads,
+               int64_t features, const Tensor& b, Tensor& c) {
   const int32_t* columns = csr.indices.data<int32_t>();
   const T* dense = b.data<T>();
   T* out = c.data<T>();
@@ -30,8 +30,9 @@ void spmm_rows(const Csr& csr, const V* weights, const double* scale, int64_t he
         const double row_scale = scale ? scale[row] : 0.0;
         for (int64_t e = indptr[row]; e < indptr[row + 1]; ++e) {
           const T* b_row = dense + int64_t{columns[e]} * width;
+          const int64_t value_entry = value_map ? int64_t{value_map[e]} : e;
           for (int64_t h = 0; h < heads; ++h) {
-            const float weight = weights ? load_float(weights[e * heads + h])
+            const float weight = weights ? load_float(weights[value_entry * heads + h])
                                  : scale ? static_cast<float>(row_scale * scale[columns[e]])
                                          : 1.0f;
             for (int64_t f = h * features; f < (h + 1) * features; ++f) sum[f] += weight * load_float(b_row[f]);
@@ -47,10 +48,11 @@ void spmm_rows(const Csr& csr, const V* weights, const double* scale, int64_t he
 }  // namespace
 
 void spmm_forward(Cpu, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                  Tensor& c, const double* symmetric_scale) {
+                  Tensor& c, const double* symmetric_scale, const Tensor& value_map) {
+  const int32_t* map = value_map.defined() ? value_map.data<int32_t>() : nullptr;
   const auto with_weights = [&](const auto* weights) {
-    if (b.dtype() == DType::BFloat16) return spmm_rows<bfloat16>(csr, weights, symmetric_scale, heads, features, b, c);
-    spmm_rows<float>(csr, weights, symmetric_scale, heads, features, b, c);
+    if (b.dtype() == DType::BFloat16) return spmm_rows<bfloat16>(csr, weights, map, symmetric_scale, heads, features, b, c);
+    spmm_rows<float>(csr, weights, map, symmetric_scale, heads, features, b, c);
   };
   if (!values.defined()) return with_weights(static_cast<const float*>(nullptr));
   visit_floating(values.dtype(), [&](auto element) { with_weights(values.data<decltype(element)>()); });

@@ -60,6 +60,7 @@ struct EdgeWeights {
   const float* values;
   const bfloat16* bf16_values;
   const double* symmetric_scale;
+  const int32_t* value_map;  // entry e's values at value_map[e], or null
 };
 
 using sparse_cuda::Offsets;
@@ -279,6 +280,7 @@ void spmm_direct_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, i
                         c.data<T>()};
   args.symmetric_scale = weights.symmetric_scale;
   args.bf16_values = weights.bf16_values;
+  args.value_map = weights.value_map;
   const bool wide_index = csr.num_cols * heads * features >= (int64_t{1} << 31);
   const auto run = [&](const SpmmTile& tile) {
     const int64_t extent = tile.across_heads ? width : features;
@@ -369,11 +371,12 @@ std::vector<std::string> spmm_tile_names(int64_t features, bool vectorizable, DT
 }
 
 void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                  Tensor& c, const double* symmetric_scale) {
+                  Tensor& c, const double* symmetric_scale, const Tensor& value_map) {
   if (c.numel() == 0) return;
   const bool bf16_values = values.defined() && values.dtype() == DType::BFloat16;
   const EdgeWeights weights{values.defined() && !bf16_values ? values.data<float>() : nullptr,
-                            bf16_values ? values.data<bfloat16>() : nullptr, symmetric_scale};
+                            bf16_values ? values.data<bfloat16>() : nullptr, symmetric_scale,
+                            value_map.defined() ? value_map.data<int32_t>() : nullptr};
   if (b.dtype() == DType::BFloat16) return spmm_forward_as<bfloat16>(csr, weights, heads, features, b, c);
   spmm_forward_as<float>(csr, weights, heads, features, b, c);
 }

@@ -92,6 +92,8 @@ struct SpmmArguments {
   // bfloat16 edge values (GAT's attention in a bf16 model) where `values` is
   // null: read as float, half the bytes per entry.
   const bfloat16* bf16_values = nullptr;
+  // Entry e's weights at value_map[e] of the values (spmm_backend.hpp), or null.
+  const int32_t* value_map = nullptr;
 };
 
 // kAcrossHeads: one item covers all heads of a segment (tiles over the whole
@@ -152,15 +154,19 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
         for (int k = 0; k < 4; ++k) column[k] = (mine + k >= begin && mine + k < end) ? __ldg(args.indices + mine + k) : 0;
       }
       Index scaled[4];
+      // A weight, or where each lane loads its own head's weights (lane_weights)
+      // the entry's index into the values, carried in the weight's register.
       float weight[4];
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
         const int64_t position = mine + k;
         const bool inside = position >= begin && position < end;
+        const int64_t value_entry = args.value_map && inside ? int64_t{__ldg(args.value_map + position)} : position;
         scaled[k] = static_cast<Index>(column[k]) * static_cast<Index>(width) + static_cast<Index>(head_base);
-        weight[k] = !inside || lane_weights ? 0.0f
-                    : args.values      ? __ldg(args.values + position * args.heads + head)
-                    : args.bf16_values ? load_float_readonly(args.bf16_values + position * args.heads + head)
+        weight[k] = !inside           ? 0.0f
+                    : lane_weights     ? __int_as_float(static_cast<int32_t>(value_entry))
+                    : args.values      ? __ldg(args.values + value_entry * args.heads + head)
+                    : args.bf16_values ? load_float_readonly(args.bf16_values + value_entry * args.heads + head)
                     : args.symmetric_scale
                         ? static_cast<float>(__ldg(args.symmetric_scale + row) * __ldg(args.symmetric_scale + column[k]))
                         : 1.0f;
@@ -188,7 +194,8 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
 #pragma unroll
             for (int k = 0; k < 4; ++k) {
               const int64_t position = chunk + source * 4 + k;
-              const int64_t at = position * args.heads + lane_head;
+              const int64_t value_entry = args.value_map ? int64_t{__float_as_int(w[k])} : position;
+              const int64_t at = value_entry * args.heads + lane_head;
               w[k] = position < begin || position >= end ? 0.0f
                      : args.values                       ? __ldg(args.values + at)
                                                          : load_float_readonly(args.bf16_values + at);
@@ -251,6 +258,15 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) spmm_kernel(SpmmAr
   spmm_segments<T, kVec, kSub, kRepeat, int32_t, kAcrossHeads>(args);
 }
 
+// Tiles across heads ask for 4 resident blocks (at most 64 registers): left
+// to itself ptxas gave the bfloat16 8-lane tile 76 registers, 3 blocks, and
+// GAT's aggregation ran 27.0 -> 38.7 ms (ncu, two epochs on the Reddit-scale
+// preset) once the edge map came in; at 64 it spills a few bytes to L1.
+template <typename T, int kVec, int kSub>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, 4) spmm_across_heads_kernel(SpmmArguments<T> args) {
+  spmm_segments<T, kVec, kSub, 1, int32_t, true>(args);
+}
+
 // 64-bit offsets (B with ≥ 2^31 elements) need more registers: asking for 2
 // resident blocks lets ptxas give them up to 128 instead of spilling (an
 // explicit minimum on the 32-bit kernel would change its allocation too).
@@ -289,6 +305,8 @@ void launch(const SpmmArguments<T>& args, bool wide_index, Device device) {
   cudaStream_t stream = cuda::stream(device);
   if (wide_index) {
     spmm_wide_index_kernel<T, kVec, kSub, kRepeat, kAcrossHeads><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
+  } else if constexpr (kAcrossHeads) {
+    spmm_across_heads_kernel<T, kVec, kSub><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
   } else {
     spmm_kernel<T, kVec, kSub, kRepeat, kAcrossHeads><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
   }

@@ -214,6 +214,18 @@ TEST_CASE("GPU spmm: tiles across heads give the per-head tiles' bits, float32 a
             // Within one mode every tile sums the same entries in the same order.
             if (!reference.defined()) reference = widened;
             else if (ordered || dtype == DType::BFloat16) CHECK(relative_error(widened, reference) == 0.0);
+            // On Aᵀ with A's values read through the edge map: the gathered copy's bits.
+            if (ordered || dtype == DType::BFloat16) {
+              Tensor gathered = Tensor::empty_like(values_device);
+              ops::gather_edges(ops::Cuda{}, gpu.transpose_to_csr, values_device, gathered);
+              const Shape shape{cpu.num_cols(), heads, features};
+              Tensor through_map = Tensor::full(shape, std::numeric_limits<double>::quiet_NaN(), dtype, kGpu);
+              Tensor from_copy = Tensor::full(shape, std::numeric_limits<double>::quiet_NaN(), dtype, kGpu);
+              ops::spmm_forward(ops::Cuda{}, gpu.transpose, values_device, heads, features, b_device, through_map,
+                                nullptr, gpu.transpose_to_csr);
+              ops::spmm_forward(ops::Cuda{}, gpu.transpose, gathered, heads, features, b_device, from_copy);
+              CHECK(relative_error(ops::cast(through_map, DType::Float32), ops::cast(from_copy, DType::Float32)) == 0.0);
+            }
           }
         }
       }

@@ -8,6 +8,7 @@
 
 #include "ops/cast.hpp"
 #include "ops/spmm.hpp"
+#include "ops/spmm_backend.hpp"
 #include "tests/support/bf16_spmm_checks.hpp"
 #include "tests/support/sparse_graphs.hpp"
 #include "tests/support/testing.hpp"
@@ -111,6 +112,30 @@ TEST_CASE("spmm gradients in b and edge values match finite differences") {
   Tensor b = random_tensor({6, 4}, 26).set_requires_grad(true);
   CHECK(gradient_error([&](const std::vector<Tensor>& in) { return ops::spmm(a, in[0], in[1]); }, {flat_values, b}) <
         1e-2);
+}
+
+TEST_CASE("spmm on Aᵀ reads A's values through the edge map as it reads their gathered copy, bit for bit") {
+  const Adjacency a = rmat_graph(500, 6000, 27);
+  const std::vector<int32_t> map = a.transpose_to_csr.to_vector<int32_t>();
+  int64_t moved = 0;
+  for (std::size_t k = 0; k < map.size(); ++k) moved += map[k] != static_cast<int32_t>(k);
+  REQUIRE(moved > a.nnz() / 2);  // the orders differ: reading A's order unmapped would be caught
+  for (const DType dtype : {DType::Float32, DType::BFloat16}) {
+    const int64_t heads = 3, features = 4;
+    const Tensor values = ops::cast(random_tensor({a.nnz(), heads}, 28), dtype);
+    const Tensor b = ops::cast(random_tensor({a.num_rows(), heads * features}, 29), dtype);
+    Tensor gathered = Tensor::empty_like(values);
+    ops::gather_edges(ops::Cpu{}, a.transpose_to_csr, values, gathered);
+    Tensor through_map = Tensor::empty({a.num_cols(), heads * features}, dtype);
+    Tensor from_copy = Tensor::empty({a.num_cols(), heads * features}, dtype);
+    ops::spmm_forward(ops::Cpu{}, a.transpose, values, heads, features, b, through_map, nullptr, a.transpose_to_csr);
+    ops::spmm_forward(ops::Cpu{}, a.transpose, gathered, heads, features, b, from_copy);
+    CAPTURE(dtype_name(dtype));
+    CHECK(relative_error(ops::cast(through_map, DType::Float32), ops::cast(from_copy, DType::Float32)) == 0.0);
+    Tensor unmapped = Tensor::empty({a.num_cols(), heads * features}, dtype);
+    ops::spmm_forward(ops::Cpu{}, a.transpose, values, heads, features, b, unmapped);
+    CHECK(relative_error(ops::cast(unmapped, DType::Float32), ops::cast(from_copy, DType::Float32)) > 0.1);
+  }
 }
 
 TEST_CASE("BF16 spmm sums in float and rounds once: within u·|ref| + (n+2)e·Σ|v||b| of float64, forward and backward") {
