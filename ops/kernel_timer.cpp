@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <string>
 
 #include "core/error.hpp"
 #ifdef SGNN_WITH_CUDA
@@ -164,6 +165,17 @@ double candidate_ms(Device device, const std::function<void()>& launch, std::str
                  timing_depth > 1 ? " (inside another timing)" : "", timed_others ? " (first launch timed others)" : "");
   }
   return best;
+}
+
+bool padded_path_faster(Device device, std::string_view key, const std::function<void()>& direct,
+                        const std::function<void()>& padded) {
+  const ScopedTuningTime tuning(device);
+  direct();
+  padded();
+  const std::string name(key);
+  const double direct_ms = candidate_ms(device, direct, name + " direct", std::numeric_limits<double>::infinity(),
+                                       /*warm=*/true);
+  return candidate_ms(device, padded, name + " padded", direct_ms, /*warm=*/true) < direct_ms;
 }
 
 }  // namespace sgnn::ops

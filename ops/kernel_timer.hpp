@@ -69,6 +69,14 @@ class ScopedTuningTime {
   bool outermost_;
 };
 
+// Times the direct and the zero-padded path of one op call (the CSR SpMM's
+// and SDDMM's, for widths off the 16-byte vector), each of which chooses its
+// own kernels on its first call: runs each once inside a ScopedTuningTime,
+// then one warm launch of each through candidate_ms ("<key> direct", "<key>
+// padded"). True when the padded path was faster.
+bool padded_path_faster(Device device, std::string_view key, const std::function<void()>& direct,
+                        const std::function<void()>& padded);
+
 // How many candidates candidate_ms has timed in this process (for tests: a
 // stored or recorded choice must not time again), and the wall time all
 // tuning took (what measured choices cost a run; a timing inside another's

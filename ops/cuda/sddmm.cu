@@ -306,17 +306,10 @@ void sddmm_dot_forward(Cuda, const Csr& csr, int64_t heads, int64_t features, co
     const std::string key = sddmm_padded_key(heads, features, dtype_of<T>());
     std::optional<std::string> choice = plan->choices->find(key);
     if (!choice && may_tune(csr, *plan->choices, stream_capturing(device))) {
-      // Each path's first call times its own kernels; then one launch times each whole.
-      const ScopedTuningTime tuning(device);
-      dot_direct<T>(csr, *plan, heads, features, x, y, out, device);
-      dot_padded<T>(csr, *plan, heads, features, x, y, out, device);
-      const double direct_ms = candidate_ms(
-          device, [&] { dot_direct<T>(csr, *plan, heads, features, x, y, out, device); }, key + " direct",
-          std::numeric_limits<double>::infinity(), /*warm=*/true);
-      const double padded_ms = candidate_ms(
-          device, [&] { dot_padded<T>(csr, *plan, heads, features, x, y, out, device); }, key + " padded", direct_ms,
-          /*warm=*/true);
-      choice = padded_ms < direct_ms ? kSddmmPadded : "direct";
+      const bool padded = padded_path_faster(
+          device, key, [&] { dot_direct<T>(csr, *plan, heads, features, x, y, out, device); },
+          [&] { dot_padded<T>(csr, *plan, heads, features, x, y, out, device); });
+      choice = padded ? kSddmmPadded : "direct";
       plan->choices->set(key, *choice);
     }
     if (choice == std::optional<std::string>(kSddmmPadded)) return dot_padded<T>(csr, *plan, heads, features, x, y, out, device);

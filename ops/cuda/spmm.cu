@@ -344,18 +344,10 @@ void spmm_forward_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, 
                           std::to_string(features);
   std::optional<std::string> choice = plan->choices->find(key);
   if (!choice && may_tune(csr, *plan->choices, stream_capturing(device))) {
-    // Each path's first call times its own tiles (and loads its kernels);
-    // then one launch times each whole.
-    const ScopedTuningTime tuning(device);
-    spmm_direct_as<T>(csr, weights, heads, features, b, c);
-    spmm_padded_as<T>(csr, weights, heads, features, b, c);
-    const double direct_ms = candidate_ms(
-        device, [&] { spmm_direct_as<T>(csr, weights, heads, features, b, c); }, key + " direct",
-        std::numeric_limits<double>::infinity(), /*warm=*/true);
-    const double padded_ms = candidate_ms(
-        device, [&] { spmm_padded_as<T>(csr, weights, heads, features, b, c); }, key + " padded", direct_ms,
-        /*warm=*/true);
-    choice = padded_ms < direct_ms ? kPaddedName : "direct";
+    const bool padded = padded_path_faster(
+        device, key, [&] { spmm_direct_as<T>(csr, weights, heads, features, b, c); },
+        [&] { spmm_padded_as<T>(csr, weights, heads, features, b, c); });
+    choice = padded ? kPaddedName : "direct";
     plan->choices->set(key, *choice);
   }
   if (choice == std::optional<std::string>(kPaddedName)) return spmm_padded_as<T>(csr, weights, heads, features, b, c);
