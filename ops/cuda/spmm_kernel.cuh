@@ -103,7 +103,10 @@ struct SpmmArguments {
 // dependent memory latencies per 4 entries. Across heads, the lanes of all
 // heads stage a segment's entries together and each lane loads its own
 // head's weight beside the row it gathers (the same sums in the same order).
-template <typename T, int kVec, int kSub, int kRepeat, typename Index, bool kAcrossHeads>
+// Weight: the element type of the per-head values a lane loads across heads
+// (float or bfloat16; a template parameter, so that the per-entry load is
+// one path, not both predicated).
+template <typename T, int kVec, int kSub, int kRepeat, typename Index, bool kAcrossHeads, typename Weight = float>
 __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
   static_assert(!kAcrossHeads || kRepeat == 1, "a lane's accesses stay inside one head");
   constexpr int kTile = kSub * kVec * kRepeat;
@@ -133,6 +136,12 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
     const int64_t feature0 = tile * kTile + lane * kVec;
     const bool lane_active = feature0 < extent;
     const int lane_head = kAcrossHeads && lane_active ? static_cast<int>(feature0 / args.features) : head;
+    const Weight* lane_values = nullptr;  // this lane's head's weights (lane_weights)
+    if constexpr (kAcrossHeads) {
+      if constexpr (std::is_same_v<Weight, float>) lane_values = args.values;
+      else lane_values = args.bf16_values;
+      if (lane_values != nullptr) lane_values += lane_head;
+    }
 
     float acc[kRepeat][kVec];
 #pragma unroll
@@ -181,7 +190,12 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
       // Masked entries are skipped, not multiplied by 0: 0 · Inf would be NaN.
       const int64_t chunk_end = end < chunk + kChunk ? end : chunk + kChunk;
       for (int source = 0; source < kSub; ++source) {
-        if (chunk + source * 4 >= chunk_end) break;
+        const int64_t first = chunk + source * 4;  // the source lane's first entry
+        if (first >= chunk_end) break;
+        // Its entries k in [inside_from, inside_to) lie in the segment: 32-bit
+        // tests per entry instead of two 64-bit ones (ncu: instruction-bound).
+        const int inside_from = begin > first ? static_cast<int>(begin - first) : 0;
+        const int inside_to = end - first < 4 ? static_cast<int>(end - first) : 4;
         Index offset[4];
         float w[4];
 #pragma unroll
@@ -190,15 +204,12 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
           w[k] = __shfl_sync(mask, weight[k], source, kSub);
         }
         if constexpr (kAcrossHeads) {
-          if (lane_weights && lane_active) {
+          if (lane_values != nullptr && lane_active) {
 #pragma unroll
             for (int k = 0; k < 4; ++k) {
-              const int64_t position = chunk + source * 4 + k;
-              const int64_t value_entry = args.value_map ? int64_t{__float_as_int(w[k])} : position;
-              const int64_t at = value_entry * args.heads + lane_head;
-              w[k] = position < begin || position >= end ? 0.0f
-                     : args.values                       ? __ldg(args.values + at)
-                                                         : load_float_readonly(args.bf16_values + at);
+              const int64_t value_entry = args.value_map ? int64_t{__float_as_int(w[k])} : first + k;
+              w[k] = k < inside_from || k >= inside_to ? 0.0f
+                                                       : load_float_readonly(lane_values + value_entry * args.heads);
             }
           }
         }
@@ -212,8 +223,7 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
             for (int k = 0; k < 4; ++k) Vector<T, kVec>::load(args.b + offset[k] + feature, loaded[k]);
 #pragma unroll
             for (int k = 0; k < 4; ++k) {
-              const int64_t position = chunk + source * 4 + k;
-              if (position < begin || position >= end) continue;
+              if (k < inside_from || k >= inside_to) continue;
 #pragma unroll
               for (int v = 0; v < kVec; ++v) acc[r][v] += w[k] * loaded[k][v];
             }
@@ -221,8 +231,7 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
         } else {
 #pragma unroll
           for (int k = 0; k < 4; ++k) {
-            const int64_t position = chunk + source * 4 + k;
-            if (position < begin || position >= end) continue;
+            if (k < inside_from || k >= inside_to) continue;
 #pragma unroll
             for (int r = 0; r < kRepeat; ++r) {
               const int64_t feature = feature0 + r * kSub * kVec;
@@ -262,17 +271,17 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) spmm_kernel(SpmmAr
 // to itself ptxas gave the bfloat16 8-lane tile 76 registers, 3 blocks, and
 // GAT's aggregation ran 27.0 -> 38.7 ms (ncu, two epochs on the Reddit-scale
 // preset) once the edge map came in; at 64 it spills a few bytes to L1.
-template <typename T, int kVec, int kSub>
+template <typename T, int kVec, int kSub, typename Weight>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, 4) spmm_across_heads_kernel(SpmmArguments<T> args) {
-  spmm_segments<T, kVec, kSub, 1, int32_t, true>(args);
+  spmm_segments<T, kVec, kSub, 1, int32_t, true, Weight>(args);
 }
 
 // 64-bit offsets (B with ≥ 2^31 elements) need more registers: asking for 2
 // resident blocks lets ptxas give them up to 128 instead of spilling (an
 // explicit minimum on the 32-bit kernel would change its allocation too).
-template <typename T, int kVec, int kSub, int kRepeat, bool kAcrossHeads>
+template <typename T, int kVec, int kSub, int kRepeat, bool kAcrossHeads, typename Weight>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, 2) spmm_wide_index_kernel(SpmmArguments<T> args) {
-  spmm_segments<T, kVec, kSub, kRepeat, int64_t, kAcrossHeads>(args);
+  spmm_segments<T, kVec, kSub, kRepeat, int64_t, kAcrossHeads, Weight>(args);
 }
 
 // The tile of one launch: `vec` elements per access (1, or kWideVec<T>: one
@@ -298,30 +307,31 @@ inline bool has_kernel(const SpmmTile& tile, int wide_vec) {
   return tile.vec == 1 && (tile.repeat == 1 || (tile.repeat == 4 && tile.sub == 32));
 }
 
-template <typename T, int kVec, int kSub, int kRepeat, bool kAcrossHeads = false>
+template <typename T, int kVec, int kSub, int kRepeat, bool kAcrossHeads = false, typename Weight = float>
 void launch(const SpmmArguments<T>& args, bool wide_index, Device device) {
   const int64_t items = args.segments.count * (kAcrossHeads ? 1 : args.heads) * args.tiles;
   const unsigned blocks = sparse_cuda::subwarp_blocks(items, kSub, device);
   cudaStream_t stream = cuda::stream(device);
   if (wide_index) {
-    spmm_wide_index_kernel<T, kVec, kSub, kRepeat, kAcrossHeads><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
+    spmm_wide_index_kernel<T, kVec, kSub, kRepeat, kAcrossHeads, Weight>
+        <<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
   } else if constexpr (kAcrossHeads) {
-    spmm_across_heads_kernel<T, kVec, kSub><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
+    spmm_across_heads_kernel<T, kVec, kSub, Weight><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
   } else {
     spmm_kernel<T, kVec, kSub, kRepeat, kAcrossHeads><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
   }
   SGNN_CUDA_CHECK_LAUNCH("spmm_kernel");
 }
 
-template <typename T, int kVec, int kRepeat, bool kAcrossHeads = false>
+template <typename T, int kVec, int kRepeat, bool kAcrossHeads = false, typename Weight = float>
 void launch_sub(int sub, const SpmmArguments<T>& args, bool wide_index, Device device) {
   switch (sub) {
-    case 1: return launch<T, kVec, 1, kRepeat, kAcrossHeads>(args, wide_index, device);
-    case 2: return launch<T, kVec, 2, kRepeat, kAcrossHeads>(args, wide_index, device);
-    case 4: return launch<T, kVec, 4, kRepeat, kAcrossHeads>(args, wide_index, device);
-    case 8: return launch<T, kVec, 8, kRepeat, kAcrossHeads>(args, wide_index, device);
-    case 16: return launch<T, kVec, 16, kRepeat, kAcrossHeads>(args, wide_index, device);
-    default: return launch<T, kVec, 32, kRepeat, kAcrossHeads>(args, wide_index, device);
+    case 1: return launch<T, kVec, 1, kRepeat, kAcrossHeads, Weight>(args, wide_index, device);
+    case 2: return launch<T, kVec, 2, kRepeat, kAcrossHeads, Weight>(args, wide_index, device);
+    case 4: return launch<T, kVec, 4, kRepeat, kAcrossHeads, Weight>(args, wide_index, device);
+    case 8: return launch<T, kVec, 8, kRepeat, kAcrossHeads, Weight>(args, wide_index, device);
+    case 16: return launch<T, kVec, 16, kRepeat, kAcrossHeads, Weight>(args, wide_index, device);
+    default: return launch<T, kVec, 32, kRepeat, kAcrossHeads, Weight>(args, wide_index, device);
   }
 }
 
@@ -329,7 +339,10 @@ void launch_sub(int sub, const SpmmArguments<T>& args, bool wide_index, Device d
 template <typename T>
 void launch_tile_of(const SpmmTile& tile, const SpmmArguments<T>& args, bool wide_index, Device device) {
   constexpr int kWide = kWideVec<T>;
-  if (tile.across_heads) return launch_sub<T, kWide, 1, true>(tile.sub, args, wide_index, device);
+  if (tile.across_heads) {  // the weights' element type picks the kernel (spmm_segments' Weight)
+    if (args.bf16_values != nullptr) return launch_sub<T, kWide, 1, true, bfloat16>(tile.sub, args, wide_index, device);
+    return launch_sub<T, kWide, 1, true, float>(tile.sub, args, wide_index, device);
+  }
   if (tile.vec == kWide) {
     if (tile.repeat == 4) return launch_sub<T, kWide, 4>(tile.sub, args, wide_index, device);
     if (tile.repeat == 2) return launch_sub<T, kWide, 2>(tile.sub, args, wide_index, device);
