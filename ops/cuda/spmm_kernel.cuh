@@ -262,9 +262,9 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
   }
 }
 
-template <typename T, int kVec, int kSub, int kRepeat, bool kAcrossHeads>
+template <typename T, int kVec, int kSub, int kRepeat>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) spmm_kernel(SpmmArguments<T> args) {
-  spmm_segments<T, kVec, kSub, kRepeat, int32_t, kAcrossHeads>(args);
+  spmm_segments<T, kVec, kSub, kRepeat, int32_t, false>(args);
 }
 
 // Tiles across heads ask for 4 resident blocks (at most 64 registers): left
@@ -318,7 +318,7 @@ void launch(const SpmmArguments<T>& args, bool wide_index, Device device) {
   } else if constexpr (kAcrossHeads) {
     spmm_across_heads_kernel<T, kVec, kSub, Weight><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
   } else {
-    spmm_kernel<T, kVec, kSub, kRepeat, kAcrossHeads><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
+    spmm_kernel<T, kVec, kSub, kRepeat><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
   }
   SGNN_CUDA_CHECK_LAUNCH("spmm_kernel");
 }
