@@ -53,7 +53,7 @@ struct Sum {
 
 // The forward's statistics of the item: per head the maximum score and the sum of exp(s − maximum).
 template <int kThreads, typename T, typename Source>
-__device__ __forceinline__ void softmax_statistics(const Source& source, const float (&x_row)[kHeads],
+__device__ __forceinline__ void softmax_statistics(const Source& source, const Heads<T>& x_row,
                                                    const Entries& entries, int lane, float (&maximum)[kHeads],
                                                    float (&sum)[kHeads]) {
 #pragma unroll
@@ -62,23 +62,25 @@ __device__ __forceinline__ void softmax_statistics(const Source& source, const f
     sum[h] = 0.0f;
   }
   for (int64_t base = entries.begin + lane; base < entries.end; base += kBatch * kThreads) {
-    float score[kBatch][kHeads];
+    Heads<T> loaded[kBatch];
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
-      if (base + u * kThreads < entries.end) source.entry_scores(x_row, base + u * kThreads, score[u]);
+      if (base + u * kThreads < entries.end) loaded[u] = source.load_entry(base + u * kThreads);
     }
 #pragma unroll
     for (int h = 0; h < kHeads; ++h) {
       float batch_maximum = maximum[h];
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
-        if (base + u * kThreads < entries.end) batch_maximum = fmaxf(batch_maximum, score[u][h]);
+        if (base + u * kThreads < entries.end) {
+          batch_maximum = fmaxf(batch_maximum, source.entry_score(x_row, loaded[u], h));
+        }
       }
       sum[h] = rescale(sum[h], maximum[h], batch_maximum);
       maximum[h] = batch_maximum;
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
-        if (base + u * kThreads < entries.end) sum[h] += expf(score[u][h] - batch_maximum);
+        if (base + u * kThreads < entries.end) sum[h] += expf(source.entry_score(x_row, loaded[u], h) - batch_maximum);
       }
     }
   }
@@ -97,7 +99,7 @@ __device__ __forceinline__ void softmax_statistics(const Source& source, const f
 
 template <int kThreads, typename T, typename Source>
 __device__ __forceinline__ void write_softmax(const SoftmaxArguments<T>& args, const Source& source,
-                                              const float (&x_row)[kHeads], const Entries& entries, int lane,
+                                              const Heads<T>& x_row, const Entries& entries, int lane,
                                               const float (&maximum)[kHeads], const float (&sum)[kHeads]) {
   // One division per head and item, a multiplication per element: eight
   // IEEE divisions an entry made this pass twice as long as the first (ncu);
@@ -106,10 +108,10 @@ __device__ __forceinline__ void write_softmax(const SoftmaxArguments<T>& args, c
 #pragma unroll
   for (int h = 0; h < kHeads; ++h) inverse[h] = 1.0f / sum[h];
   for (int64_t base = entries.begin + lane; base < entries.end; base += kBatch * kThreads) {
-    float score[kBatch][kHeads];
+    Heads<T> loaded[kBatch];
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
-      if (base + u * kThreads < entries.end) source.entry_scores(x_row, base + u * kThreads, score[u]);
+      if (base + u * kThreads < entries.end) loaded[u] = source.load_entry(base + u * kThreads);
     }
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
@@ -117,7 +119,7 @@ __device__ __forceinline__ void write_softmax(const SoftmaxArguments<T>& args, c
       if (e >= entries.end) continue;
       float out[kHeads];
 #pragma unroll
-      for (int h = 0; h < kHeads; ++h) out[h] = expf(score[u][h] - maximum[h]) * inverse[h];
+      for (int h = 0; h < kHeads; ++h) out[h] = expf(source.entry_score(x_row, loaded[u], h) - maximum[h]) * inverse[h];
       store_heads(args.result + e * kHeads, out);
     }
   }
@@ -130,14 +132,13 @@ __device__ __forceinline__ void weighted_sums(const SoftmaxArguments<T>& args, c
 #pragma unroll
   for (int h = 0; h < kHeads; ++h) weighted[h] = 0.0f;
   for (int64_t base = entries.begin + lane; base < entries.end; base += kBatch * kThreads) {
-    float out[kBatch][kHeads];
-    float grad[kBatch][kHeads];
+    Heads<T> out[kBatch], grad[kBatch];
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
       const int64_t e = base + u * kThreads;
       if (e < entries.end) {
-        load_heads(args.out + e * kHeads, out[u]);
-        load_heads(args.grad_out + e * kHeads, grad[u]);
+        out[u] = load_raw_heads(args.out + e * kHeads);
+        grad[u] = load_raw_heads(args.grad_out + e * kHeads);
       }
     }
 #pragma unroll
@@ -152,19 +153,17 @@ __device__ __forceinline__ void weighted_sums(const SoftmaxArguments<T>& args, c
 
 template <int kThreads, typename T, typename Source>
 __device__ __forceinline__ void write_gradient(const SoftmaxArguments<T>& args, const Source& source,
-                                               const float (&x_row)[kHeads], const Entries& entries, int lane,
+                                               const Heads<T>& x_row, const Entries& entries, int lane,
                                                const float (&weighted)[kHeads]) {
   for (int64_t base = entries.begin + lane; base < entries.end; base += kBatch * kThreads) {
-    float out[kBatch][kHeads];
-    float grad[kBatch][kHeads];
-    float score[kBatch][kHeads];
+    Heads<T> out[kBatch], grad[kBatch], loaded[kBatch];
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
       const int64_t e = base + u * kThreads;
       if (e < entries.end) {
-        load_heads(args.out + e * kHeads, out[u]);
-        load_heads(args.grad_out + e * kHeads, grad[u]);
-        if constexpr (Source::kRecomputes) source.entry_scores(x_row, e, score[u]);
+        out[u] = load_raw_heads(args.out + e * kHeads);
+        grad[u] = load_raw_heads(args.grad_out + e * kHeads);
+        if constexpr (Source::kRecomputes) loaded[u] = source.load_entry(e);
       }
     }
 #pragma unroll
@@ -175,7 +174,8 @@ __device__ __forceinline__ void write_gradient(const SoftmaxArguments<T>& args, 
 #pragma unroll
       for (int h = 0; h < kHeads; ++h) {
         const float grad_score = out[u][h] * (grad[u][h] - weighted[h]);
-        result[h] = Source::kRecomputes ? source.entry_gradient(score[u][h], grad_score) : grad_score;
+        result[h] = Source::kRecomputes ? source.entry_gradient(source.entry_score(x_row, loaded[u], h), grad_score)
+                                        : grad_score;
       }
       store_heads(args.result + e * kHeads, result);
     }
@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) entry_rows_kernel(
     const int64_t row = args.row_order[item];
     const Entries entries{row, args.indptr[row], args.indptr[row + 1]};
     if (entries.end - entries.begin > args.long_row_entries) continue;
-    float x_row[kHeads];
+    Heads<T> x_row{};
     source.row_inputs(row, x_row);
     if constexpr (kBackward) {
       float weighted[kHeads];
@@ -225,7 +225,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) entry_split_partia
   const int lane = static_cast<int>(threadIdx.x) & (kWarp - 1);
   for (int64_t s = sparse_cuda::global_subwarp(kWarp); s < args.split.count; s += sparse_cuda::subwarp_count(kWarp)) {
     const Entries entries = segment_entries(args, s);
-    float x_row[kHeads];
+    Heads<T> x_row{};
     source.row_inputs(entries.row, x_row);
     float maximum[kHeads], sum[kHeads];
     if constexpr (kBackward) {
@@ -250,7 +250,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) entry_split_write_
   const int lane = static_cast<int>(threadIdx.x) & (kWarp - 1);
   for (int64_t s = sparse_cuda::global_subwarp(kWarp); s < args.split.count; s += sparse_cuda::subwarp_count(kWarp)) {
     const Entries entries = segment_entries(args, s);
-    float x_row[kHeads];
+    Heads<T> x_row{};
     source.row_inputs(entries.row, x_row);
     float maximum[kHeads], sum[kHeads];
 #pragma unroll

@@ -18,7 +18,8 @@ namespace sgnn::ops::edge_softmax_cuda {
 
 using sparse_cuda::Offsets;
 using sparse_cuda::kEntryHeads;
-using sparse_cuda::load_heads;
+using sparse_cuda::Heads;
+using sparse_cuda::load_raw_heads;
 using sparse_cuda::store_heads;
 
 // Scores stored as a tensor [nnz · heads] (edge_softmax).
@@ -31,12 +32,15 @@ struct StoredScores {
   __device__ __forceinline__ float input_gradient(int64_t, int64_t, int64_t, int64_t, float grad_score) const {
     return grad_score;
   }
-  // The entry layout (kEntryHeads heads a lane): the backward needs no scores.
+  // The entry layout (kEntryHeads heads a lane): an entry's scores as
+  // loaded, read per head where used; the backward needs no scores.
   static constexpr bool kRecomputes = false;
-  __device__ __forceinline__ void row_inputs(int64_t, float (&)[kEntryHeads]) const {}
-  __device__ __forceinline__ void entry_scores(const float (&)[kEntryHeads], int64_t entry,
-                                               float (&score)[kEntryHeads]) const {
-    load_heads(scores + entry * kEntryHeads, score);
+  __device__ __forceinline__ void row_inputs(int64_t, Heads<T>&) const {}
+  __device__ __forceinline__ Heads<T> load_entry(int64_t entry) const {
+    return load_raw_heads(scores + entry * kEntryHeads);
+  }
+  __device__ __forceinline__ float entry_score(const Heads<T>&, const Heads<T>& loaded, int head) const {
+    return loaded[head];
   }
   __device__ __forceinline__ float entry_gradient(float, float grad_score) const { return grad_score; }
   bool aligned() const { return sparse_cuda::aligned16(scores); }
@@ -63,19 +67,17 @@ struct AttentionScores {
     return activation_gradient(Activation::LeakyRelu, negative_slope, score(row, entry, head, 0), grad_score);
   }
   // The entry layout (kEntryHeads heads a lane): x[row] once per row, one
-  // index and one vector of y per entry; the same float sums as above.
+  // index and one vector of y per entry, kept as loaded; a score is the same
+  // float sum as above, computed where it is used.
   static constexpr bool kRecomputes = true;
-  __device__ __forceinline__ void row_inputs(int64_t row, float (&x_row)[kEntryHeads]) const {
-    load_heads(x + row * kEntryHeads, x_row);
+  __device__ __forceinline__ void row_inputs(int64_t row, Heads<T>& x_row) const {
+    x_row = load_raw_heads(x + row * kEntryHeads);
   }
-  __device__ __forceinline__ void entry_scores(const float (&x_row)[kEntryHeads], int64_t entry,
-                                               float (&score)[kEntryHeads]) const {
-    float y_row[kEntryHeads];
-    load_heads(y + int64_t{__ldg(indices + entry)} * kEntryHeads, y_row);
-#pragma unroll
-    for (int h = 0; h < kEntryHeads; ++h) {
-      score[h] = activation_value(Activation::LeakyRelu, negative_slope, x_row[h] + y_row[h]);
-    }
+  __device__ __forceinline__ Heads<T> load_entry(int64_t entry) const {
+    return load_raw_heads(y + int64_t{__ldg(indices + entry)} * kEntryHeads);
+  }
+  __device__ __forceinline__ float entry_score(const Heads<T>& x_row, const Heads<T>& y_row, int head) const {
+    return activation_value(Activation::LeakyRelu, negative_slope, x_row[head] + y_row[head]);
   }
   __device__ __forceinline__ float entry_gradient(float score, float grad_score) const {
     return activation_gradient(Activation::LeakyRelu, negative_slope, score, grad_score);

@@ -141,11 +141,11 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) edge_sums_entries_
     const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, item);
     float sum[kHeads] = {};
     for (int64_t base = range.begin + lane; base < range.end; base += kBatch * kSub) {
-      float value[kBatch][kHeads];
+      sparse_cuda::Heads<T> value[kBatch];
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
         const int64_t e = base + u * kSub;
-        if (e < range.end) sparse_cuda::load_heads(args.values + (args.mapped ? args.map[e] : e) * kHeads, value[u]);
+        if (e < range.end) value[u] = sparse_cuda::load_raw_heads(args.values + (args.mapped ? args.map[e] : e) * kHeads);
       }
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
