@@ -182,10 +182,20 @@ __device__ __forceinline__ void write_gradient(const SoftmaxArguments<T>& args, 
   }
 }
 
+// Blocks an SM must hold. The forward's bfloat16 kernels at four (64
+// registers, 16 bytes spilled) beat their natural 74-78 registers (three
+// blocks) on the Reddit-scale GAT: ncu over two epochs, rows 3.88 -> 3.49 ms,
+// split partials 6.13 -> 5.42 ms; the step 40.09 -> 39.85 ms (H100). Float's
+// forward held to three blocks (80 registers, 40 bytes spilled) made its step
+// slower (60.1 -> 60.4 ms), and the backward's 98-150 registers stay as the
+// compiler sets them.
+template <bool kBackward, typename T>
+inline constexpr int kMinBlocks = (!kBackward && sizeof(T) == 2) ? 4 : 1;
+
 // A subwarp of kThreads lanes per row in the plan's order; split rows are skipped (the kernels below).
 template <bool kBackward, int kThreads, typename T, typename Source>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) entry_rows_kernel(SoftmaxArguments<T> args,
-                                                                                 Source source) {
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, kMinBlocks<kBackward, T>)
+    entry_rows_kernel(SoftmaxArguments<T> args, Source source) {
   const int lane = static_cast<int>(threadIdx.x) & (kThreads - 1);
   for (int64_t item = sparse_cuda::global_subwarp(kThreads); item < args.num_rows;
        item += sparse_cuda::subwarp_count(kThreads)) {
@@ -220,8 +230,8 @@ __device__ __forceinline__ Entries segment_entries(const SoftmaxArguments<T>& ar
 // two block-wide merges: 2.7 ms a call for the Reddit-scale graph's split
 // rows, against 1.25 ms for all its other rows.)
 template <bool kBackward, typename T, typename Source>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) entry_split_partials_kernel(SoftmaxArguments<T> args,
-                                                                                           Source source) {
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, kMinBlocks<kBackward, T>)
+    entry_split_partials_kernel(SoftmaxArguments<T> args, Source source) {
   const int lane = static_cast<int>(threadIdx.x) & (kWarp - 1);
   for (int64_t s = sparse_cuda::global_subwarp(kWarp); s < args.split.count; s += sparse_cuda::subwarp_count(kWarp)) {
     const Entries entries = segment_entries(args, s);
@@ -245,8 +255,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) entry_split_partia
 
 // Split rows, launch 3: a warp per segment writes its entries from its row's totals.
 template <bool kBackward, typename T, typename Source>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) entry_split_write_kernel(SoftmaxArguments<T> args,
-                                                                                        Source source) {
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, kMinBlocks<kBackward, T>)
+    entry_split_write_kernel(SoftmaxArguments<T> args, Source source) {
   const int lane = static_cast<int>(threadIdx.x) & (kWarp - 1);
   for (int64_t s = sparse_cuda::global_subwarp(kWarp); s < args.split.count; s += sparse_cuda::subwarp_count(kWarp)) {
     const Entries entries = segment_entries(args, s);
