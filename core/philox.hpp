@@ -54,6 +54,29 @@ struct PhiloxStream {
     uniform4(index >> 2, block);
     return block[index & 3];
   }
+
+  // The uniform floats in [0, 1) of elements 8·block .. 8·block + 7, 16
+  // random bits each (multiples of 2^-16): one Philox call serves eight
+  // elements, element 8·block + j taking the low (j even) or high half of
+  // word j / 2. Dropout draws these: its keep test needs no finer steps, and
+  // on 2-byte elements a Philox call per 4 elements set the kernel's time
+  // (bfloat16 moved 2.0 TB/s where float moves 2.9).
+  SGNN_HOST_DEVICE void uniform8(uint64_t block, float (&out)[8]) const {
+    const Philox4x32 counter{{static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
+                              static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32)}};
+    const Philox4x32 bits = philox4x32_10(counter, static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
+    for (int k = 0; k < 4; ++k) {
+      out[2 * k] = static_cast<float>(bits.v[k] & 0xFFFFu) * (1.0f / 65536.0f);
+      out[2 * k + 1] = static_cast<float>(bits.v[k] >> 16) * (1.0f / 65536.0f);
+    }
+  }
+
+  // The 16-bit uniform float of element `index`: lane index % 8 of uniform8's block index / 8.
+  SGNN_HOST_DEVICE float uniform16(uint64_t index) const {
+    float block[8];
+    uniform8(index >> 3, block);
+    return block[index & 7];
+  }
 };
 
 }  // namespace sgnn

@@ -8,7 +8,9 @@ namespace sgnn::ops {
 
 // training = false or p == 0: returns x itself. Otherwise takes
 // stream = generator.next_stream(x.numel()); element i is kept iff
-// stream.uniform(i) >= p and then scaled by 1/(1-p), else zeroed. The mask
+// stream.uniform16(i) >= p and then scaled by 1/(1-p), else zeroed (16-bit
+// draws: an element is kept with probability 1 - p rounded down to a multiple
+// of 2^-16, so at p = 0.6 with 0.399994 instead of 0.4). The mask
 // depends only on the generator's state, not on the device: CPU and CUDA give
 // the same mask bit for bit. The mask is not stored; backward regenerates it.
 // Under a ReplayParameters recording (a captured training step) the stream

@@ -6,7 +6,7 @@
 
 namespace sgnn::ops {
 
-// y[i] = s.uniform(i) >= p ? x[i] · scale : 0 with s = draw.resolve() (the
+// y[i] = s.uniform16(i) >= p ? x[i] · scale : 0 with s = draw.resolve() (the
 // offset base, when set, is read when the work runs). Forward (x) and
 // backward (the upstream gradient) are the same function of the same draw.
 void dropout_apply(Cpu, const Tensor& x, float p, float scale, RandomDraw draw, Tensor& y);

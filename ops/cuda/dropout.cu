@@ -7,35 +7,42 @@ namespace {
 
 // The same expression as the CPU backend (one float compare, one float
 // multiply, one rounding for bfloat16), hence the same result bit for bit.
-// One Philox call serves a block of 4 elements, as on the CPU. A thread takes
-// 16 bytes: one block of floats (a float4), two blocks of bfloat16s. With a
-// block per thread, bfloat16 moved 8 bytes per access and GAT's dropouts on
-// the Reddit-scale preset took 10.0 ms in ncu over two epochs (9.1 ms at 16
-// bytes); two blocks of floats per thread made float slower (12.5 -> 14.5 ms).
-// The offset base (captured steps) is one 8-byte load per thread, L2-resident.
+// One Philox call serves a block of 8 elements (16-bit draws), as on the CPU.
+// A thread takes 16 bytes: half a block of floats (a float4), a block of
+// bfloat16s. With 24-bit draws, a Philox call per 4 elements, bfloat16 took
+// two calls a thread and GAT's dropouts on the Reddit-scale preset 9.05 ms in
+// ncu over two epochs against float's 12.44 (2.0 against 2.9 TB/s): bound by
+// the calls, not the bytes. Two float4s a thread with two calls made float
+// slower (12.5 -> 14.5 ms). The offset base (captured steps) is one 8-byte
+// load per thread, L2-resident.
 template <typename T>
 __global__ void dropout_kernel(const T* __restrict__ x, float p, float scale, RandomDraw draw, T* __restrict__ y,
                                int64_t n, bool vectorized) {
   constexpr int kElements = 16 / static_cast<int>(sizeof(T));
-  constexpr int kBlocks = kElements / 4;
+  static_assert(kElements == 4 || kElements == 8, "a thread covers half a draw block or a whole one");
   const PhiloxStream stream = draw.resolve();
   const int64_t groups = (n + kElements - 1) / kElements;
   for (int64_t group = grid_stride_begin(); group < groups; group += grid_stride_step()) {
-    float u[kBlocks][4];
-#pragma unroll
-    for (int b = 0; b < kBlocks; ++b) stream.uniform4(static_cast<uint64_t>(kBlocks * group + b), u[b]);
     const int64_t first = group * kElements;
+    float u[kElements];  // this thread's draws: uniform8's block, or the half of it that holds first .. first + 3
+    if constexpr (kElements == 8) {
+      stream.uniform8(static_cast<uint64_t>(first >> 3), u);
+    } else {
+      float block[8];
+      stream.uniform8(static_cast<uint64_t>(first >> 3), block);
+      const bool upper_half = (first & 7) != 0;
+#pragma unroll
+      for (int k = 0; k < kElements; ++k) u[k] = upper_half ? block[k + 4] : block[k];
+    }
     if (vectorized && first + kElements - 1 < n) {
       uint4 word = *reinterpret_cast<const uint4*>(x + first);
       T* in = reinterpret_cast<T*>(&word);
 #pragma unroll
-      for (int k = 0; k < kElements; ++k) {
-        in[k] = store_as<T>(u[k >> 2][k & 3] >= p ? load_float(in[k]) * scale : 0.0f);
-      }
+      for (int k = 0; k < kElements; ++k) in[k] = store_as<T>(u[k] >= p ? load_float(in[k]) * scale : 0.0f);
       *reinterpret_cast<uint4*>(y + first) = word;
     } else {
       for (int k = 0; k < kElements && first + k < n; ++k) {
-        y[first + k] = store_as<T>(u[k >> 2][k & 3] >= p ? load_float(x[first + k]) * scale : 0.0f);
+        y[first + k] = store_as<T>(u[k] >= p ? load_float(x[first + k]) * scale : 0.0f);
       }
     }
   }

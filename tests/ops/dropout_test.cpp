@@ -17,7 +17,7 @@ TEST_CASE("dropout is the identity in evaluation and for p = 0") {
   CHECK(generator.offset() == 0);  // no stream was consumed
 }
 
-TEST_CASE("dropout keeps element i iff the generator's stream gives uniform(i) >= p, scaled by 1/(1-p)") {
+TEST_CASE("dropout keeps element i iff the generator's stream gives uniform16(i) >= p, scaled by 1/(1-p)") {
   const float p = 0.3f;
   const Tensor x = random_tensor({257, 33}, 2, 0.5, 1.5);  // never 0, so a kept element is never 0
   Generator generator(42);
@@ -30,7 +30,7 @@ TEST_CASE("dropout keeps element i iff the generator's stream gives uniform(i) >
   int64_t dropped = 0;
   bool all_match = true;
   for (std::size_t i = 0; i < in.size(); ++i) {
-    const bool keep = stream.uniform(i) >= p;
+    const bool keep = stream.uniform16(i) >= p;
     dropped += keep ? 0 : 1;
     all_match = all_match && out[i] == (keep ? in[i] * (1.0f / (1.0f - p)) : 0.0f);
   }

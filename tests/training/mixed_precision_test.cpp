@@ -374,13 +374,21 @@ TEST_CASE("gradient ranges per layer: BF16 gradients stay far inside bfloat16's 
   CHECK_THROWS_WITH_AS(GradientRanges(*run.model), doctest::Contains("numerics"), InvalidArgument);
 }
 
-// The 10-seed comparison on Cora and Citeseer (GCN and GAT) is a benchmark:
-// bench/mixed_precision_accuracy.py. This is its two-seed GCN version.
-TEST_CASE("BF16 GCN on Cora trains to within 0.5 points of float32 (seeds 0 and 1, paper settings)") {
+// The target (BF16 within 0.5 points of FP32 over 10 seeds, Cora and
+// Citeseer, GCN and GAT) is a benchmark: bench/mixed_precision.py --sets
+// accuracy. These two tests guard against a BF16 path that stops training
+// well; a few seeds cannot resolve 0.5 points. Test accuracy varies from seed
+// to seed by about 0.8 (FP32) and 1.0 (BF16) points on GCN/Cora (10 seeds,
+// CPU, train_gcn --runs 10), so the difference of two 4-seed means has a
+// standard deviation of about 0.65 points and that of one GAT seed about 1:
+// the guards allow 1.5 and 2 points. (At 0.5 points they passed or failed
+// with the dropout masks' random stream.)
+TEST_CASE("BF16 GCN on Cora trains to within 1.5 points of float32 (mean of seeds 0-3, paper settings)") {
   const Planetoid cora = load_planetoid("cora", /*symmetric_normalization=*/true);
+  constexpr int kSeeds = 4;
   double wide_total = 0.0;
   double narrow_total = 0.0;
-  for (const uint64_t seed : {uint64_t{0}, uint64_t{1}}) {
+  for (uint64_t seed = 0; seed < kSeeds; ++seed) {
     for (const Precision precision : {Precision::Fp32, Precision::Bf16}) {
       Generator generator(seed);
       GcnConfig config;
@@ -392,14 +400,14 @@ TEST_CASE("BF16 GCN on Cora trains to within 0.5 points of float32 (seeds 0 and 
       Trainer trainer(*model, optimizer, cora.data, {});
       const double accuracy = trainer.fit().best.test.accuracy;
       MESSAGE("GCN Cora seed ", seed, " ", std::string(precision_name(precision)), ": test accuracy ", accuracy);
-      (precision == Precision::Fp32 ? wide_total : narrow_total) += accuracy / 2.0;
+      (precision == Precision::Fp32 ? wide_total : narrow_total) += accuracy / kSeeds;
     }
   }
-  MESSAGE("GCN Cora mean of 2 seeds: fp32 ", wide_total, ", bf16 ", narrow_total);
-  CHECK(std::abs(narrow_total - wide_total) <= 0.005);
+  MESSAGE("GCN Cora mean of ", kSeeds, " seeds: fp32 ", wide_total, ", bf16 ", narrow_total);
+  CHECK(std::abs(narrow_total - wide_total) <= 0.015);
 }
 
-TEST_CASE("BF16 GAT on Cora trains to within 0.5 points of float32 (seed 0, PyG's settings)") {
+TEST_CASE("BF16 GAT on Cora trains to within 2 points of float32 (seed 0, PyG's settings)") {
   const Planetoid cora = load_planetoid("cora", /*symmetric_normalization=*/false);
   double accuracy[2] = {0.0, 0.0};
   for (const Precision precision : {Precision::Fp32, Precision::Bf16}) {
@@ -418,5 +426,5 @@ TEST_CASE("BF16 GAT on Cora trains to within 0.5 points of float32 (seed 0, PyG'
     MESSAGE("GAT Cora ", std::string(precision_name(precision)), ": test accuracy ", result.best.test.accuracy,
             " at epoch ", result.best_epoch, " of ", result.history.size());
   }
-  CHECK(std::abs(accuracy[1] - accuracy[0]) <= 0.005);
+  CHECK(std::abs(accuracy[1] - accuracy[0]) <= 0.02);
 }
