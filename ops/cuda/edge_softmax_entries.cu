@@ -182,15 +182,16 @@ __device__ __forceinline__ void write_gradient(const SoftmaxArguments<T>& args, 
   }
 }
 
-// Blocks an SM must hold. The forward's bfloat16 kernels at four (64
-// registers, 16 bytes spilled) beat their natural 74-78 registers (three
-// blocks) on the Reddit-scale GAT: ncu over two epochs, rows 3.88 -> 3.49 ms,
-// split partials 6.13 -> 5.42 ms; the step 40.09 -> 39.85 ms (H100). Float's
-// forward held to three blocks (80 registers, 40 bytes spilled) made its step
-// slower (60.1 -> 60.4 ms), and the backward's 98-150 registers stay as the
-// compiler sets them.
+// Blocks an SM must hold (0: as the compiler sets it). The forward's
+// bfloat16 kernels at four (64 registers, 16 bytes spilled) beat their
+// natural 74-78 registers (three blocks) on the Reddit-scale GAT: ncu over
+// two epochs, rows 3.88 -> 3.49 ms, split partials 6.13 -> 5.42 ms; the step
+// 40.09 -> 39.85 ms (H100). Float's forward held to three blocks (80
+// registers, 40 bytes spilled) made its step slower (60.1 -> 60.4 ms). An
+// explicit minimum of 1 is not "unset": ptxas then gave float's forward
+// 105-112 registers instead of 80-100.
 template <bool kBackward, typename T>
-inline constexpr int kMinBlocks = (!kBackward && sizeof(T) == 2) ? 4 : 1;
+inline constexpr int kMinBlocks = (!kBackward && sizeof(T) == 2) ? 4 : 0;
 
 // A subwarp of kThreads lanes per row in the plan's order; split rows are skipped (the kernels below).
 template <bool kBackward, int kThreads, typename T, typename Source>
