@@ -28,6 +28,7 @@
 
 #include "core/cuda/launch.cuh"
 #include "ops/cuda/async_copy.cuh"
+#include "ops/cuda/hrpb_row_slices.cuh"
 #include "ops/spmm_hrpb_backend.hpp"
 
 namespace sgnn::ops {
@@ -131,27 +132,10 @@ __device__ __forceinline__ void stage_rows_by_quad(const KernelArguments& args, 
   const int threads = static_cast<int>(blockDim.x);
   const int thread = static_cast<int>(threadIdx.x);
   const int quads = staged_width / 4;
-  const int row_step = threads / quads;
   const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  if ((quads & (quads - 1)) == 0 && row_step * quads == threads && hrpb::kBlockCols % row_step == 0) {
-    // Quads per row a power of two dividing the threads (every full chunk):
-    // each thread copies the same 16-byte slice j of rows k0, k0 + row_step,
-    // …, so a copy costs a shuffle and one address, not a division and a
-    // 64-bit index.
-    const int j = 4 * (thread & (quads - 1));
-    const int k0 = thread / quads;
-    const bool inside = j < chunk_width;
-    const float* b_slice = args.b + chunk_begin + j;
-    float* target = sm_b + k0 * args.b_stride + j;
-    for (int k = k0; k < hrpb::kBlockCols; k += row_step, target += row_step * args.b_stride) {
-      const int32_t column = __shfl_sync(kFullWarp, lane_column, k);
-      if (column >= 0 && inside) {
-        cp_async16(target, b_slice + int64_t{column} * args.width);
-      } else {
-        *reinterpret_cast<float4*>(target) = zero;
-      }
-    }
-    return;
+  if (hrpb_staging::stage_rows_by_slices(args.b, args.width, args.b_stride, lane_column, chunk_begin, chunk_width,
+                                         staged_width, sm_b)) {
+    return;  // every full chunk
   }
   // 16 · quads is a multiple of 32: every lane of a warp runs the same
   // iterations, so the full-warp shuffles are safe.

@@ -31,6 +31,7 @@
 #include "core/bfloat16.hpp"
 #include "core/cuda/launch.cuh"
 #include "ops/cuda/async_copy.cuh"
+#include "ops/cuda/hrpb_row_slices.cuh"
 #include "ops/spmm_hrpb_backend.hpp"
 
 namespace sgnn::ops {
@@ -124,29 +125,10 @@ __device__ __forceinline__ void stage_rows_by_piece(const Bf16Arguments& args, i
   const int threads = static_cast<int>(blockDim.x);
   const int thread = static_cast<int>(threadIdx.x);
   const int pieces = staged_width / 8;
-  const int row_step = threads / pieces;
   const uint4 zero = make_uint4(0, 0, 0, 0);
-  if ((pieces & (pieces - 1)) == 0 && row_step * pieces == threads && hrpb::kBlockCols % row_step == 0) {
-    // Pieces per row a power of two dividing the threads (widths 32 and 64,
-    // where rows are too short for bulk copies): each thread copies the same
-    // 16-byte slice j of rows k0, k0 + row_step, …, as the TF32 kernel's
-    // stage_rows_by_quad does. A division and a 64-bit index per piece were
-    // a third of this kernel's instructions at width 64 (ncu source
-    // counters, FEM 3D linear: 43 instructions a piece, 4 pieces a thread).
-    const int j = 8 * (thread & (pieces - 1));
-    const int k0 = thread / pieces;
-    const bool inside = j < chunk_width;
-    const uint16_t* b_slice = args.b + chunk_begin + j;
-    uint16_t* target = sm_b + k0 * args.b_stride + j;
-    for (int k = k0; k < hrpb::kBlockCols; k += row_step, target += row_step * args.b_stride) {
-      const int32_t column = __shfl_sync(kFullWarp, lane_column, k);
-      if (column >= 0 && inside) {
-        cp_async16(target, b_slice + int64_t{column} * args.width);
-      } else {
-        *reinterpret_cast<uint4*>(target) = zero;
-      }
-    }
-    return;
+  if (hrpb_staging::stage_rows_by_slices(args.b, args.width, args.b_stride, lane_column, chunk_begin, chunk_width,
+                                         staged_width, sm_b)) {
+    return;  // widths 32 and 64
   }
   for (int i = thread; i < hrpb::kBlockCols * pieces; i += threads) {
     const int k = i / pieces;
