@@ -5,7 +5,8 @@ one run on the GPU machine, and writes a markdown table with our ÷ PyG ratios
 to OUT/bench_training.md (JSON of every run beside it).
 
     python3 bench/compare_pyg.py --build build --data data --out OUT [--sets citation,large,degree] [--quick]
-                                 [--precisions fp32,bf16] [--datasets reddit-scale,...] [--pyg-inputs edge_index]
+                                 [--precisions fp32,bf16] [--datasets reddit-scale,...] [--models gcn,gat]
+                                 [--pyg-inputs edge_index]
 
 Sets: citation = the bundled cora and citeseer (<build>/share/sparsegnn/datasets); large = the Reddit-scale and
 products-scale synthetic graphs (GCN, and GAT on Reddit-scale); degree = GAT
@@ -16,8 +17,8 @@ on W·x) so that both sides do the same work per epoch and in total.
 --precisions fp32,bf16 runs every case in both precisions: ours with
 --precision bf16, PyG under torch.autocast(dtype=torch.bfloat16)
 (bench/pyg_train.py --precision bf16), side by side in the table.
---datasets keeps only the named cases of the sets, --pyg-inputs only those
-PyG inputs (edge_index, csr). The table and JSON are rewritten after every
+--datasets keeps only the named cases of the sets, --models only those
+models' (gcn, gat), --pyg-inputs only those PyG inputs (edge_index, csr). The table and JSON are rewritten after every
 case, so a run stopped by a time limit keeps the cases it finished.
 """
 import argparse
@@ -123,6 +124,7 @@ def main():
     parser.add_argument("--precisions", default="fp32", help="comma-separated: fp32, bf16 (default fp32)")
     parser.add_argument("--datasets", default="",
                         help="comma-separated labels (cora, reddit-scale, degree-50, ...): only these cases of the sets")
+    parser.add_argument("--models", default="gcn,gat", help="comma-separated: only these models' cases (gcn, gat)")
     parser.add_argument("--pyg-inputs", default="edge_index,csr",
                         help="PyG adjacency inputs to run where a case has them (default edge_index,csr)")
     args = parser.parse_args()
@@ -132,14 +134,14 @@ def main():
 
     sets = {"citation"} if args.quick else set(args.sets.split(","))
     pyg_procedure = ["--patience", "0", "--projected-dropout", "off", "--monitor", "accuracy"]
+    wanted = set(filter(None, args.datasets.split(",")))
+    chosen = lambda label: not wanted or label in wanted
     cases = []  # (label, model, dataset dir, our extra flags, pyg extra flags, pyg adjacency modes)
     for name in [n for n in ("cora", "citeseer") if chosen(n)] if "citation" in sets else ():
         directory = os.path.join(args.build, "share", "sparsegnn", "datasets", name)  # the bundled copies
         cases.append((name, "gcn", directory, [], [], ["edge_index", "csr"]))
         cases.append((name, "gat", directory, ["--epochs", "200"] + pyg_procedure, [], ["edge_index"]))
     gat_big = ["--epochs", "20", "--runs", "1"]
-    wanted = set(filter(None, args.datasets.split(",")))
-    chosen = lambda label: not wanted or label in wanted
     if "large" in sets:
         big = ["--epochs", "20", "--runs", "1", "--hidden", "128"]
         if chosen("reddit-scale"):
@@ -156,6 +158,11 @@ def main():
                                   "--symmetric", "--features", "602", "--classes", "41", "--seed", "3"], log)
             cases.append((f"degree-{degree}", "gat", directory, gat_big + pyg_procedure, gat_big, ["edge_index"]))
 
+    models = set(args.models.split(","))
+    unknown = models - {"gcn", "gat"}
+    if unknown:
+        sys.exit(f"compare_pyg: unknown model {sorted(unknown)[0]!r} (gcn, gat)")
+    cases = [case for case in cases if case[1] in models]
     precisions = args.precisions.split(",")
     for precision in precisions:
         if precision not in ("fp32", "bf16"):

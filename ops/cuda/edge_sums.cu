@@ -145,7 +145,9 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) edge_sums_entries_
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
         const int64_t e = base + u * kSub;
-        if (e < range.end) value[u] = sparse_cuda::load_raw_heads(args.values + (args.mapped ? args.map[e] : e) * kHeads);
+        if (e < range.end) {
+          value[u] = sparse_cuda::load_raw_heads(args.values + (args.mapped ? args.map[e] : e) * kHeads);
+        }
       }
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
