@@ -39,12 +39,17 @@ struct PhiloxStream {
   uint64_t seed = 0;
   uint64_t offset = 0;  // in 4-value blocks
 
+  // The 128 random bits of `block`: Philox of the counter (block, offset) under the key seed.
+  SGNN_HOST_DEVICE Philox4x32 block_bits(uint64_t block) const {
+    const Philox4x32 counter{{static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
+                              static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32)}};
+    return philox4x32_10(counter, static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
+  }
+
   // The uniform floats in [0, 1) of elements 4·block .. 4·block + 3 (24
   // random bits each): one Philox call serves four elements.
   SGNN_HOST_DEVICE void uniform4(uint64_t block, float (&out)[4]) const {
-    const Philox4x32 counter{{static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
-                              static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32)}};
-    const Philox4x32 bits = philox4x32_10(counter, static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
+    const Philox4x32 bits = block_bits(block);
     for (int k = 0; k < 4; ++k) out[k] = static_cast<float>(bits.v[k] >> 8) * (1.0f / 16777216.0f);
   }
 
@@ -62,9 +67,7 @@ struct PhiloxStream {
   // on 2-byte elements a Philox call per 4 elements set the kernel's time
   // (bfloat16 moved 2.0 TB/s where float moves 2.9).
   SGNN_HOST_DEVICE void uniform8(uint64_t block, float (&out)[8]) const {
-    const Philox4x32 counter{{static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
-                              static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32)}};
-    const Philox4x32 bits = philox4x32_10(counter, static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
+    const Philox4x32 bits = block_bits(block);
     for (int k = 0; k < 4; ++k) {
       out[2 * k] = static_cast<float>(bits.v[k] & 0xFFFFu) * (1.0f / 65536.0f);
       out[2 * k + 1] = static_cast<float>(bits.v[k] >> 16) * (1.0f / 65536.0f);
