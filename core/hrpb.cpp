@@ -60,6 +60,9 @@ Hrpb Hrpb::to(Device device) const {
   out.size_ptr = size_ptr.to(device);
   out.packed_blocks = packed_blocks.to(device);
   out.schedule = schedule_to(schedule, device);
+  if (out.packed_blocks.defined() && !out.packed_blocks.shares_storage_with(packed_blocks)) {
+    out.derived = std::make_shared<HrpbDerived>();  // new tensors: what was derived from these is not theirs
+  }
   return out;
 }
 

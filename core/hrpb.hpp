@@ -28,6 +28,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "core/tensor.hpp"
@@ -106,6 +108,17 @@ struct HrpbStatistics {
   std::string describe() const;
 };
 
+// Device data a kernel derives from an HRPB at its first use, shared by the
+// copies of one Hrpb (Hrpb::to starts a fresh one) and freed with the last:
+//   bf16_fragments  A in the BF16 kernel's mma fragment order
+//                   (ops/cuda/hrpb_bf16_fragments.cuh), built from `source`;
+//                   rebuilt when a copy's packed_blocks is another tensor.
+struct HrpbDerived {
+  std::mutex mutex;
+  Tensor source;
+  Tensor bf16_fragments;
+};
+
 struct Hrpb {
   int64_t num_rows = 0;
   int64_t num_cols = 0;
@@ -120,6 +133,7 @@ struct Hrpb {
   HrpbSchedule schedule;
   bool deterministic = false;  // split panels merged in a fixed order (no atomics)
   HrpbStatistics statistics;
+  std::shared_ptr<HrpbDerived> derived = std::make_shared<HrpbDerived>();
 
   Device device() const { return blocked_row_ptr.device(); }
   Hrpb to(Device device) const;

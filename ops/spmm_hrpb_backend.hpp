@@ -16,4 +16,8 @@ void spmm_hrpb_bf16_forward(Cuda, const Hrpb& hrpb, const Tensor& b, Tensor& c);
 
 int64_t spmm_hrpb_occupancy(Cuda, Device device, int64_t width);
 
+// How many times the BF16 kernel's A fragments were built (ops/cuda/hrpb_bf16_fragments.cuh:
+// once per HRPB and its copies), for tests.
+int64_t hrpb_bf16_fragments_built();
+
 }  // namespace sgnn::ops

@@ -44,6 +44,7 @@
 #include "graph_io/prepare.hpp"
 #include "graph_io/reordering.hpp"
 #include "ops/cast.hpp"
+#include "ops/cuda/hrpb_bf16_fragments.cuh"
 #include "ops/spmm_backend.hpp"
 #include "ops/spmm_hrpb_backend.hpp"
 
@@ -138,6 +139,18 @@ int main(int argc, char** argv) {
       std::cout << c.name << ": " << a.num_rows() << " rows, " << a.nnz() << " non-zeros, HRPB built on the GPU in "
                 << build_ms << " ms\n";
       if (describe) std::cout << h.describe() << "\n";
+      {
+        // The BF16 kernel's A fragments are built once per HRPB, at its first call; what that costs:
+        Hrpb fresh = h;
+        fresh.derived = std::make_shared<HrpbDerived>();
+        memory::synchronize(kGpu);
+        const auto start = std::chrono::steady_clock::now();
+        const Tensor fragments = ops::hrpb_bf16_fragments(fresh);
+        memory::synchronize(kGpu);
+        std::cout << "  BF16 A fragments: " << fragments.nbytes() << " bytes, built in "
+                  << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()
+                  << " ms (once per HRPB; packed blocks " << h.packed_blocks.nbytes() << " bytes)\n";
+      }
 
       cusparseSpMatDescr_t matrix, bf16_matrix;
       const Tensor bf16_values = ops::cast(a.values, DType::BFloat16);

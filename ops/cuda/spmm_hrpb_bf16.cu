@@ -1,18 +1,19 @@
 // Tensor-core SpMM on HRPB in BF16: mma.sync m16n8k16, bf16 operands, fp32
 // accumulation, C rounded to bfloat16 once. The TF32 kernel's structure
 // (ops/cuda/spmm_hrpb.cu: one thread block per virtual panel and chunk of
-// 256 features, four warps of 8 n-tiles, double-buffered stages of the block
-// record and its 16 B rows, bulk copies of the rows) with one k16 step per
-// block instead of two k8 steps.
+// 256 features, four warps of 8 n-tiles, double-buffered stages of a block's
+// 16 B rows, bulk copies of the rows) with one k16 step per block instead of
+// two k8 steps, and A read ready-made instead of decoded from the record.
 //
 // k mapping. A block is 16 compacted columns in four 16×4 bricks. The mma's
 // k order is free as long as A and B agree, so mma k = 2t + j (j = 0, 1) is
 // column t of brick j and k = 8 + 2t + j column t of brick 2 + j. Lane
 // 4g + t then needs, in every brick, the cells (row g, col t) and (row g + 8,
 // col t): pattern bits `lane` and `lane + 32`, exactly the cells the TF32
-// kernel decodes (brick_values), and packs two bricks' values per register
-// with one cvt.rn.bf16x2.f32. A's float32 values are rounded to bfloat16
-// there (round to nearest even). B fragments come from ldmatrix.x4.trans on
+// kernel decodes. That decode (popcounts and selects, repeated by every warp
+// for every block) cost more instructions than the mma work, so it is done
+// once per HRPB (ops/cuda/hrpb_bf16_fragments.cuh): a lane loads its a[4],
+// bfloat16 already, with one 16-byte load a block ahead of its use. B fragments come from ldmatrix.x4.trans on
 // the staged row-major bf16 rows: each of its 8-lane address phases points
 // at the B rows (block columns) of mma k 0..7 or 8..15 in that order,
 // 8h + 4(r & 1) + (r >> 1) for matrix row r, so one instruction loads the
@@ -31,6 +32,7 @@
 #include "core/bfloat16.hpp"
 #include "core/cuda/launch.cuh"
 #include "ops/cuda/async_copy.cuh"
+#include "ops/cuda/hrpb_bf16_fragments.cuh"
 #include "ops/cuda/hrpb_row_slices.cuh"
 #include "ops/spmm_hrpb_backend.hpp"
 
@@ -55,9 +57,8 @@ struct Bf16Arguments {
   const int32_t* virtual_block_ptr;
   const int32_t* virtual_slot;
   const int32_t* active_cols;
-  const int64_t* size_ptr;
-  const int32_t* packed;
-  const uint16_t* b;  // bfloat16 bits
+  const uint4* fragments;  // [num_blocks · 32] A fragments (ops/cuda/hrpb_bf16_fragments.cuh)
+  const uint16_t* b;       // bfloat16 bits
   uint16_t* c;        // bfloat16 bits
   float* partials;    // [slots, 16, width] float32 sums of split panels' parts; nullptr without splits
   int64_t num_rows;
@@ -65,16 +66,8 @@ struct Bf16Arguments {
   bool vector_rows;    // B 16-byte aligned and the width a multiple of 8: rows copied 16 bytes or more at a time
   bool bulk_rows;      // vector rows wide enough for bulk (TMA) copies
   int b_stride;        // bf16 elements per staged B row (launch_shape)
-  int record_words;    // words of a staged record: the HRPB's max_block_words; a stage holds 2 more
   bool vector_stores;  // C 16-byte aligned and the width a multiple of 8: 16-byte stores of C
 };
-
-// Packs two floats as bfloat16 (round to nearest even) in one register, `low` in the low half.
-__device__ __forceinline__ uint32_t pack_bf16(float low, float high) {
-  uint32_t out;
-  asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(out) : "f"(high), "f"(low));
-  return out;
-}
 
 __device__ __forceinline__ void mma_bf16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
   asm volatile(
@@ -91,29 +84,9 @@ __device__ __forceinline__ void load_matrices_transposed(unsigned address, uint3
                : "r"(address));
 }
 
-// The A values of `lane` in one brick (0 where its bit is clear): pattern
-// bit lane (row lane/4) and bit lane + 32 (row lane/4 + 8), found by a
-// popcount of the bits below; branch-free as in the TF32 kernel (the load
-// stays inside the staged record, which holds max_block_words + 2 words).
-__device__ __forceinline__ void brick_values(uint64_t pattern, int lane, uint32_t lane_mask, const int32_t* values,
-                                             float& upper, float& lower) {
-  const auto low = static_cast<uint32_t>(pattern);
-  const auto high = static_cast<uint32_t>(pattern >> 32);
-  const float upper_value = __int_as_float(values[__popc(low & lane_mask)]);
-  const float lower_value = __int_as_float(values[__popc(low) + __popc(high & lane_mask)]);
-  upper = (low >> lane) & 1u ? upper_value : 0.0f;
-  lower = (high >> lane) & 1u ? lower_value : 0.0f;
-}
-
-struct BlockIndices {
-  int64_t record_begin;
-  int64_t record_end;
-  int32_t lane_column;  // lanes 0-15: original column of the block's compacted column `lane`; else -1
-};
-
-__device__ __forceinline__ BlockIndices load_block_indices(const Bf16Arguments& args, int32_t block, int lane) {
-  return {args.size_ptr[block], args.size_ptr[block + 1],
-          lane < hrpb::kBlockCols ? args.active_cols[int64_t{block} * hrpb::kBlockCols + lane] : -1};
+// Lanes 0-15: the original column of the block's compacted column `lane`; else -1.
+__device__ __forceinline__ int32_t load_lane_column(const Bf16Arguments& args, int32_t block, int lane) {
+  return lane < hrpb::kBlockCols ? args.active_cols[int64_t{block} * hrpb::kBlockCols + lane] : -1;
 }
 
 // B rows of a block by 16-byte cp.async (8 bf16), zeros for padding columns
@@ -186,24 +159,22 @@ __device__ __forceinline__ void stage_rows_by_element(const Bf16Arguments& args,
   }
 }
 
-// The record and B rows of a block into one stage; the cp.async copies are one group.
-__device__ __forceinline__ void stage_block(const Bf16Arguments& args, const BlockIndices& indices,
-                                            int64_t chunk_begin, int chunk_width, int staged_width,
-                                            int32_t* sm_record, uint16_t* sm_b, uint64_t* barrier) {
-  const int threads = static_cast<int>(blockDim.x);
-  const int thread = static_cast<int>(threadIdx.x);
-  const int record_words = min(static_cast<int>(indices.record_end - indices.record_begin), args.record_words);
-  for (int i = 2 * thread; i < record_words; i += 2 * threads) {
-    cp_async8(&sm_record[i], args.packed + indices.record_begin + i);
-  }
+// The B rows of a block into one stage; its cp.async copies are one group.
+__device__ __forceinline__ void stage_block(const Bf16Arguments& args, int32_t lane_column, int64_t chunk_begin,
+                                            int chunk_width, int staged_width, uint16_t* sm_b, uint64_t* barrier) {
   if (!args.vector_rows) {
-    stage_rows_by_element(args, indices.lane_column, chunk_begin, chunk_width, staged_width, sm_b);
+    stage_rows_by_element(args, lane_column, chunk_begin, chunk_width, staged_width, sm_b);
   } else if (args.bulk_rows) {
-    stage_rows_by_bulk_copy(args, indices.lane_column, chunk_begin, chunk_width, staged_width, sm_b, barrier);
+    stage_rows_by_bulk_copy(args, lane_column, chunk_begin, chunk_width, staged_width, sm_b, barrier);
   } else {
-    stage_rows_by_piece(args, indices.lane_column, chunk_begin, chunk_width, staged_width, sm_b);
+    stage_rows_by_piece(args, lane_column, chunk_begin, chunk_width, staged_width, sm_b);
   }
   cp_async_commit();
+}
+
+// This lane's A fragment of `block`, bfloat16 pairs ready for the mma.
+__device__ __forceinline__ uint4 load_fragment(const Bf16Arguments& args, int32_t block, int lane) {
+  return __ldg(args.fragments + int64_t{block} * 32 + lane);
 }
 
 // One register of `parts` chosen by a lane-dependent index, without local memory.
@@ -229,20 +200,16 @@ __device__ __forceinline__ void exchange_row_pieces(const uint32_t (&parts)[4], 
 }
 
 __global__ void __launch_bounds__(32 * kWarps, 6) spmm_hrpb_bf16_kernel(Bf16Arguments args) {
-  // Dynamic shared memory: two stages of 16 B rows (b_stride bf16 each),
-  // then two stages of the block record.
+  // Dynamic shared memory: two stages of 16 B rows (b_stride bf16 each).
   extern __shared__ uint4 dynamic_shared[];
   uint16_t* const sm_b = reinterpret_cast<uint16_t*>(dynamic_shared);
   const int stage_elements = hrpb::kBlockCols * args.b_stride;
-  const int record_stage_words = args.record_words + 2;
-  int32_t* const sm_records = reinterpret_cast<int32_t*>(sm_b + 2 * stage_elements);
   __shared__ uint64_t stage_barrier[2];
 
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int group = lane / 4;     // groupID of the mma fragment layouts
   const int in_group = lane % 4;  // threadID_in_group
-  const uint32_t lane_mask = (1u << lane) - 1u;
   const int64_t v = blockIdx.x;
   const int64_t chunk_begin = int64_t{blockIdx.y} * kChunk;
   const int chunk_width = static_cast<int>(args.width - chunk_begin < kChunk ? args.width - chunk_begin : kChunk);
@@ -273,19 +240,23 @@ __global__ void __launch_bounds__(32 * kWarps, 6) spmm_hrpb_bf16_kernel(Bf16Argu
 
   const int32_t block_begin = args.virtual_block_ptr[v];
   const int32_t block_end = args.virtual_block_ptr[v + 1];
-  BlockIndices ahead{};  // a block's indices are loaded one block before staging it
+  int32_t ahead = -1;  // a block's columns are loaded one block before staging its rows
+  uint4 next_fragment = make_uint4(0, 0, 0, 0);  // and its A fragment one block before the mma
   if (block_begin < block_end) {
-    stage_block(args, load_block_indices(args, block_begin, lane), chunk_begin, chunk_width, staged_width, sm_records,
-                sm_b, &stage_barrier[0]);
-    if (block_begin + 1 < block_end) ahead = load_block_indices(args, block_begin + 1, lane);
+    stage_block(args, load_lane_column(args, block_begin, lane), chunk_begin, chunk_width, staged_width, sm_b,
+                &stage_barrier[0]);
+    next_fragment = load_fragment(args, block_begin, lane);
+    if (block_begin + 1 < block_end) ahead = load_lane_column(args, block_begin + 1, lane);
   }
   for (int32_t block = block_begin; block < block_end; ++block) {
     const int stage = (block - block_begin) & 1;
+    const uint32_t a[4] = {next_fragment.x, next_fragment.y, next_fragment.z, next_fragment.w};
     if (block + 1 < block_end) {
       // The other stage was last read by block - 1, before the barrier that ended its iteration.
-      stage_block(args, ahead, chunk_begin, chunk_width, staged_width, sm_records + (stage ^ 1) * record_stage_words,
-                  sm_b + (stage ^ 1) * stage_elements, &stage_barrier[stage ^ 1]);
-      if (block + 2 < block_end) ahead = load_block_indices(args, block + 2, lane);
+      stage_block(args, ahead, chunk_begin, chunk_width, staged_width, sm_b + (stage ^ 1) * stage_elements,
+                  &stage_barrier[stage ^ 1]);
+      next_fragment = load_fragment(args, block + 1, lane);
+      if (block + 2 < block_end) ahead = load_lane_column(args, block + 2, lane);
       cp_async_wait<1>();
     } else {
       cp_async_wait<0>();
@@ -293,26 +264,6 @@ __global__ void __launch_bounds__(32 * kWarps, 6) spmm_hrpb_bf16_kernel(Bf16Argu
     if (bulk) barrier_wait(&stage_barrier[stage], ((block - block_begin) >> 1) & 1);
     __syncthreads();
 
-    const int32_t* record = sm_records + stage * record_stage_words;
-    const int bricks = record[hrpb::kBrickColumns];
-    const int32_t* values = record + hrpb::values_offset(bricks);
-    const int32_t* pattern_words = record + hrpb::patterns_offset(bricks);
-    float upper[hrpb::kBrickColumns], lower[hrpb::kBrickColumns];  // rows g and g + 8, column t of each brick
-    int nnz_offset = 0;
-#pragma unroll
-    for (int brick_col = 0; brick_col < hrpb::kBrickColumns; ++brick_col) {
-      uint64_t pattern = 0;
-      int offset = 0;
-      // TM = brick height: a brick column holds at most one brick.
-      if (record[brick_col + 1] > record[brick_col]) {
-        pattern = hrpb::brick_pattern(pattern_words + 2 * record[brick_col]);
-        offset = nnz_offset;
-        nnz_offset += __popcll(pattern);
-      }
-      brick_values(pattern, lane, lane_mask, values + offset, upper[brick_col], lower[brick_col]);
-    }
-    const uint32_t a[4] = {pack_bf16(upper[0], upper[1]), pack_bf16(lower[0], lower[1]),
-                           pack_bf16(upper[2], upper[3]), pack_bf16(lower[2], lower[3])};
     const unsigned b_stage = b_lane + static_cast<unsigned>(stage * stage_elements * sizeof(uint16_t));
 #pragma unroll
     for (int q = 0; q < kGroups; ++q) {
@@ -399,15 +350,13 @@ struct Bf16LaunchShape {
 // Warps of the first (widest) chunk; staged rows padded to 8 mod 64
 // elements (16 mod 128 bytes): the 8 rows of one ldmatrix phase then fall
 // in distinct bank groups.
-Bf16LaunchShape launch_shape(int64_t width, int64_t record_words) {
+Bf16LaunchShape launch_shape(int64_t width) {
   const int64_t widest = std::min<int64_t>(width, kChunk);
   const int64_t staged = (widest + kGroupColumns - 1) / kGroupColumns * kGroupColumns;
   Bf16LaunchShape shape{};
   shape.warps = static_cast<int>((widest + kWarpColumns - 1) / kWarpColumns);
   shape.b_stride = static_cast<int>((staged + 63) / 64 * 64 + 8);
-  shape.shared_bytes =
-      std::size_t{2} * hrpb::kBlockCols * static_cast<std::size_t>(shape.b_stride) * sizeof(uint16_t) +
-      std::size_t{2} * static_cast<std::size_t>(record_words + 2) * sizeof(int32_t);
+  shape.shared_bytes = std::size_t{2} * hrpb::kBlockCols * static_cast<std::size_t>(shape.b_stride) * sizeof(uint16_t);
   return shape;
 }
 
@@ -419,16 +368,13 @@ void spmm_hrpb_bf16_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
   const cudaStream_t stream = cuda::stream(device);
   const int64_t width = b.size(1);
   const HrpbSchedule& s = a.schedule;
-  SGNN_CHECK(a.num_blocks == 0 || (a.max_block_words > 0 && a.max_block_words <= hrpb::kMaxBlockWords &&
-                                    a.max_block_words % 2 == 0),
-             "spmm_hrpb: the HRPB's max_block_words ", a.max_block_words, " is not an even count in (0, ",
-             hrpb::kMaxBlockWords, "]: the HRPB is damaged");
-  const Bf16LaunchShape shape = launch_shape(width, a.max_block_words);
+  const Bf16LaunchShape shape = launch_shape(width);
   const int64_t chunks = (width + kChunk - 1) / kChunk;
   SGNN_CHECK(chunks <= 65535, "spmm_hrpb: feature width ", width, " needs ", chunks,
              " column chunks; the grid allows 65535");
   if (s.num_virtual_panels == 0) return;  // no rows
 
+  const Tensor fragments = hrpb_bf16_fragments(a);  // built at the first call for this HRPB
   Tensor partials;
   if (s.num_split_panels > 0) partials = Tensor::empty({s.num_slots * hrpb::kPanelRows * width}, DType::Float32, device);
   const bool vector_rows = width % 8 == 0 && aligned16(b.raw_data());
@@ -436,8 +382,7 @@ void spmm_hrpb_bf16_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
                            s.virtual_block_ptr.data<int32_t>(),
                            s.virtual_slot.data<int32_t>(),
                            a.active_cols.data<int32_t>(),
-                           a.size_ptr.data<int64_t>(),
-                           a.packed_blocks.data<int32_t>(),
+                           reinterpret_cast<const uint4*>(fragments.data<int32_t>()),
                            reinterpret_cast<const uint16_t*>(b.data<bfloat16>()),
                            reinterpret_cast<uint16_t*>(c.data<bfloat16>()),
                            partials.defined() ? partials.data<float>() : nullptr,
@@ -446,7 +391,6 @@ void spmm_hrpb_bf16_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
                            vector_rows,
                            vector_rows && width >= kBulkMinimumColumns,
                            shape.b_stride,
-                           static_cast<int>(a.max_block_words),
                            width % 8 == 0 && aligned16(c.raw_data())};
   const dim3 grid(static_cast<unsigned>(s.num_virtual_panels), static_cast<unsigned>(chunks));
   spmm_hrpb_bf16_kernel<<<grid, static_cast<unsigned>(32 * shape.warps), shape.shared_bytes, stream>>>(args);

@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <bit>
+#include <vector>
+
 #include "graph_io/hrpb_builder.hpp"
 #include "ops/cast.hpp"
 #include "ops/spmm_hrpb.hpp"
@@ -215,4 +218,47 @@ TEST_CASE("GPU spmm_hrpb in bfloat16: forward and backward through autograd, aga
                           reference_spmm(graph.adjacency.transpose, graph.adjacency.transpose_values, grad_float),
                           bf16_spmm_bound(graph.adjacency.transpose, graph.adjacency.transpose_values, grad_float)) <=
         1.0);
+}
+
+TEST_CASE("GPU HRPB BF16 SpMM decodes A once per HRPB: copies share the fragments, new packed blocks get their own") {
+  const NamedGraph graph = hrpb_test_graphs()[2];  // power-law, GCN-normalised
+  const Hrpb h = graph_io::build_hrpb(graph.adjacency.csr.to(kGpu), graph.adjacency.values.to(kGpu), {});
+  const Tensor b = bf16_exact_random({graph.adjacency.num_cols(), 64}, 10);
+  const int64_t before = ops::hrpb_bf16_fragments_built();
+  const std::vector<double> first = to_double(gpu_spmm_bf16(h, b));
+  CHECK(ops::hrpb_bf16_fragments_built() == before + 1);
+  const Hrpb copy = h;
+  CHECK(to_double(gpu_spmm_bf16(copy, b)) == first);
+  CHECK(to_double(gpu_spmm_bf16(h, b)) == first);
+  CHECK(ops::hrpb_bf16_fragments_built() == before + 1);
+  // Through the host and back: new tensors, fragments of their own, the same result.
+  const Hrpb moved = h.to(Device::cpu()).to(kGpu);
+  CHECK(to_double(gpu_spmm_bf16(moved, b)) == first);
+  CHECK(ops::hrpb_bf16_fragments_built() == before + 2);
+  // A copy whose packed blocks were replaced (values doubled) must not reuse the original's fragments.
+  Hrpb doubled = h;
+  doubled.packed_blocks = h.packed_blocks.clone();
+  {
+    const Hrpb host = doubled.to(Device::cpu());
+    std::vector<int32_t> words = host.packed_blocks.to_vector<int32_t>();
+    const std::vector<int64_t> size_ptr = host.size_ptr.to_vector<int64_t>();
+    for (int64_t block = 0; block < h.num_blocks; ++block) {
+      const int32_t* record = words.data() + size_ptr[static_cast<std::size_t>(block)];
+      const int bricks = record[hrpb::kBrickColumns];
+      int64_t nnz = 0;
+      for (int k = 0; k < bricks; ++k) {
+        nnz += std::popcount(hrpb::brick_pattern(record + hrpb::patterns_offset(bricks) + 2 * k));
+      }
+      int32_t* values = words.data() + size_ptr[static_cast<std::size_t>(block)] + hrpb::values_offset(bricks);
+      for (int64_t i = 0; i < nnz; ++i) values[i] = std::bit_cast<int32_t>(2.0f * std::bit_cast<float>(values[i]));
+    }
+    doubled.packed_blocks = Tensor::from_vector(words, h.packed_blocks.shape(), kGpu);
+  }
+  const std::vector<double> twice = to_double(gpu_spmm_bf16(doubled, b));
+  CHECK(ops::hrpb_bf16_fragments_built() == before + 3);
+  REQUIRE(twice.size() == first.size());
+  bool all_doubled = true;  // doubling is exact in bfloat16 and in the float32 sums
+  for (std::size_t i = 0; i < first.size(); ++i) all_doubled = all_doubled && twice[i] == 2.0 * first[i];
+  CHECK(all_doubled);
+  CHECK(to_double(gpu_spmm_bf16(h, b)) == first);  // the original rebuilt from its own blocks: still right
 }
