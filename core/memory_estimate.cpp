@@ -27,9 +27,13 @@ int64_t csr_bytes(int64_t rows, int64_t nnz) {
 // An upper bound of one HRPB layout (core/hrpb.hpp): a panel of 16 rows has
 // at most one 16-column block per 16 of its entries plus one, so
 // blocks ≤ nnz / 16 + panels; each block holds at most 4 bricks.
+int64_t hrpb_blocks(int64_t rows, int64_t nnz) {
+  return nnz / hrpb::kBlockCols + (rows + hrpb::kPanelRows - 1) / hrpb::kPanelRows;
+}
+
 int64_t hrpb_bytes(int64_t rows, int64_t nnz) {
   const int64_t panels = (rows + hrpb::kPanelRows - 1) / hrpb::kPanelRows;
-  const int64_t blocks = nnz / hrpb::kBlockCols + panels;
+  const int64_t blocks = hrpb_blocks(rows, nnz);
   const int64_t words_per_block = hrpb::kColPtrWords + 3 * hrpb::kMaxBricks + 2;  // colPtr, rows, patterns, pads
   return (panels + 1) * 4                      // blocked_row_ptr
          + blocks * hrpb::kBlockCols * 4      // active_cols
@@ -149,7 +153,13 @@ Estimate estimate_graph(const GraphShape& graph) {
     estimate.parts.push_back({"CSR and transpose", 2 * csr_bytes(graph.nodes, nnz) + edge_map, false});
   }
   if (graph.edge_weights) estimate.parts.push_back({"edge weights", (graph.symmetrize ? 1 : 2) * nnz * kFloat, false});
-  if (graph.hrpb) estimate.parts.push_back({"HRPB layout", 2 * hrpb_bytes(graph.nodes, nnz), false});
+  if (graph.hrpb) {
+    estimate.parts.push_back({"HRPB layout", 2 * hrpb_bytes(graph.nodes, nnz), false});
+    // Mixed precision: the BF16 kernel's A fragments (ops/cuda/hrpb_bf16_fragments.cuh), 512 bytes a block.
+    if (graph.training_feature_bytes == 2) {
+      estimate.parts.push_back({"HRPB BF16 A fragments", 2 * hrpb_blocks(graph.nodes, nnz) * 512, false});
+    }
+  }
   // As stored and row-normalised (two copies), labels and the three splits.
   estimate.parts.push_back({"features and labels",
                             graph.nodes * graph.features * (kFloat + graph.training_feature_bytes) +

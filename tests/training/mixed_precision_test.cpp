@@ -325,6 +325,18 @@ TEST_CASE("the memory estimate counts 2-byte activations in BF16 and suggests --
   model.kind = memory::ModelKind::Gcn;
   model.hidden = 128;
 
+  // With the HRPB layout, BF16 also keeps the tensor-core kernel's A fragments: 512 bytes a block of A and of Aᵀ.
+  memory::GraphShape graph;
+  graph.nodes = 1000;
+  graph.edges = 5000;
+  graph.nnz = 8000;
+  graph.hrpb = true;
+  CHECK(part(memory::estimate_graph(graph), "HRPB BF16 A fragments") == -1);
+  graph.training_feature_bytes = 2;
+  CHECK(part(memory::estimate_graph(graph), "HRPB BF16 A fragments") == 2 * (8000 / 16 + 1000 / 16 + 1) * 512);
+  graph.hrpb = false;
+  CHECK(part(memory::estimate_graph(graph), "HRPB BF16 A fragments") == -1);
+
   // A device with room for the BF16 run only: the refusal names --precision bf16.
   const graph_io::Dataset dataset = graph_io::load_dataset("cora");
   Hyperparameters h;
