@@ -199,7 +199,10 @@ __device__ __forceinline__ void exchange_row_pieces(const uint32_t (&parts)[4], 
   }
 }
 
-__global__ void __launch_bounds__(32 * kWarps, 6) spmm_hrpb_bf16_kernel(Bf16Arguments args) {
+// Seven blocks an SM: 72 registers (8 bytes spilled) instead of 79 at six;
+// measured 0-9% faster at widths 64-256 on the FEM matrices; eight (64
+// registers, 52 bytes spilled) within 4% of seven either way (bench/RESULTS.md).
+__global__ void __launch_bounds__(32 * kWarps, 7) spmm_hrpb_bf16_kernel(Bf16Arguments args) {
   // Dynamic shared memory: two stages of 16 B rows (b_stride bf16 each).
   extern __shared__ uint4 dynamic_shared[];
   uint16_t* const sm_b = reinterpret_cast<uint16_t*>(dynamic_shared);
