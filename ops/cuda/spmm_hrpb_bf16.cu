@@ -13,11 +13,12 @@
 // kernel decodes. That decode (popcounts and selects, repeated by every warp
 // for every block) cost more instructions than the mma work, so it is done
 // once per HRPB (ops/cuda/hrpb_bf16_fragments.cuh): a lane loads its a[4],
-// bfloat16 already, with one 16-byte load a block ahead of its use. B fragments come from ldmatrix.x4.trans on
-// the staged row-major bf16 rows: each of its 8-lane address phases points
-// at the B rows (block columns) of mma k 0..7 or 8..15 in that order,
-// 8h + 4(r & 1) + (r >> 1) for matrix row r, so one instruction loads the
-// k16 B fragments of two n-tiles.
+// bfloat16 already, with one 16-byte load a block ahead of its use.
+// B fragments come from ldmatrix.x4.trans on the staged row-major bf16
+// rows: each of its 8-lane address phases points at the B rows (block
+// columns) of mma k 0..7 or 8..15 in that order, 8h + 4(r & 1) + (r >> 1)
+// for matrix row r, so one instruction loads the k16 B fragments of two
+// n-tiles.
 //
 // C: each lane holds, per n-tile, columns 2t and 2t + 1 of rows g and g + 8
 // (one bf16x2). A 4×4 exchange among the four lanes of a row (three
@@ -59,7 +60,7 @@ struct Bf16Arguments {
   const int32_t* active_cols;
   const uint4* fragments;  // [num_blocks · 32] A fragments (ops/cuda/hrpb_bf16_fragments.cuh)
   const uint16_t* b;       // bfloat16 bits
-  uint16_t* c;        // bfloat16 bits
+  uint16_t* c;             // bfloat16 bits
   float* partials;    // [slots, 16, width] float32 sums of split panels' parts; nullptr without splits
   int64_t num_rows;
   int64_t width;
