@@ -18,6 +18,10 @@ namespace {
 
 constexpr std::string_view kKind = "hrpb-cache";
 constexpr uint32_t kKindVersion = 2;  // 2: max_block_words
+// Metadata of a file holding one layout for both directions (a symmetric
+// matrix): no "transpose" sections. Older files hold both; they still load.
+constexpr const char* kTransposeKey = "transpose";
+constexpr const char* kTransposeIsForward = "forward";
 
 // Scalars of one Hrpb as metadata "<prefix>.<name>" = decimal text.
 struct ScalarField {
@@ -147,7 +151,13 @@ void store_hrpb_cache(const std::filesystem::path& file, uint64_t fingerprint, c
   contents.fingerprint = fingerprint;
   contents.metadata["build_ms"] = std::to_string(build_ms);
   add_hrpb(contents, "forward", hrpb.forward);
-  add_hrpb(contents, "transpose", hrpb.transpose);
+  // A symmetric matrix's one layout (both directions sharing it) is stored
+  // once, and loaded as one again: not twice the bytes on disk and on the device.
+  if (hrpb.transpose.packed_blocks.shares_storage_with(hrpb.forward.packed_blocks)) {
+    contents.metadata[kTransposeKey] = kTransposeIsForward;
+  } else {
+    add_hrpb(contents, "transpose", hrpb.transpose);
+  }
   write_section_file(file, contents);
 }
 
@@ -163,10 +173,19 @@ std::optional<HrpbAdjacency> load_hrpb_cache(const std::filesystem::path& file, 
       why = "the HRPB cache was made for other inputs or options";
       return std::nullopt;
     }
-    HrpbAdjacency loaded{read_hrpb(contents, "forward"), read_hrpb(contents, "transpose")};
+    const auto transpose = contents.metadata.find(kTransposeKey);
+    const bool shared = transpose != contents.metadata.end();
+    if (shared && transpose->second != kTransposeIsForward) {
+      why = detail::concat("the HRPB cache's metadata ", kTransposeKey, " is '", transpose->second, "', not '",
+                           kTransposeIsForward, "'");
+      return std::nullopt;
+    }
+    const Hrpb forward = read_hrpb(contents, "forward");
+    HrpbAdjacency loaded{forward, shared ? forward : read_hrpb(contents, "transpose")};
     // Right checksums do not make a layout the kernels can trust.
     for (const auto& [name, layout] :
          {std::pair{"forward", &loaded.forward}, std::pair{"transpose", &loaded.transpose}}) {
+      if (shared && layout == &loaded.transpose) break;  // the same layout
       if (const std::string problem = hrpb_structure_problem(*layout); !problem.empty()) {
         why = detail::concat("the HRPB cache's ", name, " layout is inconsistent: ", problem);
         return std::nullopt;

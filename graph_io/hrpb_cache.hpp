@@ -6,7 +6,8 @@
 // atomically) whose fingerprint covers the adjacency cache file's name (hence
 // the edges and preparation options) and the HrpbOptions. A missing, stale,
 // corrupt or truncated file is reported by load (nullopt) and rebuilt by the
-// caller, never trusted.
+// caller, never trusted. A symmetric matrix's single layout (HrpbAdjacency
+// whose directions share their tensors) is stored once and loads as one.
 #pragma once
 
 #include <filesystem>

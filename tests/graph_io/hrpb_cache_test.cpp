@@ -1,6 +1,10 @@
 #include <doctest/doctest.h>
 
+#include "graph_io/graph.hpp"
 #include "graph_io/hrpb_cache.hpp"
+#include "graph_io/prepare.hpp"
+#include "graph_io/section_file.hpp"
+#include "tests/graph_io/random_graphs.hpp"
 #include "tests/graph_io/temp_files.hpp"
 #include "tests/support/hrpb_graphs.hpp"
 
@@ -60,4 +64,51 @@ TEST_CASE("HRPB cache: built and stored on a miss, loaded identical on a hit, re
   Adjacency fourth = base;
   CHECK_FALSE(graph_io::attach_hrpb_cached(fourth, SpmmFormat::Hrpb, other, adjacency_file).cache_hit);
   check_same_hrpb(fourth.hrpb->forward, third.hrpb->forward);
+}
+
+TEST_CASE("HRPB cache: a symmetric matrix's one layout is stored once and loads as one layout for both directions") {
+  const TempDir dir;
+  const std::filesystem::path adjacency_file = dir / "adjacency-sym.sgnn";
+  std::filesystem::path hrpb_file = adjacency_file;
+  hrpb_file += ".hrpb";
+  graph_io::PrepareOptions prepare = graph_io::gcn_graph_options().prepare;  // symmetrised, D^-1/2 (A+I) D^-1/2
+  prepare.symmetric_scale = true;
+  const Adjacency base = graph_io::prepare_adjacency(sgnn::testing::random_edges(500, 4000, 45, false), prepare);
+
+  Adjacency first = base;
+  REQUIRE_FALSE(graph_io::attach_hrpb_cached(first, SpmmFormat::Hrpb, resolved_options(), adjacency_file).cache_hit);
+  REQUIRE(first.hrpb->transpose.packed_blocks.shares_storage_with(first.hrpb->forward.packed_blocks));
+  const auto shared_size = std::filesystem::file_size(hrpb_file);
+
+  Adjacency second = base;
+  REQUIRE(graph_io::attach_hrpb_cached(second, SpmmFormat::Hrpb, resolved_options(), adjacency_file).cache_hit);
+  check_same_hrpb(second.hrpb->forward, first.hrpb->forward);
+  CHECK(second.hrpb->transpose.packed_blocks.shares_storage_with(second.hrpb->forward.packed_blocks));
+  CHECK(second.hrpb->transpose.derived == second.hrpb->forward.derived);  // derived device data built once too
+
+  // A file of the earlier form (both directions stored) still loads, as two layouts.
+  const uint64_t fingerprint = graph_io::hrpb_cache_fingerprint(adjacency_file, resolved_options());
+  HrpbAdjacency unshared{first.hrpb->forward, first.hrpb->forward};
+  unshared.transpose.packed_blocks = first.hrpb->forward.packed_blocks.clone();
+  graph_io::store_hrpb_cache(hrpb_file, fingerprint, unshared);
+  CHECK(std::filesystem::file_size(hrpb_file) > shared_size + first.hrpb->forward.packed_blocks.nbytes() / 2);
+  std::string why;
+  const std::optional<HrpbAdjacency> both = graph_io::load_hrpb_cache(hrpb_file, fingerprint, why);
+  REQUIRE(both.has_value());
+  check_same_hrpb(both->transpose, first.hrpb->forward);
+  CHECK_FALSE(both->transpose.packed_blocks.shares_storage_with(both->forward.packed_blocks));
+
+  // The marker on a matrix that is not square, or with another value: refused with the reason, then rebuilt.
+  graph_io::SectionFile damaged = graph_io::read_section_file(hrpb_file, "hrpb-cache", 2);
+  std::erase_if(damaged.sections, [](const auto& section) { return section.first.starts_with("transpose."); });
+  for (auto it = damaged.metadata.begin(); it != damaged.metadata.end();) {
+    it = it->first.starts_with("transpose.") ? damaged.metadata.erase(it) : std::next(it);
+  }
+  damaged.metadata["transpose"] = "itself";
+  graph_io::write_section_file(hrpb_file, damaged);
+  CHECK_FALSE(graph_io::load_hrpb_cache(hrpb_file, fingerprint, why).has_value());
+  CHECK(why.find("'itself'") != std::string::npos);
+  Adjacency third = base;
+  CHECK_FALSE(graph_io::attach_hrpb_cached(third, SpmmFormat::Hrpb, resolved_options(), adjacency_file).cache_hit);
+  check_same_hrpb(third.hrpb->forward, first.hrpb->forward);
 }
