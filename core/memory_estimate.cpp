@@ -154,10 +154,13 @@ Estimate estimate_graph(const GraphShape& graph) {
   }
   if (graph.edge_weights) estimate.parts.push_back({"edge weights", (graph.symmetrize ? 1 : 2) * nnz * kFloat, false});
   if (graph.hrpb) {
-    estimate.parts.push_back({"HRPB layout", 2 * hrpb_bytes(graph.nodes, nnz), false});
+    // A and Aᵀ; one layout when they are the same matrix (graph_io::build_hrpb
+    // shares it, and the HRPB cache keeps it shared), as for the weights above.
+    const int64_t layouts = graph.symmetrize ? 1 : 2;
+    estimate.parts.push_back({"HRPB layout", layouts * hrpb_bytes(graph.nodes, nnz), false});
     // Mixed precision: the BF16 kernel's A fragments (ops/cuda/hrpb_bf16_fragments.cuh), 512 bytes a block.
     if (graph.training_feature_bytes == 2) {
-      estimate.parts.push_back({"HRPB BF16 A fragments", 2 * hrpb_blocks(graph.nodes, nnz) * 512, false});
+      estimate.parts.push_back({"HRPB BF16 A fragments", layouts * hrpb_blocks(graph.nodes, nnz) * 512, false});
     }
   }
   // As stored and row-normalised (two copies), labels and the three splits.

@@ -325,15 +325,22 @@ TEST_CASE("the memory estimate counts 2-byte activations in BF16 and suggests --
   model.kind = memory::ModelKind::Gcn;
   model.hidden = 128;
 
-  // With the HRPB layout, BF16 also keeps the tensor-core kernel's A fragments: 512 bytes a block of A and of Aᵀ.
+  // With the HRPB layout, BF16 also keeps the tensor-core kernel's A fragments: 512 bytes a block of A and of Aᵀ,
+  // one layout (and one set of fragments) when the graph is symmetrised.
   memory::GraphShape graph;
   graph.nodes = 1000;
   graph.edges = 5000;
   graph.nnz = 8000;
   graph.hrpb = true;
+  graph.symmetrize = false;
   CHECK(part(memory::estimate_graph(graph), "HRPB BF16 A fragments") == -1);
   graph.training_feature_bytes = 2;
-  CHECK(part(memory::estimate_graph(graph), "HRPB BF16 A fragments") == 2 * (8000 / 16 + 1000 / 16 + 1) * 512);
+  const int64_t blocks = 8000 / 16 + 1000 / 16 + 1;
+  CHECK(part(memory::estimate_graph(graph), "HRPB BF16 A fragments") == 2 * blocks * 512);
+  const int64_t two_layouts = part(memory::estimate_graph(graph), "HRPB layout");
+  graph.symmetrize = true;
+  CHECK(part(memory::estimate_graph(graph), "HRPB BF16 A fragments") == blocks * 512);
+  CHECK(part(memory::estimate_graph(graph), "HRPB layout") * 2 == two_layouts);
   graph.hrpb = false;
   CHECK(part(memory::estimate_graph(graph), "HRPB BF16 A fragments") == -1);
 
