@@ -182,14 +182,14 @@ std::optional<HrpbAdjacency> load_hrpb_cache(const std::filesystem::path& file, 
     }
     const Hrpb forward = read_hrpb(contents, "forward");
     HrpbAdjacency loaded{forward, shared ? forward : read_hrpb(contents, "transpose")};
-    // Right checksums do not make a layout the kernels can trust.
-    for (const auto& [name, layout] :
-         {std::pair{"forward", &loaded.forward}, std::pair{"transpose", &loaded.transpose}}) {
-      if (shared && layout == &loaded.transpose) break;  // the same layout
-      if (const std::string problem = hrpb_structure_problem(*layout); !problem.empty()) {
-        why = detail::concat("the HRPB cache's ", name, " layout is inconsistent: ", problem);
-        return std::nullopt;
-      }
+    // Right checksums do not make a layout the kernels can trust (a shared one is checked once).
+    const auto consistent = [&why](const char* name, const Hrpb& layout) {
+      const std::string problem = hrpb_structure_problem(layout);
+      if (!problem.empty()) why = detail::concat("the HRPB cache's ", name, " layout is inconsistent: ", problem);
+      return problem.empty();
+    };
+    if (!consistent("forward", loaded.forward) || (!shared && !consistent("transpose", loaded.transpose))) {
+      return std::nullopt;
     }
     if (loaded.forward.num_rows != loaded.transpose.num_cols || loaded.forward.num_cols != loaded.transpose.num_rows ||
         loaded.forward.nnz != loaded.transpose.nnz) {

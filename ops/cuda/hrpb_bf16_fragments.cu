@@ -6,6 +6,7 @@
 // the pattern's bits below them.
 #include "ops/cuda/hrpb_bf16_fragments.cuh"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 
