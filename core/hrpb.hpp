@@ -109,14 +109,26 @@ struct HrpbStatistics {
 };
 
 // Device data a kernel derives from an HRPB at its first use, shared by the
-// copies of one Hrpb (Hrpb::to starts a fresh one) and freed with the last:
+// copies of one Hrpb (Hrpb::to starts a fresh one) and freed with the last,
+// all built from `source` (the packed_blocks they were read from):
 //   bf16_fragments  A in the BF16 kernel's mma fragment order
-//                   (ops/cuda/hrpb_bf16_fragments.cuh), built from `source`;
-//                   rebuilt when a copy's packed_blocks is another tensor.
+//                   (ops/cuda/hrpb_bf16_fragments.cuh)
+//   row_masks       each block's rows as column masks with their entry counts
+//                   (ops/cuda/hrpb_row_masks.cuh), for the HRPB SDDMM
+// A copy whose packed_blocks is another tensor drops them all
+// (refresh_for) and rebuilds what it uses. Lock `mutex` around any access.
 struct HrpbDerived {
   std::mutex mutex;
   Tensor source;
   Tensor bf16_fragments;
+  Tensor row_masks;
+  // Drops what was derived from another tensor than `packed_blocks` and makes it the source.
+  void refresh_for(const Tensor& packed_blocks) {
+    if (source.defined() && source.shares_storage_with(packed_blocks)) return;
+    bf16_fragments = Tensor();
+    row_masks = Tensor();
+    source = packed_blocks;
+  }
 };
 
 struct Hrpb {

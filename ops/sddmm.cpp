@@ -32,7 +32,7 @@ Tensor sddmm_dot(const Adjacency& adjacency, const Tensor& x, const Tensor& y) {
   constexpr const char* kOp = "sddmm_dot";
   const DotShape shape = check_dot_operands(adjacency, x, y, kOp);
   const Shape out_shape = x.dim() == 3 ? Shape{adjacency.nnz(), shape.heads} : Shape{adjacency.nnz()};
-  Tensor out = detail::run_sddmm_dot(adjacency.csr, shape.heads, shape.features, x, y, out_shape);
+  Tensor out = detail::run_sddmm_dot(adjacency, shape.heads, shape.features, x, y, out_shape);
 
   if (autograd::needs_recording({x, y})) {
     check_transpose(adjacency, kOp);

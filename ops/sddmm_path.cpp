@@ -43,6 +43,7 @@ SddmmPath choose_sddmm_path(const SparsePlan& plan, int64_t features) {
     case SddmmPath::DenseRows: return dense_rows ? SddmmPath::DenseRows : SddmmPath::Segments;
     case SddmmPath::Edges: return small_graph ? SddmmPath::Edges : SddmmPath::Segments;
     case SddmmPath::EdgeGroups: return SddmmPath::EdgeGroups;
+    case SddmmPath::Hrpb:
     case SddmmPath::Auto: break;
   }
   if (small_graph && features <= kEdgesMaxFeatures) return SddmmPath::Edges;
@@ -51,9 +52,15 @@ SddmmPath choose_sddmm_path(const SparsePlan& plan, int64_t features) {
   return dense_rows && dense_rows_pay ? SddmmPath::DenseRows : SddmmPath::Segments;
 }
 
-std::string sddmm_choice_key(int64_t heads, int64_t features, bool vectorized, DType dtype) {
+bool hrpb_sddmm_fits(const Hrpb* hrpb, const Csr& csr, int64_t features, bool vectorized, DType dtype) {
+  return hrpb != nullptr && dtype == DType::Float32 && vectorized && features >= 16 && features % 16 == 0 &&
+         features <= kHrpbSddmmMaxFeatures && hrpb->num_rows == csr.num_rows && hrpb->num_cols == csr.num_cols &&
+         hrpb->nnz == csr.nnz && hrpb->device() == csr.device();
+}
+
+std::string sddmm_choice_key(int64_t heads, int64_t features, bool vectorized, DType dtype, bool with_hrpb) {
   return "sddmm:h" + std::to_string(heads) + ":f" + std::to_string(features) + (vectorized ? "" : ":scalar") +
-         (dtype == DType::BFloat16 ? ":bf16" : "");
+         (dtype == DType::BFloat16 ? ":bf16" : "") + (with_hrpb ? ":hrpb" : "");
 }
 
 std::string sddmm_padded_key(int64_t heads, int64_t features, DType dtype) {
@@ -67,17 +74,19 @@ std::string_view sddmm_path_name(SddmmPath path) {
     case SddmmPath::DenseRows: return "dense-rows";
     case SddmmPath::Edges: return "edges";
     case SddmmPath::EdgeGroups: return "edge-groups";
+    case SddmmPath::Hrpb: return "hrpb";
     default: return "auto";
   }
 }
 
 SddmmPath parse_sddmm_path(std::string_view name) {
   for (SddmmPath path :
-       {SddmmPath::Auto, SddmmPath::Segments, SddmmPath::DenseRows, SddmmPath::Edges, SddmmPath::EdgeGroups}) {
+       {SddmmPath::Auto, SddmmPath::Segments, SddmmPath::DenseRows, SddmmPath::Edges, SddmmPath::EdgeGroups,
+        SddmmPath::Hrpb}) {
     if (name == sddmm_path_name(path)) return path;
   }
   throw InvalidArgument("parse_sddmm_path: unknown SDDMM path '" + std::string(name) +
-                        "' (expected auto, segments, dense-rows, edges or edge-groups)");
+                        "' (expected auto, segments, dense-rows, edges, edge-groups or hrpb)");
 }
 
 }  // namespace sgnn::ops

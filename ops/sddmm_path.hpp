@@ -13,6 +13,11 @@
 //              found by search over the offsets: balanced whatever the row
 //              lengths, one shuffle per entry (ops/cuda/sddmm_edge_groups.cu);
 //              three group sizes are candidates for timing
+//   Hrpb       TF32 tensor cores over the graph's HRPB layout, where the
+//              adjacency has one: a block's 16 y rows read once for all its
+//              entries, for meshes and stencils (ops/cuda/sddmm_hrpb.cu);
+//              float32, per-head widths a multiple of 16 up to
+//              kHrpbSddmmMaxFeatures; timed, never the rule's choice
 // On graphs where timing pays (ops/kernel_choices.hpp) the first call of a
 // (heads, width) times every path (and group size) and keeps the fastest;
 // elsewhere choose_sddmm_path's rule decides from the graph's cached plan
@@ -28,17 +33,20 @@
 #include <utility>
 #include <vector>
 
+#include "core/hrpb.hpp"
 #include "ops/sparse_plan.hpp"
 
 namespace sgnn::ops {
 
-enum class SddmmPath { Auto, Segments, DenseRows, Edges, EdgeGroups };
+enum class SddmmPath { Auto, Segments, DenseRows, Edges, EdgeGroups, Hrpb };
 
 // Mean entries per work segment from which DenseRows is chosen: one warp
 // walks ≥ 128 entries per x row it loads, so its 32 lanes stay busy.
 inline constexpr double kDenseRowsMinMeanSegment = 128.0;
 // Widest per-head feature count DenseRows handles (its per-lane registers).
 inline constexpr int64_t kDenseRowsMaxFeatures = 512;
+// Widest per-head feature count the HRPB path handles (its staged x rows: 34 KB of shared memory).
+inline constexpr int64_t kHrpbSddmmMaxFeatures = 512;
 // On small graphs (the plan has entry rows) the plan gives Edges the widths
 // up to kEdgesMaxFeatures per head, DenseRows those up to
 // kSmallGraphDenseRowsMaxFeatures (one coalesced index load per 32 entries
@@ -85,26 +93,37 @@ struct SddmmKernel {
   std::string name() const;
 };
 
-// Segments, DenseRows, Edges or EdgeGroups (never Auto): the forced path if
-// any, else the rule by the plan (which never picks EdgeGroups); each only
-// where it exists, even when forced: DenseRows for features per head in
-// 1..kDenseRowsMaxFeatures, Edges where the plan has entry rows.
+// Segments, DenseRows, Edges or EdgeGroups (never Auto or Hrpb): the forced
+// path if any, else the rule by the plan (which never picks EdgeGroups); each
+// only where it exists, even when forced: DenseRows for features per head in
+// 1..kDenseRowsMaxFeatures, Edges where the plan has entry rows. A forced
+// Hrpb is the CUDA backend's to run where it fits; here it falls to the rule.
 SddmmPath choose_sddmm_path(const SparsePlan& plan, int64_t features);
 
 // Every SDDMM kernel there is for sddmm_dot on `csr` at `features` per head
 // for operands of `dtype` (float32 or bfloat16; `vectorized`: 16-byte loads,
 // see ops/cuda/sddmm_arguments.cuh), the rule's first: the candidates timed
-// in the plan's order, then the segment kernels in row order (of which the
+// in the plan's order (Hrpb last, where `hrpb`, the layout of csr's matrix,
+// is given and fits), then the segment kernels in row order (of which the
 // measured choice times only the winner's). Defined by the CUDA backend
 // (CUDA builds only); bench_sparse times each, the tests run each.
 std::vector<SddmmKernel> sddmm_candidates(const Csr& csr, int64_t features, bool vectorized,
-                                          DType dtype = DType::Float32);
+                                          DType dtype = DType::Float32, const Hrpb* hrpb = nullptr);
+
+// Whether the Hrpb path computes sddmm_dot on `csr`: `hrpb` is the layout of
+// the same matrix (its sizes and entry count) on its device, float32
+// operands with 16-byte loads (`vectorized`), and a per-head width that is a
+// multiple of 16 up to kHrpbSddmmMaxFeatures.
+bool hrpb_sddmm_fits(const Hrpb* hrpb, const Csr& csr, int64_t features, bool vectorized,
+                     DType dtype = DType::Float32);
 
 // The key of sddmm_dot's measured choice (ops/kernel_choices.hpp):
-// "sddmm:h<heads>:f<features>", then ":scalar" without 16-byte loads and
+// "sddmm:h<heads>:f<features>", then ":scalar" without 16-byte loads,
 // ":bf16" for bfloat16 operands (which move half the bytes, so may pick
-// another kernel; float32 keys are unchanged from before bfloat16 existed).
-std::string sddmm_choice_key(int64_t heads, int64_t features, bool vectorized, DType dtype);
+// another kernel; float32 keys are unchanged from before bfloat16 existed)
+// and ":hrpb" when the HRPB kernel is among the candidates (a choice made
+// without it is not taken for one that had it, nor the other way round).
+std::string sddmm_choice_key(int64_t heads, int64_t features, bool vectorized, DType dtype, bool with_hrpb = false);
 
 // Per-head widths that are not a multiple of the 16-byte vector (or
 // operands not 16-byte aligned) leave every kernel to scalar loads; the
@@ -116,7 +135,7 @@ std::string sddmm_choice_key(int64_t heads, int64_t features, bool vectorized, D
 std::string sddmm_padded_key(int64_t heads, int64_t features, DType dtype);
 inline constexpr const char* kSddmmPadded = "padded";
 
-// "auto", "segments", "dense-rows", "edges", "edge-groups"; parse_sddmm_path throws InvalidArgument
+// "auto", "segments", "dense-rows", "edges", "edge-groups", "hrpb"; parse_sddmm_path throws InvalidArgument
 // on any other name.
 std::string_view sddmm_path_name(SddmmPath path);
 SddmmPath parse_sddmm_path(std::string_view name);

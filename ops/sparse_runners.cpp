@@ -28,10 +28,11 @@ Tensor run_spmm_transposed(const Adjacency& adjacency, const Tensor& values, int
   return c;
 }
 
-Tensor run_sddmm_dot(const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
+Tensor run_sddmm_dot(const Adjacency& adjacency, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
                      const Shape& shape, DType dtype) {
   Tensor out = Tensor::empty(shape, dtype, x.device());
-  SGNN_DISPATCH(x.device(), sddmm_dot_forward, csr, heads, features, x, y, out);
+  const Hrpb* hrpb = adjacency.hrpb != nullptr ? &adjacency.hrpb->forward : nullptr;
+  SGNN_DISPATCH(x.device(), sddmm_dot_forward, adjacency.csr, heads, features, x, y, out, hrpb);
   return out;
 }
 

@@ -11,8 +11,9 @@ namespace sgnn::ops::detail {
 // spmm_forward into a fresh tensor of shape `shape` ([csr.num_rows, ...]) and b's dtype.
 Tensor run_spmm(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
                 const Shape& shape, const double* symmetric_scale = nullptr);
-// sddmm_dot_forward into a fresh tensor of shape `shape` ([nnz] or [nnz, heads]) and `dtype`.
-Tensor run_sddmm_dot(const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
+// sddmm_dot_forward on A (adjacency.csr, with its HRPB layout where it has
+// one) into a fresh tensor of shape `shape` ([nnz] or [nnz, heads]) and `dtype`.
+Tensor run_sddmm_dot(const Adjacency& adjacency, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
                      const Shape& shape, DType dtype = DType::Float32);
 // run_spmm on Aᵀ (adjacency.transpose) with `values` in A's edge order: the
 // kernel reads them through transpose_to_csr (an int32 map; an int64 one,

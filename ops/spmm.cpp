@@ -52,7 +52,7 @@ Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const 
                                                      grad_c, saved_b.shape(), symmetric_scale);
                        }
                        if (needs[1]) {
-                         grads[1] = detail::run_sddmm_dot(adjacency.csr, heads, features, grad_c, saved_b,
+                         grads[1] = detail::run_sddmm_dot(adjacency, heads, features, grad_c, saved_b,
                                                           saved_values.shape(), saved_values.dtype());
                        }
                        return grads;

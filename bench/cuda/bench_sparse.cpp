@@ -15,7 +15,7 @@
 // device's DRAM bandwidth, 3.35 TB/s on the H100 SXM).
 //
 //   bench_sparse [--quick] [--markdown FILE] [--graph SUBSTRING] [--dataset NAME|DIR]...
-//                [--sddmm-path auto|segments|dense-rows|edges|edge-groups|all]
+//                [--sddmm-path auto|segments|dense-rows|edges|edge-groups|hrpb|all]
 //                [--widths F,...] [--sddmm-only] [--bf16]
 // "ours" is what a model runs: SpMM through ops::spmm with --spmm auto (the
 // HRPB layout built, the CSR tile and the format timed at the first call,
@@ -313,8 +313,9 @@ int main(int argc, char** argv) {
   app.add_flag("--bf16", bf16, "also time SDDMM on bfloat16 x and y (an \"SDDMM bf16\" row per SDDMM row)");
   app.add_option("--sddmm-path", sddmm_path,
                  "our SDDMM kernel: auto (the measured choice; the fastest forced kernel is reported beside it), "
-                 "segments, dense-rows, edges, edge-groups, or all (a row per kernel)")
-      ->check(CLI::IsMember({"auto", "segments", "dense-rows", "edges", "edge-groups", "all"}));
+                 "segments, dense-rows, edges, edge-groups, hrpb (TF32, on the graph's HRPB layout), or all (a row "
+                 "per kernel)")
+      ->check(CLI::IsMember({"auto", "segments", "dense-rows", "edges", "edge-groups", "hrpb", "all"}));
   CLI11_PARSE(app, argc, argv);
   try {
     require_available(kGpu);
@@ -412,27 +413,33 @@ int main(int argc, char** argv) {
         const Tensor x = bench::random_matrix({a.num_rows(), features}, 2, kGpu);
         Tensor reference = Tensor::zeros({a.nnz()}, DType::Float32, kGpu);
         const double cusparse_sddmm_ms = time_cusparse_sddmm(cs, a, x, b, reference, warmup, runs);
-        const auto time_sddmm = [&](Row& row) {
+        // The HRPB layout auto's SpMM has: the SDDMM may time and run its TF32 kernel on it.
+        const Hrpb* layout = automatic.hrpb != nullptr ? &automatic.hrpb->forward : nullptr;
+        // tolerance: 1e-4 for the float32 kernels, 2e-3 where the TF32 HRPB kernel may run (as for SpMM).
+        const auto time_sddmm = [&](Row& row, double tolerance) {
           Tensor out = Tensor::full({a.nnz()}, NAN, DType::Float32, kGpu);  // poisoned: a skipped entry fails
-          auto ours_sddmm = [&] { ops::sddmm_dot_forward(ops::Cuda{}, a.csr, 1, features, x, b, out); };
+          auto ours_sddmm = [&] { ops::sddmm_dot_forward(ops::Cuda{}, a.csr, 1, features, x, b, out, layout); };
           ours_sddmm();
           row.error = bench::relative_difference(out, reference);
-          SGNN_CHECK(row.error < 1e-4, row.op, " differs from cuSPARSE on ", graph.name, " F=", features, ": ",
+          SGNN_CHECK(row.error < tolerance, row.op, " differs from cuSPARSE on ", graph.name, " F=", features, ": ",
                      row.error);
           return bench::median_ms(ours_sddmm, warmup, runs);
         };
+        const bool hrpb_candidate = ops::hrpb_sddmm_fits(layout, a.csr, features, features % 4 == 0);
         if (sddmm_path == "auto" || sddmm_path == "all") {
           Row sddmm{graph.held_out, graph.name, "SDDMM", a.num_rows(), a.nnz(), features, 0, cusparse_sddmm_ms, NAN,
                     0, sddmm_minimum_bytes(a, features)};
-          sddmm.ours = time_sddmm(sddmm);  // auto: times its candidates at the first call
+          sddmm.ours = time_sddmm(sddmm, hrpb_candidate ? 2e-3 : 1e-4);  // auto: times its candidates at the first call
           const ops::KernelChoiceMap choices = ops::kernel_choices(a.csr);
-          const std::string key = ops::sddmm_choice_key(1, features, features % 4 == 0, DType::Float32);
+          const std::string key =
+              ops::sddmm_choice_key(1, features, features % 4 == 0, DType::Float32, hrpb_candidate);
           sddmm.chosen = choices.contains(key) ? choices.at(key) : "rule";
-          for (const ops::SddmmKernel& kernel : ops::sddmm_candidates(a.csr, features, features % 4 == 0)) {
+          for (const ops::SddmmKernel& kernel :
+               ops::sddmm_candidates(a.csr, features, features % 4 == 0, DType::Float32, layout)) {
             const ops::ScopedSddmmPath forced(kernel.path, kernel.lanes, kernel.by_row);
             Row variant = sddmm;
             variant.op = "SDDMM " + kernel.name();
-            variant.ours = time_sddmm(variant);
+            variant.ours = time_sddmm(variant, kernel.path == ops::SddmmPath::Hrpb ? 2e-3 : 1e-4);
             if (std::isnan(sddmm.fastest) || variant.ours < sddmm.fastest) {
               sddmm.fastest = variant.ours;
               sddmm.fastest_name = kernel.name();
@@ -442,10 +449,12 @@ int main(int argc, char** argv) {
           add(sddmm);
         } else {
           const ops::ScopedSddmmPath forced(ops::parse_sddmm_path(sddmm_path));
-          const ops::SddmmPath used = ops::choose_sddmm_path(*ops::sparse_plan(a.csr), features);
+          const bool hrpb_forced = ops::forced_sddmm_path() == ops::SddmmPath::Hrpb && hrpb_candidate;
+          const ops::SddmmPath used =
+              hrpb_forced ? ops::SddmmPath::Hrpb : ops::choose_sddmm_path(*ops::sparse_plan(a.csr), features);
           Row sddmm{graph.held_out, graph.name, "SDDMM " + std::string(ops::sddmm_path_name(used)), a.num_rows(),
                     a.nnz(), features, 0, cusparse_sddmm_ms, NAN, 0, sddmm_minimum_bytes(a, features)};
-          sddmm.ours = time_sddmm(sddmm);
+          sddmm.ours = time_sddmm(sddmm, hrpb_forced ? 2e-3 : 1e-4);
           add(sddmm);
         }
         if (bf16) {

@@ -59,9 +59,8 @@ Tensor hrpb_bf16_fragments(const Hrpb& hrpb) {
              ", the fragments are built on a CUDA device");
   HrpbDerived& derived = *hrpb.derived;
   std::lock_guard<std::mutex> lock(derived.mutex);
-  if (derived.bf16_fragments.defined() && derived.source.shares_storage_with(hrpb.packed_blocks)) {
-    return derived.bf16_fragments;
-  }
+  derived.refresh_for(hrpb.packed_blocks);
+  if (derived.bf16_fragments.defined()) return derived.bf16_fragments;
   const Device device = hrpb.device();
   const cuda::DeviceGuard guard(device);
   Tensor fragments = Tensor::empty({std::max<int64_t>(hrpb.num_blocks, 1) * 128}, DType::Int32, device);
@@ -73,7 +72,6 @@ Tensor hrpb_bf16_fragments(const Hrpb& hrpb) {
         reinterpret_cast<uint4*>(fragments.data<int32_t>()));
     SGNN_CUDA_CHECK_LAUNCH("build_fragments_kernel");
   }
-  derived.source = hrpb.packed_blocks;
   derived.bf16_fragments = fragments;
   ++fragments_built;
   return fragments;

@@ -18,6 +18,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ops/kernel_timer.hpp"
@@ -150,8 +151,9 @@ SddmmKernel in_row_order(SddmmKernel kernel) {
   return kernel;
 }
 
-// Every kernel that exists for this graph and width in the plan's order, the rule's first.
-std::vector<SddmmKernel> candidates(const SparsePlan& plan, int64_t features, int vector) {
+// Every kernel that exists for this graph and width in the plan's order, the
+// rule's first; the HRPB kernel last, where the graph's layout fits.
+std::vector<SddmmKernel> candidates(const SparsePlan& plan, int64_t features, int vector, bool hrpb_fits) {
   std::vector<SddmmKernel> all{variant_of(choose_sddmm_path(plan, features), features, vector)};
   const auto add = [&](SddmmKernel variant) {
     for (const SddmmKernel& known : all) {
@@ -165,11 +167,13 @@ std::vector<SddmmKernel> candidates(const SparsePlan& plan, int64_t features, in
   for (const int slices_per_lane : {4, 2, 1}) {
     add({SddmmPath::EdgeGroups, edge_group_lanes(features, vector, slices_per_lane)});
   }
+  if (hrpb_fits) add({SddmmPath::Hrpb, 0});
   return all;
 }
 
 // The variant a name (SddmmKernel::name) stands for, when it exists for this graph and width.
-std::optional<SddmmKernel> parse_variant(const std::string& name, const SparsePlan& plan, int64_t features) {
+std::optional<SddmmKernel> parse_variant(const std::string& name, const SparsePlan& plan, int64_t features,
+                                        bool hrpb_fits) {
   const auto lanes_after = [&](const std::string& prefix) -> int {
     if (!name.starts_with(prefix)) return 0;
     const std::string digits = name.substr(prefix.size());
@@ -178,22 +182,28 @@ std::optional<SddmmKernel> parse_variant(const std::string& name, const SparsePl
     return lanes >= 1 && lanes <= 32 && (lanes & (lanes - 1)) == 0 ? lanes : 0;
   };
   if (name.ends_with("-rows") && name != "dense-rows") {
-    std::optional<SddmmKernel> kernel = parse_variant(name.substr(0, name.size() - 5), plan, features);
+    std::optional<SddmmKernel> kernel = parse_variant(name.substr(0, name.size() - 5), plan, features, hrpb_fits);
     if (!kernel || !walks_segments(kernel->path)) return std::nullopt;
     kernel->by_row = true;
     return kernel;
   }
   if (name == "dense-rows") return features <= kDenseRowsMaxFeatures ? std::optional<SddmmKernel>({SddmmPath::DenseRows, 0}) : std::nullopt;
   if (name == "edges") return plan.entry_row.defined() ? std::optional<SddmmKernel>({SddmmPath::Edges, 0}) : std::nullopt;
+  if (name == "hrpb") return hrpb_fits ? std::optional<SddmmKernel>({SddmmPath::Hrpb, 0}) : std::nullopt;
   if (const int lanes = lanes_after("segments-")) return SddmmKernel{SddmmPath::Segments, lanes};
   if (const int lanes = lanes_after("edge-groups-")) return SddmmKernel{SddmmPath::EdgeGroups, lanes};
   return std::nullopt;
 }
 
+// `hrpb`: the graph's layout, where the variant is Hrpb (then T is float).
 template <typename T>
 void run(const SddmmKernel& variant, const SparsePlan& plan, SddmmArguments<T> args, int64_t rows, bool vectorized,
-         Device device) {
+         const Hrpb* hrpb, Device device) {
   args.segments = sparse_cuda::segment_list(plan, variant.by_row);
+  if (variant.path == SddmmPath::Hrpb) {
+    if constexpr (std::is_same_v<T, float>) return sddmm_cuda::launch_hrpb(*hrpb, args, device);
+    throw InvalidArgument("sddmm_dot: the HRPB kernel takes float32 operands");
+  }
   switch (variant.path) {
     case SddmmPath::DenseRows: return sddmm_cuda::launch_dense_rows(args, vectorized, device);
     case SddmmPath::Edges: return sddmm_cuda::launch_edges(args, vectorized, device);
@@ -209,20 +219,22 @@ void run(const SddmmKernel& variant, const SparsePlan& plan, SddmmArguments<T> a
 // own key (":bf16"): half the bytes per row, so another kernel may win.
 template <typename T>
 SddmmKernel choose(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features, bool vectorized,
-                    const SddmmArguments<T>& args, Device device) {
+                    const SddmmArguments<T>& args, const Hrpb* hrpb, Device device) {
   const int vector = vectorized ? sddmm_cuda::kVectorElements<T> : 1;
+  const bool hrpb_fits = hrpb_sddmm_fits(hrpb, csr, features, vectorized, dtype_of<T>());
+  if (forced_sddmm_path() == SddmmPath::Hrpb && hrpb_fits) return {SddmmPath::Hrpb, 0};
   if (forced_sddmm_path() != SddmmPath::Auto) {
     SddmmKernel forced = variant_of(choose_sddmm_path(plan, features), features, vector);
     if (forced.lanes > 0 && forced_sddmm_lanes() > 0) forced.lanes = forced_sddmm_lanes();
     forced.by_row = forced_sddmm_by_row() && walks_segments(forced.path);
     return forced;
   }
-  const std::string key = sddmm_choice_key(heads, features, vectorized, dtype_of<T>());
+  const std::string key = sddmm_choice_key(heads, features, vectorized, dtype_of<T>(), hrpb_fits);
   // The recorded choice, read back from its name without listing the candidates (every call comes here).
   if (const std::optional<std::string> recorded = plan.choices->find(key)) {
-    if (const std::optional<SddmmKernel> variant = parse_variant(*recorded, plan, features)) return *variant;
+    if (const std::optional<SddmmKernel> variant = parse_variant(*recorded, plan, features, hrpb_fits)) return *variant;
   }
-  const std::vector<SddmmKernel> all = candidates(plan, features, vector);
+  const std::vector<SddmmKernel> all = candidates(plan, features, vector, hrpb_fits);
   if (all.size() == 1 || !may_tune(csr, *plan.choices, stream_capturing(device))) return all.front();
   SddmmKernel best = all.front();
   double best_ms = std::numeric_limits<double>::infinity();
@@ -230,7 +242,7 @@ SddmmKernel choose(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_
   double best_walking_ms = std::numeric_limits<double>::infinity();
   for (const SddmmKernel& variant : all) {
     const double ms = candidate_ms(
-        device, [&] { run(variant, plan, args, csr.num_rows, vectorized, device); }, key + " " + variant.name(),
+        device, [&] { run(variant, plan, args, csr.num_rows, vectorized, hrpb, device); }, key + " " + variant.name(),
         best_ms);
     if (ms < best_ms) {
       best_ms = ms;
@@ -249,7 +261,7 @@ SddmmKernel choose(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_
   if (best_walking) {
     const SddmmKernel by_row = in_row_order(*best_walking);
     const double ms = candidate_ms(
-        device, [&] { run(by_row, plan, args, csr.num_rows, vectorized, device); }, key + " " + by_row.name(),
+        device, [&] { run(by_row, plan, args, csr.num_rows, vectorized, hrpb, device); }, key + " " + by_row.name(),
         best_ms, /*warm=*/true);
     if (ms < best_ms) best = by_row;
   }
@@ -259,9 +271,11 @@ SddmmKernel choose(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_
 
 }  // namespace
 
-std::vector<SddmmKernel> sddmm_candidates(const Csr& csr, int64_t features, bool vectorized, DType dtype) {
+std::vector<SddmmKernel> sddmm_candidates(const Csr& csr, int64_t features, bool vectorized, DType dtype,
+                                          const Hrpb* hrpb) {
   const int vector = vectorized ? sddmm_cuda::vector_elements(dtype) : 1;
-  std::vector<SddmmKernel> all = candidates(*sparse_plan(csr), features, vector);
+  const bool hrpb_fits = hrpb_sddmm_fits(hrpb, csr, features, vectorized, dtype);
+  std::vector<SddmmKernel> all = candidates(*sparse_plan(csr), features, vector, hrpb_fits);
   const std::size_t count = all.size();
   for (std::size_t i = 0; i < count; ++i) {
     if (walks_segments(all[i].path)) all.push_back(in_row_order(all[i]));
@@ -273,27 +287,28 @@ namespace {
 
 template <typename T>
 void dot_direct(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features, const Tensor& x,
-                const Tensor& y, Tensor& out, Device device) {
+                const Tensor& y, Tensor& out, const Hrpb* hrpb, Device device) {
   const bool vectorized = sddmm_cuda::vectorizable(features, x, y);
   const SddmmArguments<T> args = arguments_of<T>(csr, plan, heads, features, x, y, out);
-  run(choose(csr, plan, heads, features, vectorized, args, device), plan, args, csr.num_rows, vectorized, device);
+  run(choose(csr, plan, heads, features, vectorized, args, hrpb, device), plan, args, csr.num_rows, vectorized, hrpb,
+      device);
 }
 
 // The same products plus zero ones, on copies of x and y padded to whole
 // 16-byte vectors per head (their own measured kernel, under the padded width's key).
 template <typename T>
 void dot_padded(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features, const Tensor& x,
-                const Tensor& y, Tensor& out, Device device) {
+                const Tensor& y, Tensor& out, const Hrpb* hrpb, Device device) {
   const int64_t padded = sparse_cuda::padded_width(features, sddmm_cuda::kVectorElements<T>);
   const Tensor x_padded = sparse_cuda::padded_features<T>(x, heads, features, padded);
   const Tensor y_padded = sparse_cuda::padded_features<T>(y, heads, features, padded);
-  dot_direct<T>(csr, plan, heads, padded, x_padded, y_padded, out, device);
+  dot_direct<T>(csr, plan, heads, padded, x_padded, y_padded, out, hrpb, device);
 }
 
 }  // namespace
 
 void sddmm_dot_forward(Cuda, const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
-                       Tensor& out) {
+                       Tensor& out, const Hrpb* hrpb) {
   if (out.numel() == 0) return;
   const Device device = x.device();
   cuda::DeviceGuard guard(device);
@@ -301,19 +316,21 @@ void sddmm_dot_forward(Cuda, const Csr& csr, int64_t heads, int64_t features, co
   visit_floating(x.dtype(), [&](auto element) {
     using T = decltype(element);
     if (sddmm_cuda::vectorizable(features, x, y) || forced_sddmm_path() != SddmmPath::Auto) {
-      return dot_direct<T>(csr, *plan, heads, features, x, y, out, device);
+      return dot_direct<T>(csr, *plan, heads, features, x, y, out, hrpb, device);
     }
     const std::string key = sddmm_padded_key(heads, features, dtype_of<T>());
     std::optional<std::string> choice = plan->choices->find(key);
     if (!choice && may_tune(csr, *plan->choices, stream_capturing(device))) {
       const bool padded = padded_path_faster(
-          device, key, [&] { dot_direct<T>(csr, *plan, heads, features, x, y, out, device); },
-          [&] { dot_padded<T>(csr, *plan, heads, features, x, y, out, device); });
+          device, key, [&] { dot_direct<T>(csr, *plan, heads, features, x, y, out, hrpb, device); },
+          [&] { dot_padded<T>(csr, *plan, heads, features, x, y, out, hrpb, device); });
       choice = padded ? kSddmmPadded : "direct";
       plan->choices->set(key, *choice);
     }
-    if (choice == std::optional<std::string>(kSddmmPadded)) return dot_padded<T>(csr, *plan, heads, features, x, y, out, device);
-    dot_direct<T>(csr, *plan, heads, features, x, y, out, device);
+    if (choice == std::optional<std::string>(kSddmmPadded)) {
+      return dot_padded<T>(csr, *plan, heads, features, x, y, out, hrpb, device);
+    }
+    dot_direct<T>(csr, *plan, heads, features, x, y, out, hrpb, device);
   });
 }
 

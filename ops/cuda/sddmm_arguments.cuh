@@ -13,6 +13,7 @@
 
 #include "core/bfloat16.hpp"
 #include "core/csr.hpp"
+#include "core/hrpb.hpp"
 #include "ops/cuda/sparse_device.cuh"
 #include "ops/sparse_plan.hpp"
 
@@ -130,5 +131,8 @@ void launch_edges(const SddmmArguments<T>& args, bool vectorized, Device device)
 // power of two in 1..32); `rows` is the CSR's row count.
 template <typename T>
 void launch_edge_groups(const SddmmArguments<T>& args, int64_t rows, int group_lanes, bool vectorized, Device device);
+
+// sddmm_dot by the HRPB kernel, where hrpb_sddmm_fits (ops/sddmm_path.hpp).
+void launch_hrpb(const Hrpb& hrpb, const SddmmArguments<float>& args, Device device);
 
 }  // namespace sgnn::ops::sddmm_cuda

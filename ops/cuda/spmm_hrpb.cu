@@ -29,6 +29,7 @@
 #include "core/cuda/launch.cuh"
 #include "ops/cuda/async_copy.cuh"
 #include "ops/cuda/hrpb_row_slices.cuh"
+#include "ops/cuda/mma_tf32.cuh"
 #include "ops/spmm_hrpb_backend.hpp"
 
 namespace sgnn::ops {
@@ -62,23 +63,6 @@ struct KernelArguments {
   int record_words;   // words of a staged record: the HRPB's max_block_words; a stage holds 2 more
   bool vector_stores; // C rows allow a lane's C pieces as single float4 (kGroup 4) or float2 (kGroup 1) stores
 };
-
-// Round to nearest even: one F2FP instruction on sm_90, where cvt.rna
-// (ties away) is emulated with a compare and an add; two of these per mma
-// n-tile made that a measurable share of the kernel (bench/RESULTS.md).
-__device__ __forceinline__ uint32_t to_tf32(float x) {
-  uint32_t out;
-  asm("cvt.rn.tf32.f32 %0, %1;\n" : "=r"(out) : "f"(x));
-  return out;
-}
-
-__device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
 
 // kCount consecutive floats of shared memory in one load (the address is
 // aligned to the load's size: LaunchShape pads rows to a multiple of 4 floats).
