@@ -38,8 +38,13 @@ namespace {
 constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * 32;
 // Feature chunks (16 features, one 16-byte load per lane and n-tile) whose y
-// loads are issued before any of their mma steps: 8 loads in flight per lane.
-constexpr int kBatch = 4;
+// loads are issued before any of their mma steps: 4 loads in flight per lane.
+// With eight thread blocks an SM (64 registers, 16 bytes spilled) this was
+// 6-20% faster on the H100 than 4 chunks at 88 registers (five blocks) or
+// six blocks: more warps waiting on L2 beat more loads per warp
+// (bench/RESULTS.md, "SDDMM on the HRPB layout").
+constexpr int kBatch = 2;
+constexpr int kBlocksPerSm = 8;
 
 struct PanelArguments {
   const int32_t* virtual_panel;
@@ -56,7 +61,7 @@ __device__ __forceinline__ float4 tf32_rounded(float4 v) {
                      __uint_as_float(to_tf32(v.w)));
 }
 
-__global__ void __launch_bounds__(kThreads) sddmm_hrpb_kernel(PanelArguments panels, SddmmArguments<float> args) {
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm) sddmm_hrpb_kernel(PanelArguments panels, SddmmArguments<float> args) {
   extern __shared__ float4 staged_x[];  // 16 rows × x_stride floats: one head of the panel's x rows
   float* x_rows = reinterpret_cast<float*>(staged_x);
   const int lane = static_cast<int>(threadIdx.x) & 31;
