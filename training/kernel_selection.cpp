@@ -30,9 +30,10 @@ void import_choices(const Adjacency& adjacency, const graph_io::ChoiceMap& all) 
   ops::import_kernel_choices(adjacency.transpose, transpose);
 }
 
-bool any_format_choice(const ops::KernelChoiceMap& choices, const std::string& format) {
+// Whether a timed choice runs on the HRPB layout: an SpMM format or an SDDMM path (ops/sddmm_path.hpp).
+bool any_choice_uses_hrpb(const ops::KernelChoiceMap& choices) {
   for (const auto& [key, variant] : choices) {
-    if (key.starts_with("spmm-format:") && variant == format) return true;
+    if ((key.starts_with("spmm-format:") || key.starts_with("sddmm:")) && variant == "hrpb") return true;
   }
   return false;
 }
@@ -71,7 +72,7 @@ KernelSelection::KernelSelection(graph_io::Graph& graph, SpmmFormat format, cons
   if (format == SpmmFormat::Auto) {
     const ops::KernelChoiceMap choices = ops::kernel_choices(adjacency.csr);
     // Stored choices settle it; without them HRPB is a candidate to time, built but not stored yet.
-    attach = has_format_choices(choices) ? any_format_choice(choices, "hrpb") : true;
+    attach = has_format_choices(choices) ? any_choice_uses_hrpb(choices) : true;
     policy.store_on_miss = false;
   }
   if (!attach) {
@@ -89,9 +90,9 @@ void KernelSelection::after_first_epoch() {
   Adjacency& adjacency = graph_.adjacency;
   const ops::KernelChoiceMap choices = ops::kernel_choices(adjacency.csr);
   if (format_ == SpmmFormat::Auto && adjacency.hrpb) {
-    if (has_format_choices(choices) && !any_format_choice(choices, "hrpb")) {
+    if (has_format_choices(choices) && !any_choice_uses_hrpb(choices)) {
       adjacency.hrpb.reset();  // timed and never chosen: free its device memory
-    } else if (hrpb_build_ms_ > 0 && !graph_.statistics.cache_path.empty() && any_format_choice(choices, "hrpb")) {
+    } else if (hrpb_build_ms_ > 0 && !graph_.statistics.cache_path.empty() && any_choice_uses_hrpb(choices)) {
       // The read rate of the adjacency cache in this run (0 when it was not read: then nothing is stored yet).
       std::error_code error;
       const auto bytes = std::filesystem::file_size(graph_.statistics.cache_path, error);

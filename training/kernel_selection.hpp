@@ -5,11 +5,12 @@
 //       the adjacency cache for this device model (graph_io/kernel_choices_file.hpp);
 //       lets Aᵀ share A's choices when the pattern is symmetric; attaches the
 //       HRPB layout only when a kernel may use it: --spmm hrpb; or auto (GCN)
-//       when the stored choices pick HRPB at some width, or when nothing is
-//       stored yet (then it is built on the device to be timed, not stored).
+//       when the stored choices pick HRPB at some width (for the SpMM or the
+//       SDDMM), or when nothing is stored yet (then it is built on the device
+//       to be timed, not stored).
 //   after_first_epoch()   the first epoch has timed every (op, width) the
 //       model runs: stores the choices when new; with auto, drops the HRPB
-//       layout if no width chose it, else stores it where reading it back
+//       layout if no op and width chose it, else stores it where reading it back
 //       would beat building it (graph_io::store_hrpb_cache_if_faster).
 // Without a cache folder the choices live for the process only.
 #pragma once

@@ -7,6 +7,7 @@
 #include "graph_io/kernel_choices_file.hpp"
 #include "graph_io/synthetic_dataset.hpp"
 #include "ops/kernel_choices.hpp"
+#include "ops/sddmm_path.hpp"
 #include "ops/spmm_format.hpp"
 #include "tests/graph_io/temp_files.hpp"
 #include "training/kernel_selection.hpp"
@@ -42,6 +43,18 @@ TEST_CASE("kernel selection: auto with a choice of HRPB and no cache folder keep
   selection.after_first_epoch();             // no cache file to measure or write: nothing to do, no failure
   CHECK(graph.adjacency.hrpb != nullptr);
   CHECK(selection.spmm_description(16) == "auto: hrpb");
+}
+
+TEST_CASE("kernel selection: an SDDMM choice of the HRPB kernel keeps the layout that SpMM did not choose") {
+  graph_io::Graph graph = small_graph("");
+  ops::import_kernel_choices(graph.adjacency.csr,
+                             {{ops::spmm_format_key(16), "csr"},
+                              {ops::sddmm_choice_key(1, 64, true, DType::Float32, true), "hrpb"}});
+  KernelSelection selection(graph, SpmmFormat::Auto, resolved(), true);
+  REQUIRE(graph.adjacency.hrpb != nullptr);  // built: the SDDMM runs on it
+  selection.after_first_epoch();
+  CHECK(graph.adjacency.hrpb != nullptr);    // not freed as unused
+  CHECK(selection.spmm_description(16) == "auto: csr");
 }
 
 TEST_CASE("kernel selection: with a cache folder, choices stored for the device and read back; CSR drops HRPB") {
