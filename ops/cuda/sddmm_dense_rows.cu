@@ -17,6 +17,7 @@
 // deterministic, no atomics. Grid-stride over items: any number of rows.
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "ops/cuda/sddmm_arguments.cuh"
@@ -30,14 +31,21 @@ namespace {
 constexpr unsigned kFullWarp = 0xffffffffu;
 constexpr int kWarp = 32;
 
-// Entries a group of lanes reduces per step: at most 32 floats of y in
+// Entries a group of lanes reduces per step: at most `max_floats` of y in
 // registers per lane, at most 8 entries, and no more entries than lanes
-// (fold_sums needs one lane bit per halving).
-constexpr int entries_per_step(int vec, int sub, int chunks) {
+// (fold_sums needs one lane bit per halving). float32 allows 64: at width
+// 256 (two chunks) eight entries in flight instead of four made the kernel
+// 4-11% faster on the H100 on SBM and Chung-Lu graphs (61 registers, no
+// spill; bench/RESULTS.md). bfloat16 keeps 32: with 64, ptxas spills its
+// eight-entry kernels (widths 64 and 256), and they were not measured.
+constexpr int entries_per_step(int vec, int sub, int chunks, int max_floats) {
   int entries = 8;
-  while (entries > 1 && (entries * chunks * vec > 32 || entries > sub)) entries /= 2;
+  while (entries > 1 && (entries * chunks * vec > max_floats || entries > sub)) entries /= 2;
   return entries;
 }
+
+template <typename T>
+inline constexpr int kMaxStepFloats = std::is_same_v<T, float> ? 64 : 32;
 
 // Sums each of the first kCount values of `v` over the lanes that differ in
 // the bits kOffset, kOffset/2, …, 1 of `lane`, halving the number of values
@@ -69,7 +77,7 @@ __device__ __forceinline__ int fold_sums(float (&v)[kSize], int lane) {
 
 template <int kVec, int kSub, int kChunks, typename T>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dense_rows_kernel(SddmmArguments<T> args) {
-  constexpr int kEntries = entries_per_step(kVec, kSub, kChunks);
+  constexpr int kEntries = entries_per_step(kVec, kSub, kChunks, kMaxStepFloats<T>);
   constexpr int kGroups = kWarp / kSub;
   constexpr int kStep = kGroups * kEntries;  // entries per step, divides 32
   constexpr int kCopies = kSub / kEntries;   // lanes of a group holding each total
