@@ -1,8 +1,9 @@
 // CUDA SDDMM after Sputnik (§VI), the Segments path of ops/sddmm_path.hpp
 // (the plan picks it for short rows; long rows go to sddmm_dense_rows.cu,
-// small graphs at small widths to sddmm_edges.cu, and sddmm_edge_groups.cu
-// balances by entries; which one runs is timed per graph and width where that
-// pays, see choose() below and ops/kernel_choices.hpp):
+// small graphs at small widths to sddmm_edges.cu, sddmm_edge_groups.cu
+// balances by entries, and sddmm_hrpb.cu runs on tensor cores where the
+// graph has an HRPB layout; which one runs is timed per graph and width where
+// that pays, see choose() below and ops/kernel_choices.hpp):
 // one subwarp per (segment, head) of the
 // plan's work segments (ops/sparse_segments.hpp: rows cut into pieces of at
 // most segment_length entries, so hub rows spread over many subwarps; every

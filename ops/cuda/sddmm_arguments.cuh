@@ -1,11 +1,12 @@
 // The kernel arguments shared by the SDDMM kernels (ops/cuda/sddmm.cu: the
 // Segments path and sddmm_add; ops/cuda/sddmm_dense_rows.cu: the DenseRows
 // path; ops/cuda/sddmm_edges.cu: the Edges path; ops/cuda/sddmm_edge_groups.cu:
-// the EdgeGroups path), the vector loads they share, and the launches of the
-// DenseRows, Edges and EdgeGroups kernels. x and y are float32 or bfloat16
-// (T), the output float32 or bfloat16: products and sums in float (a product
-// of two bfloat16 is exact in float), so both dtypes round at the same points,
-// and a bfloat16 output once more where it is stored.
+// the EdgeGroups path; ops/cuda/sddmm_hrpb.cu: the Hrpb path), the vector
+// loads they share, and the launches of the DenseRows, Edges, EdgeGroups and
+// Hrpb kernels. x and y are float32 or bfloat16 (T; the Hrpb path float32
+// only, rounded to TF32), the output float32 or bfloat16: products and sums
+// in float (a product of two bfloat16 is exact in float), so both dtypes
+// round at the same points, and a bfloat16 output once more where it is stored.
 #pragma once
 
 #include <cstdint>
