@@ -32,7 +32,9 @@ double timed_launch_ms(Device device, const std::function<void()>& launch);
 //     first launch is returned. Before any cost has been seen, every
 //     candidate gets its second launch.
 // Launches under 1 ms always get a second (it costs less than the noise of
-// timing one: launch overhead, clock resolution). A first launch that timed
+// timing one: launch overhead, clock resolution), and candidates under 0.05
+// ms four more (their launch-to-launch spread, a few percent, exceeds the
+// gaps between them); the fastest launch counts. A first launch that timed
 // other candidates (the CSR SpMM picks its tile inside its first launch) is
 // not counted; the launches after it are.
 // `candidate` names what is timed (e.g. "spmm-tile:h1:f128 v4s32r1"): with

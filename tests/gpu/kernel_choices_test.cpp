@@ -363,6 +363,15 @@ TEST_CASE("GPU candidate timing: a clear loser and a warm candidate get one laun
     (void)ops::candidate_ms(kGpu, sleeping(launches, {0.5}), "short loser", 0.01);
     CHECK(launches == 2);
   }
+  SUBCASE("under 0.05 ms: four launches more, the fastest counts") {
+    launches = 0;
+    const double ms = ops::candidate_ms(kGpu, [&launches] { ++launches; }, "empty");
+    CHECK(launches == 6);
+    CHECK(ms < 0.05);
+    launches = 0;
+    (void)ops::candidate_ms(kGpu, sleeping(launches, {0.2}), "not short");
+    CHECK(launches == 2);
+  }
   SUBCASE("a first launch that paid a one-time cost as large as one seen before still gets its second") {
     const double cost = seen.milliseconds + 30.0;
     launches = 0;
