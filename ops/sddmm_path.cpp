@@ -53,7 +53,9 @@ SddmmPath choose_sddmm_path(const SparsePlan& plan, int64_t features) {
 }
 
 bool hrpb_sddmm_fits(const Hrpb* hrpb, const Csr& csr, int64_t features, bool vectorized, DType dtype) {
-  return hrpb != nullptr && dtype == DType::Float32 && vectorized && features >= 16 && features % 16 == 0 &&
+  // A chunk of four 16-byte vectors: 16 float32 or 32 bfloat16 features.
+  const int64_t chunk = dtype == DType::BFloat16 ? 32 : 16;
+  return hrpb != nullptr && vectorized && features >= chunk && features % chunk == 0 &&
          features <= kHrpbSddmmMaxFeatures && hrpb->num_rows == csr.num_rows && hrpb->num_cols == csr.num_cols &&
          hrpb->nnz == csr.nnz && hrpb->device() == csr.device();
 }

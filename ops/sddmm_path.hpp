@@ -13,11 +13,12 @@
 //              found by search over the offsets: balanced whatever the row
 //              lengths, one shuffle per entry (ops/cuda/sddmm_edge_groups.cu);
 //              three group sizes are candidates for timing
-//   Hrpb       TF32 tensor cores over the graph's HRPB layout, where the
+//   Hrpb       tensor cores over the graph's HRPB layout, where the
 //              adjacency has one: a block's 16 y rows read once for all its
 //              entries, for meshes and stencils (ops/cuda/sddmm_hrpb.cu);
-//              float32, per-head widths a multiple of 16 up to
-//              kHrpbSddmmMaxFeatures; timed, never the rule's choice
+//              float32 on TF32 (per-head widths a multiple of 16), bfloat16
+//              (a multiple of 32), up to kHrpbSddmmMaxFeatures; timed, never
+//              the rule's choice
 // On graphs where timing pays (ops/kernel_choices.hpp) the first call of a
 // (heads, width) times every path (and group size) and keeps the fastest;
 // elsewhere choose_sddmm_path's rule decides from the graph's cached plan
@@ -45,7 +46,7 @@ enum class SddmmPath { Auto, Segments, DenseRows, Edges, EdgeGroups, Hrpb };
 inline constexpr double kDenseRowsMinMeanSegment = 128.0;
 // Widest per-head feature count DenseRows handles (its per-lane registers).
 inline constexpr int64_t kDenseRowsMaxFeatures = 512;
-// Widest per-head feature count the HRPB path handles (its staged x rows: 34 KB of shared memory).
+// Widest per-head feature count the HRPB path handles (its staged x rows: 33 KB of shared memory).
 inline constexpr int64_t kHrpbSddmmMaxFeatures = 512;
 // On small graphs (the plan has entry rows) the plan gives Edges the widths
 // up to kEdgesMaxFeatures per head, DenseRows those up to
@@ -111,9 +112,9 @@ std::vector<SddmmKernel> sddmm_candidates(const Csr& csr, int64_t features, bool
                                           DType dtype = DType::Float32, const Hrpb* hrpb = nullptr);
 
 // Whether the Hrpb path computes sddmm_dot on `csr`: `hrpb` is the layout of
-// the same matrix (its sizes and entry count) on its device, float32
-// operands with 16-byte loads (`vectorized`), and a per-head width that is a
-// multiple of 16 up to kHrpbSddmmMaxFeatures.
+// the same matrix (its sizes and entry count) on its device, operands with
+// 16-byte loads (`vectorized`), and a per-head width that is a multiple of 16
+// (float32) or 32 (bfloat16) up to kHrpbSddmmMaxFeatures.
 bool hrpb_sddmm_fits(const Hrpb* hrpb, const Csr& csr, int64_t features, bool vectorized,
                      DType dtype = DType::Float32);
 

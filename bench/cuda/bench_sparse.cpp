@@ -469,7 +469,7 @@ int main(int argc, char** argv) {
           const double cusparse_bf16_ms = time_cusparse_sddmm(cs, a, x16, y16, cusparse_bf16_out, warmup, runs);
           const auto time_bf16 = [&](Row& row) {
             Tensor out = Tensor::full({a.nnz()}, NAN, DType::Float32, kGpu);  // poisoned
-            auto ours_sddmm = [&] { ops::sddmm_dot_forward(ops::Cuda{}, a.csr, 1, features, x16, y16, out); };
+            auto ours_sddmm = [&] { ops::sddmm_dot_forward(ops::Cuda{}, a.csr, 1, features, x16, y16, out, layout); };
             ours_sddmm();
             row.error = bench::relative_difference(out, rounded_reference);
             SGNN_CHECK(row.error < 1e-4, row.op, " differs from cuSPARSE on ", graph.name, " F=", features, ": ",
@@ -480,9 +480,11 @@ int main(int argc, char** argv) {
                   cusparse_bf16_ms, 0, sddmm_minimum_bytes(a, features, 2.0)};
           row.ours = time_bf16(row);  // auto: its own measured choice (key ":bf16")
           const ops::KernelChoiceMap choices = ops::kernel_choices(a.csr);
-          const std::string key = ops::sddmm_choice_key(1, features, true, DType::BFloat16);
+          const bool hrpb_bf16 = ops::hrpb_sddmm_fits(layout, a.csr, features, features % 8 == 0, DType::BFloat16);
+          const std::string key = ops::sddmm_choice_key(1, features, features % 8 == 0, DType::BFloat16, hrpb_bf16);
           row.chosen = choices.contains(key) ? choices.at(key) : "rule";
-          for (const ops::SddmmKernel& kernel : ops::sddmm_candidates(a.csr, features, features % 8 == 0, DType::BFloat16)) {
+          for (const ops::SddmmKernel& kernel :
+               ops::sddmm_candidates(a.csr, features, features % 8 == 0, DType::BFloat16, layout)) {
             const ops::ScopedSddmmPath forced(kernel.path, kernel.lanes, kernel.by_row);
             Row variant = row;
             variant.op = "BF16 SDDMM " + kernel.name();

@@ -196,15 +196,12 @@ std::optional<SddmmKernel> parse_variant(const std::string& name, const SparsePl
   return std::nullopt;
 }
 
-// `hrpb`: the graph's layout, where the variant is Hrpb (then T is float).
+// `hrpb`: the graph's layout, where the variant is Hrpb.
 template <typename T>
 void run(const SddmmKernel& variant, const SparsePlan& plan, SddmmArguments<T> args, int64_t rows, bool vectorized,
          const Hrpb* hrpb, Device device) {
   args.segments = sparse_cuda::segment_list(plan, variant.by_row);
-  if (variant.path == SddmmPath::Hrpb) {
-    if constexpr (std::is_same_v<T, float>) return sddmm_cuda::launch_hrpb(*hrpb, args, device);
-    throw InvalidArgument("sddmm_dot: the HRPB kernel takes float32 operands");
-  }
+  if (variant.path == SddmmPath::Hrpb) return sddmm_cuda::launch_hrpb(*hrpb, args, device);
   switch (variant.path) {
     case SddmmPath::DenseRows: return sddmm_cuda::launch_dense_rows(args, vectorized, device);
     case SddmmPath::Edges: return sddmm_cuda::launch_edges(args, vectorized, device);

@@ -3,8 +3,8 @@
 // path; ops/cuda/sddmm_edges.cu: the Edges path; ops/cuda/sddmm_edge_groups.cu:
 // the EdgeGroups path; ops/cuda/sddmm_hrpb.cu: the Hrpb path), the vector
 // loads they share, and the launches of the DenseRows, Edges, EdgeGroups and
-// Hrpb kernels. x and y are float32 or bfloat16 (T; the Hrpb path float32
-// only, rounded to TF32), the output float32 or bfloat16: products and sums
+// Hrpb kernels. x and y are float32 or bfloat16 (T; the Hrpb path rounds
+// float32 to TF32), the output float32 or bfloat16: products and sums
 // in float (a product of two bfloat16 is exact in float), so both dtypes
 // round at the same points, and a bfloat16 output once more where it is stored.
 #pragma once
@@ -134,6 +134,7 @@ template <typename T>
 void launch_edge_groups(const SddmmArguments<T>& args, int64_t rows, int group_lanes, bool vectorized, Device device);
 
 // sddmm_dot by the HRPB kernel, where hrpb_sddmm_fits (ops/sddmm_path.hpp).
-void launch_hrpb(const Hrpb& hrpb, const SddmmArguments<float>& args, Device device);
+template <typename T>
+void launch_hrpb(const Hrpb& hrpb, const SddmmArguments<T>& args, Device device);
 
 }  // namespace sgnn::ops::sddmm_cuda

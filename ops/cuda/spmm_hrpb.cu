@@ -29,7 +29,7 @@
 #include "core/cuda/launch.cuh"
 #include "ops/cuda/async_copy.cuh"
 #include "ops/cuda/hrpb_row_slices.cuh"
-#include "ops/cuda/mma_tf32.cuh"
+#include "ops/cuda/mma.cuh"
 #include "ops/spmm_hrpb_backend.hpp"
 
 namespace sgnn::ops {

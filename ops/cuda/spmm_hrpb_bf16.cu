@@ -35,6 +35,7 @@
 #include "ops/cuda/async_copy.cuh"
 #include "ops/cuda/hrpb_bf16_fragments.cuh"
 #include "ops/cuda/hrpb_row_slices.cuh"
+#include "ops/cuda/mma.cuh"
 #include "ops/spmm_hrpb_backend.hpp"
 
 namespace sgnn::ops {
@@ -69,14 +70,6 @@ struct Bf16Arguments {
   int b_stride;        // bf16 elements per staged B row (launch_shape)
   bool vector_stores;  // C 16-byte aligned and the width a multiple of 8: 16-byte stores of C
 };
-
-__device__ __forceinline__ void mma_bf16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
 
 // Four transposed 8×8 bf16 matrices; lane l gives the shared address of row l % 8 of matrix l / 8.
 __device__ __forceinline__ void load_matrices_transposed(unsigned address, uint32_t (&out)[4]) {

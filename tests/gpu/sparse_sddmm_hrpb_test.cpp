@@ -1,5 +1,6 @@
-// GPU tier: the HRPB path of sddmm_dot (ops/cuda/sddmm_hrpb.cu), TF32 tensor
-// cores on the graph's HRPB layout. Against float64 on the host, each dot
+// GPU tier: the HRPB path of sddmm_dot (ops/cuda/sddmm_hrpb.cu), tensor cores
+// on the graph's HRPB layout: TF32 for float32 operands, bfloat16 as they are
+// (a case of its own below). Against float64 on the host, each float32 dot
 // product within its TF32 bound: x and y rounded to 11 fraction bits (each
 // off by at most 2^-11 of itself), so a product is off by at most about
 // 2^-10 of |x·y|, and the float sum adds its own rounding; the bound per
@@ -16,6 +17,7 @@
 #include "bench/support/bench_graphs.hpp"
 #include "graph_io/generators.hpp"
 #include "graph_io/hrpb_builder.hpp"
+#include "ops/cast.hpp"
 #include "ops/cuda/hrpb_row_masks.cuh"
 #include "ops/kernel_choices.hpp"
 #include "ops/sddmm.hpp"
@@ -121,6 +123,53 @@ TEST_CASE("GPU sddmm_dot HRPB: within the TF32 bound of float64 on meshes, stenc
   }
 }
 
+TEST_CASE("GPU sddmm_dot HRPB: bfloat16 operands on mma m16n8k16, float32 and bfloat16 outputs") {
+  // Products of bfloat16 are exact in float and the sums are float: against
+  // float64 on the same (rounded) values, within 2^-12 of Σ|x·y| (float sums
+  // of up to 512 products, however the tensor cores order them); a bfloat16
+  // output adds its one rounding, 2^-8 of the value.
+  std::vector<Adjacency> graphs;
+  graphs.push_back(mesh(graph_io::generate_fem_mesh({{6, 5, 3}, 1, 3})));
+  graphs.push_back(mesh(graph_io::generate_stencil({{13, 11, 7}, 1, graph_io::StencilShape::Box})));
+  graphs.push_back(rmat_graph(4096, 60000, 15, kGpu));
+  graphs.push_back(hub_graph(3000, 2500, 40, kGpu));
+  uint64_t seed = 34000;
+  for (const Adjacency& graph : graphs) {
+    const Hrpb hrpb = graph_io::build_hrpb(graph.csr, Tensor(), {});
+    for (const int64_t heads : {int64_t{1}, int64_t{2}}) {
+      for (const int64_t features : {32, 96, 256, 512}) {
+        if (heads == 2 && features > 96) continue;
+        CAPTURE(graph.nnz());
+        CAPTURE(heads);
+        CAPTURE(features);
+        REQUIRE(ops::hrpb_sddmm_fits(&hrpb, graph.csr, features, true, DType::BFloat16));
+        const Tensor x = ops::cast(random_tensor({graph.num_rows(), heads * features}, seed += 2).to(kGpu),
+                                   DType::BFloat16);
+        const Tensor y = ops::cast(random_tensor({graph.num_cols(), heads * features}, seed + 1).to(kGpu),
+                                   DType::BFloat16);
+        const DotReference expected = reference_dot(graph.csr, heads, features, ops::cast(x, DType::Float32),
+                                                    ops::cast(y, DType::Float32));
+        std::vector<double> float_bound(expected.bound.size()), bf16_bound(expected.bound.size());
+        for (std::size_t i = 0; i < expected.bound.size(); ++i) {
+          float_bound[i] = expected.bound[i] / 8.0;  // 2^-12 of Σ|x·y|
+          bf16_bound[i] = float_bound[i] + kBf16UnitRoundoff * std::abs(expected.value[i]);
+        }
+        const ops::ScopedSddmmPath forced(SddmmPath::Hrpb);
+        Tensor got = poisoned({graph.nnz() * heads}, kGpu);
+        ops::sddmm_dot_forward(ops::Cuda{}, graph.csr, heads, features, x, y, got, &hrpb);
+        CHECK(worst_bound_ratio(got, expected.value, float_bound) <= 1.0);
+        Tensor rounded = ops::cast(poisoned({graph.nnz() * heads}, kGpu), DType::BFloat16);
+        ops::sddmm_dot_forward(ops::Cuda{}, graph.csr, heads, features, x, y, rounded, &hrpb);
+        CHECK(worst_bound_ratio(ops::cast(rounded, DType::Float32), expected.value, bf16_bound) <= 1.0);
+      }
+    }
+  }
+  // A bfloat16 width off the 32-feature chunk is not the HRPB kernel's.
+  const Hrpb hrpb = graph_io::build_hrpb(graphs[0].csr, Tensor(), {});
+  CHECK_FALSE(ops::hrpb_sddmm_fits(&hrpb, graphs[0].csr, 48, true, DType::BFloat16));
+  CHECK(ops::hrpb_sddmm_fits(&hrpb, graphs[0].csr, 48, true, DType::Float32));
+}
+
 TEST_CASE("GPU sddmm_dot HRPB: a hub row's split panel and a rectangular matrix") {
   // The hub's panel is split along its blocks (a small machine for the
   // schedule): each virtual panel writes its own blocks' entries.
@@ -199,11 +248,10 @@ TEST_CASE("GPU sddmm_dot HRPB: sddmm_dot on an adjacency with its layout times i
   const std::string key = ops::sddmm_choice_key(1, features, true, DType::Float32, true);
   REQUIRE(choices.contains(key));
   MESSAGE("sddmm choice on the 3D FEM mesh at width 64: ", choices.at(key));
-  // Where it does not fit (a width not a multiple of 16, bfloat16), a forced HRPB runs the float32 rule.
+  // Where it does not fit (a width not a multiple of 16), a forced HRPB runs the float32 rule.
   const ops::ScopedSddmmPath forced(SddmmPath::Hrpb);
   const Tensor x8 = random_tensor({graph.num_rows(), 8}, 33002).to(kGpu);
   const Tensor y8 = random_tensor({graph.num_cols(), 8}, 33003).to(kGpu);
   CHECK_FALSE(ops::hrpb_sddmm_fits(&graph.hrpb->forward, graph.csr, 8, true));
   CHECK(relative_error(ops::sddmm_dot(graph, x8, y8), reference_dot(graph.csr, 1, 8, x8, y8).value) < 1e-5);
-  CHECK_FALSE(ops::hrpb_sddmm_fits(&graph.hrpb->forward, graph.csr, features, true, DType::BFloat16));
 }
