@@ -14,7 +14,7 @@ namespace sgnn::ops {
 // out[e, h] = Σ_f x[row(e), h, f] · y[col(e), h, f]
 //   x [num_rows, heads · features], y [num_cols, heads · features], out [nnz · heads]
 // hrpb: optional, the HRPB layout of csr's matrix on its device (Adjacency::hrpb's
-// forward): CUDA may then time and run its TF32 kernel (ops/sddmm_path.hpp); the CPU ignores it.
+// forward): CUDA may then time and run its tensor-core kernel (ops/sddmm_path.hpp); the CPU ignores it.
 void sddmm_dot_forward(Cpu, const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
                        Tensor& out, const Hrpb* hrpb = nullptr);
 void sddmm_dot_forward(Cuda, const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,

@@ -44,12 +44,13 @@ namespace {
 
 constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * 32;
-// Feature chunks (16 features, one 16-byte load per lane and n-tile) whose y
-// loads are issued before any of their mma steps: 4 loads in flight per lane.
-// With eight thread blocks an SM (64 registers, 16 bytes spilled) this was
-// 6-20% faster on the H100 than 4 chunks at 88 registers (five blocks) or
-// six blocks: more warps waiting on L2 beat more loads per warp
-// (bench/RESULTS.md, "SDDMM on the HRPB layout").
+// Feature chunks (16 float32 or 32 bfloat16 features: one 16-byte load per
+// lane and n-tile) whose y loads are issued before any of their mma steps: 4
+// loads in flight per lane. With eight thread blocks an SM (64 registers; 20
+// bytes spilled for float32, 36 for bfloat16) this was 6-20% faster on the
+// H100 than 4 chunks at 88 registers (five blocks) or six blocks: more warps
+// waiting on L2 beat more loads per warp (bench/RESULTS.md, "SDDMM with the
+// HRPB tensor-core kernel").
 constexpr int kBatch = 2;
 constexpr int kBlocksPerSm = 8;
 
