@@ -6,7 +6,9 @@
 // per lane, 16 lanes: a 128-wide bfloat16 row). "-heads" after a name: one
 // subwarp covers every head of a row (heads × width), each lane inside one
 // head, instead of a subwarp per head ("v8s8r1-heads": GAT's 8 heads of 8
-// bfloat16s, a lane per head). "-slices" after a name: the
+// bfloat16s, a lane per head). "-light" (float32, one access, 16 or 32
+// lanes): the same sums in 32 registers, one entry staged per lane, so twice
+// the warps fit an SM. "-slices" after a name: the
 // work runs one feature slice of every row at a time instead of all slices of
 // a row side by side (kinder to L2 when the dense operand is larger than it).
 // Which tile runs is timed per graph and width where that pays

@@ -16,7 +16,7 @@
 //
 //   bench_sparse [--quick] [--markdown FILE] [--graph SUBSTRING] [--dataset NAME|DIR]...
 //                [--sddmm-path auto|segments|dense-rows|edges|edge-groups|hrpb|all]
-//                [--widths F,...] [--sddmm-only] [--bf16]
+//                [--widths F,...] [--sddmm-only | --spmm-only] [--bf16] [--spmm-tile NAME]
 // "ours" is what a model runs: SpMM through ops::spmm with --spmm auto (the
 // HRPB layout built, the CSR tile and the format timed at the first call,
 // ops/kernel_choices.hpp), SDDMM with its measured choice; beside it, every
@@ -24,7 +24,9 @@
 // be checked (target: within 3%). --sddmm-path forces our SDDMM kernel
 // instead; `all` also prints a row per SDDMM kernel.
 // --graph keeps only the graphs whose name contains SUBSTRING (e.g. "reddit").
-// --widths replaces the widths 16,32,64,128,256; --sddmm-only skips SpMM.
+// --widths replaces the widths 16,32,64,128,256; --sddmm-only skips SpMM,
+// --spmm-only SDDMM. Each SpMM tile's time goes to stderr. --spmm-tile runs
+// only that CSR tile, five times per graph and width (for a profiler).
 // --bf16 adds a "BF16 SDDMM" row (own summary) after each SDDMM row: our SDDMM on
 // bfloat16 x and y (float32 output; its own measured choice, every kernel
 // forced beside it), checked against cuSPARSE float32 on the same (rounded)
@@ -309,6 +311,12 @@ int main(int argc, char** argv) {
   app.add_option("--widths", widths, "feature widths (default 16,32,64,128,256)")->delimiter(',');
   bool sddmm_only = false;
   app.add_flag("--sddmm-only", sddmm_only, "skip SpMM");
+  bool spmm_only = false;
+  app.add_flag("--spmm-only", spmm_only, "skip SDDMM");
+  std::string spmm_tile;
+  app.add_option("--spmm-tile", spmm_tile,
+                 "only run this CSR SpMM tile (ops/spmm_tile.hpp), 5 times a graph and width, and print its time: "
+                 "for a profiler");
   bool bf16 = false;
   app.add_flag("--bf16", bf16, "also time SDDMM on bfloat16 x and y (an \"SDDMM bf16\" row per SDDMM row)");
   app.add_option("--sddmm-path", sddmm_path,
@@ -362,6 +370,13 @@ int main(int argc, char** argv) {
       for (int64_t features : widths) {
         const Tensor b = bench::random_matrix({a.num_cols(), features}, 1, kGpu);
         Tensor c = Tensor::empty({a.num_rows(), features}, DType::Float32, kGpu);
+        if (!spmm_tile.empty()) {
+          const ops::ScopedSpmmTile forced(spmm_tile);
+          auto run = [&] { ops::spmm_forward(ops::Cuda{}, a.csr, a.values, 1, features, b, c); };
+          std::fprintf(stderr, "  SpMM %s F=%lld %s: %.4f ms\n", graph.name.c_str(), static_cast<long long>(features),
+                       spmm_tile.c_str(), bench::median_ms(run, 0, 5));
+          continue;
+        }
         if (!sddmm_only) {
         // auto: the first call times the candidates (ops/kernel_choices.hpp) and records its choice;
         // then the chosen kernel is timed as every other kernel is, into a preallocated output.
@@ -394,6 +409,8 @@ int main(int argc, char** argv) {
           (void)time_cusparse_spmm(cs, a, a.values, b, c, CUSPARSE_SPMM_CSR_ALG2, 0, 1, error);
           SGNN_CHECK(error < 1e-4, "SpMM tile ", tile, " differs from cuSPARSE on ", graph.name, ": ", error);
           const double ms = bench::median_ms(run, warmup, runs);
+          std::fprintf(stderr, "  SpMM %s F=%lld %s: %.4f ms\n", graph.name.c_str(), static_cast<long long>(features),
+                       tile.c_str(), ms);
           if (std::isnan(spmm.fastest) || ms < spmm.fastest) {
             spmm.fastest = ms;
             spmm.fastest_name = "csr " + tile;
@@ -409,6 +426,7 @@ int main(int argc, char** argv) {
         }
         add(spmm);
         }  // !sddmm_only
+        if (spmm_only) continue;
 
         const Tensor x = bench::random_matrix({a.num_rows(), features}, 2, kGpu);
         Tensor reference = Tensor::zeros({a.nnz()}, DType::Float32, kGpu);

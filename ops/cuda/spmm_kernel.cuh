@@ -94,7 +94,47 @@ struct SpmmArguments {
   const bfloat16* bf16_values = nullptr;
   // Entry e's weights at value_map[e] of the values (spmm_backend.hpp), or null.
   const int32_t* value_map = nullptr;
+  // The light kernel may count in 32 bits: 32-bit row offsets, and every
+  // item, element offset of B, C and the partials below 2^31 with room for
+  // a grid-stride step (set by the host, spmm.cu).
+  bool int32_fits = false;
 };
+
+// Where entry `position`'s weights are: value_map[position], else the entry itself.
+template <typename T>
+__device__ __forceinline__ int64_t value_entry_of(const SpmmArguments<T>& args, int64_t position) {
+  return args.value_map ? int64_t{__ldg(args.value_map + position)} : position;
+}
+
+// The weight of entry `position` (column `column` of `row`) for `head`:
+// float values, else bfloat16 values, else the symmetric scale, else 1.
+template <typename T>
+__device__ __forceinline__ float entry_weight(const SpmmArguments<T>& args, int64_t position, int64_t row,
+                                              int32_t column, int head) {
+  if (args.values) return __ldg(args.values + value_entry_of(args, position) * args.heads + head);
+  if (args.bf16_values) return load_float_readonly(args.bf16_values + value_entry_of(args, position) * args.heads + head);
+  if (args.symmetric_scale) {
+    return static_cast<float>(__ldg(args.symmetric_scale + row) * __ldg(args.symmetric_scale + column));
+  }
+  return 1.0f;
+}
+
+// A work item's sums for C[row, offset .. offset + kVec): stored, or where the
+// item is a segment of a split row, its partials (deterministic mode and
+// bfloat16 C) or atomic adds into C (float C, cleared before the launch).
+template <typename T, int kVec>
+__device__ __forceinline__ void store_output(const SpmmArguments<T>& args, int64_t segment, int64_t row,
+                                             int64_t offset, const float (&acc)[kVec]) {
+  const int64_t width = args.heads * args.features;
+  if (segment >= args.segments.split_segments) {
+    Vector<T, kVec>::store(args.c + row * width + offset, acc);
+  } else if (args.partials != nullptr) {
+    Vector<float, kVec>::store(args.partials + segment * width + offset, acc);
+  } else if constexpr (std::is_same_v<T, float>) {  // bfloat16 C always has partials
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) atomicAdd(args.c + row * width + offset + v, acc[v]);
+  }
+}
 
 // kAcrossHeads: one item covers all heads of a segment (tiles over the whole
 // row of heads × features, each lane inside one head) instead of one head.
@@ -170,15 +210,10 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
       for (int k = 0; k < 4; ++k) {
         const int64_t position = mine + k;
         const bool inside = position >= begin && position < end;
-        const int64_t value_entry = args.value_map && inside ? int64_t{__ldg(args.value_map + position)} : position;
         scaled[k] = static_cast<Index>(column[k]) * static_cast<Index>(width) + static_cast<Index>(head_base);
-        weight[k] = !inside           ? 0.0f
-                    : lane_weights     ? __int_as_float(static_cast<int32_t>(value_entry))
-                    : args.values      ? __ldg(args.values + value_entry * args.heads + head)
-                    : args.bf16_values ? load_float_readonly(args.bf16_values + value_entry * args.heads + head)
-                    : args.symmetric_scale
-                        ? static_cast<float>(__ldg(args.symmetric_scale + row) * __ldg(args.symmetric_scale + column[k]))
-                        : 1.0f;
+        weight[k] = !inside       ? 0.0f
+                    : lane_weights ? __int_as_float(static_cast<int32_t>(value_entry_of(args, position)))
+                                   : entry_weight(args, position, row, column[k], head);
       }
       // Accumulate the staged entries in row order (uniform control flow per
       // subwarp). Tiles of one access per lane issue all loads of a source
@@ -245,21 +280,96 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
         }
       }
     }
-    const bool split = segment < args.segments.split_segments;
 #pragma unroll
     for (int r = 0; r < kRepeat; ++r) {
       const int64_t feature = feature0 + r * kSub * kVec;
-      if (feature >= extent) continue;
-      if (!split) {
-        Vector<T, kVec>::store(args.c + row * width + head_base + feature, acc[r]);
-      } else if (args.partials != nullptr) {
-        Vector<float, kVec>::store(args.partials + segment * width + head_base + feature, acc[r]);
-      } else if constexpr (std::is_same_v<T, float>) {  // bfloat16 C always has partials
-#pragma unroll
-        for (int v = 0; v < kVec; ++v) atomicAdd(args.c + row * width + head_base + feature + v, acc[r][v]);
-      }
+      if (feature < extent) store_output<T, kVec>(args, segment, row, head_base + feature, acc[r]);
     }
   }
+}
+
+// The light tiles: the same items, sums and order as spmm_segments with one
+// access per lane, in at most 32 registers so that 64 warps fit an SM (the
+// tiles above take 48-78: 32-40 warps). Each lane stages one entry (its
+// offset into B and its weight) instead of four, the subwarp gathers the
+// staged entries kBatch at a time, and every index is 32-bit, which is what
+// brings the registers down. A light tile runs only where the graph and the
+// width fit 32 bits (args.int32_fits); elsewhere its heavy twin runs: the
+// same sums in the same order, so the same bits. Twice the resident warps
+// keep more loads in flight where a gather waits on L2: 3-6% faster than
+// the heavy twin on SBM graphs at widths 64-128 (bench/RESULTS.md); the
+// heavy tiles win elsewhere, and which one runs is timed.
+template <typename T, int kVec, int kSub>
+__device__ __forceinline__ void spmm_light_segments(const SpmmArguments<T>& args) {
+  using Int = int32_t;
+  constexpr int kBatch = 8;  // entries of a group, whose loads may all be issued before their FMAs
+  const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
+  const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
+  const Int width = static_cast<Int>(args.heads * args.features);
+  const Int heads = static_cast<Int>(args.heads);
+  const Int tiles = static_cast<Int>(args.tiles);
+  const Int segment_heads = static_cast<Int>(args.segments.count) * heads;
+  const Int items = segment_heads * tiles;
+  const Int stride = static_cast<Int>(sparse_cuda::subwarp_count(kSub));
+  for (Int item = static_cast<Int>(sparse_cuda::global_subwarp(kSub)); item < items; item += stride) {
+    const Int tile = args.slice_major ? item / segment_heads : item % tiles;
+    const Int segment_head = args.slice_major ? item - tile * segment_heads : item / tiles;
+    const Int head = segment_head % heads;
+    const Int segment = segment_head / heads;
+    // segment_range in 32 bits (the row offsets are 32-bit: args.int32_fits).
+    const auto offset_at = [&](Int i) { return args.indptr.narrow[i]; };
+    Int row, begin, end;
+    if (args.segments.by_row && segment >= static_cast<Int>(args.segments.split_segments)) {
+      row = segment - static_cast<Int>(args.segments.split_segments);
+      begin = offset_at(row);
+      end = offset_at(row + 1);
+      if (end - begin > static_cast<Int>(args.segments.length)) continue;  // a split row: its segments are other items
+    } else {
+      row = args.segments.row[segment];
+      begin = static_cast<Int>(args.segments.begin[segment]);
+      const Int row_end = offset_at(row + 1);
+      end = begin + static_cast<Int>(args.segments.length) < row_end ? begin + static_cast<Int>(args.segments.length)
+                                                                      : row_end;
+    }
+    const Int head_base = head * static_cast<Int>(args.features);
+    const Int feature = tile * (kSub * kVec) + lane * kVec;
+    const bool lane_active = feature < static_cast<Int>(args.features);
+    const T* b = args.b + head_base + (lane_active ? feature : 0);
+    float acc[kVec];
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) acc[v] = 0.0f;
+    for (Int chunk = begin; chunk < end; chunk += kSub) {
+      const Int position = chunk + lane;
+      const bool inside = position < end;
+      const int32_t column = inside ? __ldg(args.indices + position) : 0;
+      const Int offset = static_cast<Int>(column) * width;
+      const float weight = inside ? entry_weight(args, position, row, column, static_cast<int>(head)) : 0.0f;
+      const int staged = end - chunk < kSub ? static_cast<int>(end - chunk) : kSub;
+      // Loads of a group are unconditional (a slot past the staged entries
+      // reads B's row 0, which exists where a row has entries), so that
+      // ptxas may issue them before the FMAs; their products are skipped,
+      // not multiplied by 0 (0 · Inf is NaN).
+      for (int first = 0; first < staged; first += kBatch) {
+#pragma unroll
+        for (int k = 0; k < kBatch; ++k) {
+          const Int at = __shfl_sync(mask, offset, first + k, kSub);
+          const float w = __shfl_sync(mask, weight, first + k, kSub);
+          float loaded[kVec];
+          Vector<T, kVec>::load(b + at, loaded);
+          if (first + k < staged) {
+#pragma unroll
+            for (int v = 0; v < kVec; ++v) acc[v] += w * loaded[v];
+          }
+        }
+      }
+    }
+    if (lane_active) store_output<T, kVec>(args, segment, row, head_base + feature, acc);
+  }
+}
+
+template <typename T, int kVec, int kSub>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, 8) spmm_light_kernel(SpmmArguments<T> args) {
+  spmm_light_segments<T, kVec, kSub>(args);
 }
 
 template <typename T, int kVec, int kSub, int kRepeat>
@@ -295,6 +405,7 @@ struct SpmmTile {
   bool by_slice = false;
   bool by_row = false;  // work items in row order (sparse_cuda::SegmentList)
   bool across_heads = false;  // an item covers every head of its segment (kAcrossHeads)
+  bool light = false;         // spmm_light_kernel: one 16-byte access a lane, 16 or 32 lanes
   int width() const { return vec * sub * repeat; }
 };
 
@@ -302,25 +413,39 @@ struct SpmmTile {
 // (lanes 4-32 for 2 and 4 accesses), scalar tiles of one access (any lanes)
 // or four (32 lanes). `wide_vec`: kWideVec of the element type.
 inline bool has_kernel(const SpmmTile& tile, int wide_vec) {
+  if (tile.light) {  // float only: bfloat16's 8 sums a lane spilled under 32 registers
+    return wide_vec == kWideVec<float> && !tile.across_heads && tile.vec == wide_vec && tile.repeat == 1 &&
+           tile.sub >= 16;
+  }
   if (tile.across_heads) return tile.vec == wide_vec && tile.repeat == 1;
   if (tile.vec == wide_vec) return tile.repeat == 1 || ((tile.repeat == 2 || tile.repeat == 4) && tile.sub >= 4);
   return tile.vec == 1 && (tile.repeat == 1 || (tile.repeat == 4 && tile.sub == 32));
 }
 
+// Slice-major items run in one resident wave of blocks
+// (sparse_cuda::resident_subwarp_blocks): with several waves, each wave
+// gathered every slice of B again. Other orders keep a few waves, which the
+// block scheduler balances: one wave cost the segment-major tiles 3-9% on
+// the held-out bipartite graph, whose rows are uneven (bench/RESULTS.md).
+template <typename T, int kSub>
+void launch_items(void (*kernel)(SpmmArguments<T>), int64_t items, const SpmmArguments<T>& args, Device device) {
+  const unsigned blocks =
+      args.slice_major
+          ? sparse_cuda::resident_subwarp_blocks(reinterpret_cast<const void*>(kernel), items, kSub, device)
+          : sparse_cuda::subwarp_blocks(items, kSub, device);
+  kernel<<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
+  SGNN_CUDA_CHECK_LAUNCH("spmm_kernel");
+}
+
 template <typename T, int kVec, int kSub, int kRepeat, bool kAcrossHeads = false, typename Weight = float>
 void launch(const SpmmArguments<T>& args, bool wide_index, Device device) {
   const int64_t items = args.segments.count * (kAcrossHeads ? 1 : args.heads) * args.tiles;
-  const unsigned blocks = sparse_cuda::subwarp_blocks(items, kSub, device);
-  cudaStream_t stream = cuda::stream(device);
   if (wide_index) {
-    spmm_wide_index_kernel<T, kVec, kSub, kRepeat, kAcrossHeads, Weight>
-        <<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
-  } else if constexpr (kAcrossHeads) {
-    spmm_across_heads_kernel<T, kVec, kSub, Weight><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
-  } else {
-    spmm_kernel<T, kVec, kSub, kRepeat><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
+    return launch_items<T, kSub>(spmm_wide_index_kernel<T, kVec, kSub, kRepeat, kAcrossHeads, Weight>, items, args,
+                                    device);
   }
-  SGNN_CUDA_CHECK_LAUNCH("spmm_kernel");
+  if constexpr (kAcrossHeads) return launch_items<T, kSub>(spmm_across_heads_kernel<T, kVec, kSub, Weight>, items, args, device);
+  else return launch_items<T, kSub>(spmm_kernel<T, kVec, kSub, kRepeat>, items, args, device);
 }
 
 template <typename T, int kVec, int kRepeat, bool kAcrossHeads = false, typename Weight = float>
@@ -335,10 +460,21 @@ void launch_sub(int sub, const SpmmArguments<T>& args, bool wide_index, Device d
   }
 }
 
+template <typename T, int kVec, int kSub>
+void launch_light(const SpmmArguments<T>& args, Device device) {
+  launch_items<T, kSub>(spmm_light_kernel<T, kVec, kSub>, args.segments.count * args.heads * args.tiles, args, device);
+}
+
 // Launches `tile` (has_kernel must hold) for element type T.
 template <typename T>
 void launch_tile_of(const SpmmTile& tile, const SpmmArguments<T>& args, bool wide_index, Device device) {
   constexpr int kWide = kWideVec<T>;
+  if constexpr (std::is_same_v<T, float>) {
+    if (tile.light && args.int32_fits) {  // else its heavy twin below
+      if (tile.sub == 16) return launch_light<T, kWide, 16>(args, device);
+      return launch_light<T, kWide, 32>(args, device);
+    }
+  }
   if (tile.across_heads) {  // the weights' element type picks the kernel (spmm_segments' Weight)
     if (args.bf16_values != nullptr) return launch_sub<T, kWide, 1, true, bfloat16>(tile.sub, args, wide_index, device);
     return launch_sub<T, kWide, 1, true, float>(tile.sub, args, wide_index, device);

@@ -6,6 +6,7 @@
 // function (within the TF32 bound where HRPB is chosen).
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <limits>
 #include <thread>
 #include <vector>
@@ -165,6 +166,58 @@ TEST_CASE("GPU spmm: slice-major tiles over several heads and a width with a par
       CAPTURE(features);
       CAPTURE(tile);
       CHECK(relative_error(got, expected) < 2e-5);
+    }
+  }
+}
+
+TEST_CASE("GPU spmm: light tiles give their heavy twins' bits: stored values, symmetric scale, split rows, row order") {
+  const std::vector<std::string> at256 = ops::spmm_tile_names(256, true);
+  CHECK(std::count(at256.begin(), at256.end(), "v4s16r1-light-slices") == 1);
+  CHECK(std::count(at256.begin(), at256.end(), "v4s32r1-light-slices-rows") == 1);
+  const std::vector<std::string> bf16 = ops::spmm_tile_names(256, true, DType::BFloat16);
+  CHECK(std::none_of(bf16.begin(), bf16.end(), [](const std::string& t) { return t.find("-light") != std::string::npos; }));
+  // Split rows' partials summed in segment order, as every tile does in this mode.
+  const ops::DeterministicScope ordered(true);
+  uint64_t seed = 4200;
+  for (const Adjacency& cpu : {random_graph(1000, 9000, 5, true), hub_graph(100001, 100000, 77)}) {
+    const Adjacency gpu = cpu.to(kGpu);
+    // The symmetric scale: float64 in an int64 tensor's bytes (core/adjacency.hpp).
+    std::vector<double> scale_values(static_cast<std::size_t>(cpu.num_rows()));
+    const std::vector<float> draws = random_tensor({cpu.num_rows()}, ++seed, 0.1, 2.0).to_vector<float>();
+    std::copy(draws.begin(), draws.end(), scale_values.begin());
+    std::vector<int64_t> scale_bits(scale_values.size());
+    std::memcpy(scale_bits.data(), scale_values.data(), scale_values.size() * sizeof(double));
+    const Tensor scale = Tensor::from_vector(scale_bits, {cpu.num_rows()}).to(kGpu);
+    for (const int64_t features : {64, 96, 128, 256}) {
+      const Tensor b = random_tensor({cpu.num_cols(), features}, ++seed).to(kGpu);
+      int light_tiles = 0;
+      for (const std::string& tile : ops::spmm_tile_names(features, true)) {
+        const std::size_t at = tile.find("-light");
+        if (at == std::string::npos) continue;
+        ++light_tiles;
+        const std::string twin = tile.substr(0, at) + tile.substr(at + 6);
+        CAPTURE(cpu.nnz());
+        CAPTURE(features);
+        CAPTURE(tile);
+        for (const bool scaled : {false, true}) {
+          CAPTURE(scaled);
+          const Tensor values = scaled ? Tensor() : gpu.values;
+          const double* symmetric = scaled ? static_cast<const double*>(scale.raw_data()) : nullptr;
+          Tensor light = poisoned({cpu.num_rows(), features}, kGpu);
+          Tensor heavy = poisoned({cpu.num_rows(), features}, kGpu);
+          {
+            const ops::ScopedSpmmTile forced(tile);
+            ops::spmm_forward(ops::Cuda{}, gpu.csr, values, 1, features, b, light, symmetric);
+          }
+          {
+            const ops::ScopedSpmmTile forced(twin);
+            ops::spmm_forward(ops::Cuda{}, gpu.csr, values, 1, features, b, heavy, symmetric);
+          }
+          CHECK(relative_error(light, heavy) == 0.0);
+          if (!scaled) CHECK(relative_error(light, cpu_spmm(cpu, b.to(Device::cpu()))) < 2e-5);
+        }
+      }
+      CHECK(light_tiles >= 1);
     }
   }
 }
