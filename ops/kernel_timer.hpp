@@ -36,7 +36,7 @@ double timed_launch_ms(Device device, const std::function<void()>& launch);
 // ms four more (their launch-to-launch spread, a few percent, exceeds the
 // gaps between them); the fastest launch counts. A first launch that timed
 // other candidates (the CSR SpMM picks its tile inside its first launch) is
-// not counted; the launches after it are.
+// not counted; two launches after it are.
 // `candidate` names what is timed (e.g. "spmm-tile:h1:f128 v4s32r1"): with
 // the environment variable SGNN_TUNING_LOG=1 each timing is written to
 // stderr (its launches and wall time), to see what tuning costs.
