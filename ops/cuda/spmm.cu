@@ -96,7 +96,8 @@ SpmmTile choose_tile(int64_t features, bool vectorizable, DType dtype) {
 
 std::string tile_name(const SpmmTile& tile) {
   return "v" + std::to_string(tile.vec) + "s" + std::to_string(tile.sub) + "r" + std::to_string(tile.repeat) +
-         (tile.across_heads ? "-heads" : "") + (tile.light ? "-light" : "") + (tile.by_slice ? "-slices" : "") + (tile.by_row ? "-rows" : "");
+         (tile.across_heads ? "-heads" : "") + (tile.light ? "-light" : "") + (tile.by_slice ? "-slices" : "") +
+         (tile.by_row ? "-rows" : "");
 }
 
 SpmmTile in_row_order(SpmmTile tile) {
@@ -134,7 +135,7 @@ std::vector<SpmmTile> candidate_tiles(int64_t heads, int64_t features, bool vect
   for (std::size_t i = 0; i < count; ++i) {
     SpmmTile light = tiles[i];
     light.light = true;
-    if (light.vec == wide && has_kernel(light, wide)) tiles.push_back(light);
+    if (has_kernel(light, wide)) tiles.push_back(light);
   }
   return tiles;
 }

@@ -112,7 +112,9 @@ template <typename T>
 __device__ __forceinline__ float entry_weight(const SpmmArguments<T>& args, int64_t position, int64_t row,
                                               int32_t column, int head) {
   if (args.values) return __ldg(args.values + value_entry_of(args, position) * args.heads + head);
-  if (args.bf16_values) return load_float_readonly(args.bf16_values + value_entry_of(args, position) * args.heads + head);
+  if (args.bf16_values) {
+    return load_float_readonly(args.bf16_values + value_entry_of(args, position) * args.heads + head);
+  }
   if (args.symmetric_scale) {
     return static_cast<float>(__ldg(args.symmetric_scale + row) * __ldg(args.symmetric_scale + column));
   }
@@ -442,10 +444,13 @@ void launch(const SpmmArguments<T>& args, bool wide_index, Device device) {
   const int64_t items = args.segments.count * (kAcrossHeads ? 1 : args.heads) * args.tiles;
   if (wide_index) {
     return launch_items<T, kSub>(spmm_wide_index_kernel<T, kVec, kSub, kRepeat, kAcrossHeads, Weight>, items, args,
-                                    device);
+                                 device);
   }
-  if constexpr (kAcrossHeads) return launch_items<T, kSub>(spmm_across_heads_kernel<T, kVec, kSub, Weight>, items, args, device);
-  else return launch_items<T, kSub>(spmm_kernel<T, kVec, kSub, kRepeat>, items, args, device);
+  if constexpr (kAcrossHeads) {
+    return launch_items<T, kSub>(spmm_across_heads_kernel<T, kVec, kSub, Weight>, items, args, device);
+  } else {
+    return launch_items<T, kSub>(spmm_kernel<T, kVec, kSub, kRepeat>, items, args, device);
+  }
 }
 
 template <typename T, int kVec, int kRepeat, bool kAcrossHeads = false, typename Weight = float>
