@@ -40,11 +40,6 @@ class DeviceGuard {
 // Multiprocessor count and other properties of `device`, cached.
 const cudaDeviceProp& properties(Device device);
 
-// Blocks of `threads` threads (no dynamic shared memory) of `kernel` that one
-// multiprocessor of `device` holds at once (the occupancy calculator; at
-// least 1), cached per kernel, block size and device. Thread safe.
-int resident_blocks(const void* kernel, int threads, Device device);
-
 }  // namespace sgnn::cuda
 
 // Checks a CUDA runtime call's return code.

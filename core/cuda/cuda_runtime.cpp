@@ -1,10 +1,7 @@
 #include "core/cuda_runtime.hpp"
 
-#include <algorithm>
 #include <array>
-#include <map>
 #include <mutex>
-#include <tuple>
 
 namespace sgnn::cuda {
 
@@ -64,21 +61,6 @@ const cudaDeviceProp& properties(Device device) {
     SGNN_CUDA_CHECK(cudaGetDeviceProperties(&props[static_cast<std::size_t>(device.index)], device.index));
   });
   return props[static_cast<std::size_t>(device.index)];
-}
-
-int resident_blocks(const void* kernel, int threads, Device device) {
-  check_ordinal(device);
-  static std::mutex mutex;
-  static std::map<std::tuple<const void*, int, int>, int> cache;
-  const std::tuple<const void*, int, int> key{kernel, threads, device.index};
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (const auto found = cache.find(key); found != cache.end()) return found->second;
-  DeviceGuard guard(device);
-  int blocks = 0;
-  SGNN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, 0));
-  blocks = std::max(blocks, 1);
-  cache.emplace(key, blocks);
-  return blocks;
 }
 
 }  // namespace sgnn::cuda

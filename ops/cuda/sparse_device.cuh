@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include "core/cuda/launch.cuh"
 #include "ops/sparse_offsets.hpp"
@@ -110,18 +111,17 @@ inline unsigned subwarp_blocks(int64_t items, int width, Device device) {
   return static_cast<unsigned>(std::clamp<int64_t>(wanted, 1, cap));
 }
 
-// Blocks for `items` work items of kWidth lanes each, at most one resident
-// wave of `kernel` (cuda::resident_blocks). The grid-stride loop then runs
-// the items in their order, one window of resident subwarps after the next.
-// With more blocks than fit at once, each later wave of blocks sweeps the
-// whole item range again from its own offset: a slice-major order (spmm.cu)
-// then gathered every feature slice of B once per wave instead of once.
-inline unsigned resident_subwarp_blocks(const void* kernel, int64_t items, int width, Device device) {
+// Blocks for one subwarp of `width` lanes per work item (the grid-stride
+// loop then runs once; past the grid's limit it covers the rest). Blocks
+// start in index order as others finish, as GE-SpMM's grid does (Huang et
+// al. SC'20). Slice-major SpMM (spmm.cu) launches this way: one resident
+// wave of blocks striding over the same items was 2-25% slower on SBM and
+// Chung-Lu graphs at widths 128-256, several waves slower still
+// (bench/RESULTS.md).
+inline unsigned item_blocks(int64_t items, int width) {
   const int64_t per_block = kBlockThreads / static_cast<unsigned>(width);
   const int64_t wanted = (items + per_block - 1) / per_block;
-  const int64_t cap = static_cast<int64_t>(cuda::properties(device).multiProcessorCount) *
-                      cuda::resident_blocks(kernel, static_cast<int>(kBlockThreads), device);
-  return static_cast<unsigned>(std::clamp<int64_t>(wanted, 1, cap));
+  return static_cast<unsigned>(std::clamp<int64_t>(wanted, 1, std::numeric_limits<int32_t>::max()));
 }
 
 __device__ __forceinline__ int64_t global_subwarp(int width) {

@@ -303,8 +303,8 @@ void spmm_direct_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, i
   args.bf16_values = weights.bf16_values;
   args.value_map = weights.value_map;
   const bool wide_index = csr.num_cols * heads * features >= (int64_t{1} << 31);
-  // The light tiles' 32-bit counting (spmm_kernel.cuh), with room for a
-  // grid-stride step past the last item; their narrowest tile is 64 wide.
+  // The light tiles' 32-bit counting (spmm_kernel.cuh), with room for the
+  // steps past an end; their narrowest tile is 64 wide.
   constexpr int64_t kInt32Room = (int64_t{1} << 31) - (int64_t{1} << 27);
   const int64_t most_items = std::max(plan->segments, plan->split_segments + plan->num_rows) * heads *
                              ((features + 63) / 64);

@@ -96,7 +96,8 @@ struct SpmmArguments {
   const int32_t* value_map = nullptr;
   // The light kernel may count in 32 bits: 32-bit row offsets, and every
   // item, element offset of B, C and the partials below 2^31 with room for
-  // a grid-stride step (set by the host, spmm.cu).
+  // the steps past an end (a chunk of entries, a segment's length; set by
+  // the host, spmm.cu).
   bool int32_fits = false;
 };
 
@@ -313,7 +314,10 @@ __device__ __forceinline__ void spmm_light_segments(const SpmmArguments<T>& args
   const Int segment_heads = static_cast<Int>(args.segments.count) * heads;
   const Int items = segment_heads * tiles;
   const Int stride = static_cast<Int>(sparse_cuda::subwarp_count(kSub));
-  for (Int item = static_cast<Int>(sparse_cuda::global_subwarp(kSub)); item < items; item += stride) {
+  // The step is taken only where it stays below `items`: with one subwarp
+  // per item (slice-major launches) item + stride may pass 2^31.
+  for (Int item = static_cast<Int>(sparse_cuda::global_subwarp(kSub)); item < items;
+       item = items - item > stride ? item + stride : items) {
     const Int tile = args.slice_major ? item / segment_heads : item % tiles;
     const Int segment_head = args.slice_major ? item - tile * segment_heads : item / tiles;
     const Int head = segment_head % heads;
@@ -424,17 +428,15 @@ inline bool has_kernel(const SpmmTile& tile, int wide_vec) {
   return tile.vec == 1 && (tile.repeat == 1 || (tile.repeat == 4 && tile.sub == 32));
 }
 
-// Slice-major items run in one resident wave of blocks
-// (sparse_cuda::resident_subwarp_blocks): with several waves, each wave
-// gathered every slice of B again. Other orders keep a few waves, which the
-// block scheduler balances: one wave cost the segment-major tiles 3-9% on
-// the held-out bipartite graph, whose rows are uneven (bench/RESULTS.md).
+// Slice-major items run one subwarp each, blocks in index order
+// (sparse_cuda::item_blocks), so the subwarps at work at one time gather one
+// slice of B for neighbouring rows. Other orders keep a few waves of
+// grid-striding blocks: one block per item cost the segment-major tiles up
+// to 5% on SBM with contiguous blocks (bench/RESULTS.md).
 template <typename T, int kSub>
 void launch_items(void (*kernel)(SpmmArguments<T>), int64_t items, const SpmmArguments<T>& args, Device device) {
   const unsigned blocks =
-      args.slice_major
-          ? sparse_cuda::resident_subwarp_blocks(reinterpret_cast<const void*>(kernel), items, kSub, device)
-          : sparse_cuda::subwarp_blocks(items, kSub, device);
+      args.slice_major ? sparse_cuda::item_blocks(items, kSub) : sparse_cuda::subwarp_blocks(items, kSub, device);
   kernel<<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
   SGNN_CUDA_CHECK_LAUNCH("spmm_kernel");
 }
