@@ -36,12 +36,20 @@ double timed_launch_ms(Device device, const std::function<void()>& launch);
 // ms four more (their launch-to-launch spread, a few percent, exceeds the
 // gaps between them); the fastest launch counts. A first launch that timed
 // other candidates (the CSR SpMM picks its tile inside its first launch) is
-// not counted; two launches after it are.
+// not counted; two launches after it are, unless the choice made inside
+// reported the time of what it chose (report_chosen_ms): that time counts.
 // `candidate` names what is timed (e.g. "spmm-tile:h1:f128 v4s32r1"): with
 // the environment variable SGNN_TUNING_LOG=1 each timing is written to
 // stderr (its launches and wall time), to see what tuning costs.
 double candidate_ms(Device device, const std::function<void()>& launch, std::string_view candidate = {},
                     double best_ms = std::numeric_limits<double>::infinity(), bool warm = false);
+
+// A choice made inside a candidate's first launch (the CSR SpMM's tile, the
+// padded path) reports the time of the launch it chose, when that launch is
+// the whole op the candidate runs: the candidate counts it instead of
+// launching twice more (the CSR candidate of the format choice cost two
+// 7 ms launches on the Reddit-scale graph). Ignored outside a first launch.
+void report_chosen_ms(double milliseconds);
 
 // The largest one-time costs of the candidates timed twice so far whose
 // first launch timed nothing else: first − second launch (milliseconds, ≥ 0)

@@ -105,11 +105,11 @@ SpmmTile in_row_order(SpmmTile tile) {
   return tile;
 }
 
-// The tiles timed for a width, the rule's first: 16-byte tiles of one, two
+// The heavy tiles for a width, the rule's first: 16-byte tiles of one, two
 // and four accesses per lane, each with the fewest lanes that cover the row
 // (more rows per warp and more loads in flight per lane as accesses grow);
 // with several heads, also one access per lane across all heads of a row.
-std::vector<SpmmTile> candidate_tiles(int64_t heads, int64_t features, bool vectorizable, DType dtype) {
+std::vector<SpmmTile> heavy_tiles(int64_t heads, int64_t features, bool vectorizable, DType dtype) {
   const int wide = wide_vec(dtype);
   std::vector<SpmmTile> tiles{choose_tile(features, vectorizable, dtype)};
   if (!vectorizable || features % wide != 0) return tiles;
@@ -130,20 +130,42 @@ std::vector<SpmmTile> candidate_tiles(int64_t heads, int64_t features, bool vect
     const SpmmTile tile{wide, lanes, 1, true};
     if (tile.width() < features) tiles.push_back(tile);
   }
-  // The light twin (spmm_kernel.cuh) of each one-access tile of 16 or 32 lanes.
-  const std::size_t count = tiles.size();
-  for (std::size_t i = 0; i < count; ++i) {
-    SpmmTile light = tiles[i];
-    light.light = true;
-    if (has_kernel(light, wide)) tiles.push_back(light);
+  return tiles;
+}
+
+// `tile`'s light twin (spmm_kernel.cuh), where it has one.
+std::optional<SpmmTile> light_twin(SpmmTile tile, DType dtype) {
+  tile.light = true;
+  if (!has_kernel(tile, wide_vec(dtype))) return std::nullopt;
+  return tile;
+}
+
+// The tiles timed for a width: the heavy tiles, each replaced by its light
+// twin where the graph lets light tiles run (SpmmArguments::int32_fits; else
+// a light tile runs its heavy twin, and timing it would time that twice).
+// The heavy twin of a light tile that runs is not timed: the same sums in
+// the same order, and on 24 cases of the suite's graphs at widths 32-256 it
+// was never faster than the fastest of the others by more than 0.1%
+// (bench/RESULTS.md), while timing it cost two launches a width.
+std::vector<SpmmTile> candidate_tiles(int64_t heads, int64_t features, bool vectorizable, DType dtype,
+                                      bool light_runs) {
+  std::vector<SpmmTile> tiles = heavy_tiles(heads, features, vectorizable, dtype);
+  if (!light_runs) return tiles;
+  for (SpmmTile& tile : tiles) {
+    if (const std::optional<SpmmTile> light = light_twin(tile, dtype)) tile = *light;
   }
   return tiles;
 }
 
-// Every tile there is for the width: each candidate in both segment orders.
+// Every tile there is for the width (what a forced name may pick): the heavy
+// tiles and the light twins, each in both segment orders.
 std::vector<SpmmTile> all_tiles(int64_t heads, int64_t features, bool vectorizable, DType dtype) {
-  std::vector<SpmmTile> tiles = candidate_tiles(heads, features, vectorizable, dtype);
-  const std::size_t count = tiles.size();
+  std::vector<SpmmTile> tiles = heavy_tiles(heads, features, vectorizable, dtype);
+  std::size_t count = tiles.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    if (const std::optional<SpmmTile> light = light_twin(tiles[i], dtype)) tiles.push_back(*light);
+  }
+  count = tiles.size();
   for (std::size_t i = 0; i < count; ++i) tiles.push_back(in_row_order(tiles[i]));
   return tiles;
 }
@@ -222,10 +244,11 @@ std::string tile_key(int64_t heads, int64_t features, bool vectorizable, DType d
 
 // The forced tile, else the graph's recorded choice, else timing (where it
 // pays, ops/kernel_choices.hpp), else the rule. Every tile computes each
-// output from the same entries in the same order: the choice changes speed only.
+// output from the same entries in the same order: the choice changes speed
+// only. Where it timed the tiles, the chosen one's time goes to `timed_ms`.
 template <typename Run>
 SpmmTile choose_spmm_tile(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features, bool vectorizable,
-                          DType dtype, Device device, const Run& run) {
+                          DType dtype, bool light_runs, Device device, const Run& run, double& timed_ms) {
   const std::string forced = forced_spmm_tile();
   if (!forced.empty()) {
     for (const SpmmTile& tile : all_tiles(heads, features, vectorizable, dtype)) {
@@ -237,7 +260,7 @@ SpmmTile choose_spmm_tile(const Csr& csr, const SparsePlan& plan, int64_t heads,
   if (const std::optional<std::string> recorded = plan.choices->find(key)) {
     if (const std::optional<SpmmTile> tile = parse_tile(*recorded, heads, features, vectorizable, dtype)) return *tile;
   }
-  const std::vector<SpmmTile> tiles = candidate_tiles(heads, features, vectorizable, dtype);
+  const std::vector<SpmmTile> tiles = candidate_tiles(heads, features, vectorizable, dtype, light_runs);
   if (tiles.size() == 1 || !may_tune(csr, *plan.choices, stream_capturing(device))) return tiles.front();
   SpmmTile best = tiles.front(), runner_up = tiles.front();
   double best_ms = std::numeric_limits<double>::infinity(), runner_up_ms = best_ms;
@@ -269,12 +292,16 @@ SpmmTile choose_spmm_tile(const Csr& csr, const SparsePlan& plan, int64_t heads,
     }
   }
   plan.choices->set(key, tile_name(best));
+  timed_ms = best_ms;
   return best;
 }
 
+// C = A · B with the CSR kernel at this width. `whole_op`: this call is the
+// whole SpMM op (not the inside of the padded path), so the tile choice's
+// time may stand for the op's (ops/kernel_timer.hpp, report_chosen_ms).
 template <typename T>
 void spmm_direct_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, int64_t features, const Tensor& b,
-                    Tensor& c) {
+                    Tensor& c, bool whole_op) {
   constexpr bool kFloat = std::is_same_v<T, float>;
   const DType dtype = kFloat ? DType::Float32 : DType::BFloat16;
   const Device device = b.device();
@@ -325,7 +352,10 @@ void spmm_direct_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, i
     }
     launch_tile(tile, args, wide_index, device);
   };
-  run(choose_spmm_tile(csr, *plan, heads, features, vectorizable, dtype, device, run));
+  double timed_ms = std::numeric_limits<double>::infinity();
+  run(choose_spmm_tile(csr, *plan, heads, features, vectorizable, dtype, args.int32_fits, device, run, timed_ms));
+  // The tile's launches are the whole op unless split rows are summed in order after them.
+  if (whole_op && !ordered && timed_ms != std::numeric_limits<double>::infinity()) report_chosen_ms(timed_ms);
   if (ordered) {
     const LaunchShape shape = elementwise_launch_shape(plan->num_split_rows * width, device);
     reduce_split_rows_kernel<T><<<shape.blocks, shape.threads, 0, stream>>>(
@@ -353,7 +383,7 @@ void spmm_padded_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, i
   const int64_t padded = sparse_cuda::padded_width(features, kWideVec<T>);
   const Tensor b_padded = sparse_cuda::padded_features<T>(b, heads, features, padded);
   Tensor c_padded = Tensor::empty({c.size(0), heads, padded}, c.dtype(), b.device());
-  spmm_direct_as<T>(csr, weights, heads, padded, b_padded, c_padded);
+  spmm_direct_as<T>(csr, weights, heads, padded, b_padded, c_padded, /*whole_op=*/false);
   sparse_cuda::unpad_features<T>(c_padded, features, padded, c);
 }
 
@@ -364,7 +394,7 @@ void spmm_forward_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, 
   const bool vector_ready = features % kWideVec<T> == 0 && sparse_cuda::aligned16(b.raw_data()) &&
                             sparse_cuda::aligned16(c.raw_data());
   const std::string forced = forced_spmm_tile();
-  if (vector_ready || (!forced.empty() && forced != kPaddedName)) return spmm_direct_as<T>(csr, weights, heads, features, b, c);
+  if (vector_ready || (!forced.empty() && forced != kPaddedName)) return spmm_direct_as<T>(csr, weights, heads, features, b, c, true);
   if (forced == kPaddedName) return spmm_padded_as<T>(csr, weights, heads, features, b, c);
   const Device device = b.device();
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
@@ -373,13 +403,13 @@ void spmm_forward_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, 
   std::optional<std::string> choice = plan->choices->find(key);
   if (!choice && may_tune(csr, *plan->choices, stream_capturing(device))) {
     const bool padded = padded_path_faster(
-        device, key, [&] { spmm_direct_as<T>(csr, weights, heads, features, b, c); },
+        device, key, [&] { spmm_direct_as<T>(csr, weights, heads, features, b, c, true); },
         [&] { spmm_padded_as<T>(csr, weights, heads, features, b, c); });
     choice = padded ? kPaddedName : "direct";
     plan->choices->set(key, *choice);
   }
   if (choice == std::optional<std::string>(kPaddedName)) return spmm_padded_as<T>(csr, weights, heads, features, b, c);
-  spmm_direct_as<T>(csr, weights, heads, features, b, c);
+  spmm_direct_as<T>(csr, weights, heads, features, b, c, true);
 }
 
 }  // namespace

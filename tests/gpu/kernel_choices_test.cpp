@@ -373,6 +373,41 @@ TEST_CASE("GPU timing wall time: a timing inside another's launch is counted onc
   CHECK(counted_ms <= wall_ms + 1.0);  // counted twice, it would be near 2x the wall time
 }
 
+TEST_CASE("GPU candidate timing: a choice inside the first launch reports its time, and no launch follows") {
+  const auto sleep_ms = [](double milliseconds) {
+    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(milliseconds * 1000.0)));
+  };
+  int launches = 0;
+  const double reported = ops::candidate_ms(kGpu, [&] {
+    ++launches;
+    (void)ops::candidate_ms(kGpu, [&] { sleep_ms(2.0); }, "inner");
+    ops::report_chosen_ms(1.25);
+  }, "outer");
+  CHECK(launches == 1);
+  CHECK(reported == 1.25);
+
+  // A report made inside an inner candidate's first launch is the inner's:
+  // the outer's first launch timed others and got no report, so two follow.
+  launches = 0;
+  double inner_ms = 0.0;
+  (void)ops::candidate_ms(kGpu, [&] {
+    ++launches;
+    inner_ms = ops::candidate_ms(kGpu, [&] {
+      (void)ops::candidate_ms(kGpu, [&] { sleep_ms(1.0); }, "innermost");
+      ops::report_chosen_ms(7.5);
+    }, "inner");
+  }, "outer");
+  CHECK(inner_ms == 7.5);
+  CHECK(launches == 3);
+
+  // Outside a candidate's first launch a report goes nowhere.
+  ops::report_chosen_ms(1000.0);
+  launches = 0;
+  const double plain = ops::candidate_ms(kGpu, [&] { ++launches; sleep_ms(2.0); }, "plain");
+  CHECK(plain < 1000.0);
+  CHECK(launches == 2);
+}
+
 TEST_CASE("GPU candidate timing: a clear loser and a warm candidate get one launch, a possible winner two") {
   // Host sleeps inside the launch: the events around it measure the sleep.
   const auto sleeping = [](int& launches, std::vector<double> milliseconds) {
