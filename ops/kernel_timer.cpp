@@ -154,7 +154,8 @@ double candidate_ms(Device device, const std::function<void()>& launch, std::str
   const bool timed_others = timings_started != started_before;
   if (timed_others && reported != kNotLaunched) {
     if (tuning_log_enabled()) {
-      std::fprintf(stderr, "sgnn tuning: %.*s: launch %.3f ms timed others; the choice inside reported %.3f ms, wall %.3f ms\n",
+      std::fprintf(stderr,
+                   "sgnn tuning: %.*s: launch %.3f ms timed others; the choice inside reported %.3f ms, wall %.3f ms\n",
                    static_cast<int>(candidate.size()), candidate.data(), launches[0], reported,
                    static_cast<double>(now_microseconds() - start_microseconds) / 1000.0);
     }

@@ -394,7 +394,9 @@ void spmm_forward_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, 
   const bool vector_ready = features % kWideVec<T> == 0 && sparse_cuda::aligned16(b.raw_data()) &&
                             sparse_cuda::aligned16(c.raw_data());
   const std::string forced = forced_spmm_tile();
-  if (vector_ready || (!forced.empty() && forced != kPaddedName)) return spmm_direct_as<T>(csr, weights, heads, features, b, c, true);
+  if (vector_ready || (!forced.empty() && forced != kPaddedName)) {
+    return spmm_direct_as<T>(csr, weights, heads, features, b, c, true);
+  }
   if (forced == kPaddedName) return spmm_padded_as<T>(csr, weights, heads, features, b, c);
   const Device device = b.device();
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);

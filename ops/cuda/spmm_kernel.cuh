@@ -431,8 +431,9 @@ inline bool has_kernel(const SpmmTile& tile, int wide_vec) {
 // Slice-major items run one subwarp each, blocks in index order
 // (sparse_cuda::item_blocks), so the subwarps at work at one time gather one
 // slice of B for neighbouring rows. Other orders keep a few waves of
-// grid-striding blocks: one block per item cost the segment-major tiles up
-// to 5% on SBM with contiguous blocks (bench/RESULTS.md).
+// grid-striding blocks: one subwarp per item helped the segment-major tiles
+// where rows have locality but cost them up to 16% on the 5-point stencil
+// and 10% on the hub row (bench/RESULTS.md).
 template <typename T, int kSub>
 void launch_items(void (*kernel)(SpmmArguments<T>), int64_t items, const SpmmArguments<T>& args, Device device) {
   const unsigned blocks =
