@@ -13,8 +13,11 @@
 // two k8 steps, so unhidden staging latency dominated at widths 128-256).
 // The 8-tile kernel (widths above 32) copies each B row of a block with one
 // bulk (TMA) copy completing on a shared-memory barrier, and loads the next
-// block's indices a block ahead; narrower ones copy 16 bytes per cp.async,
-// and rows that are not 16-byte aligned go 4 bytes per cp.async.
+// block's indices a block ahead; narrower ones copy 16 bytes per cp.async.
+// B whose width is not a multiple of 4 floats or whose rows are not 16-byte
+// aligned is first copied into zero-padded rows (ops/cuda/pad_features.cuh):
+// staged 4 bytes per cp.async, width 41 took 2.5x the time of width 128 on
+// the Reddit-scale graph (bench/RESULTS.md).
 //
 // In the 8-tile kernel the columns of an n-tile are interleaved, not
 // consecutive: in a group of four tiles (32 columns), column n of tile i is
@@ -30,6 +33,7 @@
 #include "ops/cuda/async_copy.cuh"
 #include "ops/cuda/hrpb_row_slices.cuh"
 #include "ops/cuda/mma.cuh"
+#include "ops/cuda/pad_features.cuh"
 #include "ops/spmm_hrpb_backend.hpp"
 
 namespace sgnn::ops {
@@ -57,8 +61,8 @@ struct KernelArguments {
   float* c;
   float* partials;  // deterministic mode: [slots, 16, width]; else nullptr (atomics)
   int64_t num_rows;
-  int64_t width;
-  bool vector_rows;   // B 16-byte aligned and the width a multiple of 4: rows copied 16 bytes or more at a time
+  int64_t width;       // columns of C, and of B that count
+  int64_t b_width;     // floats per B row: the width rounded up to 4 (columns past the width zero), B 16-byte aligned
   int b_stride;       // floats per staged B row in shared memory (LaunchShape)
   int record_words;   // words of a staged record: the HRPB's max_block_words; a stage holds 2 more
   bool vector_stores; // C rows allow a lane's C pieces as single float4 (kGroup 4) or float2 (kGroup 1) stores
@@ -107,9 +111,9 @@ __device__ __forceinline__ BlockIndices load_block_indices(const KernelArguments
           lane < hrpb::kBlockCols ? args.active_cols[int64_t{block} * hrpb::kBlockCols + lane] : -1};
 }
 
-// B rows of a block by 16-byte cp.async (B 16-byte aligned, the width a
-// multiple of 4), zeros for padding columns and for staged columns past the
-// chunk.
+// B rows of a block by 16-byte cp.async, zeros for padding columns and for
+// staged columns past the chunk. chunk_width: B columns of the chunk, a
+// multiple of 4.
 __device__ __forceinline__ void stage_rows_by_quad(const KernelArguments& args, int32_t lane_column,
                                                    int64_t chunk_begin, int chunk_width, int staged_width,
                                                    float* sm_b) {
@@ -117,7 +121,7 @@ __device__ __forceinline__ void stage_rows_by_quad(const KernelArguments& args, 
   const int thread = static_cast<int>(threadIdx.x);
   const int quads = staged_width / 4;
   const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  if (hrpb_staging::stage_rows_by_slices(args.b, args.width, args.b_stride, lane_column, chunk_begin, chunk_width,
+  if (hrpb_staging::stage_rows_by_slices(args.b, args.b_width, args.b_stride, lane_column, chunk_begin, chunk_width,
                                          staged_width, sm_b)) {
     return;  // every full chunk
   }
@@ -128,7 +132,7 @@ __device__ __forceinline__ void stage_rows_by_quad(const KernelArguments& args, 
     const int j = 4 * (i - k * quads);
     const int32_t column = __shfl_sync(kFullWarp, lane_column, k);
     if (column >= 0 && j < chunk_width) {
-      cp_async16(&sm_b[k * args.b_stride + j], args.b + int64_t{column} * args.width + chunk_begin + j);
+      cp_async16(&sm_b[k * args.b_stride + j], args.b + int64_t{column} * args.b_width + chunk_begin + j);
     } else {
       *reinterpret_cast<float4*>(&sm_b[k * args.b_stride + j]) = zero;
     }
@@ -136,8 +140,8 @@ __device__ __forceinline__ void stage_rows_by_quad(const KernelArguments& args, 
 }
 
 // B rows of a block by one bulk (TMA) copy per row with a column, completing
-// on `barrier`: 16 copy instructions per block instead of one per 16 bytes
-// (B 16-byte aligned, the width a multiple of 4); zeros as above.
+// on `barrier`: 16 copy instructions per block instead of one per 16 bytes;
+// zeros as above.
 __device__ __forceinline__ void stage_rows_by_bulk_copy(const KernelArguments& args, int32_t lane_column,
                                                         int64_t chunk_begin, int chunk_width, int staged_width,
                                                         float* sm_b, uint64_t* barrier) {
@@ -154,7 +158,7 @@ __device__ __forceinline__ void stage_rows_by_bulk_copy(const KernelArguments& a
   // before that arrival.)
   const int warps = threads / 32;
   if (lane < hrpb::kBlockCols && lane % warps == thread / 32 && lane_column >= 0) {
-    bulk_copy(sm_b + lane * args.b_stride, args.b + int64_t{lane_column} * args.width + chunk_begin, row_bytes,
+    bulk_copy(sm_b + lane * args.b_stride, args.b + int64_t{lane_column} * args.b_width + chunk_begin, row_bytes,
               barrier);
   }
   const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -169,26 +173,9 @@ __device__ __forceinline__ void stage_rows_by_bulk_copy(const KernelArguments& a
   }
 }
 
-// B rows of a block element by element (4-byte cp.async): any alignment and width.
-__device__ __forceinline__ void stage_rows_by_element(const KernelArguments& args, int32_t lane_column,
-                                                      int64_t chunk_begin, int chunk_width, int staged_width,
-                                                      float* sm_b) {
-  const int threads = static_cast<int>(blockDim.x);
-  // 16 · staged_width is a multiple of 32: the shuffles are safe (see above).
-  for (int i = static_cast<int>(threadIdx.x); i < hrpb::kBlockCols * staged_width; i += threads) {
-    const int k = i / staged_width, j = i % staged_width;
-    const int32_t column = __shfl_sync(kFullWarp, lane_column, k);
-    if (column >= 0 && j < chunk_width) {
-      cp_async4(&sm_b[k * args.b_stride + j], args.b + int64_t{column} * args.width + chunk_begin + j);
-    } else {
-      sm_b[k * args.b_stride + j] = 0.0f;  // padding columns and features past the width contribute 0
-    }
-  }
-}
-
 // Issues the copies of a block's record and B rows into one stage of shared
-// memory; the cp.async copies of a call are one group. Vector rows go by
-// bulk copies when kBulk (the 8-tile kernel: rows of 144 bytes or more; at
+// memory; the cp.async copies of a call are one group. B rows go by bulk
+// copies when kBulk (the 8-tile kernel: rows of 144 bytes or more; at
 // 128-byte rows the bulk copies' latency cost more than their fewer
 // instructions saved, bench/RESULTS.md), else by 16-byte cp.async. Every
 // warp holds the same 16 columns, so branches on them are uniform over the
@@ -205,12 +192,12 @@ __device__ __forceinline__ void stage_block(const KernelArguments& args, const B
   for (int i = 2 * thread; i < record_words; i += 2 * threads) {
     cp_async8(&sm_record[i], args.packed + indices.record_begin + i);
   }
-  if (!args.vector_rows) {
-    stage_rows_by_element(args, indices.lane_column, chunk_begin, chunk_width, staged_width, sm_b);
-  } else if constexpr (kBulk) {
-    stage_rows_by_bulk_copy(args, indices.lane_column, chunk_begin, chunk_width, staged_width, sm_b, barrier);
+  // B columns of the chunk with the zero padding of the last one (b_width is the width rounded up to 4).
+  const int b_columns = (chunk_width + 3) / 4 * 4;
+  if constexpr (kBulk) {
+    stage_rows_by_bulk_copy(args, indices.lane_column, chunk_begin, b_columns, staged_width, sm_b, barrier);
   } else {
-    stage_rows_by_quad(args, indices.lane_column, chunk_begin, chunk_width, staged_width, sm_b);
+    stage_rows_by_quad(args, indices.lane_column, chunk_begin, b_columns, staged_width, sm_b);
   }
   cp_async_commit();
 }
@@ -305,8 +292,7 @@ __global__ void __launch_bounds__(32 * kWarps, kTiles == 8 ? 6 : 9) spmm_hrpb_ke
   for (int t = 0; t < kTiles; ++t) acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
 
   constexpr bool kBulk = kTiles == 8;
-  const bool bulk = kBulk && args.vector_rows;
-  if (bulk && threadIdx.x == 0) {
+  if (kBulk && threadIdx.x == 0) {
     barrier_init(&stage_barrier[0]);
     barrier_init(&stage_barrier[1]);
     barrier_init_fence();
@@ -338,7 +324,7 @@ __global__ void __launch_bounds__(32 * kWarps, kTiles == 8 ? 6 : 9) spmm_hrpb_ke
       cp_async_wait<0>();
     }
     // The n-th use of a stage's barrier completes its phase n (parity n & 1).
-    if (bulk) barrier_wait(&stage_barrier[stage], ((block - block_begin) >> 1) & 1);
+    if (kBulk) barrier_wait(&stage_barrier[stage], ((block - block_begin) >> 1) & 1);
     __syncthreads();
 
     const int32_t* record = sm_records + stage * record_stage_words;
@@ -506,6 +492,15 @@ void spmm_hrpb_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
       SGNN_CUDA_CHECK(cudaMemsetAsync(c.data<float>(), 0, c.nbytes(), stream));  // atomics add into C
     }
   }
+  // Zero-padded, 16-byte aligned B rows (see the top); the padding is a stream-ordered copy, freed after the launch.
+  Tensor b_padded;
+  const float* b_rows = b.data<float>();
+  int64_t b_width = width;
+  if (width % 4 != 0 || !aligned16(b.raw_data())) {
+    b_width = sparse_cuda::padded_width(width, 4);
+    b_padded = sparse_cuda::padded_features<float>(b, 1, width, b_width);
+    b_rows = b_padded.data<float>();
+  }
   const bool vector_stores = width % shape.store_floats == 0 &&
                              reinterpret_cast<std::uintptr_t>(c.raw_data()) % (shape.store_floats * sizeof(float)) == 0;
   const KernelArguments args{s.virtual_panel.data<int32_t>(),
@@ -514,12 +509,12 @@ void spmm_hrpb_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
                              a.active_cols.data<int32_t>(),
                              a.size_ptr.data<int64_t>(),
                              a.packed_blocks.data<int32_t>(),
-                             b.data<float>(),
+                             b_rows,
                              c.data<float>(),
                              partials.defined() ? partials.data<float>() : nullptr,
                              a.num_rows,
                              width,
-                             width % 4 == 0 && aligned16(b.raw_data()),
+                             b_width,
                              shape.b_stride,
                              static_cast<int>(a.max_block_words),
                              vector_stores};

@@ -26,6 +26,10 @@
 // tile t of the group: 16-byte stores, 64 contiguous bytes per row. Split
 // panels always go through float32 slots summed in slot order by a second
 // kernel (no bf16 atomics: one rounding of C, bitwise reproducible).
+//
+// B whose width is not a multiple of 8 or whose rows are not 16-byte aligned
+// is first copied into zero-padded rows (ops/cuda/pad_features.cuh), as in
+// the TF32 kernel: 16-byte copies only.
 #include <cuda_bf16.h>
 
 #include <cstdint>
@@ -36,6 +40,7 @@
 #include "ops/cuda/hrpb_bf16_fragments.cuh"
 #include "ops/cuda/hrpb_row_slices.cuh"
 #include "ops/cuda/mma.cuh"
+#include "ops/cuda/pad_features.cuh"
 #include "ops/spmm_hrpb_backend.hpp"
 
 namespace sgnn::ops {
@@ -64,9 +69,9 @@ struct Bf16Arguments {
   uint16_t* c;             // bfloat16 bits
   float* partials;    // [slots, 16, width] float32 sums of split panels' parts; nullptr without splits
   int64_t num_rows;
-  int64_t width;
-  bool vector_rows;    // B 16-byte aligned and the width a multiple of 8: rows copied 16 bytes or more at a time
-  bool bulk_rows;      // vector rows wide enough for bulk (TMA) copies
+  int64_t width;       // columns of C, and of B that count
+  int64_t b_width;     // elements per B row: the width rounded up to 8 (columns past the width zero), B 16-byte aligned
+  bool bulk_rows;      // B rows wide enough for bulk (TMA) copies
   int b_stride;        // bf16 elements per staged B row (launch_shape)
   bool vector_stores;  // C 16-byte aligned and the width a multiple of 8: 16-byte stores of C
 };
@@ -93,7 +98,7 @@ __device__ __forceinline__ void stage_rows_by_piece(const Bf16Arguments& args, i
   const int thread = static_cast<int>(threadIdx.x);
   const int pieces = staged_width / 8;
   const uint4 zero = make_uint4(0, 0, 0, 0);
-  if (hrpb_staging::stage_rows_by_slices(args.b, args.width, args.b_stride, lane_column, chunk_begin, chunk_width,
+  if (hrpb_staging::stage_rows_by_slices(args.b, args.b_width, args.b_stride, lane_column, chunk_begin, chunk_width,
                                          staged_width, sm_b)) {
     return;  // widths 32 and 64
   }
@@ -102,7 +107,7 @@ __device__ __forceinline__ void stage_rows_by_piece(const Bf16Arguments& args, i
     const int j = 8 * (i - k * pieces);
     const int32_t column = __shfl_sync(kFullWarp, lane_column, k);
     if (column >= 0 && j < chunk_width) {
-      cp_async16(&sm_b[k * args.b_stride + j], args.b + int64_t{column} * args.width + chunk_begin + j);
+      cp_async16(&sm_b[k * args.b_stride + j], args.b + int64_t{column} * args.b_width + chunk_begin + j);
     } else {
       *reinterpret_cast<uint4*>(&sm_b[k * args.b_stride + j]) = zero;
     }
@@ -122,7 +127,7 @@ __device__ __forceinline__ void stage_rows_by_bulk_copy(const Bf16Arguments& arg
   if (thread == 0) barrier_arrive_expect_bytes(barrier, __popc(with_column) * row_bytes);
   const int warps = threads / 32;
   if (lane < hrpb::kBlockCols && lane % warps == thread / 32 && lane_column >= 0) {
-    bulk_copy(sm_b + lane * args.b_stride, args.b + int64_t{lane_column} * args.width + chunk_begin, row_bytes,
+    bulk_copy(sm_b + lane * args.b_stride, args.b + int64_t{lane_column} * args.b_width + chunk_begin, row_bytes,
               barrier);
   }
   const uint4 zero = make_uint4(0, 0, 0, 0);
@@ -137,31 +142,15 @@ __device__ __forceinline__ void stage_rows_by_bulk_copy(const Bf16Arguments& arg
   }
 }
 
-// B rows element by element with plain loads (any alignment and width; a
-// 2-byte element is below cp.async's 4-byte minimum). Synchronous: the
-// stage it writes was last read before the previous iteration's barrier.
-__device__ __forceinline__ void stage_rows_by_element(const Bf16Arguments& args, int32_t lane_column,
-                                                      int64_t chunk_begin, int chunk_width, int staged_width,
-                                                      uint16_t* sm_b) {
-  const int threads = static_cast<int>(blockDim.x);
-  // 16 · staged_width is a multiple of 32: the shuffles are safe.
-  for (int i = static_cast<int>(threadIdx.x); i < hrpb::kBlockCols * staged_width; i += threads) {
-    const int k = i / staged_width, j = i % staged_width;
-    const int32_t column = __shfl_sync(kFullWarp, lane_column, k);
-    sm_b[k * args.b_stride + j] =
-        column >= 0 && j < chunk_width ? args.b[int64_t{column} * args.width + chunk_begin + j] : uint16_t{0};
-  }
-}
-
 // The B rows of a block into one stage; its cp.async copies are one group.
 __device__ __forceinline__ void stage_block(const Bf16Arguments& args, int32_t lane_column, int64_t chunk_begin,
                                             int chunk_width, int staged_width, uint16_t* sm_b, uint64_t* barrier) {
-  if (!args.vector_rows) {
-    stage_rows_by_element(args, lane_column, chunk_begin, chunk_width, staged_width, sm_b);
-  } else if (args.bulk_rows) {
-    stage_rows_by_bulk_copy(args, lane_column, chunk_begin, chunk_width, staged_width, sm_b, barrier);
+  // B columns of the chunk with the zero padding of the last one (b_width is the width rounded up to 8).
+  const int b_columns = (chunk_width + 7) / 8 * 8;
+  if (args.bulk_rows) {
+    stage_rows_by_bulk_copy(args, lane_column, chunk_begin, b_columns, staged_width, sm_b, barrier);
   } else {
-    stage_rows_by_piece(args, lane_column, chunk_begin, chunk_width, staged_width, sm_b);
+    stage_rows_by_piece(args, lane_column, chunk_begin, b_columns, staged_width, sm_b);
   }
   cp_async_commit();
 }
@@ -227,7 +216,7 @@ __global__ void __launch_bounds__(32 * kWarps, 7) spmm_hrpb_bf16_kernel(Bf16Argu
 #pragma unroll
   for (int t = 0; t < kTiles; ++t) acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
 
-  const bool bulk = args.vector_rows && args.bulk_rows;
+  const bool bulk = args.bulk_rows;
   if (bulk && threadIdx.x == 0) {
     barrier_init(&stage_barrier[0]);
     barrier_init(&stage_barrier[1]);
@@ -374,19 +363,27 @@ void spmm_hrpb_bf16_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
   const Tensor fragments = hrpb_bf16_fragments(a);  // built at the first call for this HRPB
   Tensor partials;
   if (s.num_split_panels > 0) partials = Tensor::empty({s.num_slots * hrpb::kPanelRows * width}, DType::Float32, device);
-  const bool vector_rows = width % 8 == 0 && aligned16(b.raw_data());
+  // Zero-padded, 16-byte aligned B rows (see the top); the padding is a stream-ordered copy, freed after the launch.
+  Tensor b_padded;
+  const bfloat16* b_rows = b.data<bfloat16>();
+  int64_t b_width = width;
+  if (width % 8 != 0 || !aligned16(b.raw_data())) {
+    b_width = sparse_cuda::padded_width(width, 8);
+    b_padded = sparse_cuda::padded_features<bfloat16>(b, 1, width, b_width);
+    b_rows = b_padded.data<bfloat16>();
+  }
   const Bf16Arguments args{s.virtual_panel.data<int32_t>(),
                            s.virtual_block_ptr.data<int32_t>(),
                            s.virtual_slot.data<int32_t>(),
                            a.active_cols.data<int32_t>(),
                            reinterpret_cast<const uint4*>(fragments.data<int32_t>()),
-                           reinterpret_cast<const uint16_t*>(b.data<bfloat16>()),
+                           reinterpret_cast<const uint16_t*>(b_rows),
                            reinterpret_cast<uint16_t*>(c.data<bfloat16>()),
                            partials.defined() ? partials.data<float>() : nullptr,
                            a.num_rows,
                            width,
-                           vector_rows,
-                           vector_rows && width >= kBulkMinimumColumns,
+                           b_width,
+                           b_width >= kBulkMinimumColumns,
                            shape.b_stride,
                            width % 8 == 0 && aligned16(c.raw_data())};
   const dim3 grid(static_cast<unsigned>(s.num_virtual_panels), static_cast<unsigned>(chunks));

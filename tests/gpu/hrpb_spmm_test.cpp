@@ -71,7 +71,7 @@ TEST_CASE("GPU HRPB SpMM matches float64 within TF32 tolerance: all widths, grap
   }
 }
 
-TEST_CASE("GPU HRPB SpMM on misaligned B and C views: element-wise staging and stores") {
+TEST_CASE("GPU HRPB SpMM on misaligned B and C views: padded B rows and element-wise stores") {
   // Rows start one float into their storage (moved to the GPU whole, then
   // viewed there): neither bulk row copies of B nor vector stores of C may
   // be used. Widths cover 1, 2, 4 and 8 n-tiles per warp.
@@ -148,7 +148,7 @@ TEST_CASE("GPU HRPB BF16 SpMM within the stated bound of float64: all widths, gr
   }
 }
 
-TEST_CASE("GPU HRPB BF16 SpMM on misaligned B and C views: element-wise staging and stores") {
+TEST_CASE("GPU HRPB BF16 SpMM on misaligned B and C views: padded B rows and element-wise stores") {
   // Rows start one bfloat16 (2 bytes) into their storage: neither 16-byte
   // copies of B nor 16-byte stores of C may be used.
   auto misaligned = [](const Tensor& storage, int64_t rows, int64_t width) {
