@@ -73,11 +73,7 @@ using spmm_cuda::SpmmTile;
 void launch_tile(const SpmmTile& tile, const SpmmArguments<float>& args, bool wide_index, Device device) {
   spmm_cuda::launch_tile_of<float>(tile, args, wide_index, device);
 }
-void load_tile(const SpmmTile& tile, const SpmmArguments<float>& args, bool wide_index) {
-  spmm_cuda::load_tile_of<float>(tile, args, wide_index);
-}
 using spmm_cuda::launch_tile;
-using spmm_cuda::load_tile;
 
 // Elements of `dtype` in one 16-byte access.
 int wide_vec(DType dtype) { return dtype == DType::BFloat16 ? kWideVec<bfloat16> : kWideVec<float>; }
@@ -250,11 +246,9 @@ std::string tile_key(int64_t heads, int64_t features, bool vectorizable, DType d
 // pays, ops/kernel_choices.hpp), else the rule. Every tile computes each
 // output from the same entries in the same order: the choice changes speed
 // only. Where it timed the tiles, the chosen one's time goes to `timed_ms`.
-// `load(tile)` loads a tile's kernel without running it.
-template <typename Run, typename Load>
+template <typename Run>
 SpmmTile choose_spmm_tile(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features, bool vectorizable,
-                          DType dtype, bool light_runs, Device device, const Run& run, const Load& load,
-                          double& timed_ms) {
+                          DType dtype, bool light_runs, Device device, const Run& run, double& timed_ms) {
   const std::string forced = forced_spmm_tile();
   if (!forced.empty()) {
     for (const SpmmTile& tile : all_tiles(heads, features, vectorizable, dtype)) {
@@ -268,14 +262,6 @@ SpmmTile choose_spmm_tile(const Csr& csr, const SparsePlan& plan, int64_t heads,
   }
   const std::vector<SpmmTile> tiles = candidate_tiles(heads, features, vectorizable, dtype, light_runs);
   if (tiles.size() == 1 || !may_tune(csr, *plan.choices, stream_capturing(device))) return tiles.front();
-  // CUDA loads each kernel at its first use; loaded inside a first timed
-  // launch, that cost (2.9 ms for the first tile of a Reddit-scale run,
-  // bench/RESULTS.md) also set the one-time costs under which no later
-  // candidate could skip its second launch (ops/kernel_timer.hpp).
-  {
-    const ScopedTuningTime loading(device);
-    for (const SpmmTile& tile : tiles) load(tile);  // its row-order twin runs the same kernel
-  }
   SpmmTile best = tiles.front(), runner_up = tiles.front();
   double best_ms = std::numeric_limits<double>::infinity(), runner_up_ms = best_ms;
   for (const SpmmTile& tile : tiles) {
@@ -367,9 +353,7 @@ void spmm_direct_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, i
     launch_tile(tile, args, wide_index, device);
   };
   double timed_ms = std::numeric_limits<double>::infinity();
-  const auto load = [&](const SpmmTile& tile) { load_tile(tile, args, wide_index); };
-  run(choose_spmm_tile(csr, *plan, heads, features, vectorizable, dtype, args.int32_fits, device, run, load,
-                       timed_ms));
+  run(choose_spmm_tile(csr, *plan, heads, features, vectorizable, dtype, args.int32_fits, device, run, timed_ms));
   // The tile's launches are the whole op unless split rows are summed in order after them.
   if (whole_op && !ordered && timed_ms != std::numeric_limits<double>::infinity()) report_chosen_ms(timed_ms);
   if (ordered) {

@@ -8,8 +8,4 @@ void launch_tile(const SpmmTile& tile, const SpmmArguments<bfloat16>& args, bool
   launch_tile_of<bfloat16>(tile, args, wide_index, device);
 }
 
-void load_tile(const SpmmTile& tile, const SpmmArguments<bfloat16>& args, bool wide_index) {
-  load_tile_of<bfloat16>(tile, args, wide_index);
-}
-
 }  // namespace sgnn::ops::spmm_cuda

@@ -428,83 +428,76 @@ inline bool has_kernel(const SpmmTile& tile, int wide_vec) {
   return tile.vec == 1 && (tile.repeat == 1 || (tile.repeat == 4 && tile.sub == 32));
 }
 
-template <typename T>
-using SpmmKernel = void (*)(SpmmArguments<T>);
-
-template <typename T, int kVec, int kSub, int kRepeat, bool kAcrossHeads = false, typename Weight = float>
-SpmmKernel<T> kernel_of(bool wide_index) {
-  if (wide_index) return spmm_wide_index_kernel<T, kVec, kSub, kRepeat, kAcrossHeads, Weight>;
-  if constexpr (kAcrossHeads) {
-    return spmm_across_heads_kernel<T, kVec, kSub, Weight>;
-  } else {
-    return spmm_kernel<T, kVec, kSub, kRepeat>;
-  }
-}
-
-template <typename T, int kVec, int kRepeat, bool kAcrossHeads = false, typename Weight = float>
-SpmmKernel<T> kernel_of_sub(int sub, bool wide_index) {
-  switch (sub) {
-    case 1: return kernel_of<T, kVec, 1, kRepeat, kAcrossHeads, Weight>(wide_index);
-    case 2: return kernel_of<T, kVec, 2, kRepeat, kAcrossHeads, Weight>(wide_index);
-    case 4: return kernel_of<T, kVec, 4, kRepeat, kAcrossHeads, Weight>(wide_index);
-    case 8: return kernel_of<T, kVec, 8, kRepeat, kAcrossHeads, Weight>(wide_index);
-    case 16: return kernel_of<T, kVec, 16, kRepeat, kAcrossHeads, Weight>(wide_index);
-    default: return kernel_of<T, kVec, 32, kRepeat, kAcrossHeads, Weight>(wide_index);
-  }
-}
-
-// The kernel that runs `tile` (has_kernel must hold) for element type T.
-template <typename T>
-SpmmKernel<T> tile_kernel_of(const SpmmTile& tile, const SpmmArguments<T>& args, bool wide_index) {
-  constexpr int kWide = kWideVec<T>;
-  if constexpr (std::is_same_v<T, float>) {
-    if (tile.light && args.int32_fits) {  // else its heavy twin below
-      if (tile.sub == 16) return spmm_light_kernel<T, kWide, 16>;
-      return spmm_light_kernel<T, kWide, 32>;
-    }
-  }
-  if (tile.across_heads) {  // the weights' element type picks the kernel (spmm_segments' Weight)
-    if (args.bf16_values != nullptr) return kernel_of_sub<T, kWide, 1, true, bfloat16>(tile.sub, wide_index);
-    return kernel_of_sub<T, kWide, 1, true, float>(tile.sub, wide_index);
-  }
-  if (tile.vec == kWide) {
-    if (tile.repeat == 4) return kernel_of_sub<T, kWide, 4>(tile.sub, wide_index);
-    if (tile.repeat == 2) return kernel_of_sub<T, kWide, 2>(tile.sub, wide_index);
-    return kernel_of_sub<T, kWide, 1>(tile.sub, wide_index);
-  }
-  if (tile.repeat == 4) return kernel_of<T, 1, 32, 4>(wide_index);
-  return kernel_of_sub<T, 1, 1>(tile.sub, wide_index);
-}
-
-// Launches `tile` (has_kernel must hold) for element type T: one work item
-// per (segment, head, tile of the width), or per (segment, tile) across heads.
 // Slice-major items run one subwarp each, blocks in index order
 // (sparse_cuda::item_blocks), so the subwarps at work at one time gather one
 // slice of B for neighbouring rows. Other orders keep a few waves of
 // grid-striding blocks: one subwarp per item helped the segment-major tiles
 // where rows have locality but cost them up to 16% on the 5-point stencil
 // and 10% on the hub row (bench/RESULTS.md).
-template <typename T>
-void launch_tile_of(const SpmmTile& tile, const SpmmArguments<T>& args, bool wide_index, Device device) {
-  const int64_t items = args.segments.count * (tile.across_heads ? 1 : args.heads) * args.tiles;
-  const unsigned blocks = args.slice_major ? sparse_cuda::item_blocks(items, tile.sub)
-                                           : sparse_cuda::subwarp_blocks(items, tile.sub, device);
-  tile_kernel_of(tile, args, wide_index)<<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
+template <typename T, int kSub>
+void launch_items(void (*kernel)(SpmmArguments<T>), int64_t items, const SpmmArguments<T>& args, Device device) {
+  const unsigned blocks =
+      args.slice_major ? sparse_cuda::item_blocks(items, kSub) : sparse_cuda::subwarp_blocks(items, kSub, device);
+  kernel<<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
   SGNN_CUDA_CHECK_LAUNCH("spmm_kernel");
 }
 
-// Loads the kernel of `tile` on the current device (CUDA loads a kernel
-// lazily, at its first use): the timed launches of tile candidates then
-// measure the kernels, not the load (ops/cuda/spmm.cu, choose_spmm_tile).
+template <typename T, int kVec, int kSub, int kRepeat, bool kAcrossHeads = false, typename Weight = float>
+void launch(const SpmmArguments<T>& args, bool wide_index, Device device) {
+  const int64_t items = args.segments.count * (kAcrossHeads ? 1 : args.heads) * args.tiles;
+  if (wide_index) {
+    return launch_items<T, kSub>(spmm_wide_index_kernel<T, kVec, kSub, kRepeat, kAcrossHeads, Weight>, items, args,
+                                 device);
+  }
+  if constexpr (kAcrossHeads) {
+    return launch_items<T, kSub>(spmm_across_heads_kernel<T, kVec, kSub, Weight>, items, args, device);
+  } else {
+    return launch_items<T, kSub>(spmm_kernel<T, kVec, kSub, kRepeat>, items, args, device);
+  }
+}
+
+template <typename T, int kVec, int kRepeat, bool kAcrossHeads = false, typename Weight = float>
+void launch_sub(int sub, const SpmmArguments<T>& args, bool wide_index, Device device) {
+  switch (sub) {
+    case 1: return launch<T, kVec, 1, kRepeat, kAcrossHeads, Weight>(args, wide_index, device);
+    case 2: return launch<T, kVec, 2, kRepeat, kAcrossHeads, Weight>(args, wide_index, device);
+    case 4: return launch<T, kVec, 4, kRepeat, kAcrossHeads, Weight>(args, wide_index, device);
+    case 8: return launch<T, kVec, 8, kRepeat, kAcrossHeads, Weight>(args, wide_index, device);
+    case 16: return launch<T, kVec, 16, kRepeat, kAcrossHeads, Weight>(args, wide_index, device);
+    default: return launch<T, kVec, 32, kRepeat, kAcrossHeads, Weight>(args, wide_index, device);
+  }
+}
+
+template <typename T, int kVec, int kSub>
+void launch_light(const SpmmArguments<T>& args, Device device) {
+  launch_items<T, kSub>(spmm_light_kernel<T, kVec, kSub>, args.segments.count * args.heads * args.tiles, args, device);
+}
+
+// Launches `tile` (has_kernel must hold) for element type T.
 template <typename T>
-void load_tile_of(const SpmmTile& tile, const SpmmArguments<T>& args, bool wide_index) {
-  cudaFuncAttributes attributes{};
-  SGNN_CUDA_CHECK(cudaFuncGetAttributes(&attributes, tile_kernel_of(tile, args, wide_index)));
+void launch_tile_of(const SpmmTile& tile, const SpmmArguments<T>& args, bool wide_index, Device device) {
+  constexpr int kWide = kWideVec<T>;
+  if constexpr (std::is_same_v<T, float>) {
+    if (tile.light && args.int32_fits) {  // else its heavy twin below
+      if (tile.sub == 16) return launch_light<T, kWide, 16>(args, device);
+      return launch_light<T, kWide, 32>(args, device);
+    }
+  }
+  if (tile.across_heads) {  // the weights' element type picks the kernel (spmm_segments' Weight)
+    if (args.bf16_values != nullptr) return launch_sub<T, kWide, 1, true, bfloat16>(tile.sub, args, wide_index, device);
+    return launch_sub<T, kWide, 1, true, float>(tile.sub, args, wide_index, device);
+  }
+  if (tile.vec == kWide) {
+    if (tile.repeat == 4) return launch_sub<T, kWide, 4>(tile.sub, args, wide_index, device);
+    if (tile.repeat == 2) return launch_sub<T, kWide, 2>(tile.sub, args, wide_index, device);
+    return launch_sub<T, kWide, 1>(tile.sub, args, wide_index, device);
+  }
+  if (tile.repeat == 4) return launch<T, 1, 32, 4>(args, wide_index, device);
+  return launch_sub<T, 1, 1>(tile.sub, args, wide_index, device);
 }
 
 // The bfloat16 launches live in their own translation unit (spmm_bf16.cu):
 // the kernels of each element type compile in parallel.
 void launch_tile(const SpmmTile& tile, const SpmmArguments<bfloat16>& args, bool wide_index, Device device);
-void load_tile(const SpmmTile& tile, const SpmmArguments<bfloat16>& args, bool wide_index);
 
 }  // namespace sgnn::ops::spmm_cuda
