@@ -7,7 +7,7 @@ using namespace sgnn;
 using namespace sgnn::training;
 using namespace sgnn::testing;
 
-TEST_CASE("GCN with the paper's settings reaches at least 79% test accuracy on Cora on the CPU (seed 0)") {
+TEST_CASE("GCN with the paper's settings reaches at least 79% test accuracy on Cora on the CPU (seed 0)" * doctest::test_suite("accuracy")) {
   const Planetoid cora = load_planetoid("cora", /*symmetric_normalization=*/true);
   REQUIRE(cora.data.train_index.numel() == 140);
   Generator generator(0);
@@ -25,7 +25,7 @@ TEST_CASE("GCN with the paper's settings reaches at least 79% test accuracy on C
   CHECK(result.best.test.macro_f1 > 0.7);
 }
 
-TEST_CASE("GAT with the paper's settings learns Cora on the CPU (seed 0)") {
+TEST_CASE("GAT with the paper's settings learns Cora on the CPU (seed 0)" * doctest::test_suite("accuracy")) {
   const Planetoid cora = load_planetoid("cora", /*symmetric_normalization=*/false);
   Generator generator(0);
   GatConfig config;

@@ -402,7 +402,7 @@ TEST_CASE("gradient ranges per layer: BF16 gradients stay far inside bfloat16's 
 // standard deviation of about 0.65 points and that of one GAT seed about 1:
 // the guards allow 1.5 and 2 points. (At 0.5 points they passed or failed
 // with the dropout masks' random stream.)
-TEST_CASE("BF16 GCN on Cora trains to within 1.5 points of float32 (mean of seeds 0-3, paper settings)") {
+TEST_CASE("BF16 GCN on Cora trains to within 1.5 points of float32 (mean of seeds 0-3, paper settings)" * doctest::test_suite("accuracy")) {
   const Planetoid cora = load_planetoid("cora", /*symmetric_normalization=*/true);
   constexpr int kSeeds = 4;
   double wide_total = 0.0;
@@ -426,7 +426,7 @@ TEST_CASE("BF16 GCN on Cora trains to within 1.5 points of float32 (mean of seed
   CHECK(std::abs(narrow_total - wide_total) <= 0.015);
 }
 
-TEST_CASE("BF16 GAT on Cora trains to within 2 points of float32 (seed 0, PyG's settings)") {
+TEST_CASE("BF16 GAT on Cora trains to within 2 points of float32 (seed 0, PyG's settings)" * doctest::test_suite("accuracy")) {
   const Planetoid cora = load_planetoid("cora", /*symmetric_normalization=*/false);
   double accuracy[2] = {0.0, 0.0};
   for (const Precision precision : {Precision::Fp32, Precision::Bf16}) {
