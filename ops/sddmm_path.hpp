@@ -105,8 +105,8 @@ SddmmPath choose_sddmm_path(const SparsePlan& plan, int64_t features);
 // for operands of `dtype` (float32 or bfloat16; `vectorized`: 16-byte loads,
 // see ops/cuda/sddmm_arguments.cuh), the rule's first: the candidates timed
 // in the plan's order (Hrpb last, where `hrpb`, the layout of csr's matrix,
-// is given and fits), then the segment kernels in row order (of which the
-// measured choice times only the winner's). Defined by the CUDA backend
+// is given and fits), then the segment kernels in row order (which the
+// measured choice times after the others). Defined by the CUDA backend
 // (CUDA builds only); bench_sparse times each, the tests run each.
 std::vector<SddmmKernel> sddmm_candidates(const Csr& csr, int64_t features, bool vectorized,
                                           DType dtype = DType::Float32, const Hrpb* hrpb = nullptr);

@@ -236,8 +236,7 @@ SddmmKernel choose(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_
   if (all.size() == 1 || !may_tune(csr, *plan.choices, stream_capturing(device))) return all.front();
   SddmmKernel best = all.front();
   double best_ms = std::numeric_limits<double>::infinity();
-  std::optional<SddmmKernel> best_walking;  // the fastest of the kernels that have a row order
-  double best_walking_ms = std::numeric_limits<double>::infinity();
+  std::vector<SddmmKernel> walking;  // the kernels that have a row order
   for (const SddmmKernel& variant : all) {
     const double ms = candidate_ms(
         device, [&] { run(variant, plan, args, csr.num_rows, vectorized, hrpb, device); }, key + " " + variant.name(),
@@ -246,22 +245,25 @@ SddmmKernel choose(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_
       best_ms = ms;
       best = variant;
     }
-    if (walks_segments(variant.path) && ms < best_walking_ms) {
-      best_walking_ms = ms;
-      best_walking = variant;
-    }
+    if (walks_segments(variant.path)) walking.push_back(variant);
   }
   // Where the numbering has locality the row order keeps the y rows that run
-  // together in L2: the fastest kernel that has one is timed again that way
-  // (it may then beat a kernel without one: DenseRows in row order against
-  // EdgeGroups on community graphs, bench/RESULTS.md).
-  // The same kernel has just run in the other order: one launch times it.
-  if (best_walking) {
-    const SddmmKernel by_row = in_row_order(*best_walking);
+  // together in L2: each kernel that has one is timed again that way (it may
+  // then beat a kernel without one: DenseRows in row order against
+  // EdgeGroups on community graphs). Not only the faster of the two: in
+  // longest-first order they can tie while one gains far more from the row
+  // order (bfloat16 at width 128 on SBM with contiguous blocks: Segments
+  // 0.857 and DenseRows 0.856 ms, in row order 0.705 and 0.595 ms;
+  // bench/RESULTS.md). Their kernels have run: one launch times each.
+  for (const SddmmKernel& kernel : walking) {
+    const SddmmKernel by_row = in_row_order(kernel);
     const double ms = candidate_ms(
         device, [&] { run(by_row, plan, args, csr.num_rows, vectorized, hrpb, device); }, key + " " + by_row.name(),
         best_ms, /*warm=*/true);
-    if (ms < best_ms) best = by_row;
+    if (ms < best_ms) {
+      best_ms = ms;
+      best = by_row;
+    }
   }
   plan.choices->set(key, best.name());
   return best;

@@ -7,6 +7,7 @@
 // apart from float32's; and the ops' gradients (tests/support/bf16_checks.hpp).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "ops/cast.hpp"
@@ -130,7 +131,7 @@ TEST_CASE("GPU BF16 sddmm_dot: misaligned views take scalar loads, 16-byte align
   }
 }
 
-TEST_CASE("GPU BF16 sddmm_dot: the measured choice is recorded under its own key beside float32's") {
+TEST_CASE("GPU BF16 sddmm_dot: the measured choice times both row-order kernels and is recorded under its own key") {
   const Adjacency graph = rmat_graph(20000, 400000, 27);
   const Csr gpu = graph.csr.to(kGpu);
   REQUIRE(ops::forced_sddmm_path() == SddmmPath::Auto);
@@ -141,8 +142,15 @@ TEST_CASE("GPU BF16 sddmm_dot: the measured choice is recorded under its own key
   const Tensor y = ops::cast(y32, DType::BFloat16);
   const Expected expected = expected_dot(graph, 1, features, x, y);
   Tensor out = poisoned({gpu.nnz}, kGpu);
+  const int64_t timed_before = ops::candidates_timed();
   ops::sddmm_dot_forward(ops::Cuda{}, gpu, 1, features, x.to(kGpu), y.to(kGpu), out);
   CHECK(worst_bound_ratio(out.to(Device::cpu()), expected.value, expected.bound) <= 1.0);
+  // Every candidate is timed once, and each kernel that has a row order once
+  // more in it (both, not only the faster in the plan's order).
+  const std::vector<ops::SddmmKernel> kernels = ops::sddmm_candidates(gpu, features, true, DType::BFloat16);
+  const auto row_order = std::count_if(kernels.begin(), kernels.end(), [](const ops::SddmmKernel& k) { return k.by_row; });
+  CHECK(row_order == 2);
+  CHECK(ops::candidates_timed() - timed_before == static_cast<int64_t>(kernels.size()));
   Tensor out32 = poisoned({gpu.nnz}, kGpu);
   ops::sddmm_dot_forward(ops::Cuda{}, gpu, 1, features, x32.to(kGpu), y32.to(kGpu), out32);
   const ops::KernelChoiceMap choices = ops::kernel_choices(gpu);
