@@ -15,8 +15,11 @@ seconds="${1:-30}"
 targets=(fuzz_edge_list fuzz_matrix_market fuzz_ogb fuzz_number_scan fuzz_gunzip fuzz_cache_file fuzz_checkpoint
          fuzz_planetoid)
 
+# -O1 leaves clang's loop vectorizer off, so it would report every `omp simd`
+# loop of ops/cpu as not vectorized (-Wpass-failed): 19 warnings that say
+# nothing about the code.
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DSGNN_CUDA=OFF \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG -Wno-pass-failed" -DSGNN_CUDA=OFF \
   -DSGNN_FUZZ=ON -DSGNN_SANITIZE=address,undefined -DSGNN_BUILD_TESTS=OFF -DSGNN_BUILD_BENCH=OFF \
   -DSGNN_BUILD_EXAMPLES=OFF >/dev/null
 cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]}" fuzz_make_seeds
