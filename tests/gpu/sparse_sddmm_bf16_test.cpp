@@ -148,7 +148,8 @@ TEST_CASE("GPU BF16 sddmm_dot: the measured choice times both row-order kernels 
   // Every candidate is timed once, and each kernel that has a row order once
   // more in it (both, not only the faster in the plan's order).
   const std::vector<ops::SddmmKernel> kernels = ops::sddmm_candidates(gpu, features, true, DType::BFloat16);
-  const auto row_order = std::count_if(kernels.begin(), kernels.end(), [](const ops::SddmmKernel& k) { return k.by_row; });
+  const auto row_order =
+      std::count_if(kernels.begin(), kernels.end(), [](const ops::SddmmKernel& kernel) { return kernel.by_row; });
   CHECK(row_order == 2);
   CHECK(ops::candidates_timed() - timed_before == static_cast<int64_t>(kernels.size()));
   Tensor out32 = poisoned({gpu.nnz}, kGpu);
