@@ -238,8 +238,8 @@ struct HrpbBuffers {
 };
 
 inline int64_t element_at(const Tensor& t, int64_t i) {
-  if (t.dtype() == DType::Int32) return t.narrow_rows(i, i + 1).to_vector<int32_t>()[0];
-  return t.narrow_rows(i, i + 1).to_vector<int64_t>()[0];
+  if (t.dtype() == DType::Int32) return t.narrow_rows(i, i + 1).to_vector<int32_t>().at(0);
+  return t.narrow_rows(i, i + 1).to_vector<int64_t>().at(0);
 }
 
 template <class Policy>
