@@ -163,9 +163,10 @@ void launch(const SddmmArguments<T>& args, Device device) {
   // (sparse_cuda::item_blocks): the rows in flight stay a narrow window of the
   // order, so in row order the y rows their neighbours share stay in L2, and
   // in longest-first order the last short items go to whichever SM frees up.
-  // A resident grid striding over the items lets its warps drift apart: on
-  // the H100 it took 2.68 ms against 1.56 at width 256 on SBM with contiguous
-  // blocks in row order, and 6-20% longer on Chung-Lu γ=3.0 (bench/RESULTS.md).
+  // A grid capped at 32 blocks an SM (subwarp_blocks) whose warps stride
+  // over the items lets them drift apart: on the H100 it took 2.68 ms
+  // against 1.56 at width 256 on SBM with contiguous blocks in row order, and
+  // 6-20% longer on Chung-Lu γ=3.0 (bench/RESULTS.md).
   const unsigned blocks = sparse_cuda::item_blocks(args.segments.count * args.heads, kWarp);
   sddmm_dense_rows_kernel<kVec, kSub, kChunks><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
   SGNN_CUDA_CHECK_LAUNCH("sddmm_dense_rows_kernel");
