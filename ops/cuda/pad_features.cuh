@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "core/bfloat16.hpp"
 #include "core/cuda/launch.cuh"
@@ -48,6 +49,27 @@ Tensor padded_features(const Tensor& source, int64_t heads, int64_t features, in
       source.data<T>(), features, padded, destination.numel(), destination.data<T>());
   SGNN_CUDA_CHECK_LAUNCH("pad_features_kernel");
   return destination;
+}
+
+// B's rows as a kernel that reads them by 16-byte copies needs them (the
+// HRPB kernels): B itself where its width is a multiple of the 16-byte
+// vector and B is 16-byte aligned, else a zero-padded copy, made on B's
+// stream and kept alive by `copy` until the launch that reads it is queued.
+template <typename T>
+struct VectorRows {
+  Tensor copy;     // the padded copy, or undefined where B is used as it is
+  const T* rows;   // [rows, width] elements
+  int64_t width;   // elements per row: B's width, or it rounded up to the vector
+};
+
+template <typename T>
+VectorRows<T> vector_rows(const Tensor& b, int64_t width) {
+  constexpr int64_t kVector = 16 / static_cast<int64_t>(sizeof(T));
+  if (width % kVector == 0 && aligned16(b.raw_data())) return {Tensor(), b.data<T>(), width};
+  const int64_t padded = padded_width(width, kVector);
+  Tensor copy = padded_features<T>(b, 1, width, padded);
+  const T* rows = copy.data<T>();
+  return {std::move(copy), rows, padded};
 }
 
 // destination [rows, heads · features] = the first `features` columns of each head of source [rows, heads, padded].

@@ -493,14 +493,7 @@ void spmm_hrpb_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
     }
   }
   // Zero-padded, 16-byte aligned B rows (see the top); the padding is a stream-ordered copy, freed after the launch.
-  Tensor b_padded;
-  const float* b_rows = b.data<float>();
-  int64_t b_width = width;
-  if (width % 4 != 0 || !aligned16(b.raw_data())) {
-    b_width = sparse_cuda::padded_width(width, 4);
-    b_padded = sparse_cuda::padded_features<float>(b, 1, width, b_width);
-    b_rows = b_padded.data<float>();
-  }
+  const sparse_cuda::VectorRows<float> b_rows = sparse_cuda::vector_rows<float>(b, width);
   const bool vector_stores = width % shape.store_floats == 0 &&
                              reinterpret_cast<std::uintptr_t>(c.raw_data()) % (shape.store_floats * sizeof(float)) == 0;
   const KernelArguments args{s.virtual_panel.data<int32_t>(),
@@ -509,12 +502,12 @@ void spmm_hrpb_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
                              a.active_cols.data<int32_t>(),
                              a.size_ptr.data<int64_t>(),
                              a.packed_blocks.data<int32_t>(),
-                             b_rows,
+                             b_rows.rows,
                              c.data<float>(),
                              partials.defined() ? partials.data<float>() : nullptr,
                              a.num_rows,
                              width,
-                             b_width,
+                             b_rows.width,
                              shape.b_stride,
                              static_cast<int>(a.max_block_words),
                              vector_stores};

@@ -364,26 +364,19 @@ void spmm_hrpb_bf16_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
   Tensor partials;
   if (s.num_split_panels > 0) partials = Tensor::empty({s.num_slots * hrpb::kPanelRows * width}, DType::Float32, device);
   // Zero-padded, 16-byte aligned B rows (see the top); the padding is a stream-ordered copy, freed after the launch.
-  Tensor b_padded;
-  const bfloat16* b_rows = b.data<bfloat16>();
-  int64_t b_width = width;
-  if (width % 8 != 0 || !aligned16(b.raw_data())) {
-    b_width = sparse_cuda::padded_width(width, 8);
-    b_padded = sparse_cuda::padded_features<bfloat16>(b, 1, width, b_width);
-    b_rows = b_padded.data<bfloat16>();
-  }
+  const sparse_cuda::VectorRows<bfloat16> b_rows = sparse_cuda::vector_rows<bfloat16>(b, width);
   const Bf16Arguments args{s.virtual_panel.data<int32_t>(),
                            s.virtual_block_ptr.data<int32_t>(),
                            s.virtual_slot.data<int32_t>(),
                            a.active_cols.data<int32_t>(),
                            reinterpret_cast<const uint4*>(fragments.data<int32_t>()),
-                           reinterpret_cast<const uint16_t*>(b_rows),
+                           reinterpret_cast<const uint16_t*>(b_rows.rows),
                            reinterpret_cast<uint16_t*>(c.data<bfloat16>()),
                            partials.defined() ? partials.data<float>() : nullptr,
                            a.num_rows,
                            width,
-                           b_width,
-                           b_width >= kBulkMinimumColumns,
+                           b_rows.width,
+                           b_rows.width >= kBulkMinimumColumns,
                            shape.b_stride,
                            width % 8 == 0 && aligned16(c.raw_data())};
   const dim3 grid(static_cast<unsigned>(s.num_virtual_panels), static_cast<unsigned>(chunks));
