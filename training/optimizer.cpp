@@ -23,7 +23,7 @@ Tensor step_tensor(int64_t value) { return Tensor::from_vector<int64_t>({value},
 int64_t read_step(const Tensor& tensor, std::size_t position) {
   SGNN_CHECK(tensor.defined() && tensor.dtype() == DType::Int64 && tensor.shape() == Shape{1},
              "load_state: entry ", position, " must be a step count (int64 [1])");
-  const int64_t value = tensor.to_vector<int64_t>()[0];
+  const int64_t value = tensor.to_vector<int64_t>().at(0);
   SGNN_CHECK(value >= 0, "load_state: entry ", position, " holds a negative step count ", value);
   return value;
 }

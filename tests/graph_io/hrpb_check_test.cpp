@@ -35,8 +35,8 @@ Tensor with_element(const Tensor& t, int64_t i, T value) {
 
 // The word index of block b's first pattern word.
 int64_t first_pattern_word(const Hrpb& h, int64_t b) {
-  const int64_t begin = h.size_ptr.to_vector<int64_t>()[static_cast<std::size_t>(b)];
-  const int32_t bricks = h.packed_blocks.to_vector<int32_t>()[static_cast<std::size_t>(begin + hrpb::kBrickColumns)];
+  const int64_t begin = h.size_ptr.to_vector<int64_t>().at(static_cast<std::size_t>(b));
+  const int32_t bricks = h.packed_blocks.to_vector<int32_t>().at(static_cast<std::size_t>(begin + hrpb::kBrickColumns));
   return begin + hrpb::patterns_offset(bricks);
 }
 
@@ -131,14 +131,14 @@ TEST_CASE("hrpb_structure_problem names what is wrong in a damaged layout") {
        "does not span"},
       {"two bricks in one brick column",
        [](Hrpb& h) {
-         const int64_t begin = h.size_ptr.to_vector<int64_t>()[0];
+         const int64_t begin = h.size_ptr.to_vector<int64_t>().at(0);
          h.packed_blocks = with_element<int32_t>(h.packed_blocks, begin + 1, 2);
        },
        "holds 2 bricks"},
       // Found by fuzz_cache_file: the step between two colPtr words overflowed int32 (UBSan).
       {"a colPtr word at the bottom of int32",
        [](Hrpb& h) {
-         const int64_t begin = h.size_ptr.to_vector<int64_t>()[0];
+         const int64_t begin = h.size_ptr.to_vector<int64_t>().at(0);
          h.packed_blocks = with_element<int32_t>(h.packed_blocks, begin + 1, 1);
          h.packed_blocks = with_element<int32_t>(h.packed_blocks, begin + 2, std::numeric_limits<int32_t>::min());
        },

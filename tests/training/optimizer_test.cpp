@@ -17,7 +17,7 @@ Tensor parameter(std::vector<float> values) {
 
 void set_gradient(Tensor& p, float value) { p.set_grad(Tensor::full(p.shape(), value)); }
 
-double value(const Tensor& p, std::size_t i = 0) { return static_cast<double>(p.to_vector<float>()[i]); }
+double value(const Tensor& p, std::size_t i = 0) { return static_cast<double>(p.to_vector<float>().at(i)); }
 
 }  // namespace
 
