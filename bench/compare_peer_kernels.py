@@ -64,8 +64,15 @@ OURS = re.compile(r"^(?P<graph>.*) F=(?P<f>\d+) (?P<op>SpMM|SDDMM): ours (?P<our
                   r"best cuSPARSE (?P<cusparse>[0-9.]+) ms")
 
 
-def our_times(build, graph, timeout):
-    done, problem = run([os.path.join(build, "bench", "bench_sparse"), "--suite-only", "--graph", graph], timeout)
+def our_times(build, graph, features, ops, timeout):
+    """Our rows of bench_sparse for this graph, only at these widths and ops (the peer's)."""
+    command = [os.path.join(build, "bench", "bench_sparse"), "--suite-only", "--graph", graph,
+               "--widths", ",".join(str(f) for f in features)]
+    if "sddmm" not in ops:
+        command.append("--spmm-only")
+    elif "spmm" not in ops:
+        command.append("--sddmm-only")
+    done, problem = run(command, timeout)
     if done is None:
         raise RuntimeError(f"bench_sparse --graph '{graph}': {problem}")
     if done.returncode != 0:
@@ -104,7 +111,7 @@ def main():
 
     results = []
     for matrix, name in cases:
-        ours = our_times(args.build, name, args.timeout * 3)
+        ours = our_times(args.build, name, features, ops, args.timeout * 3)
         for op in ops:
             binary = os.path.join(args.peer, "dg_sddmm" if op == "sddmm" else "dg_spmm")
             for f in features:
