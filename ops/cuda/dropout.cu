@@ -13,8 +13,12 @@ namespace {
 // two calls a thread and GAT's dropouts on the Reddit-scale preset 9.05 ms in
 // ncu over two epochs against float's 12.44 (2.0 against 2.9 TB/s): bound by
 // the calls, not the bytes. Two float4s a thread with two calls made float
-// slower (12.5 -> 14.5 ms). The offset base (captured steps) is one 8-byte
-// load per thread, L2-resident.
+// slower (12.5 -> 14.5 ms). So two float threads compute each block's call:
+// a float thread taking a whole block with one call (its two float4s 32 bytes
+// apart per lane) ran 0.184 -> 0.206 ms on 232965 x 256 in bench_dense
+// (bench/RESULTS.md); the repeated call costs less than the strided
+// accesses. The offset base (captured steps) is one 8-byte load per thread,
+// L2-resident.
 template <typename T>
 __global__ void dropout_kernel(const T* __restrict__ x, float p, float scale, RandomDraw draw, T* __restrict__ y,
                                int64_t n, bool vectorized) {
