@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #ifdef SGNN_WITH_CUDA
 #include "core/cuda_runtime.hpp"
+#include "ops/stream_hold.hpp"
 #endif
 
 namespace sgnn::ops {
@@ -108,8 +109,10 @@ ScopedTuningTime::~ScopedTuningTime() {
   if (outermost_) timing_microseconds.fetch_add(now_microseconds() - start_microseconds_, std::memory_order_relaxed);
 }
 
-double timed_launch_ms(Device device, const std::function<void()>& launch) {
-  SGNN_CHECK(device.is_cuda(), "timed_launch_ms: timing needs a CUDA device, got ", device.str());
+namespace {
+
+// Milliseconds between events around `launch()`, after a hold of the stream when `hold_microseconds` > 0.
+double events_around_ms(Device device, const std::function<void()>& launch, double hold_microseconds) {
 #ifdef SGNN_WITH_CUDA
   cuda::DeviceGuard guard(device);
   const cudaStream_t stream = cuda::stream(device);
@@ -123,6 +126,7 @@ double timed_launch_ms(Device device, const std::function<void()>& launch) {
   } events;
   SGNN_CUDA_CHECK(cudaEventCreate(&events.start));
   SGNN_CUDA_CHECK(cudaEventCreate(&events.stop));
+  if (hold_microseconds > 0.0) hold_stream(device, hold_microseconds);
   SGNN_CUDA_CHECK(cudaEventRecord(events.start, stream));
   launch();
   SGNN_CUDA_CHECK(cudaEventRecord(events.stop, stream));
@@ -132,8 +136,24 @@ double timed_launch_ms(Device device, const std::function<void()>& launch) {
   return static_cast<double>(milliseconds);
 #else
   (void)launch;
+  (void)hold_microseconds;
   return 0.0;
 #endif
+}
+
+// Long enough for the host to queue one op's launches (tens of microseconds).
+constexpr double kHoldMicroseconds = 200.0;
+
+}  // namespace
+
+double timed_launch_ms(Device device, const std::function<void()>& launch) {
+  SGNN_CHECK(device.is_cuda(), "timed_launch_ms: timing needs a CUDA device, got ", device.str());
+  return events_around_ms(device, launch, 0.0);
+}
+
+double device_launch_ms(Device device, const std::function<void()>& launch) {
+  SGNN_CHECK(device.is_cuda(), "device_launch_ms: timing needs a CUDA device, got ", device.str());
+  return events_around_ms(device, launch, kHoldMicroseconds);
 }
 
 double candidate_ms(Device device, const std::function<void()>& launch, std::string_view candidate, double best_ms,

@@ -19,6 +19,14 @@ bool stream_capturing(Device device);
 // `device` before and after `launch()` (one launch; not counted as tuning).
 double timed_launch_ms(Device device, const std::function<void()>& launch);
 
+// The same, without the host's time to queue `launch()`: the stream is held
+// busy for 200 µs first (ops/stream_hold.hpp), so what `launch()` queues
+// waits on the GPU rather than the GPU on the host, provided the host queues
+// it within that time. Benchmarks time kernels this way: kernels of tens of
+// microseconds otherwise carry the host's queuing, which differs between the
+// paths that reach the same kernel (bench/RESULTS.md).
+double device_launch_ms(Device device, const std::function<void()>& launch);
+
 // Milliseconds of `launch()` on the library's stream of a CUDA device (work
 // queued before is finished first and not counted). A first launch may pay
 // one-time costs (loading the kernel's module; another kernel's data in L2),

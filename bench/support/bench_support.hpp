@@ -26,11 +26,13 @@
 
 namespace sgnn::bench {
 
-// Median milliseconds of `runs` timed calls after `warmup` untimed ones.
+// Median milliseconds of `runs` timed calls after `warmup` untimed ones: the
+// GPU time of what each call queues, not the host's time to queue it
+// (ops::device_launch_ms).
 inline double median_ms(const std::function<void()>& call, int warmup, int runs, Device device = Device::cuda(0)) {
   for (int i = 0; i < warmup; ++i) call();
   std::vector<double> times;
-  for (int i = 0; i < runs; ++i) times.push_back(ops::timed_launch_ms(device, call));
+  for (int i = 0; i < runs; ++i) times.push_back(ops::device_launch_ms(device, call));
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
 }

@@ -3,7 +3,8 @@
 // on a large enough graph times the candidates and records the fastest,
 // later calls and imported choices do not time again, deterministic runs
 // without stored choices use the rules, and every choice computes the same
-// function (within the TF32 bound where HRPB is chosen).
+// function (within the TF32 bound where HRPB is chosen). Also the timing
+// the benchmarks use, which leaves out the host's time to queue a launch.
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <vector>
 #include <doctest/doctest.h>
 
+#include "core/cuda/core_kernels.hpp"
 #include "graph_io/hrpb_builder.hpp"
 #include "ops/cast.hpp"
 #include "ops/determinism.hpp"
@@ -23,6 +25,7 @@
 #include "ops/spmm_backend.hpp"
 #include "ops/spmm_format.hpp"
 #include "ops/sparse_plan.hpp"
+#include "ops/stream_hold.hpp"
 #include "ops/spmm_tile.hpp"
 #include "tests/support/gpu_testing.hpp"
 #include "tests/support/sparse_graphs.hpp"
@@ -487,4 +490,35 @@ TEST_CASE("GPU candidate timing: a clear loser and a warm candidate get one laun
     CHECK(launches == 2);
   }
   ops::forget_one_time_costs();  // the sleeps' costs are not a kernel's
+}
+
+TEST_CASE("GPU device launch timing: the host's time to queue a launch is not counted; hold_stream holds") {
+  Tensor target = Tensor::empty({1024}, DType::Float32, kGpu);
+  double host_ms = 0.0;
+  // The host spends ~60 µs before it queues a small fill (no allocation, no synchronisation).
+  const auto slow_to_queue = [&] {
+    const auto started = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(std::chrono::microseconds(60));
+    host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    detail::fill_cuda(target.raw_data(), target.numel(), DType::Float32, 1.0, kGpu);
+  };
+  // A sleep may overrun the 200 µs hold on a busy host: take the first of a few tries that did not.
+  bool checked = false;
+  for (int attempt = 0; attempt < 5 && !checked; ++attempt) {
+    const double events_ms = ops::timed_launch_ms(kGpu, slow_to_queue);
+    const double events_host_ms = host_ms;
+    const double device_ms = ops::device_launch_ms(kGpu, slow_to_queue);
+    if (events_host_ms > 0.15 || host_ms > 0.15) continue;
+    CAPTURE(events_ms);
+    CAPTURE(events_host_ms);
+    CAPTURE(device_ms);
+    CHECK(events_ms >= 0.9 * events_host_ms);  // events alone: the GPU waited for the host
+    CHECK(device_ms < 0.04);                   // held: the fill's few microseconds
+    checked = true;
+  }
+  CHECK(checked);
+  // Work queued after a hold waits for it.
+  CHECK(ops::timed_launch_ms(kGpu, [] { ops::hold_stream(kGpu, 2000.0); }) >= 1.9);
+  CHECK_THROWS_AS(ops::hold_stream(Device::cpu(), 1.0), Error);
+  CHECK_THROWS_AS(ops::hold_stream(kGpu, -1.0), Error);
 }
