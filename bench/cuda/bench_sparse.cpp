@@ -108,9 +108,9 @@ struct Row {
   double ours, cusparse_default, cusparse_alg2;  // ms; alg2 NaN for SDDMM
   double error;
   double minimum_bytes;  // compulsory traffic of the op (see the file comment)
-  std::string chosen;    // the kernel auto chose ("" when a kernel was forced)
+  std::string chosen{};  // the kernel auto chose ("" when a kernel was forced)
   double fastest = NAN;  // ms of the fastest of our kernels, each forced
-  std::string fastest_name;
+  std::string fastest_name{};
 };
 
 // Compulsory traffic of SpMM C = A·B (A weighted CSR, B [cols, F], C [rows, F], fp32, int32 indices).
