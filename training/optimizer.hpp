@@ -35,7 +35,7 @@ struct ParameterGroup {
   // Empty, or one per parameter: its bfloat16 compute copy (undefined: none),
   // which every update rewrites from the updated master (Adam in the same
   // pass). Model::parameter_groups fills it in BFloat16 precision.
-  std::vector<Tensor> compute_copies;
+  std::vector<Tensor> compute_copies{};
 };
 
 class Optimizer {
