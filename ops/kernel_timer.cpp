@@ -204,9 +204,13 @@ double candidate_ms(Device device, const std::function<void()>& launch, std::str
   // Kernels of tens of microseconds vary from launch to launch by a few
   // percent (clock, launch overhead), more than the gaps between candidates:
   // a few more launches cost well under a millisecond, and the fastest counts.
+  // They are timed after a hold of the stream (device_launch_ms): at this
+  // length the host's time to queue a launch is as long as the kernel, and
+  // with it in the events auto kept a kernel 8% slower than its rival on a
+  // 37K-entry mesh (bench/RESULTS.md).
   int extra = 0;
   for (; best < kShortLaunchMs && extra < kShortExtraLaunches; ++extra) {
-    best = std::min(best, timed_launch_ms(device, launch));
+    best = std::min(best, device_launch_ms(device, launch));
   }
   if (tuning_log_enabled()) {
     std::fprintf(stderr, "sgnn tuning: %.*s: launches %.3f / %.3f / %.3f ms (+%d, fastest %.3f), wall %.3f ms%s%s\n",

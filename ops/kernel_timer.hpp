@@ -41,11 +41,13 @@ double device_launch_ms(Device device, const std::function<void()>& launch);
 //     candidate gets its second launch.
 // Launches under 1 ms always get a second (it costs less than the noise of
 // timing one: launch overhead, clock resolution), and candidates under 0.05
-// ms four more (their launch-to-launch spread, a few percent, exceeds the
-// gaps between them); the fastest launch counts. A first launch that timed
-// other candidates (the CSR SpMM picks its tile inside its first launch) is
-// not counted; two launches after it are, unless the choice made inside
-// reported the time of what it chose (report_chosen_ms): that time counts.
+// ms four more, timed after a hold of the stream as device_launch_ms times
+// (their launch-to-launch spread, a few percent, and the host's time to
+// queue them exceed the gaps between them); the fastest launch counts. A
+// first launch that timed other candidates (the CSR SpMM picks its tile
+// inside its first launch) is not counted; two launches after it are, unless
+// the choice made inside reported the time of what it chose
+// (report_chosen_ms): that time counts.
 // `candidate` names what is timed (e.g. "spmm-tile:h1:f128 v4s32r1"): with
 // the environment variable SGNN_TUNING_LOG=1 each timing is written to
 // stderr (its launches and wall time), to see what tuning costs.

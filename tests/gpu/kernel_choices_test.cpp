@@ -522,3 +522,19 @@ TEST_CASE("GPU device launch timing: the host's time to queue a launch is not co
   CHECK_THROWS_AS(ops::hold_stream(Device::cpu(), 1.0), Error);
   CHECK_THROWS_AS(ops::hold_stream(kGpu, -1.0), Error);
 }
+
+TEST_CASE("GPU candidate timing: a short candidate's extra launches leave out the host's time to queue it") {
+  Tensor target = Tensor::empty({1024}, DType::Float32, kGpu);
+  // 30 µs of host work (a busy wait: exact, unlike a sleep), then a fill of a few microseconds.
+  const auto slow_to_queue = [&] {
+    const auto started = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - started < std::chrono::microseconds(30)) {
+    }
+    detail::fill_cuda(target.raw_data(), target.numel(), DType::Float32, 1.0, kGpu);
+  };
+  // Its first two launches (events alone) take 30 µs or more: under 0.05 ms,
+  // so four held launches follow, and the fastest of them is the fill alone.
+  const double ms = ops::candidate_ms(kGpu, slow_to_queue, "slow to queue");
+  CAPTURE(ms);
+  CHECK(ms < 0.02);
+}
