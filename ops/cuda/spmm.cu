@@ -125,7 +125,11 @@ std::vector<SpmmTile> heavy_tiles(int64_t heads, int64_t features, bool vectoriz
     // A tile over twice the row's width would leave most lanes idle.
     if (!known && has_kernel(tile, wide) && tile.width() < 2 * features + 4 * wide) tiles.push_back(tile);
   }
-  // Slice-major 16-byte tiles of 16 and 32 lanes, where a row has at least two slices.
+  // Slice-major 16-byte tiles of 16 and 32 lanes, where a row has at least
+  // two slices. Narrower slices (4 and 8 lanes: 16 and 32 float columns, a
+  // smaller part of B in L2 at a time) were timed on the SBM, Chung-Lu,
+  // bipartite and hub graphs at widths 128 and 256 and never won by more
+  // than 0.7% (4 lanes: 1.4-2x slower); they are not candidates (bench/RESULTS.md).
   for (const int lanes : {16, 32}) {
     const SpmmTile tile{wide, lanes, 1, true};
     if (tile.width() < features) tiles.push_back(tile);
