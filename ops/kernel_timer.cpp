@@ -135,6 +135,7 @@ double events_around_ms(Device device, const std::function<void()>& launch, doub
   SGNN_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, events.start, events.stop));
   return static_cast<double>(milliseconds);
 #else
+  (void)device;
   (void)launch;
   (void)hold_microseconds;
   return 0.0;

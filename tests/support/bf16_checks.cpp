@@ -623,12 +623,12 @@ double attention_softmax_error(const Adjacency& adjacency, int64_t heads) {
   // A node's gradient: the float sum of its entries' stored values, rounded once.
   const auto node_bound = [&](const std::vector<double>& sum, const std::vector<double>& magnitude,
                               const std::vector<double>& slack, const std::vector<double>& line_counts) {
-    std::vector<double> out(sum.size());
+    std::vector<double> per_node(sum.size());
     for (std::size_t i = 0; i < sum.size(); ++i) {
-      out[i] = u * std::abs(sum[i]) + (1 + 2 * u) * slack[i] +
-               (line_counts[i / h_count] + 3) * e * (magnitude[i] + slack[i]);
+      per_node[i] = u * std::abs(sum[i]) + (1 + 2 * u) * slack[i] +
+                    (line_counts[i / h_count] + 3) * e * (magnitude[i] + slack[i]);
     }
-    return out;
+    return per_node;
   };
   return std::max({ratio(out, DType::BFloat16, reference, bound),
                    ratio(x.grad(), DType::BFloat16, dx, node_bound(dx, dx_magnitude, dx_slack, counts.row)),
