@@ -1,5 +1,8 @@
 #include "ops/spmm.hpp"
 
+#include <algorithm>
+#include <string>
+
 #include "core/autograd.hpp"
 #include "ops/sparse_checks.hpp"
 #include "ops/sparse_runners.hpp"
@@ -94,7 +97,16 @@ void time_formats_once(const Adjacency& adjacency, const Tensor& b) {
   // shows whether it can win, and a clear loser is not launched again.
   const double csr_ms = candidate_ms(b.device(), [&] { (void)spmm_csr(adjacency, b); }, key + " csr");
   const double hrpb_ms = candidate_ms(b.device(), [&] { (void)spmm_hrpb(*adjacency.hrpb, b); }, key + " hrpb", csr_ms);
-  plan->choices->set(key, hrpb_ms < csr_ms ? "hrpb" : "csr");
+  std::string fastest = hrpb_ms < csr_ms ? "hrpb" : "csr";
+  // Where the BF16 kernel may stage B's rows either way, the other way is a third candidate.
+  if (hrpb_row_staging_matters(b.dtype(), b.size(1))) {
+    const double best_ms = std::min(csr_ms, hrpb_ms);
+    const double copies_ms = candidate_ms(
+        b.device(), [&] { (void)spmm_hrpb(*adjacency.hrpb, b, HrpbRowStaging::Copies); }, key + " " + kHrpbByCopies,
+        best_ms);
+    if (copies_ms < best_ms) fastest = kHrpbByCopies;
+  }
+  plan->choices->set(key, fastest);
 }
 
 }  // namespace
@@ -102,7 +114,9 @@ void time_formats_once(const Adjacency& adjacency, const Tensor& b) {
 Tensor spmm(const Adjacency& adjacency, const Tensor& b) {
   if (b.defined() && b.dim() == 2 && is_floating(b.dtype())) {
     time_formats_once(adjacency, b);
-    if (chosen_spmm_format(adjacency, b.size(1), b.dtype()) == SpmmFormat::Hrpb) return spmm_hrpb(*adjacency.hrpb, b);
+    if (chosen_spmm_format(adjacency, b.size(1), b.dtype()) == SpmmFormat::Hrpb) {
+      return spmm_hrpb(*adjacency.hrpb, b, chosen_hrpb_row_staging(adjacency, b.size(1), b.dtype()));
+    }
   }
   return spmm_csr(adjacency, b);
 }

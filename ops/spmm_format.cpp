@@ -20,7 +20,7 @@ SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width, DType d
       if (adjacency.hrpb == nullptr) return SpmmFormat::Csr;
       if (const std::optional<std::string> recorded =
               sparse_plan(adjacency.csr)->choices->find(spmm_format_key(width, dtype))) {
-        if (*recorded == "hrpb") return SpmmFormat::Hrpb;
+        if (*recorded == "hrpb" || *recorded == kHrpbByCopies) return SpmmFormat::Hrpb;
         if (*recorded == "csr") return SpmmFormat::Csr;
       }
       if (dtype == DType::BFloat16) return SpmmFormat::Csr;
@@ -30,6 +30,14 @@ SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width, DType d
     }
   }
   return SpmmFormat::Csr;
+}
+
+HrpbRowStaging chosen_hrpb_row_staging(const Adjacency& adjacency, int64_t width, DType dtype) {
+  if (adjacency.spmm_format == SpmmFormat::Csr || !hrpb_row_staging_matters(dtype, width)) {
+    return HrpbRowStaging::BulkCopies;
+  }
+  const std::optional<std::string> recorded = sparse_plan(adjacency.csr)->choices->find(spmm_format_key(width, dtype));
+  return recorded == kHrpbByCopies ? HrpbRowStaging::Copies : HrpbRowStaging::BulkCopies;
 }
 
 std::string spmm_format_key(int64_t width, DType dtype) {

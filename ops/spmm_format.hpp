@@ -9,7 +9,8 @@
 //   Auto  CSR when adjacency.hrpb is not set. Else the faster of the two,
 //         timed by ops::spmm on the first call of each width where timing
 //         pays (ops/kernel_choices.hpp) and recorded in the graph's choices
-//         under spmm_format_key(width). Where it does not pay (small graphs,
+//         under spmm_format_key(width); in bfloat16 where both row stagings
+//         exist (hrpb_row_staging_matters), HRPB is timed with each. Where it does not pay (small graphs,
 //         deterministic runs without stored choices), the rule: HRPB when the
 //         brick-column density α (cuTeSpMM's TCU-synergy measure,
 //         HrpbStatistics::alpha) reaches kHrpbAutoMinimumAlpha and the width
@@ -22,6 +23,7 @@
 #include <string>
 
 #include "core/adjacency.hpp"
+#include "ops/spmm_hrpb.hpp"
 
 namespace sgnn::ops {
 
@@ -40,6 +42,17 @@ inline constexpr int64_t kHrpbAutoMinimumWidth = 16;
 // a recorded choice bfloat16 takes CSR.
 // Throws InvalidArgument when Hrpb is requested without an HRPB layout.
 SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width, DType dtype = DType::Float32);
+
+// The recorded format choice "hrpb-copies": the HRPB kernel with B's rows
+// staged by 16-byte copies (HrpbRowStaging::Copies); "hrpb" stages them by
+// bulk copies where they are wide enough. Timed where
+// hrpb_row_staging_matters, with "hrpb" and "csr".
+inline constexpr const char* kHrpbByCopies = "hrpb-copies";
+
+// How the HRPB kernel stages B's rows for b of this width and dtype: Copies
+// where the recorded choice is kHrpbByCopies, else BulkCopies (the kernel
+// falls back to copies where rows are too short for bulk copies).
+HrpbRowStaging chosen_hrpb_row_staging(const Adjacency& adjacency, int64_t width, DType dtype = DType::Float32);
 
 // The key of the format choice in the graph's kernel choices:
 // "spmm-format:f<width>" (float32), "spmm-format:bf16:f<width>" (bfloat16).

@@ -9,7 +9,7 @@ namespace {
 
 constexpr int64_t kAssumedConcurrentBlocks = 132 * 8;
 
-Tensor multiply(const Hrpb& a, const Tensor& b, const char* argument) {
+Tensor multiply(const Hrpb& a, const Tensor& b, const char* argument, HrpbRowStaging staging) {
   check_floating(b, "spmm_hrpb", argument);
   check_dim(b, 2, "spmm_hrpb", argument);
   SGNN_CHECK(b.size(0) == a.num_cols, "spmm_hrpb: ", argument, " has ", b.size(0),
@@ -19,7 +19,7 @@ Tensor multiply(const Hrpb& a, const Tensor& b, const char* argument) {
   Tensor c = Tensor::empty({a.num_rows, b.size(1)}, b.dtype(), b.device());
   if (c.numel() == 0) return c;
   if (b.dtype() == DType::BFloat16) {
-    SGNN_DISPATCH(b.device(), spmm_hrpb_bf16_forward, a, b, c);
+    SGNN_DISPATCH(b.device(), spmm_hrpb_bf16_forward, a, b, c, staging);
   } else {
     SGNN_DISPATCH(b.device(), spmm_hrpb_forward, a, b, c);
   }
@@ -28,15 +28,20 @@ Tensor multiply(const Hrpb& a, const Tensor& b, const char* argument) {
 
 }  // namespace
 
-Tensor spmm_hrpb(const HrpbAdjacency& hrpb, const Tensor& b) {
+bool hrpb_row_staging_matters(DType dtype, int64_t width) {
+  return dtype == DType::BFloat16 && (width + 7) / 8 * 8 >= kHrpbBf16BulkMinimumColumns;
+}
+
+Tensor spmm_hrpb(const HrpbAdjacency& hrpb, const Tensor& b, HrpbRowStaging staging) {
   check_defined(b, "spmm_hrpb", "b");
   SGNN_CHECK(hrpb.transpose.num_rows == hrpb.forward.num_cols && hrpb.transpose.num_cols == hrpb.forward.num_rows,
              "spmm_hrpb: the transpose HRPB is ", hrpb.transpose.num_rows, "x", hrpb.transpose.num_cols,
              ", not the transpose of the ", hrpb.forward.num_rows, "x", hrpb.forward.num_cols, " forward HRPB");
-  Tensor c = multiply(hrpb.forward, b, "b");
+  Tensor c = multiply(hrpb.forward, b, "b", staging);
   if (autograd::needs_recording({b})) {
-    autograd::record("spmm_hrpb", {b}, c, [hrpb](const Tensor& grad_c, const autograd::NeedsGrad&) {
-      return std::vector<Tensor>{multiply(hrpb.transpose, grad_c, "grad_output")};
+    // The backward stages as the forward does: the timed choice was the forward's (ops/spmm.cpp).
+    autograd::record("spmm_hrpb", {b}, c, [hrpb, staging](const Tensor& grad_c, const autograd::NeedsGrad&) {
+      return std::vector<Tensor>{multiply(hrpb.transpose, grad_c, "grad_output", staging)};
     });
   }
   return c;

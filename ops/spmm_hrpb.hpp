@@ -32,7 +32,19 @@
 
 namespace sgnn::ops {
 
-Tensor spmm_hrpb(const HrpbAdjacency& hrpb, const Tensor& b);
+// How the BF16 CUDA kernel stages a block's 16 B rows into shared memory:
+// one bulk (TMA) copy per row, or 16-byte copies spread over the threads.
+// The same sums in the same order, so the same bits; which is faster
+// depends on the matrix (bulk on the 3D FEM matrices, copies on 2D
+// stencils and meshes at width 128; bench/RESULTS.md), so ops::spmm times
+// both (ops/spmm_format.hpp). Bulk copies need rows of 144 bytes: below
+// that, and for float32 b or on the CPU, `staging` changes nothing.
+enum class HrpbRowStaging { BulkCopies, Copies };
+
+// Whether HrpbRowStaging changes the kernel for b of this dtype and width.
+bool hrpb_row_staging_matters(DType dtype, int64_t width);
+
+Tensor spmm_hrpb(const HrpbAdjacency& hrpb, const Tensor& b, HrpbRowStaging staging = HrpbRowStaging::BulkCopies);
 
 // Thread blocks of the HRPB kernel that `device` runs at once for feature
 // width `width` (SMs × resident blocks, from the CUDA occupancy calculator):

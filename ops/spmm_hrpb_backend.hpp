@@ -4,15 +4,26 @@
 // rounding contract of ops/spmm_hrpb.hpp); the others float32.
 #pragma once
 
+#include <cstdint>
+
 #include "core/hrpb.hpp"
 #include "ops/backend.hpp"
+#include "ops/spmm_hrpb.hpp"
 
 namespace sgnn::ops {
 
+// B row elements (the width rounded up to 8) from which the BF16 kernel may
+// stage rows by bulk copies: 144 bytes (at 128 the TF32 kernel's bulk copies
+// cost more than they saved, bench/RESULTS.md).
+inline constexpr int64_t kHrpbBf16BulkMinimumColumns = 72;
+
 void spmm_hrpb_forward(Cpu, const Hrpb& hrpb, const Tensor& b, Tensor& c);
 void spmm_hrpb_forward(Cuda, const Hrpb& hrpb, const Tensor& b, Tensor& c);
-void spmm_hrpb_bf16_forward(Cpu, const Hrpb& hrpb, const Tensor& b, Tensor& c);
-void spmm_hrpb_bf16_forward(Cuda, const Hrpb& hrpb, const Tensor& b, Tensor& c);
+// `staging`: how the CUDA kernel stages B's rows (ops/spmm_hrpb.hpp); the same bits either way.
+void spmm_hrpb_bf16_forward(Cpu, const Hrpb& hrpb, const Tensor& b, Tensor& c,
+                            HrpbRowStaging staging = HrpbRowStaging::BulkCopies);
+void spmm_hrpb_bf16_forward(Cuda, const Hrpb& hrpb, const Tensor& b, Tensor& c,
+                            HrpbRowStaging staging = HrpbRowStaging::BulkCopies);
 
 int64_t spmm_hrpb_occupancy(Cuda, Device device, int64_t width);
 

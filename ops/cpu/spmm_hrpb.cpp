@@ -96,6 +96,8 @@ void forward(const Hrpb& a, const Tensor& b, Tensor& c) {
 
 void spmm_hrpb_forward(Cpu, const Hrpb& a, const Tensor& b, Tensor& c) { forward<float>(a, b, c); }
 
-void spmm_hrpb_bf16_forward(Cpu, const Hrpb& a, const Tensor& b, Tensor& c) { forward<bfloat16>(a, b, c); }
+void spmm_hrpb_bf16_forward(Cpu, const Hrpb& a, const Tensor& b, Tensor& c, HrpbRowStaging) {
+  forward<bfloat16>(a, b, c);  // one way to read B's rows here
+}
 
 }  // namespace sgnn::ops

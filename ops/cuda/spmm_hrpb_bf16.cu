@@ -56,7 +56,6 @@ constexpr int kChunk = kWarps * kWarpColumns;        // feature columns of a thr
 constexpr int kGroupTiles = 4;                       // tiles of one store group
 constexpr int kGroupColumns = 8 * kGroupTiles;       // 32: staged rows are padded to a multiple of this
 constexpr int kGroups = kTiles / kGroupTiles;        // 2 per warp
-constexpr int kBulkMinimumColumns = 72;              // bulk row copies from 144 bytes (TF32 kernel: 128 B lost)
 constexpr unsigned kFullWarp = 0xffffffffu;
 
 struct Bf16Arguments {
@@ -71,7 +70,6 @@ struct Bf16Arguments {
   int64_t num_rows;
   int64_t width;       // columns of C, and of B that count
   int64_t b_width;     // elements per B row: the width rounded up to 8 (columns past the width zero), B 16-byte aligned
-  bool bulk_rows;      // B rows wide enough for bulk (TMA) copies
   int b_stride;        // bf16 elements per staged B row (launch_shape)
   bool vector_stores;  // C 16-byte aligned and the width a multiple of 8: 16-byte stores of C
 };
@@ -143,11 +141,13 @@ __device__ __forceinline__ void stage_rows_by_bulk_copy(const Bf16Arguments& arg
 }
 
 // The B rows of a block into one stage; its cp.async copies are one group.
+// kBulk: one bulk copy per row (rows of kHrpbBf16BulkMinimumColumns or more).
+template <bool kBulk>
 __device__ __forceinline__ void stage_block(const Bf16Arguments& args, int32_t lane_column, int64_t chunk_begin,
                                             int chunk_width, int staged_width, uint16_t* sm_b, uint64_t* barrier) {
   // B columns of the chunk with the zero padding of the last one (b_width is the width rounded up to 8).
   const int b_columns = (chunk_width + 7) / 8 * 8;
-  if (args.bulk_rows) {
+  if constexpr (kBulk) {
     stage_rows_by_bulk_copy(args, lane_column, chunk_begin, b_columns, staged_width, sm_b, barrier);
   } else {
     stage_rows_by_piece(args, lane_column, chunk_begin, b_columns, staged_width, sm_b);
@@ -185,6 +185,10 @@ __device__ __forceinline__ void exchange_row_pieces(const uint32_t (&parts)[4], 
 // Seven blocks an SM: 72 registers (8 bytes spilled) instead of 79 at six;
 // measured 0-9% faster at widths 64-256 on the FEM matrices; eight (64
 // registers, 52 bytes spilled) within 4% of seven either way (bench/RESULTS.md).
+// kBulk: B rows staged by bulk copies, else by 16-byte copies over the
+// threads (HrpbRowStaging); two kernels, so that each path's registers and
+// schedule are its own.
+template <bool kBulk>
 __global__ void __launch_bounds__(32 * kWarps, 7) spmm_hrpb_bf16_kernel(Bf16Arguments args) {
   // Dynamic shared memory: two stages of 16 B rows (b_stride bf16 each).
   extern __shared__ uint4 dynamic_shared[];
@@ -216,8 +220,7 @@ __global__ void __launch_bounds__(32 * kWarps, 7) spmm_hrpb_bf16_kernel(Bf16Argu
 #pragma unroll
   for (int t = 0; t < kTiles; ++t) acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.0f;
 
-  const bool bulk = args.bulk_rows;
-  if (bulk && threadIdx.x == 0) {
+  if (kBulk && threadIdx.x == 0) {
     barrier_init(&stage_barrier[0]);
     barrier_init(&stage_barrier[1]);
     barrier_init_fence();
@@ -229,7 +232,7 @@ __global__ void __launch_bounds__(32 * kWarps, 7) spmm_hrpb_bf16_kernel(Bf16Argu
   int32_t ahead = -1;  // a block's columns are loaded one block before staging its rows
   uint4 next_fragment = make_uint4(0, 0, 0, 0);  // and its A fragment one block before the mma
   if (block_begin < block_end) {
-    stage_block(args, load_lane_column(args, block_begin, lane), chunk_begin, chunk_width, staged_width, sm_b,
+    stage_block<kBulk>(args, load_lane_column(args, block_begin, lane), chunk_begin, chunk_width, staged_width, sm_b,
                 &stage_barrier[0]);
     next_fragment = load_fragment(args, block_begin, lane);
     if (block_begin + 1 < block_end) ahead = load_lane_column(args, block_begin + 1, lane);
@@ -239,7 +242,7 @@ __global__ void __launch_bounds__(32 * kWarps, 7) spmm_hrpb_bf16_kernel(Bf16Argu
     const uint32_t a[4] = {next_fragment.x, next_fragment.y, next_fragment.z, next_fragment.w};
     if (block + 1 < block_end) {
       // The other stage was last read by block - 1, before the barrier that ended its iteration.
-      stage_block(args, ahead, chunk_begin, chunk_width, staged_width, sm_b + (stage ^ 1) * stage_elements,
+      stage_block<kBulk>(args, ahead, chunk_begin, chunk_width, staged_width, sm_b + (stage ^ 1) * stage_elements,
                   &stage_barrier[stage ^ 1]);
       next_fragment = load_fragment(args, block + 1, lane);
       if (block + 2 < block_end) ahead = load_lane_column(args, block + 2, lane);
@@ -247,7 +250,7 @@ __global__ void __launch_bounds__(32 * kWarps, 7) spmm_hrpb_bf16_kernel(Bf16Argu
     } else {
       cp_async_wait<0>();
     }
-    if (bulk) barrier_wait(&stage_barrier[stage], ((block - block_begin) >> 1) & 1);
+    if constexpr (kBulk) barrier_wait(&stage_barrier[stage], ((block - block_begin) >> 1) & 1);
     __syncthreads();
 
     const unsigned b_stage = b_lane + static_cast<unsigned>(stage * stage_elements * sizeof(uint16_t));
@@ -348,7 +351,7 @@ Bf16LaunchShape launch_shape(int64_t width) {
 
 }  // namespace
 
-void spmm_hrpb_bf16_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
+void spmm_hrpb_bf16_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c, HrpbRowStaging staging) {
   const Device device = b.device();
   const cuda::DeviceGuard guard(device);
   const cudaStream_t stream = cuda::stream(device);
@@ -376,11 +379,13 @@ void spmm_hrpb_bf16_forward(Cuda, const Hrpb& a, const Tensor& b, Tensor& c) {
                            a.num_rows,
                            width,
                            b_rows.width,
-                           b_rows.width >= kBulkMinimumColumns,
                            shape.b_stride,
                            width % 8 == 0 && aligned16(c.raw_data())};
   const dim3 grid(static_cast<unsigned>(s.num_virtual_panels), static_cast<unsigned>(chunks));
-  spmm_hrpb_bf16_kernel<<<grid, static_cast<unsigned>(32 * shape.warps), shape.shared_bytes, stream>>>(args);
+  const auto kernel = b_rows.width >= kHrpbBf16BulkMinimumColumns && staging == HrpbRowStaging::BulkCopies
+                          ? spmm_hrpb_bf16_kernel<true>
+                          : spmm_hrpb_bf16_kernel<false>;
+  kernel<<<grid, static_cast<unsigned>(32 * shape.warps), shape.shared_bytes, stream>>>(args);
   SGNN_CUDA_CHECK_LAUNCH("spmm_hrpb_bf16_kernel");
   if (partials.defined()) {
     merge_split_panels_bf16_kernel<<<static_cast<unsigned>(s.num_split_panels), 256, 0, stream>>>(

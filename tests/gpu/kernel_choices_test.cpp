@@ -359,6 +359,36 @@ TEST_CASE("GPU measured choices: HRPB or CSR timed per width with auto, A and it
   CHECK(ops::kernel_choices(gpu.transpose) == ops::kernel_choices(gpu.csr));
 }
 
+TEST_CASE("GPU measured choices in bfloat16: CSR, HRPB, or HRPB with B's rows staged by copies, timed once") {
+  const Adjacency cpu = tunable_graph(37);
+  Adjacency gpu = cpu.to(kGpu);
+  graph_io::attach_hrpb(gpu, SpmmFormat::Auto);
+  REQUIRE(gpu.hrpb != nullptr);
+  const int64_t width = 128;  // rows of 256 bytes: both stagings exist
+  REQUIRE(ops::hrpb_row_staging_matters(DType::BFloat16, width));
+  const Tensor b = ops::cast(random_tensor({cpu.num_cols(), width}, 38), DType::BFloat16);
+  const Tensor expected = cpu_spmm(cpu, ops::cast(b, DType::Float32));
+  const Tensor got = ops::spmm(gpu, b.to(kGpu));
+  const std::optional<std::string> format =
+      ops::sparse_plan(gpu.csr)->choices->find(ops::spmm_format_key(width, DType::BFloat16));
+  REQUIRE(format.has_value());
+  CHECK((*format == "csr" || *format == "hrpb" || *format == ops::kHrpbByCopies));
+  MESSAGE("bfloat16 width ", width, ": ", *format);
+  CHECK(relative_error(ops::cast(got, DType::Float32), expected) < 1e-2);  // bfloat16 C
+  const int64_t timed = ops::candidates_timed();
+  const Tensor again = ops::spmm(gpu, b.to(kGpu));
+  CHECK(ops::candidates_timed() == timed);
+  CHECK(to_double(again) == to_double(got));
+  // Either staging, chosen through the recorded choice, gives the same bits.
+  Adjacency bulk = cpu.to(kGpu), copies = cpu.to(kGpu);
+  bulk.hrpb = copies.hrpb = gpu.hrpb;
+  bulk.spmm_format = copies.spmm_format = SpmmFormat::Auto;
+  ops::import_kernel_choices(bulk.csr, {{ops::spmm_format_key(width, DType::BFloat16), "hrpb"}});
+  ops::import_kernel_choices(copies.csr, {{ops::spmm_format_key(width, DType::BFloat16), ops::kHrpbByCopies}});
+  REQUIRE(ops::chosen_hrpb_row_staging(copies, width, DType::BFloat16) == ops::HrpbRowStaging::Copies);
+  CHECK(to_double(ops::spmm(copies, b.to(kGpu))) == to_double(ops::spmm(bulk, b.to(kGpu))));
+}
+
 TEST_CASE("GPU timing wall time: a timing inside another's launch is counted once, in the outer one") {
   const auto wait = [] { std::this_thread::sleep_for(std::chrono::milliseconds(20)); };
   const double counted_before = ops::timing_milliseconds();

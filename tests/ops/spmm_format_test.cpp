@@ -116,3 +116,28 @@ TEST_CASE("attach_hrpb builds the layout once for hrpb and auto, not for csr") {
   CHECK(adjacency.hrpb.get() == built);
   CHECK(adjacency.spmm_format == SpmmFormat::Hrpb);
 }
+
+TEST_CASE("BF16 HRPB row staging: the widths that have a choice, and the recorded choice picks the staging") {
+  CHECK_FALSE(ops::hrpb_row_staging_matters(DType::BFloat16, 64));  // 128-byte rows: copies only
+  CHECK(ops::hrpb_row_staging_matters(DType::BFloat16, 65));        // rows padded to 72 elements, 144 bytes
+  CHECK(ops::hrpb_row_staging_matters(DType::BFloat16, 256));
+  CHECK_FALSE(ops::hrpb_row_staging_matters(DType::Float32, 256));
+  const std::vector<NamedGraph> graphs = hrpb_test_graphs();
+  const Adjacency dense_auto = with_doubled_hrpb(graph_named(graphs, "a full dense panel").adjacency, SpmmFormat::Auto);
+  ops::import_kernel_choices(dense_auto.csr, {{ops::spmm_format_key(128, DType::BFloat16), ops::kHrpbByCopies},
+                                              {ops::spmm_format_key(256, DType::BFloat16), "hrpb"},
+                                              {ops::spmm_format_key(64, DType::BFloat16), ops::kHrpbByCopies}});
+  CHECK(ops::chosen_spmm_format(dense_auto, 128, DType::BFloat16) == SpmmFormat::Hrpb);
+  CHECK(ops::chosen_hrpb_row_staging(dense_auto, 128, DType::BFloat16) == ops::HrpbRowStaging::Copies);
+  CHECK(ops::chosen_hrpb_row_staging(dense_auto, 256, DType::BFloat16) == ops::HrpbRowStaging::BulkCopies);
+  CHECK(ops::chosen_spmm_format(dense_auto, 64, DType::BFloat16) == SpmmFormat::Hrpb);
+  CHECK(ops::chosen_hrpb_row_staging(dense_auto, 64, DType::BFloat16) == ops::HrpbRowStaging::BulkCopies);
+  Adjacency forced_csr = dense_auto;
+  forced_csr.spmm_format = SpmmFormat::Csr;
+  CHECK(ops::chosen_hrpb_row_staging(forced_csr, 128, DType::BFloat16) == ops::HrpbRowStaging::BulkCopies);
+  // Through ops::spmm the choice runs the HRPB kernel (doubled values: not the CSR's result).
+  const Tensor b = ops::cast(random_tensor({dense_auto.num_cols(), 128}, 9), DType::BFloat16);
+  std::vector<double> twice = reference_spmm(dense_auto.csr, dense_auto.values, ops::cast(b, DType::Float32));
+  for (double& v : twice) v *= 2.0;
+  CHECK(relative_error(ops::spmm(dense_auto, b), twice) < 4e-3);
+}
