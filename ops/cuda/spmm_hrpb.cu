@@ -177,7 +177,10 @@ __device__ __forceinline__ void stage_rows_by_bulk_copy(const KernelArguments& a
 // memory; the cp.async copies of a call are one group. B rows go by bulk
 // copies when kBulk (the 8-tile kernel: rows of 144 bytes or more; at
 // 128-byte rows the bulk copies' latency cost more than their fewer
-// instructions saved, bench/RESULTS.md), else by 16-byte cp.async. Every
+// instructions saved, bench/RESULTS.md), else by 16-byte cp.async. (16-byte
+// copies in the 8-tile kernel too were 2-33% slower at widths 64-256 on
+// every large FEM and stencil matrix, H200: unlike the BF16 kernel's
+// half-as-wide rows, no choice to time here.) Every
 // warp holds the same 16 columns, so branches on them are uniform over the
 // thread block.
 template <bool kBulk>
