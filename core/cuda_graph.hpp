@@ -73,7 +73,7 @@ class CapturedStep {
   Device device_;
   std::unique_ptr<ReplayParameters> parameters_;
   std::unique_ptr<Handles> handles_;
-  float* outputs_ = nullptr;  // pinned, kMaxOutputs
+  [[maybe_unused]] float* outputs_ = nullptr;  // pinned, kMaxOutputs (CUDA builds only)
 };
 
 }  // namespace sgnn

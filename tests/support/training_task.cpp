@@ -22,7 +22,7 @@ TinyTask tiny_task(uint64_t seed, Device device) {
   for (int64_t e = 0; e < kEdges; ++e) {
     const int32_t source = node(engine);
     int32_t target = node(engine);
-    if (coin(engine) < 0.8) target = static_cast<int32_t>(target - target % 3 + source % 3) % kNodes;
+    if (coin(engine) < 0.8) target = static_cast<int32_t>((target - target % 3 + source % 3) % kNodes);
     sources.push_back(source);
     targets.push_back(target);
   }
