@@ -9,9 +9,10 @@
 //   Auto  CSR when adjacency.hrpb is not set. Else the faster of the two,
 //         timed by ops::spmm on the first call of each width where timing
 //         pays (ops/kernel_choices.hpp) and recorded in the graph's choices
-//         under spmm_format_key(width); in bfloat16 where both row stagings
-//         exist (hrpb_row_staging_matters), HRPB is timed with each. Where it does not pay (small graphs,
-//         deterministic runs without stored choices), the rule: HRPB when the
+//         under spmm_format_key(width); in bfloat16 where both row
+//         stagings exist (hrpb_row_staging_matters), HRPB is timed with
+//         each. Where it does not pay (small graphs, deterministic runs
+//         without stored choices), the rule: HRPB when the
 //         brick-column density α (cuTeSpMM's TCU-synergy measure,
 //         HrpbStatistics::alpha) reaches kHrpbAutoMinimumAlpha and the width
 //         reaches kHrpbAutoMinimumWidth, else CSR.

@@ -13,8 +13,8 @@
 namespace sgnn::ops {
 
 // B row elements (the width rounded up to 8) from which the BF16 kernel may
-// stage rows by bulk copies: 144 bytes (at 128 the TF32 kernel's bulk copies
-// cost more than they saved, bench/RESULTS.md).
+// stage rows by bulk copies: 144 bytes (with 128-byte rows the TF32
+// kernel's bulk copies cost more than they saved, bench/RESULTS.md).
 inline constexpr int64_t kHrpbBf16BulkMinimumColumns = 72;
 
 void spmm_hrpb_forward(Cpu, const Hrpb& hrpb, const Tensor& b, Tensor& c);
