@@ -302,6 +302,8 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
 // keep more loads in flight where a gather waits on L2: 3-6% faster than
 // the heavy twin on SBM graphs at widths 64-128 (bench/RESULTS.md); the
 // heavy tiles win elsewhere, and which one runs is timed.
+// Caps of 40 or 64 registers (6 or 4 blocks an SM) were measured: 1.5-2%
+// faster on the SBM graph, 2-5% slower on a Chung-Lu one; not kept.
 template <typename T, int kVec, int kSub>
 __device__ __forceinline__ void spmm_light_segments(const SpmmArguments<T>& args) {
   using Int = int32_t;
