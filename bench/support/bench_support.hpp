@@ -40,16 +40,17 @@ inline double median_ms(const std::function<void()>& call, int warmup, int runs,
 }
 
 // ‖got − reference‖ / ‖reference‖ (infinity when got has a NaN/Inf), both
-// float32 of one shape on one device. Computed where they are, not copied
-// to the host: bench_sparse's 18 checks a width made it 4x slower on the
-// SBM graph (bench/RESULTS.md). The sums accumulate in float
+// float32 of one shape; got is copied to reference's device if it is not
+// there (a GPU result against a CPU reference). Computed on that device, not
+// copied to the host: bench_sparse's 18 checks a width made it 4x slower on
+// the SBM graph (bench/RESULTS.md). The sums accumulate in float
 // (ops/reduce.hpp); the differences it reported were those of float64 sums
 // on the host (7.4e-08 on that graph), and checks compare against ≥ 1e-4.
 inline double relative_difference(const Tensor& got, const Tensor& reference) {
-  SGNN_CHECK(got.dtype() == DType::Float32 && reference.dtype() == DType::Float32 &&
-                 got.shape() == reference.shape() && got.device() == reference.device(),
-             "relative_difference: two float32 tensors of one shape on one device");
-  const Tensor difference = ops::add(got, ops::scale(reference, -1.0f));
+  SGNN_CHECK(got.dtype() == DType::Float32 && reference.dtype() == DType::Float32 && got.shape() == reference.shape(),
+             "relative_difference: two float32 tensors of one shape");
+  const Tensor here = got.device() == reference.device() ? got : got.to(reference.device());
+  const Tensor difference = ops::add(here, ops::scale(reference, -1.0f));
   const double squared_difference = ops::sum(ops::mul(difference, difference)).item();
   const double squared_norm = ops::sum(ops::mul(reference, reference)).item();
   return std::isfinite(squared_difference) ? std::sqrt(squared_difference / std::max(squared_norm, 1e-30))
