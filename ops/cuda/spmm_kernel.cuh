@@ -304,6 +304,9 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
 // heavy tiles win elsewhere, and which one runs is timed.
 // Caps of 40 or 64 registers (6 or 4 blocks an SM) were measured: 1.5-2%
 // faster on the SBM graph, 2-5% slower on a Chung-Lu one; not kept.
+// Also measured and not kept (bench/RESULTS.md): staging the entries in
+// shared memory instead of shuffling them, the FMAs on a select instead of
+// skipped, and L1-caching loads instead of ld.global.nc.
 template <typename T, int kVec, int kSub>
 __device__ __forceinline__ void spmm_light_segments(const SpmmArguments<T>& args) {
   using Int = int32_t;
