@@ -114,9 +114,8 @@ void time_formats_once(const Adjacency& adjacency, const Tensor& b) {
 Tensor spmm(const Adjacency& adjacency, const Tensor& b) {
   if (b.defined() && b.dim() == 2 && is_floating(b.dtype())) {
     time_formats_once(adjacency, b);
-    if (chosen_spmm_format(adjacency, b.size(1), b.dtype()) == SpmmFormat::Hrpb) {
-      return spmm_hrpb(*adjacency.hrpb, b, chosen_hrpb_row_staging(adjacency, b.size(1), b.dtype()));
-    }
+    const SpmmKernelChoice chosen = chosen_spmm_kernel(adjacency, b.size(1), b.dtype());
+    if (chosen.format == SpmmFormat::Hrpb) return spmm_hrpb(*adjacency.hrpb, b, chosen.staging);
   }
   return spmm_csr(adjacency, b);
 }

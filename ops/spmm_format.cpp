@@ -7,37 +7,43 @@
 
 namespace sgnn::ops {
 
-SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width, DType dtype) {
+SpmmKernelChoice chosen_spmm_kernel(const Adjacency& adjacency, int64_t width, DType dtype) {
+  constexpr SpmmKernelChoice kCsr{SpmmFormat::Csr, HrpbRowStaging::BulkCopies};
+  // The recorded choice, looked up once: "csr", "hrpb" or kHrpbByCopies.
+  const auto recorded = [&] { return sparse_plan(adjacency.csr)->choices->find(spmm_format_key(width, dtype)); };
+  const auto hrpb_staged = [&](const std::optional<std::string>& choice) {
+    const bool copies = choice == kHrpbByCopies && hrpb_row_staging_matters(dtype, width);
+    return SpmmKernelChoice{SpmmFormat::Hrpb, copies ? HrpbRowStaging::Copies : HrpbRowStaging::BulkCopies};
+  };
   switch (adjacency.spmm_format) {
     case SpmmFormat::Csr:
-      return SpmmFormat::Csr;
+      return kCsr;
     case SpmmFormat::Hrpb:
       SGNN_CHECK(adjacency.hrpb != nullptr,
                  "spmm: the adjacency asks for the HRPB kernel but has no HRPB layout (build it with "
                  "graph_io::attach_hrpb, or use SpmmFormat::Csr)");
-      return SpmmFormat::Hrpb;
+      return hrpb_staged(hrpb_row_staging_matters(dtype, width) ? recorded() : std::nullopt);
     case SpmmFormat::Auto: {
-      if (adjacency.hrpb == nullptr) return SpmmFormat::Csr;
-      if (const std::optional<std::string> recorded =
-              sparse_plan(adjacency.csr)->choices->find(spmm_format_key(width, dtype))) {
-        if (*recorded == "hrpb" || *recorded == kHrpbByCopies) return SpmmFormat::Hrpb;
-        if (*recorded == "csr") return SpmmFormat::Csr;
+      if (adjacency.hrpb == nullptr) return kCsr;
+      if (const std::optional<std::string> choice = recorded()) {
+        if (*choice == "hrpb" || *choice == kHrpbByCopies) return hrpb_staged(choice);
+        if (*choice == "csr") return kCsr;
       }
-      if (dtype == DType::BFloat16) return SpmmFormat::Csr;
+      if (dtype == DType::BFloat16) return kCsr;
       return adjacency.hrpb->forward.statistics.alpha() >= kHrpbAutoMinimumAlpha && width >= kHrpbAutoMinimumWidth
-                 ? SpmmFormat::Hrpb
-                 : SpmmFormat::Csr;
+                 ? hrpb_staged(std::nullopt)
+                 : kCsr;
     }
   }
-  return SpmmFormat::Csr;
+  return kCsr;
+}
+
+SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width, DType dtype) {
+  return chosen_spmm_kernel(adjacency, width, dtype).format;
 }
 
 HrpbRowStaging chosen_hrpb_row_staging(const Adjacency& adjacency, int64_t width, DType dtype) {
-  if (adjacency.spmm_format == SpmmFormat::Csr || !hrpb_row_staging_matters(dtype, width)) {
-    return HrpbRowStaging::BulkCopies;
-  }
-  const std::optional<std::string> recorded = sparse_plan(adjacency.csr)->choices->find(spmm_format_key(width, dtype));
-  return recorded == kHrpbByCopies ? HrpbRowStaging::Copies : HrpbRowStaging::BulkCopies;
+  return chosen_spmm_kernel(adjacency, width, dtype).staging;
 }
 
 std::string spmm_format_key(int64_t width, DType dtype) {

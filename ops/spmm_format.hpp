@@ -55,6 +55,15 @@ inline constexpr const char* kHrpbByCopies = "hrpb-copies";
 // falls back to copies where rows are too short for bulk copies).
 HrpbRowStaging chosen_hrpb_row_staging(const Adjacency& adjacency, int64_t width, DType dtype = DType::Float32);
 
+// Both at once, from one lookup of the recorded choice (what ops::spmm
+// asks on every call): the format, and for Hrpb its row staging
+// (BulkCopies wherever the format is Csr).
+struct SpmmKernelChoice {
+  SpmmFormat format;
+  HrpbRowStaging staging;
+};
+SpmmKernelChoice chosen_spmm_kernel(const Adjacency& adjacency, int64_t width, DType dtype = DType::Float32);
+
 // The key of the format choice in the graph's kernel choices:
 // "spmm-format:f<width>" (float32), "spmm-format:bf16:f<width>" (bfloat16).
 std::string spmm_format_key(int64_t width, DType dtype = DType::Float32);
