@@ -182,14 +182,18 @@ __device__ __forceinline__ void exchange_row_pieces(const uint32_t (&parts)[4], 
   }
 }
 
-// Seven blocks an SM: 72 registers (8 bytes spilled) instead of 79 at six;
-// measured 0-9% faster at widths 64-256 on the FEM matrices; eight (64
-// registers, 52 bytes spilled) within 4% of seven either way (bench/RESULTS.md).
+// Blocks an SM: the bulk-copy kernel asks for seven (72 registers, none
+// spilled; six gave 79 and ran 0-9% slower on the FEM matrices, eight within
+// 4% of seven either way). The 16-byte-copy kernel asks for eight (64
+// registers, 28 bytes spilled, against 12 at seven): on the H200 it ran 1-4%
+// faster on the four large FEM matrices and 0-13% on the stencils at widths
+// 32-256, 1.7% slower on the 3D quadratic FEM matrix at 64 and 1-2% on the
+// 37K-entry mesh (bench/RESULTS.md).
 // kBulk: B rows staged by bulk copies, else by 16-byte copies over the
 // threads (HrpbRowStaging); two kernels, so that each path's registers and
 // schedule are its own.
 template <bool kBulk>
-__global__ void __launch_bounds__(32 * kWarps, 7) spmm_hrpb_bf16_kernel(Bf16Arguments args) {
+__global__ void __launch_bounds__(32 * kWarps, kBulk ? 7 : 8) spmm_hrpb_bf16_kernel(Bf16Arguments args) {
   // Dynamic shared memory: two stages of 16 B rows (b_stride bf16 each).
   extern __shared__ uint4 dynamic_shared[];
   uint16_t* const sm_b = reinterpret_cast<uint16_t*>(dynamic_shared);
