@@ -20,7 +20,8 @@ constexpr unsigned kRowThreads = 256;
 constexpr unsigned kTileColumns = 32;  // inner > 1: a block covers 32 adjacent outputs
 constexpr unsigned kTileRows = 8;      // ... and 8 rows of the extent at a time
 constexpr int64_t kMinRowsPerSplit = 256;
-constexpr int64_t kShortExtent = 32;
+constexpr int64_t kShortExtent = 64;
+constexpr int64_t kMinShortOutputs = 256;
 
 // inner == 1. Block b sums row b / splits over chunk b % splits of length
 // `chunk` and writes factor · sum to out[b].
@@ -39,17 +40,22 @@ __global__ void sum_rows_kernel(const In* __restrict__ x, int64_t rows, int64_t 
   }
 }
 
-// inner == 1 and a short extent (kShortExtent at most: GAT's per-head score
-// sums over 8 features): one thread per output, the extent summed in order.
-// A block per output (sum_rows_kernel) spent 1 ms on 1.9M outputs of 8.
+// A short extent (kShortExtent at most) and kMinShortOutputs outputs or
+// more: one thread per output (o, i), the extent summed in order. The
+// kernels below give each output a block or a 32-column tile, which leaves
+// most threads idle on short axes: a block per output spent 1 ms on 1.9M
+// outputs of 8 (GAT's per-head score sums), 0.29 ms on 232,965 outputs of
+// 41 (the score sums of GAT's class layer), and 32-column tiles 0.8 ms on
+// the mean over its one head, [232,965, 1, 41] (H200, bench/RESULTS.md).
 template <typename In, typename Out>
-__global__ void sum_short_rows_kernel(const In* __restrict__ x, int64_t rows, int64_t extent, float factor,
-                                      Out* __restrict__ out) {
-  for (int64_t row = grid_stride_begin(); row < rows; row += grid_stride_step()) {
-    const In* data = x + row * extent;
+__global__ void sum_short_axis_kernel(const In* __restrict__ x, int64_t outputs, int64_t extent, int64_t inner,
+                                      float factor, Out* __restrict__ out) {
+  for (int64_t j = grid_stride_begin(); j < outputs; j += grid_stride_step()) {
+    const int64_t o = j / inner;
+    const In* data = x + o * extent * inner + (j - o * inner);
     float total = 0.0f;
-    for (int64_t k = 0; k < extent; ++k) total += load_float(data[k]);
-    out[row] = store_as<Out>(total * factor);
+    for (int64_t k = 0; k < extent; ++k) total += load_float(data[k * inner]);
+    out[j] = store_as<Out>(total * factor);
   }
 }
 
@@ -121,17 +127,19 @@ void sum_axis(Cuda, const Tensor& x, AxisLayout layout, float factor, Tensor& ou
   if (layout.outer * layout.inner == 0) return;  // no outputs (an empty extent still writes 0 · factor)
   const Device device = out.device();
   cuda::DeviceGuard guard(device);
-  if (layout.inner == 1 && layout.extent <= kShortExtent && layout.outer >= kMinRowsPerSplit) {
-    const LaunchShape shape = elementwise_launch_shape(layout.outer, device);
+  const int64_t outputs = layout.outer * layout.inner;
+  if (layout.extent <= kShortExtent && outputs >= kMinShortOutputs) {
+    const LaunchShape shape = elementwise_launch_shape(outputs, device);
     visit_floating(x.dtype(), [&](auto input_element) {
       visit_floating(out.dtype(), [&](auto output_element) {
         using In = decltype(input_element);
         using Out = decltype(output_element);
-        sum_short_rows_kernel<<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
-            layout.extent == 0 ? nullptr : x.data<In>(), layout.outer, layout.extent, factor, out.data<Out>());
+        sum_short_axis_kernel<<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
+            layout.extent == 0 ? nullptr : x.data<In>(), outputs, layout.extent, layout.inner, factor,
+            out.data<Out>());
       });
     });
-    SGNN_CUDA_CHECK_LAUNCH("sum_short_rows_kernel");
+    SGNN_CUDA_CHECK_LAUNCH("sum_short_axis_kernel");
     return;
   }
   const int64_t outputs_blocks =

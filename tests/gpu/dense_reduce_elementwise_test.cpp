@@ -35,10 +35,15 @@ TEST_CASE("GPU add and mul match the CPU backend with and without broadcasting")
   }
 }
 
-TEST_CASE("GPU axis sums match the CPU backend, split (two-pass) and short-row layouts, empty extents included") {
-  const ops::AxisLayout layouts[] = {{1, 1, 1},      {1, 257, 1},    {17, 3, 1},    {1, 300000, 1}, {3, 17, 5},
-                                     {1, 20000, 257}, {2, 100000, 3}, {4000, 17, 1}, {7, 0, 3},      {1, 0, 1},
-                                     {2, 5, 33},     {100000, 8, 1}, {256, 32, 1},  {300, 0, 1}};
+TEST_CASE("GPU axis sums match the CPU backend, split (two-pass) and short-axis layouts, empty extents included") {
+  // Short axes (a thread per output): rows ({100000, 8, 1}, {3000, 41, 1},
+  // {1000, 64, 1}), columns ({2000, 8, 16}, {20000, 1, 41}: a mean over one
+  // head), and just past the limits ({300, 65, 1}, {5, 40, 50}, {255, 2, 1}).
+  const ops::AxisLayout layouts[] = {
+      {1, 1, 1},      {1, 257, 1},    {17, 3, 1},     {1, 300000, 1}, {3, 17, 5},   {1, 20000, 257},
+      {2, 100000, 3}, {4000, 17, 1},  {7, 0, 3},      {1, 0, 1},      {2, 5, 33},   {100000, 8, 1},
+      {256, 32, 1},   {300, 0, 1},    {3000, 41, 1},  {1000, 64, 1},  {2000, 8, 16}, {20000, 1, 41},
+      {300, 65, 1},   {5, 40, 50},    {255, 2, 1}};
   for (const ops::AxisLayout& layout : layouts) {
     CAPTURE(layout.outer);
     CAPTURE(layout.extent);
