@@ -360,8 +360,9 @@ __device__ __forceinline__ void spmm_light_segments(const SpmmArguments<T>& args
       // reads B's row 0, which exists where a row has entries), so that
       // ptxas may issue them before the FMAs; their products are skipped,
       // not multiplied by 0 (0 · Inf is NaN). Multiplying them by 0, as
-      // GE-SpMM does, was 1-7% slower at every register budget, and spilled
-      // under this kernel's 32 (bench/RESULTS.md).
+      // GE-SpMM does, was slower at every register budget: 1.3-7.5% at 40
+      // and 64, and up to 1.68x under this kernel's 32, where it spilled
+      // (bench/RESULTS.md).
       for (int first = 0; first < staged; first += kBatch) {
 #pragma unroll
         for (int k = 0; k < kBatch; ++k) {
