@@ -8,9 +8,9 @@
 namespace sgnn::ops::detail {
 
 Tensor run_spmm(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                const Shape& shape, const double* symmetric_scale) {
+                const Shape& shape, const double* symmetric_scale, bool average) {
   Tensor c = Tensor::empty(shape, b.dtype(), b.device());
-  SGNN_DISPATCH(b.device(), spmm_forward, csr, values, heads, features, b, c, symmetric_scale);
+  SGNN_DISPATCH(b.device(), spmm_forward, csr, values, heads, features, b, c, symmetric_scale, Tensor(), average);
   return c;
 }
 

@@ -8,9 +8,10 @@
 
 namespace sgnn::ops::detail {
 
-// spmm_forward into a fresh tensor of shape `shape` ([csr.num_rows, ...]) and b's dtype.
+// spmm_forward into a fresh tensor of shape `shape` ([csr.num_rows, ...]) and
+// b's dtype; `average`: each row's sum divided by its entry count.
 Tensor run_spmm(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                const Shape& shape, const double* symmetric_scale = nullptr);
+                const Shape& shape, const double* symmetric_scale = nullptr, bool average = false);
 // sddmm_dot_forward on A (adjacency.csr, with its HRPB layout where it has
 // one) into a fresh tensor of shape `shape` ([nnz] or [nnz, heads]) and `dtype`.
 Tensor run_sddmm_dot(const Adjacency& adjacency, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,

@@ -18,13 +18,16 @@ namespace sgnn::ops {
 //           entry e weighs v[value_map[e], h] (the values in another edge
 //           order: A's values for Aᵀ through transpose_to_csr, without
 //           gathering them first)
+//   average  each row's sum times 1 / (its entry count) (g-SpMM's Mean), in float
 // Sums in float in the row's CSR order; a bfloat16 C holds each float sum
 // rounded once (to nearest, ties to even). Each output row is written
 // exactly once (rows without entries get 0).
 void spmm_forward(Cpu, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                  Tensor& c, const double* symmetric_scale = nullptr, const Tensor& value_map = Tensor());
+                  Tensor& c, const double* symmetric_scale = nullptr, const Tensor& value_map = Tensor(),
+                  bool average = false);
 void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                  Tensor& c, const double* symmetric_scale = nullptr, const Tensor& value_map = Tensor());
+                  Tensor& c, const double* symmetric_scale = nullptr, const Tensor& value_map = Tensor(),
+                  bool average = false);
 
 // out[k, :] = in[map[k], :]: moves a per-edge tensor [nnz, ...] from one edge
 // order to another (A's to Aᵀ's through transpose_to_csr). map int32 or int64;

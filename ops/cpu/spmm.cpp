@@ -14,7 +14,7 @@ namespace {
 
 template <typename T, typename V>
 void spmm_rows(const Csr& csr, const V* weights, const int32_t* value_map, const double* scale, int64_t heads,
-               int64_t features, const Tensor& b, Tensor& c) {
+               int64_t features, const Tensor& b, Tensor& c, bool average) {
   const int32_t* columns = csr.indices.data<int32_t>();
   const T* dense = b.data<T>();
   T* out = c.data<T>();
@@ -39,7 +39,9 @@ void spmm_rows(const Csr& csr, const V* weights, const int32_t* value_map, const
           }
         }
         T* out_row = out + row * width;
-        for (int64_t f = 0; f < width; ++f) out_row[f] = store_as<T>(sum[f]);
+        const int64_t length = indptr[row + 1] - indptr[row];
+        const float factor = average && length > 0 ? 1.0f / static_cast<float>(length) : 1.0f;
+        for (int64_t f = 0; f < width; ++f) out_row[f] = store_as<T>(average ? sum[f] * factor : sum[f]);
       }
     }
   });
@@ -48,11 +50,13 @@ void spmm_rows(const Csr& csr, const V* weights, const int32_t* value_map, const
 }  // namespace
 
 void spmm_forward(Cpu, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                  Tensor& c, const double* symmetric_scale, const Tensor& value_map) {
+                  Tensor& c, const double* symmetric_scale, const Tensor& value_map, bool average) {
   const int32_t* map = value_map.defined() ? value_map.data<int32_t>() : nullptr;
   const auto with_weights = [&](const auto* weights) {
-    if (b.dtype() == DType::BFloat16) return spmm_rows<bfloat16>(csr, weights, map, symmetric_scale, heads, features, b, c);
-    spmm_rows<float>(csr, weights, map, symmetric_scale, heads, features, b, c);
+    if (b.dtype() == DType::BFloat16) {
+      return spmm_rows<bfloat16>(csr, weights, map, symmetric_scale, heads, features, b, c, average);
+    }
+    spmm_rows<float>(csr, weights, map, symmetric_scale, heads, features, b, c, average);
   };
   if (!values.defined()) return with_weights(static_cast<const float*>(nullptr));
   visit_floating(values.dtype(), [&](auto element) { with_weights(values.data<decltype(element)>()); });

@@ -61,6 +61,7 @@ struct EdgeWeights {
   const bfloat16* bf16_values;
   const double* symmetric_scale;
   const int32_t* value_map;  // entry e's values at value_map[e], or null
+  bool average = false;      // each row's sum divided by its entry count (g-SpMM's Mean)
 };
 
 using sparse_cuda::Offsets;
@@ -197,20 +198,37 @@ __global__ void zero_split_rows_kernel(const int32_t* __restrict__ rows, int64_t
   }
 }
 
+// The factor of a split row's sum: 1 / (its entry count) under `average`
+// (g-SpMM's Mean), else 1.
+__device__ __forceinline__ float split_row_factor(Offsets indptr, int32_t row, bool average) {
+  return average ? 1.0f / static_cast<float>(indptr[int64_t{row} + 1] - indptr[row]) : 1.0f;
+}
+
 // C[split row k, j] = Σ partials[s, j] over the row's segments s in order,
 // one thread per element (coalesced over j), summed in float and stored
-// (rounded once for bfloat16).
+// (rounded once for bfloat16); times 1 / (the row's entries) under `average`.
 template <typename T>
 __global__ void reduce_split_rows_kernel(const int32_t* __restrict__ rows, const int64_t* __restrict__ offsets,
                                          const float* __restrict__ partials, int64_t count, int64_t width,
-                                         T* __restrict__ c) {
+                                         Offsets indptr, bool average, T* __restrict__ c) {
   const int64_t total = count * width;
   for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
     const int64_t k = i / width;
     const int64_t j = i - k * width;
     float sum = 0.0f;
     for (int64_t s = offsets[k]; s < offsets[k + 1]; ++s) sum += partials[s * width + j];
+    if (average) sum *= split_row_factor(indptr, rows[k], true);
     c[int64_t{rows[k]} * width + j] = store_as<T>(sum);
+  }
+}
+
+// C[split row, :] /= the row's entry count after its segments added into C with atomics (float C, Mean).
+__global__ void average_split_rows_kernel(const int32_t* __restrict__ rows, int64_t count, int64_t width,
+                                          Offsets indptr, float* __restrict__ c) {
+  const int64_t total = count * width;
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int64_t k = i / width;
+    c[int64_t{rows[k]} * width + (i - k * width)] *= split_row_factor(indptr, rows[k], true);
   }
 }
 
@@ -333,6 +351,7 @@ void spmm_direct_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, i
   args.symmetric_scale = weights.symmetric_scale;
   args.bf16_values = weights.bf16_values;
   args.value_map = weights.value_map;
+  args.average = weights.average;
   const bool wide_index = csr.num_cols * heads * features >= (int64_t{1} << 31);
   // The light tiles' 32-bit counting (spmm_kernel.cuh), with room for the
   // steps past an end; their narrowest tile is 64 wide.
@@ -358,14 +377,22 @@ void spmm_direct_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, i
   };
   double timed_ms = std::numeric_limits<double>::infinity();
   run(choose_spmm_tile(csr, *plan, heads, features, vectorizable, dtype, args.int32_fits, device, run, timed_ms));
-  // The tile's launches are the whole op unless split rows are summed in order after them.
-  if (whole_op && !ordered && timed_ms != std::numeric_limits<double>::infinity()) report_chosen_ms(timed_ms);
+  // The tile's launches are the whole op unless split rows are summed in order or averaged after them.
+  const bool after = ordered || (split && weights.average);
+  if (whole_op && !after && timed_ms != std::numeric_limits<double>::infinity()) report_chosen_ms(timed_ms);
   if (ordered) {
     const LaunchShape shape = elementwise_launch_shape(plan->num_split_rows * width, device);
     reduce_split_rows_kernel<T><<<shape.blocks, shape.threads, 0, stream>>>(
         split_rows, plan->split_offsets.data<int64_t>(), partials.data<float>(), plan->num_split_rows, width,
-        c.data<T>());
+        offsets_of(csr.indptr), weights.average, c.data<T>());
     SGNN_CUDA_CHECK_LAUNCH("reduce_split_rows_kernel");
+  } else if (split && weights.average) {
+    if constexpr (kFloat) {
+      const LaunchShape shape = elementwise_launch_shape(plan->num_split_rows * width, device);
+      average_split_rows_kernel<<<shape.blocks, shape.threads, 0, stream>>>(split_rows, plan->num_split_rows, width,
+                                                                           offsets_of(csr.indptr), c.data<float>());
+      SGNN_CUDA_CHECK_LAUNCH("average_split_rows_kernel");
+    }
   }
 }
 
@@ -427,12 +454,12 @@ std::vector<std::string> spmm_tile_names(int64_t features, bool vectorizable, DT
 }
 
 void spmm_forward(Cuda, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                  Tensor& c, const double* symmetric_scale, const Tensor& value_map) {
+                  Tensor& c, const double* symmetric_scale, const Tensor& value_map, bool average) {
   if (c.numel() == 0) return;
   const bool bf16_values = values.defined() && values.dtype() == DType::BFloat16;
   const EdgeWeights weights{values.defined() && !bf16_values ? values.data<float>() : nullptr,
                             bf16_values ? values.data<bfloat16>() : nullptr, symmetric_scale,
-                            value_map.defined() ? value_map.data<int32_t>() : nullptr};
+                            value_map.defined() ? value_map.data<int32_t>() : nullptr, average};
   if (b.dtype() == DType::BFloat16) return spmm_forward_as<bfloat16>(csr, weights, heads, features, b, c);
   spmm_forward_as<float>(csr, weights, heads, features, b, c);
 }

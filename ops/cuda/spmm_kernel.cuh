@@ -99,6 +99,9 @@ struct SpmmArguments {
   // the steps past an end (a chunk of entries, a segment's length; set by
   // the host, spmm.cu).
   bool int32_fits = false;
+  // g-SpMM's Mean: an unsplit row's sums times 1 / (its entry count) when
+  // stored; split rows are scaled after their partials meet (spmm.cu).
+  bool average = false;
 };
 
 // Where entry `position`'s weights are: value_map[position], else the entry itself.
@@ -130,6 +133,14 @@ __device__ __forceinline__ void store_output(const SpmmArguments<T>& args, int64
                                              int64_t offset, const float (&acc)[kVec]) {
   const int64_t width = args.heads * args.features;
   if (segment >= args.segments.split_segments) {
+    if (args.average) {
+      const int64_t length = args.indptr[row + 1] - args.indptr[row];
+      const float factor = 1.0f / static_cast<float>(length);
+      float scaled[kVec];
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) scaled[v] = acc[v] * factor;
+      return Vector<T, kVec>::store(args.c + row * width + offset, scaled);
+    }
     Vector<T, kVec>::store(args.c + row * width + offset, acc);
   } else if (args.partials != nullptr) {
     Vector<float, kVec>::store(args.partials + segment * width + offset, acc);

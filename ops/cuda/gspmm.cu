@@ -1,0 +1,142 @@
+// Host side of the generalized g-SpMM (gspmm_kernel.cuh) and its helpers:
+// the Max/Min backward and mean's row scaling.
+#include <algorithm>
+
+#include "ops/cuda/gspmm_kernel.cuh"
+#include "ops/gspmm_backend.hpp"
+#include "ops/sparse_plan.hpp"
+
+namespace sgnn::ops {
+
+namespace {
+
+using gspmm_cuda::DeviceOperand;
+using gspmm_cuda::device_operand;
+using gspmm_cuda::vector_ready;
+using gspmm_cuda::GspmmKernelArguments;
+using gspmm_cuda::GspmmTile;
+using sparse_cuda::offsets_of;
+
+
+
+// The rule: the widest access every operand allows, and the fewest lanes of
+// {4, 8, 32} that cover a head's features (narrow heads share a warp).
+GspmmTile choose_tile(const GspmmOperands& operands, int wide) {
+  const bool vector = operands.features % wide == 0 && vector_ready(operands.u, operands.u_layout, wide) &&
+                      vector_ready(operands.e, operands.e_layout, wide);
+  const int vec = vector ? wide : 1;
+  const int64_t lanes = (operands.features + vec - 1) / vec;
+  return {vec, lanes <= 4 ? 4 : lanes <= 8 ? 8 : 32};
+}
+
+template <typename T>
+void gspmm_as(const Csr& csr, const GspmmOperands& operands, Tensor& out, Tensor& argument) {
+  const Device device = out.device();
+  cuda::DeviceGuard guard(device);
+  const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
+  const bool extreme = reduce_keeps_argument(operands.reduce);
+  const int64_t width = operands.heads * operands.features;
+  const GspmmTile tile = choose_tile(operands, 16 / static_cast<int>(sizeof(T)));
+  const Tensor partial_values =
+      plan->split_segments > 0 ? Tensor::empty({plan->split_segments, width}, DType::Float32, device) : Tensor();
+  const Tensor partial_arguments = plan->split_segments > 0 && extreme
+                                       ? Tensor::empty({plan->split_segments, width}, DType::Int32, device)
+                                       : Tensor();
+  GspmmKernelArguments<T> args;
+  args.indptr = offsets_of(csr.indptr);
+  args.indices = csr.indices.data<int32_t>();
+  args.segments = sparse_cuda::segment_list(*plan, false);
+  args.message = operands.message;
+  args.sign = operands.reduce == ReduceKind::Min ? -1.0f : 1.0f;
+  args.average = operands.reduce == ReduceKind::Mean;
+  args.heads = static_cast<int>(operands.heads);
+  args.features = operands.features;
+  args.tiles = (operands.features + tile.vec * tile.sub - 1) / (tile.vec * tile.sub);
+  args.u = device_operand(operands.u, operands.u_layout);
+  args.e = device_operand(operands.e, operands.e_layout);
+  args.edge_map = operands.edge_map.defined() ? operands.edge_map.data<int32_t>() : nullptr;
+  args.out = out.data<T>();
+  args.argument = extreme ? argument.data<int32_t>() : nullptr;
+  args.partial_values = partial_values.defined() ? partial_values.data<float>() : nullptr;
+  args.partial_arguments = partial_arguments.defined() ? partial_arguments.data<int32_t>() : nullptr;
+  if constexpr (std::is_same_v<T, float>) {
+    gspmm_cuda::launch_gspmm_of<float>(tile, extreme, args, *plan, device);
+  } else {
+    gspmm_cuda::launch_gspmm(tile, extreme, args, *plan, device);
+  }
+}
+
+// One thread per output element whose argument is set: the gradient added at
+// the winner's source row and edge (atomics: several outputs may share one).
+__global__ void gspmm_extreme_backward_kernel(const int32_t* __restrict__ indices, const int32_t* __restrict__ edge_map,
+                                              const int32_t* __restrict__ argument, DeviceOperand gradient,
+                                              DeviceOperand u, DeviceOperand e, MessageKind message, int64_t rows,
+                                              int64_t heads, int64_t features, float* __restrict__ grad_u,
+                                              float* __restrict__ grad_e) {
+  const int64_t total = rows * heads * features;
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int32_t k = argument[i];
+    if (k < 0) continue;
+    const int64_t row = i / (heads * features);
+    const int64_t head = (i / features) % heads;
+    const int64_t feature = i % features;
+    const int64_t column = __ldg(indices + k);
+    const int64_t edge = edge_map ? int64_t{__ldg(edge_map + k)} : int64_t{k};
+    const float g = gradient.scalar(gradient.at(row, head, feature));
+    const float u_value = u.scalar(u.at(column, head, feature));
+    const float e_value = e.scalar(e.at(edge, head, feature));
+    if (grad_u) atomicAdd(grad_u + u.at(column, head, feature), g * message_gradient_u(message, u_value, e_value));
+    if (grad_e) atomicAdd(grad_e + e.at(edge, head, feature), g * message_gradient_e(message, u_value, e_value));
+  }
+}
+
+template <typename T>
+__global__ void scale_rows_kernel(sparse_cuda::Offsets indptr, int64_t rows, int64_t width, T* __restrict__ x) {
+  const int64_t total = rows * width;
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int64_t row = i / width;
+    const int64_t length = indptr[row + 1] - indptr[row];
+    if (length > 0) x[i] = store_as<T>(load_float(x[i]) * (1.0f / static_cast<float>(length)));
+  }
+}
+
+}  // namespace
+
+void gspmm_forward(Cuda, const Csr& csr, const GspmmOperands& operands, Tensor& out, Tensor& argument) {
+  if (out.numel() == 0) return;
+  if (out.dtype() == DType::BFloat16) return gspmm_as<bfloat16>(csr, operands, out, argument);
+  gspmm_as<float>(csr, operands, out, argument);
+}
+
+void gspmm_extreme_backward(Cuda, const Csr& csr, const GspmmOperands& operands, const Tensor& argument,
+                            const Tensor& grad_out, Tensor& grad_u, Tensor& grad_e) {
+  if (argument.numel() == 0) return;
+  const Device device = argument.device();
+  cuda::DeviceGuard guard(device);
+  const int64_t width = operands.heads * operands.features;
+  const DeviceOperand gradient = device_operand(grad_out, FeatureLayout{width, operands.features, 1});
+  const LaunchShape shape = elementwise_launch_shape(argument.numel(), device);
+  gspmm_extreme_backward_kernel<<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
+      csr.indices.data<int32_t>(), operands.edge_map.defined() ? operands.edge_map.data<int32_t>() : nullptr,
+      argument.data<int32_t>(), gradient, device_operand(operands.u, operands.u_layout),
+      device_operand(operands.e, operands.e_layout), operands.message, csr.num_rows, operands.heads,
+      operands.features, grad_u.defined() ? grad_u.data<float>() : nullptr,
+      grad_e.defined() ? grad_e.data<float>() : nullptr);
+  SGNN_CUDA_CHECK_LAUNCH("gspmm_extreme_backward_kernel");
+}
+
+void scale_by_inverse_row_length(Cuda, const Csr& csr, Tensor& x) {
+  if (x.numel() == 0) return;
+  const Device device = x.device();
+  cuda::DeviceGuard guard(device);
+  const int64_t width = x.numel() / csr.num_rows;
+  const LaunchShape shape = elementwise_launch_shape(x.numel(), device);
+  visit_floating(x.dtype(), [&](auto element) {
+    using T = decltype(element);
+    scale_rows_kernel<T><<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(offsets_of(csr.indptr),
+                                                                                  csr.num_rows, width, x.data<T>());
+  });
+  SGNN_CUDA_CHECK_LAUNCH("scale_rows_kernel");
+}
+
+}  // namespace sgnn::ops

@@ -1,0 +1,300 @@
+// The generalized g-SpMM kernel (ops/gspmm_backend.hpp) for outputs of type T
+// (float or bfloat16; operands of either type, read as float). Included by
+// gspmm.cu (float outputs, the host side) and gspmm_bf16.cu (bfloat16
+// outputs): each translation unit instantiates one output type.
+//
+// The structure is the CSR SpMM's (ops/cuda/spmm_kernel.cuh, after Sputnik):
+//  - work items are the plan's balanced segments (ops/sparse_segments.hpp) ×
+//    heads × feature tiles, one subwarp each, grid-stride: a hub row is cut
+//    into segments whose partial results meet in a second kernel, in
+//    segment order, so results do not depend on scheduling;
+//  - each lane stages one entry of a chunk (its column and edge), the
+//    subwarp broadcasts them with shuffles, and the loads of four entries
+//    are issued before their arithmetic (one memory latency per four);
+//  - a lane owns kVec consecutive features: 16-byte loads of u and e where
+//    they carry every feature and are aligned, one scalar where an operand
+//    repeats over the features (a weight per edge or per head);
+//  - Max/Min keep the winning entry beside each running extreme (strictly
+//    better replaces, so the first of equal messages stays; NaN never wins).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "core/bfloat16.hpp"
+#include "ops/cuda/sparse_device.cuh"
+#include "ops/message_math.hpp"
+#include "ops/message_passing.hpp"
+
+namespace sgnn::ops::gspmm_cuda {
+
+// One operand in device memory, float32 or bfloat16 (one pointer set, or
+// none: an absent operand reads 0), with its layout in the output's features.
+struct DeviceOperand {
+  const float* f32 = nullptr;
+  const bfloat16* bf16 = nullptr;
+  int64_t row_stride = 0;
+  int64_t head_stride = 0;
+  int64_t feature_stride = 0;
+
+  __device__ __forceinline__ bool present() const { return f32 != nullptr || bf16 != nullptr; }
+  __device__ __forceinline__ int64_t at(int64_t item, int64_t head, int64_t feature) const {
+    return item * row_stride + head * head_stride + feature * feature_stride;
+  }
+  __device__ __forceinline__ float scalar(int64_t offset) const {
+    if (f32) return __ldg(f32 + offset);
+    if (bf16) return load_float_readonly(bf16 + offset);
+    return 0.0f;
+  }
+  // kVec elements from `offset`: consecutive where the operand carries every
+  // feature (16-byte aligned, the host checked), else one repeated.
+  template <int kVec>
+  __device__ __forceinline__ void load(int64_t offset, float (&v)[kVec]) const {
+    if constexpr (kVec == 1) {
+      v[0] = scalar(offset);
+    } else {
+      if (feature_stride == 0 || !present()) {
+        const float value = scalar(offset);
+#pragma unroll
+        for (int i = 0; i < kVec; ++i) v[i] = value;
+      } else if (f32) {
+#pragma unroll
+        for (int i = 0; i < kVec; i += 4) {
+          const float4 q = __ldg(reinterpret_cast<const float4*>(f32 + offset + i));
+          v[i] = q.x; v[i + 1] = q.y; v[i + 2] = q.z; v[i + 3] = q.w;
+        }
+      } else {
+        // bfloat16: 4 per 8-byte access, element 2k the low half of word k.
+#pragma unroll
+        for (int i = 0; i < kVec; i += 4) {
+          const uint2 q = __ldg(reinterpret_cast<const uint2*>(bf16 + offset + i));
+          v[i] = __uint_as_float(q.x << 16);
+          v[i + 1] = __uint_as_float(q.x & 0xFFFF0000u);
+          v[i + 2] = __uint_as_float(q.y << 16);
+          v[i + 3] = __uint_as_float(q.y & 0xFFFF0000u);
+        }
+      }
+    }
+  }
+};
+
+// The device view of an operand (ops/message_passing.hpp's layout).
+inline DeviceOperand device_operand(const Tensor& tensor, const FeatureLayout& layout) {
+  DeviceOperand operand;
+  if (tensor.defined()) {
+    if (tensor.dtype() == DType::BFloat16) operand.bf16 = tensor.data<bfloat16>();
+    else operand.f32 = tensor.data<float>();
+  }
+  operand.row_stride = layout.row_stride;
+  operand.head_stride = layout.head_stride;
+  operand.feature_stride = layout.feature_stride;
+  return operand;
+}
+
+// Whether an operand allows vec-wide loads: absent, repeated over the
+// features, or carrying them with every vector 16-byte (float) or 8-byte
+// (bfloat16) aligned.
+inline bool vector_ready(const Tensor& tensor, const FeatureLayout& layout, int vec) {
+  if (!tensor.defined() || layout.feature_stride == 0) return true;
+  return sparse_cuda::aligned16(tensor.raw_data()) && layout.row_stride % vec == 0 && layout.head_stride % vec == 0;
+}
+
+template <typename T>
+struct GspmmKernelArguments {
+  sparse_cuda::Offsets indptr;
+  const int32_t* indices = nullptr;
+  sparse_cuda::SegmentList segments;
+  MessageKind message = MessageKind::CopyU;
+  float sign = 1.0f;     // Max: +1, Min: −1 (extreme kernels only)
+  bool average = false;  // Mean: an unsplit row's sum times 1 / its entries
+  int heads = 1;
+  int64_t features = 1;  // per head
+  int64_t tiles = 1;     // feature tiles per (segment, head)
+  DeviceOperand u, e;
+  const int32_t* edge_map = nullptr;  // entry k's edge data at edge_map[k], or null
+  T* out = nullptr;
+  int32_t* argument = nullptr;        // extreme kernels: [num_rows, width]
+  float* partial_values = nullptr;    // [split_segments, width]
+  int32_t* partial_arguments = nullptr;
+};
+
+template <typename T, bool kExtreme, int kVec, int kSub>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) gspmm_kernel(GspmmKernelArguments<T> args) {
+  constexpr int kBatch = 4;  // entries whose loads are issued before their arithmetic
+  const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
+  const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
+  const int64_t width = args.heads * args.features;
+  const int64_t segment_heads = args.segments.count * args.heads;
+  const int64_t items = segment_heads * args.tiles;
+  for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
+    const int64_t tile = item % args.tiles;
+    const int64_t segment_head = item / args.tiles;
+    const int head = static_cast<int>(segment_head % args.heads);
+    const int64_t segment = segment_head / args.heads;
+    const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, segment);
+    if (range.skip) continue;
+    const int64_t feature = tile * (kSub * kVec) + lane * kVec;
+    const bool lane_active = feature < args.features;
+    const int64_t lane_feature = lane_active ? feature : 0;  // inactive lanes read feature 0, never store
+    const int64_t u_base = args.u.at(0, head, lane_feature);
+    const int64_t e_base = args.e.at(0, head, lane_feature);
+
+    float acc[kVec];
+    int32_t winner[kVec];
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) {
+      acc[v] = 0.0f;
+      winner[v] = -1;
+    }
+    for (int64_t chunk = range.begin; chunk < range.end; chunk += kSub) {
+      const int64_t position = chunk + lane;
+      const bool inside = position < range.end;
+      const int32_t column = inside ? __ldg(args.indices + position) : 0;
+      const int64_t edge = !inside ? 0 : args.edge_map ? int64_t{__ldg(args.edge_map + position)} : position;
+      const int staged = range.end - chunk < kSub ? static_cast<int>(range.end - chunk) : kSub;
+      for (int first = 0; first < staged; first += kBatch) {
+        float u_values[kBatch][kVec];
+        float e_values[kBatch][kVec];
+#pragma unroll
+        for (int k = 0; k < kBatch; ++k) {
+          // Slots past the staged entries read entry `first` again (it exists) and are skipped below.
+          const int source = first + k < staged ? first + k : first;
+          const int64_t c = __shfl_sync(mask, int64_t{column}, source, kSub);
+          const int64_t d = __shfl_sync(mask, edge, source, kSub);
+          args.u.template load<kVec>(c * args.u.row_stride + u_base, u_values[k]);
+          args.e.template load<kVec>(d * args.e.row_stride + e_base, e_values[k]);
+        }
+#pragma unroll
+        for (int k = 0; k < kBatch; ++k) {
+          if (first + k >= staged) break;
+#pragma unroll
+          for (int v = 0; v < kVec; ++v) {
+            const float message = apply_message(args.message, u_values[k][v], e_values[k][v]);
+            if constexpr (kExtreme) {
+              if (!isnan(message) && (winner[v] < 0 || wins(message, acc[v], args.sign))) {
+                acc[v] = message;
+                winner[v] = static_cast<int32_t>(chunk + first + k);
+              }
+            } else {
+              acc[v] += message;
+            }
+          }
+        }
+      }
+    }
+    if (!lane_active) continue;
+    const int64_t offset = head * args.features + feature;
+    const int64_t row = range.row;
+    if (segment < args.segments.split_segments) {  // a piece of a split row: its partials, combined later
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) {
+        if (feature + v >= args.features) break;
+        args.partial_values[segment * width + offset + v] = acc[v];
+        if constexpr (kExtreme) args.partial_arguments[segment * width + offset + v] = winner[v];
+      }
+      continue;
+    }
+    float factor = 1.0f;
+    if (!kExtreme && args.average && range.end > range.begin) {
+      factor = 1.0f / static_cast<float>(range.end - range.begin);
+    }
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) {
+      if (feature + v >= args.features) break;
+      const int64_t at = row * width + offset + v;
+      if constexpr (kExtreme) {
+        args.out[at] = store_as<T>(winner[v] < 0 ? 0.0f : acc[v]);
+        args.argument[at] = winner[v];
+      } else {
+        args.out[at] = store_as<T>(acc[v] * factor);
+      }
+    }
+  }
+}
+
+// Split rows: their segments' partials combined in segment order, one thread
+// per output element (coalesced over the features): sums (× 1 / entries for
+// Mean) or the first strictly best extreme.
+template <typename T, bool kExtreme>
+__global__ void gspmm_combine_kernel(GspmmKernelArguments<T> args, const int32_t* __restrict__ split_rows,
+                                     const int64_t* __restrict__ split_offsets, int64_t count) {
+  const int64_t width = args.heads * args.features;
+  const int64_t total = count * width;
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int64_t k = i / width;
+    const int64_t j = i - k * width;
+    const int64_t row = split_rows[k];
+    float acc = 0.0f;
+    int32_t winner = -1;
+    for (int64_t s = split_offsets[k]; s < split_offsets[k + 1]; ++s) {
+      const float value = args.partial_values[s * width + j];
+      if constexpr (kExtreme) {
+        const int32_t candidate = args.partial_arguments[s * width + j];
+        if (candidate >= 0 && (winner < 0 || wins(value, acc, args.sign))) {
+          acc = value;
+          winner = candidate;
+        }
+      } else {
+        acc += value;
+      }
+    }
+    if constexpr (kExtreme) {
+      args.out[row * width + j] = store_as<T>(winner < 0 ? 0.0f : acc);
+      args.argument[row * width + j] = winner;
+    } else {
+      const int64_t length = args.indptr[row + 1] - args.indptr[row];
+      args.out[row * width + j] = store_as<T>(args.average && length > 0 ? acc * (1.0f / static_cast<float>(length)) : acc);
+    }
+  }
+}
+
+// The tile of one launch: kVec ∈ {1, 16 bytes of T} features per lane, kSub ∈ {4, 8, 32} lanes.
+struct GspmmTile {
+  int vec = 1;
+  int sub = 32;
+};
+
+template <typename T, bool kExtreme, int kVec>
+void launch_sub(int sub, const GspmmKernelArguments<T>& args, Device device) {
+  const int64_t items = args.segments.count * args.heads * args.tiles;
+  const auto go = [&](auto kernel, int lanes) {
+    kernel<<<sparse_cuda::subwarp_blocks(items, lanes, device), sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(
+        args);
+    SGNN_CUDA_CHECK_LAUNCH("gspmm_kernel");
+  };
+  if (sub == 4) return go(gspmm_kernel<T, kExtreme, kVec, 4>, 4);
+  if (sub == 8) return go(gspmm_kernel<T, kExtreme, kVec, 8>, 8);
+  go(gspmm_kernel<T, kExtreme, kVec, 32>, 32);
+}
+
+// Launches the main kernel and, where the graph has split rows, the combine kernel.
+template <typename T>
+void launch_gspmm_of(const GspmmTile& tile, bool extreme, const GspmmKernelArguments<T>& args,
+                     const SparsePlan& plan, Device device) {
+  constexpr int kWide = 16 / static_cast<int>(sizeof(T));
+  if (extreme) {
+    if (tile.vec == kWide) launch_sub<T, true, kWide>(tile.sub, args, device);
+    else launch_sub<T, true, 1>(tile.sub, args, device);
+  } else {
+    if (tile.vec == kWide) launch_sub<T, false, kWide>(tile.sub, args, device);
+    else launch_sub<T, false, 1>(tile.sub, args, device);
+  }
+  if (plan.num_split_rows == 0) return;
+  const LaunchShape shape = elementwise_launch_shape(plan.num_split_rows * args.heads * args.features, device);
+  const int32_t* rows = plan.split_rows.data<int32_t>();
+  const int64_t* offsets = plan.split_offsets.data<int64_t>();
+  if (extreme) {
+    gspmm_combine_kernel<T, true><<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(args, rows, offsets,
+                                                                                           plan.num_split_rows);
+  } else {
+    gspmm_combine_kernel<T, false><<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(args, rows, offsets,
+                                                                                            plan.num_split_rows);
+  }
+  SGNN_CUDA_CHECK_LAUNCH("gspmm_combine_kernel");
+}
+
+// The bfloat16 launches live in their own translation unit (gspmm_bf16.cu).
+void launch_gspmm(const GspmmTile& tile, bool extreme, const GspmmKernelArguments<bfloat16>& args,
+                  const SparsePlan& plan, Device device);
+
+}  // namespace sgnn::ops::gspmm_cuda

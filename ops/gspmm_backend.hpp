@@ -1,0 +1,75 @@
+// Backend entry points of ops/gspmm.hpp and ops/gsddmm.hpp (see ops/backend.hpp):
+// the generalized kernels for what the tuned SpMM and SDDMM do not cover.
+// Outputs are preallocated by the caller; every tensor is contiguous and on
+// the CSR's device; products, sums and comparisons in float.
+#pragma once
+
+#include "core/csr.hpp"
+#include "ops/backend.hpp"
+#include "ops/message_passing.hpp"
+#include "ops/reduce_kind.hpp"
+
+namespace sgnn::ops {
+
+// The operands of one g-SpMM on `csr`: u [num_cols, ...] (undefined for
+// CopyE) and e [nnz, ...] (undefined for CopyU), float32 or bfloat16, laid
+// out in the output's [heads, features] by their FeatureLayouts.
+// edge_map: undefined, or int32 [nnz] on the device: entry k's edge data is
+// e[edge_map[k]] (A's edge data read on Aᵀ through transpose_to_csr).
+struct GspmmOperands {
+  MessageKind message = MessageKind::CopyU;
+  ReduceKind reduce = ReduceKind::Sum;
+  int64_t heads = 1;
+  int64_t features = 1;
+  Tensor u;
+  FeatureLayout u_layout;
+  Tensor e;
+  FeatureLayout e_layout;
+  Tensor edge_map;
+};
+
+// out[v, h, f] = reduce over the entries k of row v of message(u[col(k)], e[k]),
+// out [num_rows, heads · features] float32 or bfloat16. Rows without entries
+// get 0. Max/Min also write argument (int32, out's shape): the winning entry
+// k (a position in csr's order; the first among equal messages), -1 for rows
+// without entries; undefined for Sum and Mean. NaN messages never win.
+void gspmm_forward(Cpu, const Csr& csr, const GspmmOperands& operands, Tensor& out, Tensor& argument);
+void gspmm_forward(Cuda, const Csr& csr, const GspmmOperands& operands, Tensor& out, Tensor& argument);
+
+// Max/Min backward: for each output element (v, h, f) whose argument k ≥ 0,
+// grad_u[col(k)] += g · ∂m/∂u and grad_e[k] += g · ∂m/∂e at the operands'
+// layouts (a broadcast operand sums over the repeated extent). grad_u
+// float32 [num_cols, u's features], grad_e float32 [nnz, e's features],
+// zeroed by the caller; either may be undefined (not wanted). CUDA adds
+// with atomics: sums where several outputs meet one element vary in order.
+void gspmm_extreme_backward(Cpu, const Csr& csr, const GspmmOperands& operands, const Tensor& argument,
+                            const Tensor& grad_out, Tensor& grad_u, Tensor& grad_e);
+void gspmm_extreme_backward(Cuda, const Csr& csr, const GspmmOperands& operands, const Tensor& argument,
+                            const Tensor& grad_out, Tensor& grad_u, Tensor& grad_e);
+
+// x[v, ...] *= 1 / (entries of row v) in place, for rows with entries (mean's backward).
+// x [num_rows, ...] float32 or bfloat16 (rounded once).
+void scale_by_inverse_row_length(Cpu, const Csr& csr, Tensor& x);
+void scale_by_inverse_row_length(Cuda, const Csr& csr, Tensor& x);
+
+// The operands of one g-SDDMM: lhs and rhs on their targets (U: [num_cols, ...],
+// V: [num_rows, ...], E: [nnz, ...] in csr's order), float32 or bfloat16.
+struct GsddmmOperands {
+  BinaryKind op = BinaryKind::Add;
+  int64_t heads = 1;
+  int64_t features = 1;
+  Tensor lhs;
+  FeatureLayout lhs_layout;
+  Target lhs_target = Target::U;
+  Tensor rhs;
+  FeatureLayout rhs_layout;
+  Target rhs_target = Target::V;
+};
+
+// out[k, h, f] = op(lhs at k's target, rhs at k's target) for every entry k,
+// out [nnz, heads · features]; Dot sums over f: out [nnz, heads]. float32 or
+// bfloat16 out (rounded once).
+void gsddmm_forward(Cpu, const Csr& csr, const GsddmmOperands& operands, Tensor& out);
+void gsddmm_forward(Cuda, const Csr& csr, const GsddmmOperands& operands, Tensor& out);
+
+}  // namespace sgnn::ops
