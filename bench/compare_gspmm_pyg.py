@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Our message-passing ops beside PyTorch Geometric's equivalents, same graphs, same GPU, one run.
+
+    python3 bench/compare_gspmm_pyg.py --build BUILD --out OUT [--quick] [--graph SUBSTRING]
+                                       [--widths 32,64,128,256]
+
+Ours: BUILD/bench/bench_gspmm --export (our times, and the suite's graphs as
+CSR .npy files). PyG: what MessagePassing runs without torch-scatter and
+torch-sparse (the GPU machine has neither): the source rows gathered onto the
+edges (x.index_select), then torch_geometric.utils.scatter over the
+destinations for sum/mean/max/min; for g-SDDMM, x[dst] op x[src] on the
+gathered rows. Medians of 20 CUDA-event timed runs after 3 warm-up runs.
+Writes OUT/gspmm_pyg.md and OUT/gspmm_pyg.json; prints the table.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+import numpy as np
+import torch
+from torch_geometric.utils import scatter
+
+SPMM_OPS = {"sum": "sum", "mean": "mean", "max": "max", "min": "min"}
+SDDMM_OPS = {"add": torch.add, "sub": torch.sub, "mul": torch.mul}
+
+
+def median_ms(call, warmup=3, runs=20):
+    for _ in range(warmup):
+        call()
+    times = []
+    for _ in range(runs):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        call()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def pyg_times(directory, case, widths):
+    indptr = torch.from_numpy(np.load(os.path.join(directory, case["file"] + ".indptr.npy"))).long().cuda()
+    src = torch.from_numpy(np.load(os.path.join(directory, case["file"] + ".indices.npy"))).long().cuda()
+    rows = case["rows"]
+    dst = torch.repeat_interleave(torch.arange(rows, device="cuda"), indptr[1:] - indptr[:-1])
+    times = {}
+    for width in widths:
+        x = torch.randn(case["cols"], width, device="cuda")
+        for name, reduce in SPMM_OPS.items():
+            times[(width, name)] = median_ms(
+                lambda: scatter(x.index_select(0, src), dst, dim=0, dim_size=rows, reduce=reduce))
+        if case["rows"] == case["cols"]:
+            for name, function in SDDMM_OPS.items():
+                times[(width, name)] = median_ms(lambda: function(x.index_select(0, dst), x.index_select(0, src)))
+        del x
+        torch.cuda.empty_cache()
+    return times
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--graph", default="")
+    parser.add_argument("--widths", default="32,64,128,256")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    export = os.path.join(args.out, "graphs")
+    ours_json = os.path.join(args.out, "bench_gspmm.json")
+    command = [os.path.join(args.build, "bench", "bench_gspmm"), "--export", export, "--json", ours_json,
+               "--widths", args.widths, "--graph", args.graph] + (["--quick"] if args.quick else [])
+    print("ours:", " ".join(command), file=sys.stderr, flush=True)
+    subprocess.run(command, check=True)
+    with open(ours_json) as f:
+        ours = json.load(f)
+    with open(os.path.join(export, "cases.json")) as f:
+        cases = json.load(f)
+    widths = [int(w) for w in args.widths.split(",")]
+    results = []
+    for case in cases:
+        print("PyG:", case["name"], file=sys.stderr, flush=True)
+        theirs = pyg_times(export, case, widths)
+        for row in ours:
+            if row["graph"] != case["name"]:
+                continue
+            pyg = theirs.get((row["width"], row["op"]))
+            if pyg is None:
+                continue
+            results.append({**row, "pyg_ms": pyg, "speedup": pyg / row["ms"]})
+    lines = ["| graph | width | op | ours ms | ours / our sum or dot | PyG ms | speedup over PyG |",
+             "|---|---|---|---|---|---|---|"]
+    for r in results:
+        lines.append(f"| {r['graph']}{' (held out)' if r['held_out'] else ''} | {r['width']} | {r['op']} | "
+                     f"{r['ms']:.4f} | {r['ms'] / r['reference_ms']:.2f} | {r['pyg_ms']:.4f} | {r['speedup']:.1f}x |")
+    by_op = {}
+    for r in results:
+        by_op.setdefault(r["op"], []).append(r)
+    summary = ["", "| op | cases | worst ratio to our sum/dot | worst speedup over PyG | median speedup |",
+               "|---|---|---|---|---|"]
+    for op, rs in by_op.items():
+        summary.append(f"| {op} | {len(rs)} | {max(r['ms'] / r['reference_ms'] for r in rs):.2f} | "
+                       f"{min(r['speedup'] for r in rs):.1f}x | {statistics.median(r['speedup'] for r in rs):.1f}x |")
+    text = "\n".join(lines + summary) + "\n"
+    print(text)
+    with open(os.path.join(args.out, "gspmm_pyg.md"), "w") as f:
+        f.write(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}\n\n" + text)
+    with open(os.path.join(args.out, "gspmm_pyg.json"), "w") as f:
+        json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "ops/cast.hpp"
+#include "ops/determinism.hpp"
+#include "ops/elementwise.hpp"
+#include "ops/gsddmm.hpp"
+#include "ops/gspmm.hpp"
+#include "ops/gspmm_backend.hpp"
+#include "ops/reduce.hpp"
+#include "tests/support/gpu_testing.hpp"
+#include "tests/support/message_references.hpp"
+#include "tests/support/sparse_graphs.hpp"
+#include "tests/support/testing.hpp"
+
+using namespace sgnn;
+using namespace sgnn::testing;
+using ops::BinaryKind;
+using ops::FeatureLayout;
+using ops::MessageKind;
+using ops::ReduceKind;
+using ops::Target;
+
+namespace {
+
+// n = 1, empty rows, random, R-MAT, a hub row of 100000 entries (split into segments).
+std::vector<Adjacency> message_graphs() {
+  return {random_graph(1, 1, 1), random_graph(5, 0, 3), random_graph(33, 20, 4), random_graph(1000, 9000, 5),
+          rmat_graph(4096, 60000, 6), hub_graph(100001, 100000, 77)};
+}
+
+Shape with_rows(int64_t rows, const Shape& features) {
+  Shape shape{rows};
+  shape.insert(shape.end(), features.begin(), features.end());
+  return shape;
+}
+
+Tensor away_from_zero(const Shape& shape, uint64_t seed) {
+  Tensor x = random_tensor(shape, seed, 0.5, 1.5);
+  std::vector<float> values = x.to_vector<float>();
+  for (std::size_t i = 0; i < values.size(); i += 3) values[i] = -values[i];
+  return Tensor::from_vector(values, shape);
+}
+
+// Forward on both devices (the GPU's output poisoned), and the gradients of
+// Σ w ⊙ out for every input that requires them.
+void check_gspmm(const Adjacency& cpu, const Adjacency& gpu, MessageKind message, ReduceKind reduce, const Tensor& u,
+                 const Tensor& e, double tolerance) {
+  const bool uses_u = ops::message_uses_u(message), uses_e = ops::message_uses_e(message);
+  Tensor u_cpu = uses_u ? u.clone().set_requires_grad(true) : Tensor();
+  Tensor e_cpu = uses_e ? e.clone().set_requires_grad(true) : Tensor();
+  Tensor u_gpu = uses_u ? u.to(kGpu).set_requires_grad(true) : Tensor();
+  Tensor e_gpu = uses_e ? e.to(kGpu).set_requires_grad(true) : Tensor();
+  const Tensor expected = ops::gspmm(cpu, message, reduce, u_cpu, e_cpu);
+  const Tensor got = ops::gspmm(gpu, message, reduce, u_gpu, e_gpu);
+  CHECK(relative_error(got, expected) < tolerance);
+  const Tensor weights = random_tensor(expected.shape(), 99);
+  ops::sum(ops::mul(expected, weights)).backward();
+  ops::sum(ops::mul(got, weights.to(kGpu))).backward();
+  if (uses_u) CHECK(relative_error(u_gpu.grad(), u_cpu.grad()) < tolerance);
+  if (uses_e) CHECK(relative_error(e_gpu.grad(), e_cpu.grad()) < tolerance);
+}
+
+}  // namespace
+
+TEST_CASE("gspmm on CUDA matches the CPU backend: every message and reduction, widths, heads, broadcasts") {
+  const std::vector<std::pair<Shape, Shape>> shapes = {{{1}, {}},       {{3}, {}},        {{16}, {1}},
+                                                       {{17}, {17}},    {{64}, {}},       {{4, 8}, {4, 1}},
+                                                       {{4, 8}, {4, 8}}, {{8, 1}, {8, 16}}, {{256}, {256}}};
+  uint64_t seed = 500;
+  for (const Adjacency& cpu : message_graphs()) {
+    const Adjacency gpu = cpu.to(kGpu);
+    // Rows of ~1e5 entries: float sums in segments on the GPU, in one run on the CPU.
+    const double tolerance = cpu.nnz() > 50000 ? 3e-5 : 1e-5;
+    for (const auto& [u_shape, e_shape] : shapes) {
+      const Tensor u = random_tensor(with_rows(cpu.num_cols(), u_shape), ++seed);
+      const Tensor e = away_from_zero(with_rows(cpu.nnz(), e_shape), ++seed);
+      for (MessageKind message : {MessageKind::CopyU, MessageKind::CopyE, MessageKind::UMulE, MessageKind::UAddE,
+                                  MessageKind::USubE, MessageKind::UDivE}) {
+        for (ReduceKind reduce : {ReduceKind::Sum, ReduceKind::Mean, ReduceKind::Max, ReduceKind::Min}) {
+          CAPTURE(cpu.nnz());
+          CAPTURE(ops::message_kind_name(message));
+          CAPTURE(ops::reduce_kind_name(reduce));
+          CAPTURE(shape_str(u.shape()));
+          CAPTURE(shape_str(e.shape()));
+          check_gspmm(cpu, gpu, message, reduce, u, e, tolerance);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("gspmm max/min on CUDA pick the same winners as the CPU, with poisoned outputs") {
+  for (const Adjacency& cpu : message_graphs()) {
+    const Adjacency gpu = cpu.to(kGpu);
+    for (int64_t width : {1, 8, 33, 128}) {
+      // Few distinct values: many ties, which must go to the first entry on both devices.
+      std::vector<float> values(static_cast<std::size_t>(cpu.num_cols() * width));
+      for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>((i * 7919) % 5) - 2.0f;
+      const Tensor u = Tensor::from_vector(values, {cpu.num_cols(), width});
+      for (ReduceKind reduce : {ReduceKind::Max, ReduceKind::Min}) {
+        ops::GspmmOperands operands;
+        operands.message = MessageKind::CopyU;
+        operands.reduce = reduce;
+        operands.features = width;
+        operands.u_layout = FeatureLayout{width, 0, 1};
+        operands.u = u;
+        Tensor expected = Tensor::empty({cpu.num_rows(), width});
+        Tensor expected_argument = Tensor::empty({cpu.num_rows(), width}, DType::Int32);
+        ops::gspmm_forward(ops::Cpu{}, cpu.csr, operands, expected, expected_argument);
+        operands.u = u.to(kGpu);
+        Tensor got = poisoned({cpu.num_rows(), width}, kGpu);
+        Tensor got_argument = Tensor::full({cpu.num_rows(), width}, 12345, DType::Int32, kGpu);
+        ops::gspmm_forward(ops::Cuda{}, gpu.csr, operands, got, got_argument);
+        CAPTURE(cpu.nnz());
+        CAPTURE(width);
+        CHECK(got.to_vector<float>() == expected.to_vector<float>());
+        CHECK(got_argument.to_vector<int32_t>() == expected_argument.to_vector<int32_t>());
+      }
+    }
+  }
+}
+
+TEST_CASE("gspmm in bfloat16 on CUDA matches the CPU backend bit for bit where no sum is split") {
+  for (const Adjacency& cpu : message_graphs()) {
+    const Adjacency gpu = cpu.to(kGpu);
+    const Tensor u = ops::cast(random_tensor({cpu.num_cols(), 2, 32}, 71), DType::BFloat16);
+    const Tensor e = ops::cast(away_from_zero({cpu.nnz(), 2, 1}, 72), DType::BFloat16);
+    for (MessageKind message : {MessageKind::CopyU, MessageKind::UMulE, MessageKind::UAddE}) {
+      for (ReduceKind reduce : {ReduceKind::Sum, ReduceKind::Mean, ReduceKind::Max}) {
+        CAPTURE(cpu.nnz());
+        CAPTURE(ops::message_kind_name(message));
+        CAPTURE(ops::reduce_kind_name(reduce));
+        const Tensor e_arg = message == MessageKind::CopyU ? Tensor() : e;
+        const Tensor expected = ops::gspmm(cpu, message, reduce, u, e_arg);
+        const Tensor got = ops::gspmm(gpu, message, reduce, u.to(kGpu), e_arg.defined() ? e_arg.to(kGpu) : Tensor());
+        CHECK(got.dtype() == DType::BFloat16);
+        // Each output is one rounding of a float result; float sums in another
+        // order may round to the neighbouring bfloat16.
+        CHECK(relative_error(got, expected) < 2 * kBf16UnitRoundoff);
+      }
+    }
+  }
+}
+
+TEST_CASE("gsddmm on CUDA matches the CPU backend for every operation and target pair, poisoned outputs") {
+  uint64_t seed = 700;
+  for (const Adjacency& cpu : message_graphs()) {
+    const Adjacency gpu = cpu.to(kGpu);
+    for (const auto& [lhs_shape, rhs_shape] : std::vector<std::pair<Shape, Shape>>{
+             {{1}, {1}}, {{17}, {17}}, {{4, 8}, {4, 8}}, {{4, 8}, {4, 1}}, {{256}, {256}}, {{}, {}}}) {
+      for (Target lhs_target : {Target::U, Target::V, Target::E}) {
+        for (Target rhs_target : {Target::U, Target::V, Target::E}) {
+          const auto rows = [&](Target t) { return t == Target::U ? cpu.num_cols() : t == Target::V ? cpu.num_rows() : cpu.nnz(); };
+          const Tensor x = away_from_zero(with_rows(rows(lhs_target), lhs_shape), ++seed);
+          const Tensor y = away_from_zero(with_rows(rows(rhs_target), rhs_shape), ++seed);
+          for (BinaryKind op : {BinaryKind::Dot, BinaryKind::Add, BinaryKind::Sub, BinaryKind::Mul, BinaryKind::Div,
+                                BinaryKind::CopyLhs, BinaryKind::CopyRhs}) {
+            if (op == BinaryKind::Dot && lhs_shape != rhs_shape) continue;
+            CAPTURE(cpu.nnz());
+            CAPTURE(ops::binary_kind_name(op));
+            CAPTURE(ops::target_name(lhs_target));
+            CAPTURE(ops::target_name(rhs_target));
+            CAPTURE(shape_str(x.shape()));
+            const Tensor lhs = op == BinaryKind::CopyRhs ? Tensor() : x;
+            const Tensor rhs = op == BinaryKind::CopyLhs ? Tensor() : y;
+            const Tensor expected = ops::gsddmm(cpu, op, lhs, rhs, lhs_target, rhs_target);
+            const Tensor got = ops::gsddmm(gpu, op, lhs.defined() ? lhs.to(kGpu) : Tensor(),
+                                           rhs.defined() ? rhs.to(kGpu) : Tensor(), lhs_target, rhs_target);
+            CHECK(relative_error(got, expected) < 1e-5);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("gsddmm's generalized kernel writes every output element on CUDA") {
+  const Adjacency cpu = rmat_graph(4096, 60000, 81);
+  const Adjacency gpu = cpu.to(kGpu);
+  for (int64_t width : {1, 5, 8, 100, 256}) {
+    ops::GsddmmOperands operands;
+    operands.op = BinaryKind::Add;
+    operands.features = width;
+    operands.lhs = random_tensor({cpu.num_rows(), width}, 82);
+    operands.lhs_layout = FeatureLayout{width, 0, 1};
+    operands.lhs_target = Target::V;
+    operands.rhs = random_tensor({cpu.num_cols(), width}, 83);
+    operands.rhs_layout = FeatureLayout{width, 0, 1};
+    operands.rhs_target = Target::U;
+    Tensor expected = Tensor::empty({cpu.nnz(), width});
+    ops::gsddmm_forward(ops::Cpu{}, cpu.csr, operands, expected);
+    operands.lhs = operands.lhs.to(kGpu);
+    operands.rhs = operands.rhs.to(kGpu);
+    Tensor got = poisoned({cpu.nnz(), width}, kGpu);
+    ops::gsddmm_forward(ops::Cuda{}, gpu.csr, operands, got);
+    CAPTURE(width);
+    CHECK(got.to_vector<float>() == expected.to_vector<float>());
+  }
+}
