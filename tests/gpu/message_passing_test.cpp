@@ -6,6 +6,7 @@
 #include "ops/cast.hpp"
 #include "ops/determinism.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/gatv2_attention.hpp"
 #include "ops/gsddmm.hpp"
 #include "ops/gspmm.hpp"
 #include "ops/gspmm_backend.hpp"
@@ -198,5 +199,37 @@ TEST_CASE("gsddmm's generalized kernel writes every output element on CUDA") {
     ops::gsddmm_forward(ops::Cuda{}, gpu.csr, operands, got);
     CAPTURE(width);
     CHECK(got.to_vector<float>() == expected.to_vector<float>());
+  }
+}
+
+TEST_CASE("GATv2's scores and gradients on CUDA match the CPU backend") {
+  uint64_t seed = 900;
+  for (const Adjacency& cpu : message_graphs()) {
+    const Adjacency gpu = cpu.to(kGpu);
+    for (const auto& [heads, features] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {8, 8}, {3, 5}, {1, 256}, {2, 64}}) {
+      for (const DType dtype : {DType::Float32, DType::BFloat16}) {
+        CAPTURE(cpu.nnz());
+        CAPTURE(heads);
+        CAPTURE(features);
+        const Tensor x = ops::cast(random_tensor({cpu.num_rows(), heads, features}, ++seed), dtype);
+        const Tensor y = ops::cast(random_tensor({cpu.num_cols(), heads, features}, ++seed), dtype);
+        const Tensor attention = random_tensor({heads, features}, ++seed);
+        Tensor x_cpu = x.clone().set_requires_grad(true), y_cpu = y.clone().set_requires_grad(true);
+        Tensor a_cpu = attention.clone().set_requires_grad(true);
+        Tensor x_gpu = x.to(kGpu).set_requires_grad(true), y_gpu = y.to(kGpu).set_requires_grad(true);
+        Tensor a_gpu = attention.to(kGpu).set_requires_grad(true);
+        const Tensor expected = ops::gatv2_attention(cpu, x_cpu, y_cpu, a_cpu, 0.2f);
+        const Tensor got = ops::gatv2_attention(gpu, x_gpu, y_gpu, a_gpu, 0.2f);
+        CHECK(relative_error(got, expected) < 1e-5);
+        const Tensor weights = random_tensor(expected.shape(), 98);
+        ops::sum(ops::mul(expected, weights)).backward();
+        ops::sum(ops::mul(got, weights.to(kGpu))).backward();
+        // bfloat16 gradients are one rounding of float sums taken in another order.
+        const double tolerance = dtype == DType::BFloat16 ? 2 * kBf16UnitRoundoff : 3e-5;
+        CHECK(relative_error(x_gpu.grad(), x_cpu.grad()) < tolerance);
+        CHECK(relative_error(y_gpu.grad(), y_cpu.grad()) < tolerance);
+        CHECK(relative_error(a_gpu.grad(), a_cpu.grad()) < 3e-5);
+      }
+    }
   }
 }
