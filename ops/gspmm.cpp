@@ -37,16 +37,16 @@ BroadcastShape check_gspmm(const Adjacency& adjacency, MessageKind message, Redu
   return broadcast_features(u, e, kOp, "u", "e");
 }
 
-// How the tuned SpMM reads this call: u as b [n, heads, features] (heads 1:
-// [n, width]) and e as its per-entry or per-head weights.
+// Whether the call has the tuned SpMM's form: u as b [n, heads, features]
+// (heads 1: [n, width]) and e as its per-entry or per-head weights (Sum and
+// Mean run the tuned SpMM there, Max and Min its max-for-sum twin).
 struct TunedForm {
   bool applies = false;
   int64_t heads = 1;
   int64_t features = 1;
 };
 
-TunedForm tuned_form(MessageKind message, ReduceKind reduce, const Tensor& u, const BroadcastShape& shape) {
-  if (reduce != ReduceKind::Sum && reduce != ReduceKind::Mean) return {};
+TunedForm tuned_form(MessageKind message, const Tensor& u, const BroadcastShape& shape) {
   const int64_t width = shape.heads * shape.features;
   if (message == MessageKind::CopyU) return {true, 1, width};
   if (message != MessageKind::UMulE) return {};
@@ -130,8 +130,11 @@ Tensor edge_gradient(const Adjacency& adjacency, const GspmmOperands& operands, 
   return cast(grad.view(e.shape()), e.dtype());
 }
 
+// `values_only`: Max/Min in the tuned SpMM's form, whose kernel keeps no
+// winners (gspmm_extreme_values); the backward finds them with the
+// generalized kernel, over the same entries.
 Tensor gspmm_general(const Adjacency& adjacency, MessageKind message, ReduceKind reduce, const Tensor& u,
-                     const Tensor& e, const BroadcastShape& shape) {
+                     const Tensor& e, const BroadcastShape& shape, bool values_only) {
   GspmmOperands operands;
   operands.message = message;
   operands.reduce = reduce;
@@ -143,7 +146,13 @@ Tensor gspmm_general(const Adjacency& adjacency, MessageKind message, ReduceKind
   operands.e_layout = shape.rhs;
   const DType dtype = u.defined() ? u.dtype() : e.dtype();
   Tensor argument;
-  Tensor out = detail::run_gspmm(adjacency.csr, operands, shape.feature_shape, dtype, argument);
+  Tensor out;
+  if (values_only) {
+    out = Tensor::empty(detail::with_rows(adjacency.num_rows(), shape.feature_shape), dtype, adjacency.device());
+    if (out.numel() > 0) SGNN_DISPATCH(out.device(), gspmm_extreme_values, adjacency.csr, operands, out);
+  } else {
+    out = detail::run_gspmm(adjacency.csr, operands, shape.feature_shape, dtype, argument);
+  }
   if (!autograd::needs_recording({u, e})) return out;
   check_transpose(adjacency, kOp, message_uses_u(message) && message_uses_e(message));
   autograd::record(kOp, {u, e}, out,
@@ -153,9 +162,14 @@ Tensor gspmm_general(const Adjacency& adjacency, MessageKind message, ReduceKind
                      const Tensor& saved_u = operands.u;
                      const Tensor& saved_e = operands.e;
                      if (reduce_keeps_argument(operands.reduce)) {
+                       Tensor winners = argument;
+                       if (!winners.defined()) {
+                         (void)detail::run_gspmm(adjacency.csr, operands, detail::feature_shape_of(grad_out),
+                                                 grad_out.dtype(), winners);
+                       }
                        Tensor grad_u = needs[0] ? Tensor::zeros(saved_u.shape(), DType::Float32, saved_u.device()) : Tensor();
                        Tensor grad_e = needs[1] ? Tensor::zeros(saved_e.shape(), DType::Float32, saved_e.device()) : Tensor();
-                       SGNN_DISPATCH(grad_out.device(), gspmm_extreme_backward, adjacency.csr, operands, argument,
+                       SGNN_DISPATCH(grad_out.device(), gspmm_extreme_backward, adjacency.csr, operands, winners,
                                      grad_out, grad_u, grad_e);
                        if (needs[0]) grads[0] = cast(grad_u, saved_u.dtype());
                        if (needs[1]) grads[1] = cast(grad_e, saved_e.dtype());
@@ -190,9 +204,10 @@ Tensor gspmm_general(const Adjacency& adjacency, MessageKind message, ReduceKind
 Tensor gspmm(const Adjacency& adjacency, MessageKind message, ReduceKind reduce, const Tensor& u, const Tensor& e) {
   const BroadcastShape shape = check_gspmm(adjacency, message, reduce, u, e);
   const Shape out_shape = detail::with_rows(adjacency.num_rows(), shape.feature_shape);
-  const TunedForm form = tuned_form(message, reduce, u, shape);
-  if (form.applies) return gspmm_tuned(adjacency, message, reduce, u, e, form, out_shape);
-  return gspmm_general(adjacency, message, reduce, u, e, shape);
+  const TunedForm form = tuned_form(message, u, shape);
+  const bool summed = reduce == ReduceKind::Sum || reduce == ReduceKind::Mean;
+  if (form.applies && summed) return gspmm_tuned(adjacency, message, reduce, u, e, form, out_shape);
+  return gspmm_general(adjacency, message, reduce, u, e, shape, form.applies);
 }
 
 Tensor gspmm(const Adjacency& adjacency, std::string_view message, std::string_view reduce, const Tensor& u,

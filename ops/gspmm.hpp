@@ -24,10 +24,14 @@
 //     [nnz, 1]) or per head ([nnz, H, 1] beside u [n, H, D]): the tuned SpMM
 //     (ops/spmm.hpp: the measured tile and padded choices; Mean divides each
 //     row's sum by its entry count inside the kernel);
+//   - Max or Min of those same forms: the tuned SpMM's light tile with a
+//     maximum for the sum, values only (the backward finds the winners again
+//     with the generalized kernel: one more pass over the entries, in backward);
 //   - everything else: the generalized kernel (ops/gspmm_backend.hpp) over
 //     the graph's balanced work segments (ops/sparse_plan.hpp).
-// Peak memory: the output, and for Max/Min an int32 argument of the output's
-// shape kept for backward; no [nnz, H, D] tensor is formed in forward.
+// Peak memory: the output; for Max/Min outside the tuned forms also an int32
+// argument of the output's shape kept for backward. No [nnz, H, D] tensor is
+// formed in forward.
 // Backward forms one [nnz, H, D] tensor only for the gradient of an e of that shape.
 //
 // Every tensor on A's device; a missing or extra operand, bad shapes, dtypes

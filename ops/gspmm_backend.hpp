@@ -36,6 +36,13 @@ struct GspmmOperands {
 void gspmm_forward(Cpu, const Csr& csr, const GspmmOperands& operands, Tensor& out, Tensor& argument);
 void gspmm_forward(Cuda, const Csr& csr, const GspmmOperands& operands, Tensor& out, Tensor& argument);
 
+// Max/Min values only, for CopyU, or UMulE with e one weight per entry
+// (e_layout.head_stride = feature_stride = 0) or per head (feature_stride 0,
+// u [n, H, D] whole): out as gspmm_forward writes it, u and out of one
+// dtype; no argument (the backward finds the winners with gspmm_forward).
+void gspmm_extreme_values(Cpu, const Csr& csr, const GspmmOperands& operands, Tensor& out);
+void gspmm_extreme_values(Cuda, const Csr& csr, const GspmmOperands& operands, Tensor& out);
+
 // Max/Min backward: for each output element (v, h, f) whose argument k ≥ 0,
 // grad_u[col(k)] += g · ∂m/∂u and grad_e[k] += g · ∂m/∂e at the operands'
 // layouts (a broadcast operand sums over the repeated extent). grad_u

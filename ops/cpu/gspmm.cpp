@@ -121,6 +121,11 @@ void gspmm_forward(Cpu, const Csr& csr, const GspmmOperands& operands, Tensor& o
   visit_floating(out.dtype(), [&](auto element) { gspmm_rows<decltype(element)>(csr, operands, out, argument); });
 }
 
+void gspmm_extreme_values(Cpu, const Csr& csr, const GspmmOperands& operands, Tensor& out) {
+  Tensor argument = Tensor::empty(out.shape(), DType::Int32);
+  gspmm_forward(Cpu{}, csr, operands, out, argument);
+}
+
 void gspmm_extreme_backward(Cpu, const Csr& csr, const GspmmOperands& operands, const Tensor& argument,
                             const Tensor& grad_out, Tensor& grad_u, Tensor& grad_e) {
   const int32_t* columns = csr.indices.data<int32_t>();

@@ -66,6 +66,41 @@ void gspmm_as(const Csr& csr, const GspmmOperands& operands, Tensor& out, Tensor
   }
 }
 
+template <typename T>
+void extreme_values_as(const Csr& csr, const GspmmOperands& operands, Tensor& out) {
+  const Device device = out.device();
+  cuda::DeviceGuard guard(device);
+  const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
+  const int64_t width = operands.heads * operands.features;
+  const Tensor partials =
+      plan->split_segments > 0 ? Tensor::empty({plan->split_segments, width}, DType::Float32, device) : Tensor();
+  // The u row's layout is the output's (u whole); the weights need no vector loads.
+  GspmmOperands rows = operands;
+  rows.e = Tensor();
+  const GspmmTile tile = choose_tile(rows, 16 / static_cast<int>(sizeof(T)));
+  gspmm_cuda::ExtremeArguments<T> args;
+  args.indptr = offsets_of(csr.indptr);
+  args.indices = csr.indices.data<int32_t>();
+  args.segments = sparse_cuda::segment_list(*plan, false);
+  args.heads = static_cast<int>(operands.heads);
+  args.features = operands.features;
+  args.tiles = (operands.features + tile.vec * tile.sub - 1) / (tile.vec * tile.sub);
+  args.u = operands.u.data<T>();
+  if (operands.e.defined()) {
+    if (operands.e.dtype() == DType::BFloat16) args.bf16_weights = operands.e.data<bfloat16>();
+    else args.weights = operands.e.data<float>();
+    args.weight_heads = operands.e_layout.head_stride == 0 ? 1 : args.heads;
+  }
+  args.sign = operands.reduce == ReduceKind::Min ? -1.0f : 1.0f;
+  args.out = out.data<T>();
+  args.partials = partials.defined() ? partials.data<float>() : nullptr;
+  if constexpr (std::is_same_v<T, float>) {
+    gspmm_cuda::launch_extreme_of<float>(tile, args, *plan, device);
+  } else {
+    gspmm_cuda::launch_extreme(tile, args, *plan, device);
+  }
+}
+
 // One thread per output element whose argument is set: the gradient added at
 // the winner's source row and edge (atomics: several outputs may share one).
 __global__ void gspmm_extreme_backward_kernel(const int32_t* __restrict__ indices, const int32_t* __restrict__ edge_map,
@@ -106,6 +141,12 @@ void gspmm_forward(Cuda, const Csr& csr, const GspmmOperands& operands, Tensor& 
   if (out.numel() == 0) return;
   if (out.dtype() == DType::BFloat16) return gspmm_as<bfloat16>(csr, operands, out, argument);
   gspmm_as<float>(csr, operands, out, argument);
+}
+
+void gspmm_extreme_values(Cuda, const Csr& csr, const GspmmOperands& operands, Tensor& out) {
+  if (out.numel() == 0) return;
+  if (out.dtype() == DType::BFloat16) return extreme_values_as<bfloat16>(csr, operands, out);
+  extreme_values_as<float>(csr, operands, out);
 }
 
 void gspmm_extreme_backward(Cuda, const Csr& csr, const GspmmOperands& operands, const Tensor& argument,

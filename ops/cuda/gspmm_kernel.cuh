@@ -293,8 +293,163 @@ void launch_gspmm_of(const GspmmTile& tile, bool extreme, const GspmmKernelArgum
   SGNN_CUDA_CHECK_LAUNCH("gspmm_combine_kernel");
 }
 
+// Max/Min of copy_u or of u_mul_e with one weight per entry or per head,
+// values only: the structure of the tuned SpMM's light tile
+// (ops/cuda/spmm_kernel.cuh) with a maximum where it has a sum. Each lane
+// stages one entry (B's row offset and its weight), the subwarp gathers the
+// staged rows eight at a time, all eight loads issued before the first
+// maximum. Min is the maximum of the negated messages. The running maximum
+// starts as NaN, which fmaxf drops for any number: a row without entries,
+// or whose messages are all NaN, ends NaN and stores 0. No winner is kept:
+// the backward finds it again (gspmm_kernel over the same entries), so the
+// forward moves what the sum moves.
+template <typename T>
+struct ExtremeArguments {
+  sparse_cuda::Offsets indptr;
+  const int32_t* indices = nullptr;
+  sparse_cuda::SegmentList segments;
+  int heads = 1;
+  int64_t features = 1;  // per head
+  int64_t tiles = 1;
+  const T* u = nullptr;  // [n_cols, heads · features]
+  const float* weights = nullptr;  // u_mul_e: [nnz · weight_heads] float, or
+  const bfloat16* bf16_weights = nullptr;  // bfloat16; both null: copy_u
+  int weight_heads = 1;  // 1: one weight per entry; heads: one per head
+  float sign = 1.0f;
+  T* out = nullptr;
+  float* partials = nullptr;  // [split_segments, width], sign-space maxima (NaN: none)
+};
+
+template <typename T, int kVec>
+__device__ __forceinline__ void load_row(const T* p, float (&v)[kVec]) {
+  if constexpr (kVec == 1) {
+    v[0] = load_float_readonly(p);
+  } else if constexpr (std::is_same_v<T, float>) {
+#pragma unroll
+    for (int i = 0; i < kVec; i += 4) {
+      const float4 q = __ldg(reinterpret_cast<const float4*>(p + i));
+      v[i] = q.x; v[i + 1] = q.y; v[i + 2] = q.z; v[i + 3] = q.w;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kVec; i += 8) {
+      const uint4 q = __ldg(reinterpret_cast<const uint4*>(p + i));
+      const unsigned words[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        v[i + 2 * k] = __uint_as_float(words[k] << 16);
+        v[i + 2 * k + 1] = __uint_as_float(words[k] & 0xFFFF0000u);
+      }
+    }
+  }
+}
+
+template <typename T, int kVec, int kSub>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) gspmm_extreme_kernel(ExtremeArguments<T> args) {
+  constexpr int kBatch = 8;
+  const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
+  const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
+  const int64_t width = args.heads * args.features;
+  const bool weighted = args.weights != nullptr || args.bf16_weights != nullptr;
+  const int64_t segment_heads = args.segments.count * args.heads;
+  const int64_t items = segment_heads * args.tiles;
+  for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
+    const int64_t tile = item % args.tiles;
+    const int64_t segment_head = item / args.tiles;
+    const int head = static_cast<int>(segment_head % args.heads);
+    const int64_t segment = segment_head / args.heads;
+    const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, segment);
+    if (range.skip) continue;
+    const int64_t feature = tile * (kSub * kVec) + lane * kVec;
+    const bool lane_active = feature < args.features;
+    const T* b = args.u + head * args.features + (lane_active ? feature : 0);
+    float acc[kVec];
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) acc[v] = __int_as_float(0x7fc00000);  // NaN: nothing yet
+    for (int64_t chunk = range.begin; chunk < range.end; chunk += kSub) {
+      const int64_t position = chunk + lane;
+      const bool inside = position < range.end;
+      const int64_t offset = inside ? int64_t{__ldg(args.indices + position)} * width : 0;
+      float weight = args.sign;
+      if (weighted && inside) {
+        const int64_t at = position * args.weight_heads + (args.weight_heads > 1 ? head : 0);
+        weight *= args.weights ? __ldg(args.weights + at) : load_float_readonly(args.bf16_weights + at);
+      }
+      const int staged = range.end - chunk < kSub ? static_cast<int>(range.end - chunk) : kSub;
+      for (int first = 0; first < staged; first += kBatch) {
+#pragma unroll
+        for (int k = 0; k < kBatch; ++k) {
+          // A slot past the staged entries reads the first one's row again (it exists) and is skipped.
+          const int source = first + k < staged ? first + k : first;
+          const int64_t at = __shfl_sync(mask, offset, source, kSub);
+          const float w = __shfl_sync(mask, weight, source, kSub);
+          float loaded[kVec];
+          load_row<T, kVec>(b + at, loaded);
+          if (first + k < staged) {
+#pragma unroll
+            for (int v = 0; v < kVec; ++v) acc[v] = fmaxf(acc[v], w * loaded[v]);
+          }
+        }
+      }
+    }
+    if (!lane_active) continue;
+    const int64_t offset = head * args.features + feature;
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) {
+      if (feature + v >= args.features) break;
+      if (segment < args.segments.split_segments) {
+        args.partials[segment * width + offset + v] = acc[v];
+      } else {
+        args.out[range.row * width + offset + v] = store_as<T>(isnan(acc[v]) ? 0.0f : args.sign * acc[v]);
+      }
+    }
+  }
+}
+
+// Split rows: the maximum of their segments' partial maxima, one thread per output element.
+template <typename T>
+__global__ void gspmm_extreme_combine_kernel(ExtremeArguments<T> args, const int32_t* __restrict__ split_rows,
+                                             const int64_t* __restrict__ split_offsets, int64_t count) {
+  const int64_t width = args.heads * args.features;
+  const int64_t total = count * width;
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int64_t k = i / width;
+    const int64_t j = i - k * width;
+    float acc = __int_as_float(0x7fc00000);
+    for (int64_t s = split_offsets[k]; s < split_offsets[k + 1]; ++s) acc = fmaxf(acc, args.partials[s * width + j]);
+    args.out[int64_t{split_rows[k]} * width + j] = store_as<T>(isnan(acc) ? 0.0f : args.sign * acc);
+  }
+}
+
+template <typename T>
+void launch_extreme_of(const GspmmTile& tile, const ExtremeArguments<T>& args, const SparsePlan& plan,
+                       Device device) {
+  constexpr int kWide = 16 / static_cast<int>(sizeof(T));
+  const int64_t items = args.segments.count * args.heads * args.tiles;
+  const auto go = [&](auto kernel, int lanes) {
+    kernel<<<sparse_cuda::subwarp_blocks(items, lanes, device), sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(
+        args);
+    SGNN_CUDA_CHECK_LAUNCH("gspmm_extreme_kernel");
+  };
+  const auto by_sub = [&](auto vec) {
+    constexpr int kVec = decltype(vec)::value;
+    if (tile.sub == 4) return go(gspmm_extreme_kernel<T, kVec, 4>, 4);
+    if (tile.sub == 8) return go(gspmm_extreme_kernel<T, kVec, 8>, 8);
+    go(gspmm_extreme_kernel<T, kVec, 32>, 32);
+  };
+  if (tile.vec == kWide) by_sub(std::integral_constant<int, kWide>{});
+  else by_sub(std::integral_constant<int, 1>{});
+  if (plan.num_split_rows == 0) return;
+  const LaunchShape shape = elementwise_launch_shape(plan.num_split_rows * args.heads * args.features, device);
+  gspmm_extreme_combine_kernel<T><<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
+      args, plan.split_rows.data<int32_t>(), plan.split_offsets.data<int64_t>(), plan.num_split_rows);
+  SGNN_CUDA_CHECK_LAUNCH("gspmm_extreme_combine_kernel");
+}
+
 // The bfloat16 launches live in their own translation unit (gspmm_bf16.cu).
 void launch_gspmm(const GspmmTile& tile, bool extreme, const GspmmKernelArguments<bfloat16>& args,
                   const SparsePlan& plan, Device device);
+void launch_extreme(const GspmmTile& tile, const ExtremeArguments<bfloat16>& args, const SparsePlan& plan,
+                    Device device);
 
 }  // namespace sgnn::ops::gspmm_cuda

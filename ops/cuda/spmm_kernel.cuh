@@ -135,7 +135,7 @@ __device__ __forceinline__ void store_output(const SpmmArguments<T>& args, int64
   if (segment >= args.segments.split_segments) {
     if (args.average) {
       const int64_t length = args.indptr[row + 1] - args.indptr[row];
-      const float factor = 1.0f / static_cast<float>(length);
+      const float factor = length > 0 ? 1.0f / static_cast<float>(length) : 1.0f;  // an empty row's sum is 0
       float scaled[kVec];
 #pragma unroll
       for (int v = 0; v < kVec; ++v) scaled[v] = acc[v] * factor;

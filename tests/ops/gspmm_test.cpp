@@ -105,7 +105,7 @@ TEST_CASE("gspmm aggregates a hub row of 100000 entries, empty rows and duplicat
     // Sum counts each duplicate: row 0 = 3 · x[2] + 2 · x[1].
     const std::vector<float> sums = ops::gspmm(a, MessageKind::CopyU, ReduceKind::Sum, x, Tensor()).to_vector<float>();
     const std::vector<float> rows = x.to_vector<float>();
-    for (int f = 0; f < 3; ++f) CHECK(sums[static_cast<std::size_t>(f)] == doctest::Approx(3 * rows[6 + f] + 2 * rows[3 + f]));
+    for (std::size_t f = 0; f < 3; ++f) CHECK(sums[f] == doctest::Approx(3 * rows[6 + f] + 2 * rows[3 + f]));
   }
 }
 
