@@ -56,7 +56,9 @@ Tensor gather_rows(const Tensor& x, const Tensor& index);
 // (torch_geometric.utils.scatter(src, index, 0, num_outputs, reduce)).
 //   src [E, ...], index [E] with values in [0, num_outputs), num_outputs
 //   in [0, 2^31) -> [num_outputs, ...], src's dtype. Sum and Mean add in
-//   float in increasing edge order (except float32 Sum with atomics, above).
+//   float in a fixed order (the CPU: increasing edge order; CUDA: see
+//   segment_reduce), except float32 Sum with atomics (above). The sorted
+//   path needs E < 2^31.
 // Backward: Sum gathers the gradient; Mean gathers it divided by the row's
 // count; Max and Min send it to the winning edge.
 Tensor scatter(const Tensor& src, const Tensor& index, int64_t num_outputs, ReduceKind reduce);
@@ -66,9 +68,14 @@ Tensor scatter(const Tensor& src, const Tensor& index, int64_t num_outputs, Redu
 //   src [E, ...]; offsets int32 or int64 [S + 1], non-decreasing, from 0 to
 //   E, on src's device -> [S, ...], src's dtype. No atomics: deterministic.
 // Backward like scatter's. On CUDA the work is cut as SpMM's is (the
-// per-offsets plan of ops/sparse_plan.hpp: rows of more than a segment's
-// length split, their partials combined in a fixed order), so one segment
-// of 100,000 rows spreads over the GPU.
+// launch plan of ops/sparse_plan.hpp, cached per offsets tensor: segments
+// longer than the plan's segment length, 128-1024 rows, are split and
+// their partials combined in a fixed order), so one segment of 100,000
+// rows spreads over the GPU; the sums of a piece run over interleaved
+// lanes, combined by a fixed tree (ops/cuda/segment_reduce.cu). Workspace:
+// Max and Min keep an int32 [S, ...] of winning rows until backward; split
+// segments take float [pieces, ...] partials during the call.
+// g-SpMM's copy_e is segment_reduce(w_e, A.csr.indptr, reduce).
 Tensor segment_reduce(const Tensor& src, const Tensor& offsets, ReduceKind reduce);
 
 }  // namespace sgnn::ops
