@@ -30,13 +30,11 @@
 // false positive in the library's split()), as in the other programs.
 #pragma GCC diagnostic ignored "-Wnull-dereference"
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <sstream>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -283,15 +281,14 @@ int main(int argc, char** argv) {
         for (int64_t features : widths) bench.run(type == "float32" ? DType::Float32 : DType::BFloat16, features, rows);
       }
     }
-    const cudaDeviceProp& properties = cuda::properties(kGpu);
-    std::printf("device: %s, device-to-device copy %.0f GB/s\n", properties.name, roofline);
-    std::ostringstream table;
-    print(rows, table, false);
-    std::fputs(table.str().c_str(), stdout);
+    const std::string heading = detail::concat(cuda::properties(kGpu).name, ", median of ", kRuns, " runs after ",
+                                               kWarmup, " warm-up runs; device-to-device copy ",
+                                               static_cast<int64_t>(roofline), " GB/s");
+    std::cout << heading << "\n";
+    print(rows, std::cout, false);
     if (!markdown.empty()) {
       std::ofstream file(markdown);
-      file << "Device: " << properties.name << " — median of " << kRuns << " runs after " << kWarmup
-           << " warm-up runs; device-to-device copy " << static_cast<int64_t>(roofline) << " GB/s\n\n";
+      file << heading << "\n\n";
       print(rows, file, true);
     }
     if (!json.empty()) write_json(rows, json);

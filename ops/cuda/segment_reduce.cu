@@ -208,30 +208,58 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) segment_reduce_ker
   }
 }
 
-// out[split row k, j] from its pieces' partials, in piece order; one thread
-// per element (coalesced over j).
+// out[split row k, j] from its pieces' partials: a block of 32 features ×
+// piece_lanes (blockDim.y) per (split row, feature tile); each thread takes
+// every piece_lanes-th piece in order, then a fixed tree in shared memory
+// combines the piece lanes. A hub row of a million entries is ~8000 pieces:
+// one thread walking them all (SpMM's reduce_split_rows_kernel) would be a
+// serial tail of ~8000 dependent loads.
+constexpr int kCombineFeatures = 32;
+constexpr int kCombinePieceLanes = 32;
+
 template <typename T, int kCombine>
-__global__ void combine_split_rows_kernel(SegmentArguments<T> args, const int32_t* __restrict__ split_rows,
-                                          const int64_t* __restrict__ split_offsets, int64_t count) {
-  const int64_t total = count * args.width;
-  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
-    const int64_t k = i / args.width;
-    const int64_t j = i - k * args.width;
+__global__ void __launch_bounds__(kCombineFeatures* kCombinePieceLanes)
+    combine_split_rows_kernel(SegmentArguments<T> args, const int32_t* __restrict__ split_rows,
+                              const int64_t* __restrict__ split_offsets, int64_t count) {
+  __shared__ float shared_acc[kCombineFeatures * kCombinePieceLanes];
+  __shared__ int32_t shared_best[kCombineFeatures * kCombinePieceLanes];
+  const int piece_lanes = static_cast<int>(blockDim.y);
+  const int slot = static_cast<int>(threadIdx.y) * kCombineFeatures + static_cast<int>(threadIdx.x);
+  const int64_t tiles = (args.width + kCombineFeatures - 1) / kCombineFeatures;
+  for (int64_t block = blockIdx.x; block < count * tiles; block += gridDim.x) {
+    const int64_t k = block / tiles;
+    const int64_t j = (block - k * tiles) * kCombineFeatures + threadIdx.x;
     float acc = 0.0f;
     int32_t best = -1;
-    for (int64_t piece = split_offsets[k]; piece < split_offsets[k + 1]; ++piece) {
-      const float value = args.partials[piece * args.width + j];
-      int32_t row = 0;
-      if constexpr (kCombine != kSum) row = args.partial_arguments[piece * args.width + j];
-      combine<kCombine>(acc, best, value, row);
+    if (j < args.width) {
+#pragma unroll 4
+      for (int64_t piece = split_offsets[k] + threadIdx.y; piece < split_offsets[k + 1]; piece += piece_lanes) {
+        int32_t row = 0;
+        if constexpr (kCombine != kSum) row = args.partial_arguments[piece * args.width + j];
+        combine<kCombine>(acc, best, args.partials[piece * args.width + j], row);
+      }
     }
-    const int64_t row = split_rows[k];
-    if constexpr (kCombine == kSum) {
-      const int64_t length = args.offsets[row + 1] - args.offsets[row];
-      args.out[row * args.width + j] = store_as<T>(args.mean ? acc / static_cast<float>(length) : acc);
-    } else {
-      args.out[row * args.width + j] = store_as<T>(best < 0 ? 0.0f : acc);
-      args.argument[row * args.width + j] = best;
+    shared_acc[slot] = acc;
+    shared_best[slot] = best;
+    __syncthreads();
+    for (int stride = piece_lanes / 2; stride > 0; stride /= 2) {
+      if (static_cast<int>(threadIdx.y) < stride) {
+        combine<kCombine>(acc, best, shared_acc[slot + stride * kCombineFeatures],
+                          shared_best[slot + stride * kCombineFeatures]);
+        shared_acc[slot] = acc;
+        shared_best[slot] = best;
+      }
+      __syncthreads();
+    }
+    if (threadIdx.y == 0 && j < args.width) {
+      const int64_t row = split_rows[k];
+      if constexpr (kCombine == kSum) {
+        const int64_t length = args.offsets[row + 1] - args.offsets[row];
+        args.out[row * args.width + j] = store_as<T>(args.mean ? acc / static_cast<float>(length) : acc);
+      } else {
+        args.out[row * args.width + j] = store_as<T>(best < 0 ? 0.0f : acc);
+        args.argument[row * args.width + j] = best;
+      }
     }
   }
 }
@@ -341,8 +369,13 @@ void reduce_as(const Segments& segments, ReduceKind reduce, const Tensor& src, T
     }
     SGNN_CUDA_CHECK_LAUNCH("segment_reduce_kernel");
     if (split == 0) return;
-    const LaunchShape combine_shape = elementwise_launch_shape(plan.num_split_rows * width, device);
-    combine_split_rows_kernel<T, kCombine><<<combine_shape.blocks, combine_shape.threads, 0, stream>>>(
+    // Piece lanes for the longest split row's pieces, up to 32.
+    const int64_t most_pieces = (plan.max_row_length + plan.segment_length - 1) / plan.segment_length;
+    const dim3 threads(kCombineFeatures, static_cast<unsigned>(sparse_cuda::next_power_of_two(most_pieces,
+                                                                                              kCombinePieceLanes)));
+    const int64_t blocks = plan.num_split_rows * ((width + kCombineFeatures - 1) / kCombineFeatures);
+    const int64_t cap = static_cast<int64_t>(cuda::properties(device).multiProcessorCount) * 16;
+    combine_split_rows_kernel<T, kCombine><<<static_cast<unsigned>(std::min(blocks, cap)), threads, 0, stream>>>(
         args, plan.split_rows.data<int32_t>(), plan.split_offsets.data<int64_t>(), plan.num_split_rows);
     SGNN_CUDA_CHECK_LAUNCH("combine_split_rows_kernel");
   };
