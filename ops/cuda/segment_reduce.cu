@@ -5,8 +5,8 @@
 //    segment length (128-1024 positions) is cut into pieces, so one hub
 //    segment of 100,000 rows becomes ~100 items instead of one serial tail;
 //    the pieces store float partials (and winning rows) that a second
-//    kernel combines per split segment in piece order: deterministic, no
-//    atomics.
+//    kernel combines per split segment (piece lanes, then a fixed tree in
+//    shared memory): deterministic, no atomics.
 //  - One subwarp per (item, feature tile): feature_lanes lanes cover a row
 //    with 16-byte loads (4 floats, 8 bfloat16s) where the width and the
 //    pointers allow, else scalars; entry_lanes lanes (feature_lanes ·
@@ -17,7 +17,7 @@
 //    parallelism), then the entry lanes are combined by an xor butterfly
 //    (every lane of the subwarp ends with the same bits).
 //  - Sums in float in a fixed order (per lane, then the butterfly, then the
-//    partials in order); a bfloat16 output is rounded once. Max and Min
+//    partials' lanes and tree); a bfloat16 output is rounded once. Max and Min
 //    follow ops/segment_reduce_math.hpp, a total order on (value, row), so
 //    any combination order gives the CPU's winner bit for bit.
 //  - Backward of Sum and Mean: the same items write the gradient row to
