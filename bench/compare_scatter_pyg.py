@@ -88,6 +88,8 @@ def time_peers(torch, pyg_utils, stem, nodes, dtype, features):
             times.setdefault(op, {})[peer] = median_ms(torch, call)
         except torch.cuda.OutOfMemoryError:
             times.setdefault(op, {})[peer] = "OOM"
+        except RuntimeError as error:  # an op without a kernel for this dtype
+            times.setdefault(op, {})[peer] = "error: " + str(error).splitlines()[0][:80]
         torch.cuda.empty_cache()
 
     record("gather", "torch", lambda: torch.index_select(x, 0, src))
