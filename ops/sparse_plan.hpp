@@ -19,6 +19,8 @@
 //                    (undefined otherwise): on those, latency bounds the
 //                    kernels and one thread per entry pays (the Edges SDDMM);
 //                    on large ones the 4 bytes an entry would be wasted
+//   all_entry_rows   the same for a graph of any size, made on the first
+//                    request (ops::edge_destinations) and kept with the plan
 //
 // sparse_plan(csr) looks the plan up by csr.indptr's storage. The cache keeps
 // the indptr handle alive, so a freed graph's address can never be mistaken
@@ -27,11 +29,18 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "core/csr.hpp"
 #include "ops/kernel_choices.hpp"
 
 namespace sgnn::ops {
+
+// A tensor made on its first request and then kept (thread safe).
+struct LazyTensor {
+  std::mutex mutex;
+  Tensor tensor;
+};
 
 struct SparsePlan {
   Tensor indptr;  // the key, held so its address stays unique while cached
@@ -51,6 +60,7 @@ struct SparsePlan {
   Tensor split_rows;
   Tensor split_offsets;
   Tensor entry_row;  // undefined when nnz > kEntryRowsMaxEntries
+  std::shared_ptr<LazyTensor> all_entry_rows = std::make_shared<LazyTensor>();
   std::shared_ptr<KernelChoiceTable> choices = std::make_shared<KernelChoiceTable>();
 };
 
