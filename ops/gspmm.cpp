@@ -3,6 +3,7 @@
 #include "core/autograd.hpp"
 #include "ops/cast.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/gather_scatter.hpp"
 #include "ops/gsddmm.hpp"
 #include "ops/message_runners.hpp"
 #include "ops/shape.hpp"
@@ -204,6 +205,8 @@ Tensor gspmm_general(const Adjacency& adjacency, MessageKind message, ReduceKind
 Tensor gspmm(const Adjacency& adjacency, MessageKind message, ReduceKind reduce, const Tensor& u, const Tensor& e) {
   const BroadcastShape shape = check_gspmm(adjacency, message, reduce, u, e);
   const Shape out_shape = detail::with_rows(adjacency.num_rows(), shape.feature_shape);
+  // copy_e is the segment reduction of e over A's rows (PyG's segment_csr).
+  if (message == MessageKind::CopyE) return segment_reduce(e, adjacency.csr.indptr, reduce);
   const TunedForm form = tuned_form(message, u, shape);
   const bool summed = reduce == ReduceKind::Sum || reduce == ReduceKind::Mean;
   if (form.applies && summed) return gspmm_tuned(adjacency, message, reduce, u, e, form, out_shape);

@@ -6,7 +6,7 @@
 //     reduce   Sum, Mean, Max, Min (ops/reduce_kind.hpp); a row without
 //              entries gives 0; Max/Min route each output's gradient to the
 //              entry that won (the first in CSR order among equal messages;
-//              NaN messages never win)
+//              the first NaN message wins, ops/reduce_kind.hpp)
 //     u        [n_cols], [n_cols, D] or [n_cols, H, D], float32 or bfloat16;
 //              undefined for CopyE
 //     e        [nnz], [nnz, D], [nnz, H, 1], [nnz, H, D] (any shape that
@@ -24,6 +24,7 @@
 //     [nnz, 1]) or per head ([nnz, H, 1] beside u [n, H, D]): the tuned SpMM
 //     (ops/spmm.hpp: the measured tile and padded choices; Mean divides each
 //     row's sum by its entry count inside the kernel);
+//   - CopyE: the segment reduction of e over A's rows (ops/gather_scatter.hpp);
 //   - Max or Min of those same forms: the tuned SpMM's light tile with a
 //     maximum for the sum, values only (the backward finds the winners again
 //     with the generalized kernel: one more pass over the entries, in backward);

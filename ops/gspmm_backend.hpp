@@ -32,7 +32,8 @@ struct GspmmOperands {
 // out [num_rows, heads · features] float32 or bfloat16. Rows without entries
 // get 0. Max/Min also write argument (int32, out's shape): the winning entry
 // k (a position in csr's order; the first among equal messages), -1 for rows
-// without entries; undefined for Sum and Mean. NaN messages never win.
+// without entries; undefined for Sum and Mean. The first NaN message wins
+// (ops/message_math.hpp).
 void gspmm_forward(Cpu, const Csr& csr, const GspmmOperands& operands, Tensor& out, Tensor& argument);
 void gspmm_forward(Cuda, const Csr& csr, const GspmmOperands& operands, Tensor& out, Tensor& argument);
 

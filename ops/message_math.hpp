@@ -51,8 +51,15 @@ SGNN_HOST_DEVICE float apply_binary(BinaryKind kind, float lhs, float rhs) {
   }
 }
 
-// Whether `candidate` replaces `best` in a Max (sign +1) or Min (sign −1)
-// reduction: strictly better, so the first of equal messages stays; NaN never wins.
-SGNN_HOST_DEVICE bool wins(float candidate, float best, float sign) { return sign * candidate > sign * best; }
+// Whether `candidate` replaces the running `best` (none yet: `have_best`
+// false) of a Max (sign +1) or Min (sign −1) reduction, the rule of
+// ops/reduce_kind.hpp: a NaN wins over every number and stays (as torch's
+// amax, and the segment reductions' ops/segment_reduce_math.hpp), and a
+// strictly better number replaces, so the first of equal messages stays.
+SGNN_HOST_DEVICE bool replaces(float candidate, float best, bool have_best, float sign) {
+  if (!have_best) return true;
+  if (best != best) return false;
+  return candidate != candidate || sign * candidate > sign * best;
+}
 
 }  // namespace sgnn::ops

@@ -8,7 +8,8 @@
 //         gets 0. Backward routes each output's gradient to the one message
 //         that won; among equal messages the first wins (the lowest position
 //         in the reduction's order: CSR order for g-SpMM and segments, the
-//         lowest edge index for scatter)
+//         lowest edge index for scatter). A NaN message wins over every
+//         number (the first NaN), so a NaN is never hidden, as torch's amax
 //   Min   as Max with the smallest message
 #pragma once
 

@@ -63,7 +63,7 @@ void gspmm_rows(const Csr& csr, const GspmmOperands& operands, Tensor& out, Tens
               const auto i = static_cast<size_t>(h * features + f);
               if (!extreme) {
                 accumulator[i] += message;
-              } else if (!std::isnan(message) && (winner[i] < 0 || wins(message, accumulator[i], sign))) {
+              } else if (replaces(message, accumulator[i], winner[i] >= 0, sign)) {
                 accumulator[i] = message;
                 winner[i] = k;
               }

@@ -15,7 +15,8 @@
 //    they carry every feature and are aligned, one scalar where an operand
 //    repeats over the features (a weight per edge or per head);
 //  - Max/Min keep the winning entry beside each running extreme (strictly
-//    better replaces, so the first of equal messages stays; NaN never wins).
+//    better replaces, so the first of equal messages stays; the first NaN
+//    wins and stays: ops/message_math.hpp's rule).
 #pragma once
 
 #include <cstdint>
@@ -171,7 +172,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) gspmm_kernel(Gspmm
           for (int v = 0; v < kVec; ++v) {
             const float message = apply_message(args.message, u_values[k][v], e_values[k][v]);
             if constexpr (kExtreme) {
-              if (!isnan(message) && (winner[v] < 0 || wins(message, acc[v], args.sign))) {
+              if (replaces(message, acc[v], winner[v] >= 0, args.sign)) {
                 acc[v] = message;
                 winner[v] = static_cast<int32_t>(chunk + first + k);
               }
@@ -230,7 +231,7 @@ __global__ void gspmm_combine_kernel(GspmmKernelArguments<T> args, const int32_t
       const float value = args.partial_values[s * width + j];
       if constexpr (kExtreme) {
         const int32_t candidate = args.partial_arguments[s * width + j];
-        if (candidate >= 0 && (winner < 0 || wins(value, acc, args.sign))) {
+        if (candidate >= 0 && replaces(value, acc, winner >= 0, args.sign)) {
           acc = value;
           winner = candidate;
         }
@@ -298,11 +299,16 @@ void launch_gspmm_of(const GspmmTile& tile, bool extreme, const GspmmKernelArgum
 // (ops/cuda/spmm_kernel.cuh) with a maximum where it has a sum. Each lane
 // stages one entry (B's row offset and its weight), the subwarp gathers the
 // staged rows eight at a time, all eight loads issued before the first
-// maximum. Min is the maximum of the negated messages. The running maximum
-// starts as NaN, which fmaxf drops for any number: a row without entries,
-// or whose messages are all NaN, ends NaN and stores 0. No winner is kept:
+// maximum. Min is the maximum of the negated messages; a NaN message wins
+// and stays (ops/message_math.hpp's rule), and a row without entries stores
+// 0. No winner is kept:
 // the backward finds it again (gspmm_kernel over the same entries), so the
 // forward moves what the sum moves.
+// The running maximum after `value`: a NaN takes over and stays.
+__device__ __forceinline__ float extreme_step(float best, float value) {
+  return best == best && (value > best || value != value) ? value : best;
+}
+
 template <typename T>
 struct ExtremeArguments {
   sparse_cuda::Offsets indptr;
@@ -317,7 +323,7 @@ struct ExtremeArguments {
   int weight_heads = 1;  // 1: one weight per entry; heads: one per head
   float sign = 1.0f;
   T* out = nullptr;
-  float* partials = nullptr;  // [split_segments, width], sign-space maxima (NaN: none)
+  float* partials = nullptr;  // [split_segments, width], sign-space maxima of non-empty segments
 };
 
 template <typename T, int kVec>
@@ -365,7 +371,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) gspmm_extreme_kern
     const T* b = args.u + head * args.features + (lane_active ? feature : 0);
     float acc[kVec];
 #pragma unroll
-    for (int v = 0; v < kVec; ++v) acc[v] = __int_as_float(0x7fc00000);  // NaN: nothing yet
+    for (int v = 0; v < kVec; ++v) acc[v] = -INFINITY;
     for (int64_t chunk = range.begin; chunk < range.end; chunk += kSub) {
       const int64_t position = chunk + lane;
       const bool inside = position < range.end;
@@ -387,7 +393,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) gspmm_extreme_kern
           load_row<T, kVec>(b + at, loaded);
           if (first + k < staged) {
 #pragma unroll
-            for (int v = 0; v < kVec; ++v) acc[v] = fmaxf(acc[v], w * loaded[v]);
+            for (int v = 0; v < kVec; ++v) acc[v] = extreme_step(acc[v], w * loaded[v]);
           }
         }
       }
@@ -400,7 +406,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) gspmm_extreme_kern
       if (segment < args.segments.split_segments) {
         args.partials[segment * width + offset + v] = acc[v];
       } else {
-        args.out[range.row * width + offset + v] = store_as<T>(isnan(acc[v]) ? 0.0f : args.sign * acc[v]);
+        args.out[range.row * width + offset + v] = store_as<T>(range.end == range.begin ? 0.0f : args.sign * acc[v]);
       }
     }
   }
@@ -415,9 +421,9 @@ __global__ void gspmm_extreme_combine_kernel(ExtremeArguments<T> args, const int
   for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
     const int64_t k = i / width;
     const int64_t j = i - k * width;
-    float acc = __int_as_float(0x7fc00000);
-    for (int64_t s = split_offsets[k]; s < split_offsets[k + 1]; ++s) acc = fmaxf(acc, args.partials[s * width + j]);
-    args.out[int64_t{split_rows[k]} * width + j] = store_as<T>(isnan(acc) ? 0.0f : args.sign * acc);
+    float acc = -INFINITY;  // a split row has entries
+    for (int64_t s = split_offsets[k]; s < split_offsets[k + 1]; ++s) acc = extreme_step(acc, args.partials[s * width + j]);
+    args.out[int64_t{split_rows[k]} * width + j] = store_as<T>(args.sign * acc);
   }
 }
 

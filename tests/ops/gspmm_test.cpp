@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,26 @@ TEST_CASE("gspmm max sends the gradient to the first of equal messages") {
   ops::sum(ops::gspmm(a, MessageKind::UMulE, ReduceKind::Max, u, e)).backward();
   CHECK(u.grad().to_vector<float>() == std::vector<float>{2, 0, 0});
   CHECK(e.grad().to_vector<float>() == std::vector<float>{2, 0, 0});
+}
+
+TEST_CASE("gspmm max and min let the first NaN message win, on both kernels") {
+  // Row 0: 1, NaN, 5, NaN -> NaN from entry 1; row 1: 2, 7 -> 7.
+  const Adjacency a = adjacency_from_entries(4, {0, 0, 0, 0, 1, 1}, {0, 1, 2, 3, 0, 2});
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> values{1, nan, 5, nan};
+  for (ReduceKind reduce : {ReduceKind::Max, ReduceKind::Min}) {
+    // copy_u runs the values-only twin, u_add_e the generalized kernel.
+    Tensor x = Tensor::from_vector(values, {4, 1}).set_requires_grad(true);
+    const Tensor copied = ops::gspmm(a, MessageKind::CopyU, reduce, x, Tensor());
+    ops::sum(copied).backward();
+    const std::vector<float> out = copied.to_vector<float>();
+    CHECK(std::isnan(out[0]));
+    CHECK(out[1] == (reduce == ReduceKind::Max ? 5.0f : 1.0f));
+    CHECK(x.grad().to_vector<float>() == std::vector<float>{reduce == ReduceKind::Max ? 0.0f : 1.0f, 1, reduce == ReduceKind::Max ? 1.0f : 0.0f, 0});
+    const Tensor shifted =
+        ops::gspmm(a, MessageKind::UAddE, reduce, Tensor::from_vector(values, {4, 1}), Tensor::zeros({6, 1}));
+    CHECK(std::isnan(shifted.to_vector<float>()[0]));
+  }
 }
 
 TEST_CASE("gspmm gradients match finite differences for every message and reduction") {
