@@ -16,7 +16,10 @@ docs/kernels.md says how to build them. No peer code is part of this project.
 The matrices are the broad suite's (bench/support/bench_suite.hpp), written
 by export_suite_mtx with the pattern and entry order bench_sparse times.
 Ours: bench_sparse --suite-only --graph NAME (auto, the measured choice), in
-the same call on the same GPU. Writes OUT/peer_kernels.md and .json.
+the same call on the same GPU. Writes OUT/peer_kernels.md and .json; the
+table replaces the section peer-kernels of bench/RESULTS.md (--section another
+name, --no-results leaves the file alone) with the machine, the commit and
+this command, and is saved as OUT/<section>.section.md.
 """
 import argparse
 import json
@@ -24,6 +27,9 @@ import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import results_section  # noqa: E402  (bench/support: writes this run's section of bench/RESULTS.md)
 
 REPORT = re.compile(r"Time\s+([0-9.eE+-]+)\s*\(ms\)")
 
@@ -96,6 +102,9 @@ def main():
     parser.add_argument("--features", default="64,128,256")
     parser.add_argument("--ops", default="sddmm,spmm")
     parser.add_argument("--timeout", type=int, default=120, help="seconds per program run")
+    parser.add_argument("--peer-version", default="commit not given",
+                        help="the peer's version, for the results file (e.g. dgSPARSE-Lib 973a972)")
+    results_section.add_arguments(parser, "peer-kernels")
     args = parser.parse_args()
     features = [int(f) for f in args.features.split(",")]
     ops = args.ops.split(",")
@@ -146,6 +155,11 @@ def main():
     with open(os.path.join(args.out, "peer_kernels.md"), "w") as handle:
         handle.write(table)
     print(table)
+    results_section.write_section(
+        None if args.no_results else args.results, args.out, args.section, "SpMM and SDDMM against peer kernels",
+        f"dgSPARSE-Lib ({args.peer_version}): its edge-balanced CSR SDDMM and the fastest of GE-SpMM's six "
+        "algorithms that passed its driver's check; cuSPARSE timed by both programs as a cross-check",
+        table + "\nOurs: auto, the measured choice. \"dgSPARSE ÷ ours\" > 1: ours is faster.")
 
 
 if __name__ == "__main__":
