@@ -75,7 +75,7 @@ def accuracy_set(args, log, record):
             lines.append(f"| {dataset} | {model} | {cells[0]} | {cells[1]} | "
                          f"{'—' if difference is None else f'{difference:+.2f}'} | {verdict} |")
             print(lines[-1], flush=True)
-    return ("accuracy", f"Accuracy, {args.seeds} seeds, FP32 and BF16",
+    return ("accuracy", f"Accuracy, {args.seeds} seed{'' if args.seeds == 1 else 's'}, FP32 and BF16",
             "the same programs in FP32, same seeds; the papers' figures (GCN: Kipf & Welling 2017, Cora 81.5, "
             "Citeseer 70.3; GAT: Veličković et al. 2018, Cora 83.0 ± 0.7, Citeseer 72.5 ± 0.7)",
             f"Test accuracy at the best validation epoch, mean ± std over seeds 0..{args.seeds - 1}, the public "
