@@ -49,6 +49,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import results_section  # noqa: E402  (bench/support: writes this run's section of bench/RESULTS.md)
+
 REPORT = re.compile(r"Time\s+([0-9.eE+-]+)\s*\(ms\)")
 
 
@@ -299,6 +302,9 @@ def main():
                              "them out)")
     parser.add_argument("--deadline", type=float, help="seconds after which no case starts")
     parser.add_argument("--scratch", help="folder for the matrix files (default: a temporary one)")
+    parser.add_argument("--peer-version", default="commit not given",
+                        help="the peer's version, for the results file (e.g. RoDe f446e29)")
+    results_section.add_arguments(parser, "peer-kernels")
     args = parser.parse_args()
     start = time.monotonic()
     kind = args.peer_kind
@@ -358,6 +364,13 @@ def main():
     with open(os.path.join(args.out, "peer_kernels.md"), "w") as handle:
         handle.write(table)
     print(table)
+    peer = ("RoDe: its SpMM (the faster of its n32/n128 kernels) and SDDMM, driven by bench/peers/rode_driver.cu"
+            if kind == "rode" else
+            "dgSPARSE-Lib: its edge-balanced CSR SDDMM and the fastest of GE-SpMM's six algorithms that passed its "
+            "driver's check; cuSPARSE timed by both programs as a cross-check")
+    results_section.write_section(
+        None if args.no_results else args.results, args.out, args.section, "SpMM and SDDMM against peer kernels",
+        f"{peer} ({args.peer_version})", table + "\nOurs: auto, the measured choice. \"peer ÷ ours\" > 1: ours is faster.")
 
 
 if __name__ == "__main__":

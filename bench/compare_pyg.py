@@ -20,6 +20,11 @@ on W·x) so that both sides do the same work per epoch and in total.
 --datasets keeps only the named cases of the sets, --models only those
 models' (gcn, gat), --pyg-inputs only those PyG inputs (edge_index, csr). The table and JSON are rewritten after every
 case, so a run stopped by a time limit keeps the cases it finished.
+At the end each set's table replaces its section of bench/RESULTS.md
+(pyg-citation, pyg-large, pyg-degree; --section puts every row in one
+section, --no-results leaves the file alone) with the machine, the commit and
+this command, and is saved as OUT/<section>.section.md
+(bench/support/results_section.py --apply puts a saved one in).
 """
 import argparse
 import json
@@ -29,6 +34,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "support"))
+import results_section  # noqa: E402  (bench/support: writes this run's section of bench/RESULTS.md)
 
 
 def run_json(command, log):
@@ -79,11 +86,8 @@ def number(value, scale=1.0, digits=2):
     return "—" if value is None else f"{value * scale:.{digits}f}"
 
 
-def write_tables(rows, out):
-    """Writes the JSON and the markdown table of the rows so far (after every case: a run cut short keeps them)."""
-    with open(os.path.join(out, "bench_training.json"), "w") as handle:
-        json.dump([{"dataset": r[0], "model": r[1], "precision": r[2], "pyg_adjacency": r[3], "ours_cold": r[4],
-                    "ours_warm": r[5], "pyg": r[6]} for r in rows], handle, indent=1)
+def table(rows):
+    """The markdown table of these rows: ours beside PyG, ÷ = ours ÷ PyG."""
     lines = ["| dataset | model | precision | PyG input | step ms ours | step ms PyG | ÷ | train s ours "
              "| train s PyG | ÷ | peak GB ours | peak GB PyG | ÷ | prep ms cold / warm | prep ms PyG "
              "| test acc ours | test acc PyG |",
@@ -107,10 +111,78 @@ def write_tables(rows, out):
             f"{ratio(peak_ours, None if status else peak_pyg)} | {number(cold.get('preprocess_ms'), 1, 1)} / "
             f"{number(warm.get('preprocess_ms'), 1, 1)} | {number(pyg.get('preprocess_ms'), 1, 1)} | "
             f"{number(warm.get('test_accuracy'), 100, 1)} | {number(pyg.get('test_accuracy'), 100, 1)} |")
-    table = "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n"
+
+
+def write_tables(rows, out):
+    """Writes the JSON and the markdown table of the rows so far (after every case: a run cut short keeps them)."""
+    with open(os.path.join(out, "bench_training.json"), "w") as handle:
+        json.dump([{"dataset": r[0], "model": r[1], "precision": r[2], "pyg_adjacency": r[3], "ours_cold": r[4],
+                    "ours_warm": r[5], "pyg": r[6]} for r in rows], handle, indent=1)
+    text = table(rows)
     with open(os.path.join(out, "bench_training.md"), "w") as handle:
-        handle.write(table)
-    return table
+        handle.write(text)
+    return text
+
+
+def speedups(rows):
+    """One line per (dataset, model, precision): PyG's fastest input's step and peak memory against ours."""
+    lines, seen = [], {}
+    for label, model, precision, mode, cold, warm, pyg in rows:
+        key = (label, model, precision)
+        entry = seen.setdefault(key, {"ours": warm, "pyg": None, "failed": []})
+        if pyg.get("status") == "ok" and pyg.get("epoch_ms_median"):
+            if entry["pyg"] is None or pyg["epoch_ms_median"] < entry["pyg"][1]["epoch_ms_median"]:
+                entry["pyg"] = (mode, pyg)
+        else:
+            entry["failed"].append(f"{mode}: {pyg.get('status')}")
+    for (label, model, precision), entry in seen.items():
+        ours = entry["ours"]
+        if entry["pyg"] is None or not ours.get("epoch_ms_median"):
+            lines.append(f"- {label} {model} {precision}: no ratio (PyG {'; '.join(entry['failed']) or 'not run'}; "
+                         f"ours {number(ours.get('epoch_ms_median'), 1, 3)} ms a step, "
+                         f"{number(ours.get('peak_device_bytes'), 1e-9)} GB)")
+            continue
+        mode, pyg = entry["pyg"]
+        memory = (f", {ours['peak_device_bytes'] / pyg['peak_device_bytes']:.2f}x its peak memory"
+                  if ours.get("peak_device_bytes") and pyg.get("peak_device_bytes") else "")
+        lines.append(f"- {label} {model} {precision}: step {pyg['epoch_ms_median'] / ours['epoch_ms_median']:.1f}x "
+                     f"faster than PyG's faster input ({mode}){memory}")
+    return "\n".join(lines) + "\n"
+
+
+SET_OF = {"cora": "citation", "citeseer": "citation", "reddit-scale": "large", "products-scale": "large",
+          "degree-50": "degree", "degree-100": "degree"}
+TITLES = {"citation": "Training step against PyG: Cora and Citeseer",
+          "large": "Training step against PyG: the Reddit- and products-scale graphs",
+          "degree": "GAT against PyG on the degree-50 and degree-100 graphs"}
+NOTES = """step: forward + backward + optimizer, median over epochs ("(graph)": replayed from a CUDA Graph);
+train s: the whole run with evaluation; peak: device bytes at peak (ours: the pool's high-water mark from
+load on; PyG: torch.cuda.max_memory_allocated); prep: our read + prepare with a cold / warm adjacency
+cache; ÷ = ours ÷ PyG (under 1: ours is faster or smaller). Our GAT runs PyG's procedure here (no early
+stopping, no dropout on W·x)."""
+
+
+def pyg_version():
+    probe = subprocess.run([sys.executable, "-c", "import torch, torch_geometric; "
+                            "print(f'{torch_geometric.__version__} (torch {torch.__version__})')"],
+                           capture_output=True, text=True)
+    return probe.stdout.strip() if probe.returncode == 0 else "(not importable where this ran)"
+
+
+def write_sections(rows, args):
+    """Each set's rows as its section of the results file (or every row in --section)."""
+    groups = {}
+    for row in rows:
+        name = args.section if args.section != "pyg-SET" else "pyg-" + SET_OF.get(row[0], "other")
+        groups.setdefault(name, []).append(row)
+    baseline = (f"PyTorch Geometric {pyg_version()} through bench/pyg_train.py on the same files and GPU: "
+                "GCNConv(cached=True) on edge_index and on a torch.sparse CSR adjacency, GATConv on edge_index; "
+                "bf16 rows under torch.autocast")
+    for name, group in groups.items():
+        title = TITLES.get(name[len("pyg-"):], "Training against PyG") if name.startswith("pyg-") else name
+        results_section.write_section(None if args.no_results else args.results, args.out, name, title, baseline,
+                                      table(group) + "\n" + speedups(group) + "\n" + NOTES)
 
 
 def main():
@@ -127,6 +199,7 @@ def main():
     parser.add_argument("--models", default="gcn,gat", help="comma-separated: only these models' cases (gcn, gat)")
     parser.add_argument("--pyg-inputs", default="edge_index,csr",
                         help="PyG adjacency inputs to run where a case has them (default edge_index,csr)")
+    results_section.add_arguments(parser, "pyg-SET")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     log = os.path.join(args.out, "compare_pyg.log")
@@ -184,6 +257,7 @@ def main():
                 write_tables(rows, args.out)
 
     print(write_tables(rows, args.out))
+    write_sections(rows, args)
 
 
 if __name__ == "__main__":

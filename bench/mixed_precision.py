@@ -24,6 +24,10 @@ Sets:
             they were not tuned on.
 PyG under torch.autocast on the same graphs: bench/compare_pyg.py
 --precisions fp32,bf16.
+Each set's table replaces its section of bench/RESULTS.md (accuracy,
+bf16-step, bf16-families; "-cpu" appended with --device cpu; --no-results
+leaves the file alone) with the machine, the commit and this command, and is
+saved as OUT/<section>.section.md.
 """
 import argparse
 import json
@@ -31,7 +35,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 from compare_pyg import generate, run_json  # noqa: E402  (one way to run a program and read its JSON)
+import results_section  # noqa: E402  (bench/support: writes this run's section of bench/RESULTS.md)
 
 
 def train(args, model, dataset, precision, flags, log):
@@ -53,7 +59,7 @@ def accuracy_set(args, log, record):
              "|---|---|---|---|---|---|"]
     for dataset in ("cora", "citeseer"):
         directory = os.path.join(args.build, "share", "sparsegnn", "datasets", dataset)
-        for model in ("gcn", "gat"):
+        for model in [m for m in ("gcn", "gat") if m in args.models.split(",")]:
             results = {}
             for precision in ("fp32", "bf16"):
                 results[precision] = train(args, model, directory, precision, ["--runs", str(args.seeds)], log)
@@ -69,8 +75,12 @@ def accuracy_set(args, log, record):
             lines.append(f"| {dataset} | {model} | {cells[0]} | {cells[1]} | "
                          f"{'—' if difference is None else f'{difference:+.2f}'} | {verdict} |")
             print(lines[-1], flush=True)
-    return (f"Accuracy, {args.seeds} seeds (0..{args.seeds - 1}), the papers' settings; target |BF16 − FP32| <= 0.5 "
-            "points\n\n" + "\n".join(lines) + "\n")
+    return ("accuracy", f"Accuracy, {args.seeds} seed{'' if args.seeds == 1 else 's'}, FP32 and BF16",
+            "the same programs in FP32, same seeds; the papers' figures (GCN: Kipf & Welling 2017, Cora 81.5, "
+            "Citeseer 70.3; GAT: Veličković et al. 2018, Cora 83.0 ± 0.7, Citeseer 72.5 ± 0.7)",
+            f"Test accuracy at the best validation epoch, mean ± std over seeds 0..{args.seeds - 1}, the public "
+            "Planetoid split, the papers' settings (GAT: its authors' procedure, the programs' defaults); target "
+            "|BF16 − FP32| <= 0.5 points.\n\n" + "\n".join(lines) + "\n")
 
 
 def speed_set(args, log, record):
@@ -114,8 +124,11 @@ def speed_set(args, log, record):
                      f"{text(training_memory)} | "
                      f"{text(accuracy['fp32'], 100, 1)} / {text(accuracy['bf16'], 100, 1)} |")
         print(lines[-1], flush=True)
-    return ("Reddit-scale preset (232,965 nodes, 109.3M edges), 20 epochs, median step of a warm run (adjacency "
-            "cache hit)\n\n" + "\n".join(lines) + "\n")
+    return ("bf16-step", "BF16 training step and memory on the Reddit-scale graph",
+            "the same programs in FP32, same graph, same call",
+            "Reddit-scale preset (232,965 nodes, 109.3M edges; random labels: accuracy is at chance), 20 epochs, "
+            "median step of a warm run (adjacency cache hit); GCN hidden 128, GAT 8 heads of 8.\n\n"
+            + "\n".join(lines) + "\n")
 
 
 # The graphs of the families set: bench/support/bench_suite.hpp's families at
@@ -168,7 +181,10 @@ def families_set(args, log, record):
             cells.append(" / ".join(ratios))
         lines.append("| " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
-    return ("GAT (8 heads of 8, 64 input features, 16 classes), 10 epochs, median step; graphs of the kernel "
+    baseline = "FP32 of the same programs" + (f"; the programs of {args.baseline_build} in the same call"
+                                              if args.baseline_build else "")
+    return ("bf16-families", "BF16 GAT step on the kernel suite's families", baseline,
+            "GAT (8 heads of 8, 64 input features, 16 classes), 10 epochs, median step; graphs of the kernel "
             "suite's families\n\n" + "\n".join(lines) + "\n")
 
 
@@ -181,6 +197,10 @@ def main():
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--device", default="cuda", help="cuda (the targets' device) or cpu (a dry run)")
     parser.add_argument("--baseline-build", help="families: another version's build folder, timed beside this one")
+    parser.add_argument("--models", default="gcn,gat", help="accuracy: only these models (gcn, gat)")
+    parser.add_argument("--results", default=results_section.DEFAULT_RESULTS,
+                        help="the results file whose sections this run rewrites (default bench/RESULTS.md)")
+    parser.add_argument("--no-results", action="store_true", help="leave the results file alone")
     args = parser.parse_args()
     sets = args.sets.split(",")
     for name in sets:
@@ -198,10 +218,14 @@ def main():
         sections.append(families_set(args, log, record))
     with open(os.path.join(args.out, "mixed_precision.json"), "w") as handle:
         json.dump(record, handle, indent=1)
-    report = "\n".join(sections)
+    report = "\n".join(body for _, _, _, body in sections)
     with open(os.path.join(args.out, "mixed_precision.md"), "w") as handle:
         handle.write(report)
     print(report)
+    suffix = "" if args.device == "cuda" else "-" + args.device
+    for name, title, baseline, body in sections:
+        results_section.write_section(None if args.no_results else args.results, args.out, name + suffix,
+                                      title + ("" if args.device == "cuda" else f" ({args.device})"), baseline, body)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,12 @@ over one GPU of the same mode, scaling efficiency, and the multi-process time
 over the one-process time.
 
   python3 bench/multiprocess_scaling.py --build build --data data --gpus 1,2,4 \\
-      --graphs reddit-scale,products-scale [--epochs 30] [--markdown FILE]
+      --graphs reddit-scale,products-scale [--epochs 30] [--markdown FILE] [--out DIR]
+
+The table replaces the section multi-gpu-scaling of bench/RESULTS.md
+(--section another name, --no-results leaves the file alone) with the
+machine, the commit and this command; with --out (default $OUT) it is also
+saved as OUT/<section>.section.md.
 """
 import argparse
 import json
@@ -18,6 +23,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import results_section  # noqa: E402  (bench/support: writes this run's section of bench/RESULTS.md)
 
 
 def last_json(text):
@@ -74,6 +82,8 @@ def main():
     parser.add_argument("--gat-heads", type=int, default=8)
     parser.add_argument("--timeout", type=float, default=1800)
     parser.add_argument("--markdown")
+    parser.add_argument("--out", default=os.environ.get("OUT"), help="where the section is saved (default $OUT)")
+    results_section.add_arguments(parser, "multi-gpu-scaling")
     args = parser.parse_args()
     gpu_counts = [int(count) for count in args.gpus.split(",")]
     lines = ["| graph | model | GPUs | one-process ms | multi-process ms | multi / one | speed-up (one, multi) | "
@@ -106,6 +116,13 @@ def main():
     if args.markdown:
         with open(args.markdown, "w") as out:
             out.write(table)
+    results_section.write_section(
+        None if args.no_results else args.results, args.out, args.section,
+        "Multi-GPU and multi-process scaling",
+        "one GPU in the same mode, same call; one process driving every GPU (train_gcn_multigpu) against one "
+        "process per GPU (train_gcn_distributed, NCCL through a rendezvous file)",
+        table + f"\nMedian epoch after the first three of {args.epochs}, dropout 0; GCN hidden {args.gcn_hidden}, "
+        f"GAT {args.gat_heads} heads of {args.gat_hidden}.")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,10 @@ products-scale preset and GAT on the Reddit-scale preset (first and
 second run); Cora and Citeseer (GCN, cuda, default settings) for the
 small-graph time. --quick: Cora and Citeseer only. The presets are written
 with sgnn_gen --no-gzip into --data first (not timed).
+The table replaces the section time-to-first-epoch of bench/RESULTS.md
+(--section another name, --no-results leaves the file alone) with the
+machine, the commit and this command, and is saved as
+OUT/<section>.section.md.
 """
 import argparse
 import json
@@ -25,7 +29,15 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 from compare_pyg import generate, run_json  # noqa: E402  (one way to run a program and read its JSON)
+import results_section  # noqa: E402  (bench/support: writes this run's section of bench/RESULTS.md)
+
+
+COLUMNS = """The phases are those the program reports in its results JSON (`phases`, docs/results-json.md):
+dataset (parsed from CSV, or the processed file mapped), adjacency (built, or the cache hit), upload,
+HRPB layout, tuning (the measured kernel choices), the first epoch; "start to end of epoch 1" counts
+from process start. The presets are written by `sgnn_gen --preset NAME --no-gzip` beforehand (not timed)."""
 
 
 def fresh(directory):
@@ -59,6 +71,7 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--cases", default="cora,citeseer,reddit,reddit200,products,gat",
                         help="which cases, of cora, citeseer, reddit, reddit200, products, gat")
+    results_section.add_arguments(parser, "time-to-first-epoch")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     log = os.path.join(args.out, "time_to_first_epoch.log")
@@ -100,6 +113,11 @@ def main():
         json.dump(results, handle, indent=1)
     with open(os.path.join(args.out, "time_to_first_epoch.md"), "w") as handle:
         handle.write("\n".join(lines) + "\n")
+    results_section.write_section(
+        None if args.no_results else args.results, args.out, args.section, "Time to first epoch",
+        "the first run from the CSV files (no processed file, empty cache folder) against the second run, "
+        "which finds the processed file and the adjacency cache the first wrote; same call",
+        "\n".join(lines) + "\n\n" + COLUMNS)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@
 //     costs a few launches plus a host synchronisation each (~0.1 ms on a
 //     toy graph), which a few hundred epochs of a kernel that is a microsecond
 //     faster do not repay below that size (on Cora's 13K entries the
-//     candidates differ by 3-8 µs per call, bench/RESULTS.md, so they do);
+//     candidates differ by 3-8 µs per call, docs/kernels.md, so they do);
 //   - not under ops::set_deterministic(true) unless the graph's choices were
 //     imported (the candidates sum in different orders; a stored choice keeps
 //     runs reproducible, a fresh timing might not);

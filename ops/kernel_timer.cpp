@@ -194,7 +194,7 @@ double candidate_ms(Device device, const std::function<void()>& launch, std::str
   // A first launch that timed others leaves one clean launch, which gets a
   // second as any rival's does: a single launch against a rival's faster of
   // two favoured the rival (HRPB kept over the CSR tile that timed 10% faster,
-  // bench/RESULTS.md).
+  // docs/kernels.md).
   const bool one_is_enough = (warm || cannot_win) && clean >= kOneLaunchMinMs;
   if (!one_is_enough) {
     double& again = launches[timed_others ? 2 : 1];
@@ -208,7 +208,7 @@ double candidate_ms(Device device, const std::function<void()>& launch, std::str
   // They are timed after a hold of the stream (device_launch_ms): at this
   // length the host's time to queue a launch is as long as the kernel, and
   // with it in the events auto kept a kernel 8% slower than its rival on a
-  // 37K-entry mesh (bench/RESULTS.md).
+  // 37K-entry mesh (docs/kernels.md).
   int extra = 0;
   for (; best < kShortLaunchMs && extra < kShortExtraLaunches; ++extra) {
     best = std::min(best, device_launch_ms(device, launch));

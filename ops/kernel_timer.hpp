@@ -24,7 +24,7 @@ double timed_launch_ms(Device device, const std::function<void()>& launch);
 // waits on the GPU rather than the GPU on the host, provided the host queues
 // it within that time. Benchmarks time kernels this way: kernels of tens of
 // microseconds otherwise carry the host's queuing, which differs between the
-// paths that reach the same kernel (bench/RESULTS.md).
+// paths that reach the same kernel (docs/kernels.md).
 double device_launch_ms(Device device, const std::function<void()>& launch);
 
 // Milliseconds of `launch()` on the library's stream of a CUDA device (work

@@ -54,7 +54,7 @@ inline constexpr int64_t kHrpbSddmmMaxFeatures = 512;
 // and x[row] in registers: the shortest critical path once a thread's own
 // dot product gets long), Segments the wider ones. Calibrated on the H100
 // with bench_sparse --sddmm-path all on Cora, Citeseer and their R-MAT
-// look-alikes (bench/RESULTS.md).
+// look-alikes (docs/kernels.md).
 inline constexpr int64_t kEdgesMaxFeatures = 32;
 inline constexpr int64_t kSmallGraphDenseRowsMaxFeatures = 128;
 

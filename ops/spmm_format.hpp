@@ -28,7 +28,7 @@
 
 namespace sgnn::ops {
 
-// Calibrated on the H100 with bench_hrpb (bench/RESULTS.md, programs of
+// Calibrated on the H100 with bench_hrpb (docs/kernels.md, programs of
 // commit 6029ac8): on power-law and citation graphs (α ≈ 0.06-0.09) our CSR
 // kernel is 1.1-6× faster than HRPB; on the band and the 2D and 3D
 // elasticity matrices (α = 0.53, 0.30, 0.37) HRPB is 1.04-2.5× faster than

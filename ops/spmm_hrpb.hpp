@@ -36,7 +36,7 @@ namespace sgnn::ops {
 // one bulk (TMA) copy per row, or 16-byte copies spread over the threads.
 // The same sums in the same order, so the same bits; which is faster
 // depends on the matrix (bulk on the 3D FEM matrices, copies on 2D
-// stencils and meshes at width 128; bench/RESULTS.md), so ops::spmm times
+// stencils and meshes at width 128; docs/kernels.md), so ops::spmm times
 // both (ops/spmm_format.hpp). Bulk copies need rows of 144 bytes: below
 // that, and for float32 b or on the CPU, `staging` changes nothing.
 enum class HrpbRowStaging { BulkCopies, Copies };

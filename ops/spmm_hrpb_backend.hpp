@@ -14,7 +14,7 @@ namespace sgnn::ops {
 
 // B row elements (the width rounded up to 8) from which the BF16 kernel may
 // stage rows by bulk copies: 144 bytes (with 128-byte rows the TF32
-// kernel's bulk copies cost more than they saved, bench/RESULTS.md).
+// kernel's bulk copies cost more than they saved, docs/kernels.md).
 inline constexpr int64_t kHrpbBf16BulkMinimumColumns = 72;
 
 void spmm_hrpb_forward(Cpu, const Hrpb& hrpb, const Tensor& b, Tensor& c);

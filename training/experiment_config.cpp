@@ -42,7 +42,7 @@ Hyperparameters paper_defaults(ModelKind model, const std::string& dataset_name)
   h.epochs = 1000;
   h.patience = 100;
   h.monitor = Monitor::ValidationLossAndAccuracy;
-  h.projected_dropout = true;  // their code drops W·x too: +0.9 points on Cora over PyG's layer (RESULTS.md)
+  h.projected_dropout = true;  // their code drops W·x too: +0.9 points on Cora over PyG's layer (docs/walkthrough.md)
   if (lowercase_name(dataset_name) == "pubmed") {
     h.output_heads = 8;
     h.learning_rate = 0.01f;

@@ -43,7 +43,7 @@ inline double median_ms(const std::function<void()>& call, int warmup, int runs,
 // float32 of one shape; got is copied to reference's device if it is not
 // there (a GPU result against a CPU reference). Computed on that device, not
 // copied to the host: bench_sparse's 18 checks a width made it 4x slower on
-// the SBM graph (bench/RESULTS.md). The sums accumulate in float
+// the SBM graph (docs/kernels.md). The sums accumulate in float
 // (ops/reduce.hpp); the differences it reported were those of float64 sums
 // on the host (7.4e-08 on that graph), and checks compare against ≥ 1e-4.
 inline double relative_difference(const Tensor& got, const Tensor& reference) {

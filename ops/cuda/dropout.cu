@@ -16,7 +16,7 @@ namespace {
 // slower (12.5 -> 14.5 ms). So two float threads compute each block's call:
 // a float thread taking a whole block with one call (its two float4s 32 bytes
 // apart per lane) ran 0.184 -> 0.206 ms on 232965 x 256 in bench_dense
-// (bench/RESULTS.md); the repeated call costs less than the strided
+// (docs/kernels.md); the repeated call costs less than the strided
 // accesses. The offset base (captured steps) is one 8-byte load per thread,
 // L2-resident.
 template <typename T>

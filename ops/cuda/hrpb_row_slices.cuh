@@ -26,7 +26,7 @@ namespace sgnn::ops::hrpb_staging {
 // as divisions they were about 80 of the BF16 kernel's ~440 instructions a
 // block at width 64 (ncu source counters, FEM 2D linear); as shifts, the
 // BF16 kernel runs 3.5-14% faster at widths 32-64 on the FEM and stencil
-// matrices and the TF32 one 4-6% at 32 (bench/RESULTS.md).
+// matrices and the TF32 one 4-6% at 32 (docs/kernels.md).
 template <typename T>
 __device__ __forceinline__ bool stage_rows_by_slices(const T* b, int64_t width, int b_stride, int32_t lane_column,
                                                      int64_t chunk_begin, int chunk_width, int staged_width,

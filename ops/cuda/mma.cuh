@@ -16,7 +16,7 @@ namespace sgnn::ops {
 
 // Round to nearest even: one F2FP instruction on sm_90, where cvt.rna
 // (ties away) is emulated with a compare and an add; two of these per mma
-// n-tile made that a measurable share of the SpMM kernel (bench/RESULTS.md).
+// n-tile made that a measurable share of the SpMM kernel (docs/kernels.md).
 __device__ __forceinline__ uint32_t to_tf32(float x) {
   uint32_t out;
   asm("cvt.rn.tf32.f32 %0, %1;\n" : "=r"(out) : "f"(x));

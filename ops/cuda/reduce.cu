@@ -46,7 +46,7 @@ __global__ void sum_rows_kernel(const In* __restrict__ x, int64_t rows, int64_t 
 // most threads idle on short axes: a block per output spent 1 ms on 1.9M
 // outputs of 8 (GAT's per-head score sums), 0.29 ms on 232,965 outputs of
 // 41 (the score sums of GAT's class layer), and 32-column tiles 0.8 ms on
-// the mean over its one head, [232,965, 1, 41] (H200, bench/RESULTS.md).
+// the mean over its one head, [232,965, 1, 41] (H200, docs/kernels.md).
 template <typename In, typename Out>
 __global__ void sum_short_axis_kernel(const In* __restrict__ x, int64_t outputs, int64_t extent, int64_t inner,
                                       float factor, Out* __restrict__ out) {

@@ -254,7 +254,7 @@ SddmmKernel choose(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_
   // longest-first order they can tie while one gains far more from the row
   // order (bfloat16 at width 128 on SBM with contiguous blocks: Segments
   // 0.857 and DenseRows 0.856 ms, in row order 0.705 and 0.595 ms;
-  // bench/RESULTS.md). Their kernels have run: one launch times each.
+  // docs/kernels.md). Their kernels have run: one launch times each.
   for (const SddmmKernel& kernel : walking) {
     const SddmmKernel by_row = in_row_order(kernel);
     const double ms = candidate_ms(

@@ -36,7 +36,7 @@ constexpr int kWarp = 32;
 // (fold_sums needs one lane bit per halving). float32 allows 64: at width
 // 256 (two chunks) eight entries in flight instead of four made the kernel
 // 4-11% faster on the H100 on SBM and Chung-Lu graphs (61 registers, no
-// spill; bench/RESULTS.md). bfloat16 keeps 32: with 64, ptxas spills its
+// spill; docs/kernels.md). bfloat16 keeps 32: with 64, ptxas spills its
 // eight-entry kernels (widths 64 and 256), and they were not measured.
 constexpr int entries_per_step(int vec, int sub, int chunks, int max_floats) {
   int entries = 8;
@@ -166,7 +166,7 @@ void launch(const SddmmArguments<T>& args, Device device) {
   // A grid capped at 32 blocks an SM (subwarp_blocks) whose warps stride
   // over the items lets them drift apart: on the H100 it took 2.68 ms
   // against 1.56 at width 256 on SBM with contiguous blocks in row order, and
-  // 6-20% longer on Chung-Lu γ=3.0 (bench/RESULTS.md).
+  // 6-20% longer on Chung-Lu γ=3.0 (docs/kernels.md).
   const unsigned blocks = sparse_cuda::item_blocks(args.segments.count * args.heads, kWarp);
   sddmm_dense_rows_kernel<kVec, kSub, kChunks><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
   SGNN_CUDA_CHECK_LAUNCH("sddmm_dense_rows_kernel");

@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_edge_groups_
     // run) and its row (a short walk from the run's first row), so that the
     // loop below issues every entry's loads without waiting on the previous.
     // Once for all heads: at 8 heads of 8 features a search per (run, head)
-    // took 196 ms for 109M entries in groups of one lane (bench/RESULTS.md).
+    // took 196 ms for 109M entries in groups of one lane (docs/kernels.md).
     const int64_t first_row = row_of_entry<kGroup>(args.indptr, rows, first, mask, lane);
     const int64_t mine = first + lane < last ? first + lane : first;
     int64_t my_row = first_row;

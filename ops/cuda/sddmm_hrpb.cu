@@ -49,8 +49,7 @@ constexpr int kThreads = kWarps * 32;
 // loads in flight per lane. With eight thread blocks an SM (64 registers; 20
 // bytes spilled for float32, 36 for bfloat16) this was 6-20% faster on the
 // H100 than 4 chunks at 88 registers (five blocks) or six blocks: more warps
-// waiting on L2 beat more loads per warp (bench/RESULTS.md, "SDDMM with the
-// HRPB tensor-core kernel").
+// waiting on L2 beat more loads per warp (docs/kernels.md).
 constexpr int kBatch = 2;
 constexpr int kBlocksPerSm = 8;
 

@@ -118,7 +118,7 @@ inline unsigned subwarp_blocks(int64_t items, int width, Device device) {
 // (sddmm_dense_rows.cu) launch this way: one resident wave of blocks
 // striding over the same items was 2-25% slower for the SpMM on SBM and
 // Chung-Lu graphs at widths 128-256, several waves slower still; the SDDMM's
-// several waves (subwarp_blocks) were up to 1.7x slower (bench/RESULTS.md).
+// several waves (subwarp_blocks) were up to 1.7x slower (docs/kernels.md).
 inline unsigned item_blocks(int64_t items, int width) {
   const int64_t per_block = kBlockThreads / static_cast<unsigned>(width);
   const int64_t wanted = (items + per_block - 1) / per_block;

@@ -82,7 +82,7 @@ int wide_vec(DType dtype) { return dtype == DType::BFloat16 ? kWideVec<bfloat16>
 // The tile for a per-head feature width (DESIGN: launch plan per feature width).
 // Widths of 256 floats and more take two float4 per lane (the per-entry loads
 // of spmm_kernel.cuh): 128-wide tiles, twice the work items, ran 7.3 ms
-// (0.87x cuSPARSE) at width 256 on a 31M-entry R-MAT (bench/RESULTS.md).
+// (0.87x cuSPARSE) at width 256 on a 31M-entry R-MAT (docs/kernels.md).
 // bfloat16 rows are half as many bytes: one 16-byte access per lane covers
 // 256 of them with 32 lanes.
 SpmmTile choose_tile(int64_t features, bool vectorizable, DType dtype) {
@@ -130,7 +130,7 @@ std::vector<SpmmTile> heavy_tiles(int64_t heads, int64_t features, bool vectoriz
   // two slices. Narrower slices (4 and 8 lanes: 16 and 32 float columns, a
   // smaller part of B in L2 at a time) were timed on the SBM, Chung-Lu,
   // bipartite and hub graphs at widths 128 and 256 and never won by more
-  // than 0.7% (4 lanes: 1.4-2x slower); they are not candidates (bench/RESULTS.md).
+  // than 0.7% (4 lanes: 1.4-2x slower); they are not candidates (docs/kernels.md).
   for (const int lanes : {16, 32}) {
     const SpmmTile tile{wide, lanes, 1, true};
     if (tile.width() < features) tiles.push_back(tile);
@@ -151,7 +151,7 @@ std::optional<SpmmTile> light_twin(SpmmTile tile, DType dtype) {
 // The heavy twin of a light tile that runs is not timed: the same sums in
 // the same order, and on 24 cases of the suite's graphs at widths 32-256 it
 // was never faster than the fastest of the others by more than 0.1%
-// (bench/RESULTS.md), while timing it cost two launches a width.
+// (docs/kernels.md), while timing it cost two launches a width.
 std::vector<SpmmTile> candidate_tiles(int64_t heads, int64_t features, bool vectorizable, DType dtype,
                                       bool light_runs) {
   std::vector<SpmmTile> tiles = heavy_tiles(heads, features, vectorizable, dtype);
@@ -302,7 +302,7 @@ SpmmTile choose_spmm_tile(const Csr& csr, const SparsePlan& plan, int64_t heads,
   // locality, and by how much depends on the tile: the two fastest are
   // timed again in row order (two candidates more, not twice as many). On
   // SBM after RCM at width 128 the light tile won in the plan's order and
-  // the heavy one in row order, by 4% (bench/RESULTS.md).
+  // the heavy one in row order, by 4% (docs/kernels.md).
   const SpmmTile winners[] = {best, runner_up};
   const int count = tiles.size() > 1 ? 2 : 1;
   for (int i = 0; i < count; ++i) {

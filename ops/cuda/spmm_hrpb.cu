@@ -17,7 +17,7 @@
 // B whose width is not a multiple of 4 floats or whose rows are not 16-byte
 // aligned is first copied into zero-padded rows (ops/cuda/pad_features.cuh):
 // staged 4 bytes per cp.async, width 41 took 2.5x the time of width 128 on
-// the Reddit-scale graph (bench/RESULTS.md).
+// the Reddit-scale graph (docs/kernels.md).
 //
 // In the 8-tile kernel the columns of an n-tile are interleaved, not
 // consecutive: in a group of four tiles (32 columns), column n of tile i is
@@ -177,7 +177,7 @@ __device__ __forceinline__ void stage_rows_by_bulk_copy(const KernelArguments& a
 // memory; the cp.async copies of a call are one group. B rows go by bulk
 // copies when kBulk (the 8-tile kernel: rows of 144 bytes or more; at
 // 128-byte rows the bulk copies' latency cost more than their fewer
-// instructions saved, bench/RESULTS.md), else by 16-byte cp.async. (16-byte
+// instructions saved, docs/kernels.md), else by 16-byte cp.async. (16-byte
 // copies in the 8-tile kernel too were 2-33% slower at widths 64-256 on
 // every large FEM and stencil matrix, H200: unlike the BF16 kernel's
 // half-as-wide rows, no choice to time here.) Every

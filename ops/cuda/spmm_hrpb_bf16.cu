@@ -188,7 +188,7 @@ __device__ __forceinline__ void exchange_row_pieces(const uint32_t (&parts)[4], 
 // registers, 28 bytes spilled, against 12 at seven): on the H200 it ran 1-4%
 // faster on the four large FEM matrices and 0-13% on the stencils at widths
 // 32-256, 1.7% slower on the 3D quadratic FEM matrix at 64 and 1-2% on the
-// 37K-entry mesh (bench/RESULTS.md).
+// 37K-entry mesh (docs/kernels.md).
 // kBulk: B rows staged by bulk copies, else by 16-byte copies over the
 // threads (HrpbRowStaging); two kernels, so that each path's registers and
 // schedule are its own.

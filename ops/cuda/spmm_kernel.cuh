@@ -311,11 +311,11 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
 // width fit 32 bits (args.int32_fits); elsewhere its heavy twin runs: the
 // same sums in the same order, so the same bits. Twice the resident warps
 // keep more loads in flight where a gather waits on L2: 3-6% faster than
-// the heavy twin on SBM graphs at widths 64-128 (bench/RESULTS.md); the
+// the heavy twin on SBM graphs at widths 64-128 (docs/kernels.md); the
 // heavy tiles win elsewhere, and which one runs is timed.
 // Caps of 40 or 64 registers (6 or 4 blocks an SM) were measured: 1.5-2%
 // faster on the SBM graph, 2-5% slower on a Chung-Lu one; not kept.
-// Also measured and not kept (bench/RESULTS.md): staging the entries in
+// Also measured and not kept (bench/history.md): staging the entries in
 // shared memory instead of shuffling them, the FMAs on a select instead of
 // skipped, and L1-caching loads instead of ld.global.nc.
 template <typename T, int kVec, int kSub>
@@ -373,7 +373,7 @@ __device__ __forceinline__ void spmm_light_segments(const SpmmArguments<T>& args
       // not multiplied by 0 (0 · Inf is NaN). Multiplying them by 0, as
       // GE-SpMM does, was slower at every register budget: 1.3-7.5% at 40
       // and 64, and up to 1.68x under this kernel's 32, where it spilled
-      // (bench/RESULTS.md).
+      // (docs/kernels.md).
       for (int first = 0; first < staged; first += kBatch) {
 #pragma unroll
         for (int k = 0; k < kBatch; ++k) {
@@ -452,7 +452,7 @@ inline bool has_kernel(const SpmmTile& tile, int wide_vec) {
 // slice of B for neighbouring rows. Other orders keep a few waves of
 // grid-striding blocks: one subwarp per item helped the segment-major tiles
 // where rows have locality but cost them up to 16% on the 5-point stencil
-// and 10% on the hub row (bench/RESULTS.md).
+// and 10% on the hub row (docs/kernels.md).
 template <typename T, int kSub>
 void launch_items(void (*kernel)(SpmmArguments<T>), int64_t items, const SpmmArguments<T>& args, Device device) {
   const unsigned blocks =
