@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Our message-passing ops beside PyTorch Geometric's equivalents, same graphs, same GPU, one run.
 
-    python3 bench/compare_gspmm_pyg.py --build BUILD --out OUT [--quick] [--graph SUBSTRING]
+    python3 bench/compare_gspmm_pyg.py --build BUILD --out OUT [--quick] [--graph SUBSTRING]...
                                        [--widths 32,64,128,256]
 
 Ours: BUILD/bench/bench_gspmm --export (our times, and the suite's graphs as
@@ -17,6 +17,8 @@ import json
 import os
 import statistics
 import subprocess
+import shutil
+import tempfile
 import sys
 
 import numpy as np
@@ -52,10 +54,10 @@ def pyg_times(directory, case, widths):
         for name, reduce in SPMM_OPS.items():
             times[(width, name)] = median_ms(
                 lambda: scatter(x.index_select(0, src), dst, dim=0, dim_size=rows, reduce=reduce))
-        if case["rows"] == case["cols"]:
-            for name, function in SDDMM_OPS.items():
-                times[(width, name)] = median_ms(lambda: function(x.index_select(0, dst), x.index_select(0, src)))
-        del x
+        x_rows = torch.randn(rows, width, device="cuda")
+        for name, function in SDDMM_OPS.items():
+            times[(width, name)] = median_ms(lambda: function(x_rows.index_select(0, dst), x.index_select(0, src)))
+        del x, x_rows
         torch.cuda.empty_cache()
     return times
 
@@ -65,14 +67,14 @@ def main():
     parser.add_argument("--build", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--graph", default="")
+    parser.add_argument("--graph", action="append", default=[], help="suite cases whose name contains this")
     parser.add_argument("--widths", default="32,64,128,256")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    export = os.path.join(args.out, "graphs")
+    export = tempfile.mkdtemp(prefix="gspmm-graphs-")  # CSR files of hundreds of MB: scratch, not results
     ours_json = os.path.join(args.out, "bench_gspmm.json")
     command = [os.path.join(args.build, "bench", "bench_gspmm"), "--export", export, "--json", ours_json,
-               "--widths", args.widths, "--graph", args.graph] + (["--quick"] if args.quick else [])
+               "--widths", args.widths] + [x for g in args.graph for x in ("--graph", g)] + (["--quick"] if args.quick else [])
     print("ours:", " ".join(command), file=sys.stderr, flush=True)
     subprocess.run(command, check=True)
     with open(ours_json) as f:
@@ -84,6 +86,8 @@ def main():
     for case in cases:
         print("PyG:", case["name"], file=sys.stderr, flush=True)
         theirs = pyg_times(export, case, widths)
+        for suffix in (".indptr.npy", ".indices.npy"):
+            os.remove(os.path.join(export, case["file"] + suffix))
         for row in ours:
             if row["graph"] != case["name"]:
                 continue
@@ -104,6 +108,7 @@ def main():
     for op, rs in by_op.items():
         summary.append(f"| {op} | {len(rs)} | {max(r['ms'] / r['reference_ms'] for r in rs):.2f} | "
                        f"{min(r['speedup'] for r in rs):.1f}x | {statistics.median(r['speedup'] for r in rs):.1f}x |")
+    shutil.rmtree(export, ignore_errors=True)
     text = "\n".join(lines + summary) + "\n"
     print(text)
     with open(os.path.join(args.out, "gspmm_pyg.md"), "w") as f:

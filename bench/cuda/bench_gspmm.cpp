@@ -3,7 +3,7 @@
 // broad suite of generated graphs (bench/support/bench_suite.hpp; held-out
 // cases in their own table).
 //
-//   bench_gspmm [--quick] [--graph SUBSTRING] [--widths 32,64,128,256] [--bf16]
+//   bench_gspmm [--quick] [--graph SUBSTRING]... [--widths 32,64,128,256] [--bf16]
 //               [--json FILE] [--export DIR]
 //
 // Per graph and width: copy_u with sum (the tuned SpMM, the reference time),
@@ -24,6 +24,7 @@
 #pragma GCC diagnostic ignored "-Wnull-dereference"
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -50,17 +51,20 @@ constexpr Device kGpu = Device::cuda(0);
 struct Op {
   std::string name;
   bool spmm;  // against the sum SpMM (else against the dot SDDMM)
-  std::function<Tensor(const Adjacency&, const Tensor& x, const Tensor& e)> run;
+  // x [n_cols, width] (sources), e [nnz, 1], x_rows [n_rows, width] (destinations)
+  std::function<Tensor(const Adjacency&, const Tensor& x, const Tensor& e, const Tensor& x_rows)> run;
 };
 
 std::vector<Op> ops_to_time() {
   const auto gspmm = [](MessageKind message, ReduceKind reduce) {
-    return [=](const Adjacency& a, const Tensor& x, const Tensor& e) {
+    return [=](const Adjacency& a, const Tensor& x, const Tensor& e, const Tensor&) {
       return ops::gspmm(a, message, reduce, x, message == MessageKind::CopyU ? Tensor() : e);
     };
   };
   const auto gsddmm = [](BinaryKind op) {
-    return [=](const Adjacency& a, const Tensor& x, const Tensor&) { return ops::gsddmm(a, op, x, x, Target::V, Target::U); };
+    return [=](const Adjacency& a, const Tensor& x, const Tensor&, const Tensor& x_rows) {
+      return ops::gsddmm(a, op, x_rows, x, Target::V, Target::U);
+    };
   };
   return {{"sum", true, gspmm(MessageKind::CopyU, ReduceKind::Sum)},
           {"mean", true, gspmm(MessageKind::CopyU, ReduceKind::Mean)},
@@ -116,11 +120,12 @@ std::string table(const std::vector<Row>& rows) {
 int main(int argc, char** argv) {
   CLI::App app{"The message-passing ops beside our tuned SpMM and SDDMM on the broad suite"};
   bool quick = false, bf16 = false;
-  std::string graph_filter, json_path, export_dir;
+  std::vector<std::string> graph_filters;
+  std::string json_path, export_dir;
   std::vector<int64_t> widths{32, 64, 128, 256};
   app.add_flag("--quick", quick, "the suite's small sizes");
   app.add_flag("--bf16", bf16, "bfloat16 features (default float32)");
-  app.add_option("--graph", graph_filter, "only the graphs whose name contains this");
+  app.add_option("--graph", graph_filters, "only the graphs whose name contains one of these (repeatable)");
   app.add_option("--widths", widths, "feature widths (default 32,64,128,256)")->delimiter(',');
   app.add_option("--json", json_path, "write every row as JSON here");
   app.add_option("--export", export_dir, "write each graph's CSR as .npy files here (for compare_gspmm_pyg.py)");
@@ -132,7 +137,10 @@ int main(int argc, char** argv) {
     std::string cases_json = "[";
     int case_number = 0;
     for (bench::SuiteCase& c : bench::broad_suite(quick)) {
-      if (c.name.find(graph_filter) == std::string::npos) continue;
+      const bool wanted = graph_filters.empty() || std::any_of(graph_filters.begin(), graph_filters.end(), [&](const std::string& f) {
+        return c.name.find(f) != std::string::npos;
+      });
+      if (!wanted) continue;
       const Adjacency a = c.adjacency(kGpu);
       std::fprintf(stderr, "%s: %lld rows, %lld entries\n", c.name.c_str(), static_cast<long long>(a.num_rows()),
                    static_cast<long long>(a.nnz()));
@@ -151,16 +159,17 @@ int main(int argc, char** argv) {
       for (const int64_t width : widths) {
         const Tensor x = ops::cast(bench::random_matrix({a.num_cols(), width}, 1, kGpu), dtype);
         const Tensor e = ops::cast(bench::random_matrix({a.nnz(), 1}, 2, kGpu), dtype);
+        const Tensor x_rows = ops::cast(bench::random_matrix({a.num_rows(), width}, 3, kGpu), dtype);
         double sum_ms = 0, dot_ms = 0;
         for (const Op& op : ops_to_time()) {
           if (!checked && host.csr.indptr.defined()) {
-            const Tensor expected = op.run(host, x.to(Device::cpu()), e.to(Device::cpu()));
-            const double error = bench::relative_difference(ops::cast(op.run(a, x, e), DType::Float32),
+            const Tensor expected = op.run(host, x.to(Device::cpu()), e.to(Device::cpu()), x_rows.to(Device::cpu()));
+            const double error = bench::relative_difference(ops::cast(op.run(a, x, e, x_rows), DType::Float32),
                                                             ops::cast(expected, DType::Float32));
             SGNN_CHECK(error < (bf16 ? 1e-2 : 1e-5), "bench_gspmm: ", op.name, " differs from the CPU backend on ",
                        c.name, " width ", width, ": ", error);
           }
-          const double ms = bench::median_ms([&] { (void)op.run(a, x, e); }, 3, 20);
+          const double ms = bench::median_ms([&] { (void)op.run(a, x, e, x_rows); }, 3, 20);
           if (op.name == "sum") sum_ms = ms;
           if (op.name == "dot") dot_ms = ms;
           const double bytes = minimum_bytes(op, a, width, dtype_size(dtype));

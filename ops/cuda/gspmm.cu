@@ -1,9 +1,13 @@
 // Host side of the generalized g-SpMM (gspmm_kernel.cuh) and its helpers:
 // the Max/Min backward and mean's row scaling.
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "ops/cuda/gspmm_kernel.cuh"
 #include "ops/gspmm_backend.hpp"
+#include "ops/kernel_choices.hpp"
+#include "ops/kernel_timer.hpp"
 #include "ops/sparse_plan.hpp"
 
 namespace sgnn::ops {
@@ -94,11 +98,30 @@ void extreme_values_as(const Csr& csr, const GspmmOperands& operands, Tensor& ou
   args.sign = operands.reduce == ReduceKind::Min ? -1.0f : 1.0f;
   args.out = out.data<T>();
   args.partials = partials.defined() ? partials.data<float>() : nullptr;
-  if constexpr (std::is_same_v<T, float>) {
-    gspmm_cuda::launch_extreme_of<float>(tile, args, *plan, device);
-  } else {
-    gspmm_cuda::launch_extreme(tile, args, *plan, device);
+  const auto launch = [&](bool by_row) {
+    args.segments = sparse_cuda::segment_list(*plan, by_row);
+    if constexpr (std::is_same_v<T, float>) {
+      gspmm_cuda::launch_extreme_of<float>(tile, args, *plan, device);
+    } else {
+      gspmm_cuda::launch_extreme(tile, args, *plan, device);
+    }
+  };
+  // The order of the work items, timed once per graph and width where timing
+  // pays (ops/kernel_choices.hpp), as the sum's tiles are: rows in graph
+  // order share the dense rows they gather in L2 where the numbering has
+  // locality (meshes, blocks), longest first balances heavy tails. On the
+  // H200 the plan's order ran 1.42-1.66x the sum SpMM on a quadratic FEM
+  // mesh, whose sum took the row order.
+  const std::string key = std::string("gspmm-extreme-order:") + (std::is_same_v<T, float> ? "" : "bf16:") + "h" +
+                          std::to_string(operands.heads) + ":f" + std::to_string(operands.features);
+  std::optional<std::string> order = plan->choices->find(key);
+  if (!order && may_tune(csr, *plan->choices, stream_capturing(device))) {
+    const double plan_ms = candidate_ms(device, [&] { launch(false); }, key + " plan");
+    const double row_ms = candidate_ms(device, [&] { launch(true); }, key + " rows", plan_ms);
+    order = row_ms < plan_ms ? "rows" : "plan";
+    plan->choices->set(key, *order);
   }
+  launch(order == std::optional<std::string>("rows"));
 }
 
 // One thread per output element whose argument is set: the gradient added at

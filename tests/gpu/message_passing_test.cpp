@@ -76,6 +76,8 @@ TEST_CASE("gspmm on CUDA matches the CPU backend: every message and reduction, w
     // Rows of ~1e5 entries: float sums in segments on the GPU, in one run on the CPU.
     const double tolerance = cpu.nnz() > 50000 ? 3e-5 : 1e-5;
     for (const auto& [u_shape, e_shape] : shapes) {
+      // On the large graphs (the CPU reference is slow there) one weighted and one per-head form.
+      if (cpu.nnz() > 50000 && u_shape != Shape{64} && e_shape != Shape{4, 1}) continue;
       const Tensor u = random_tensor(with_rows(cpu.num_cols(), u_shape), ++seed);
       const Tensor e = away_from_zero(with_rows(cpu.nnz(), e_shape), ++seed);
       for (MessageKind message : {MessageKind::CopyU, MessageKind::CopyE, MessageKind::UMulE, MessageKind::UAddE,
@@ -124,7 +126,7 @@ TEST_CASE("gspmm max/min on CUDA pick the same winners as the CPU, with poisoned
   }
 }
 
-TEST_CASE("gspmm in bfloat16 on CUDA matches the CPU backend bit for bit where no sum is split") {
+TEST_CASE("gspmm in bfloat16 on CUDA is within a rounding of the CPU backend") {
   for (const Adjacency& cpu : message_graphs()) {
     const Adjacency gpu = cpu.to(kGpu);
     const Tensor u = ops::cast(random_tensor({cpu.num_cols(), 2, 32}, 71), DType::BFloat16);
@@ -152,6 +154,7 @@ TEST_CASE("gsddmm on CUDA matches the CPU backend for every operation and target
     const Adjacency gpu = cpu.to(kGpu);
     for (const auto& [lhs_shape, rhs_shape] : std::vector<std::pair<Shape, Shape>>{
              {{1}, {1}}, {{17}, {17}}, {{4, 8}, {4, 8}}, {{4, 8}, {4, 1}}, {{256}, {256}}, {{}, {}}}) {
+      if (cpu.nnz() > 50000 && lhs_shape != Shape{17} && rhs_shape != Shape{4, 1}) continue;  // the slow CPU side
       for (Target lhs_target : {Target::U, Target::V, Target::E}) {
         for (Target rhs_target : {Target::U, Target::V, Target::E}) {
           const auto rows = [&](Target t) { return t == Target::U ? cpu.num_cols() : t == Target::V ? cpu.num_rows() : cpu.nnz(); };
