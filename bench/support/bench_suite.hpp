@@ -4,7 +4,7 @@
 // blocks and RCM-reordered, 2D/3D stencils, a band, FEM meshes of orders 1
 // and 2 with 1-3 dofs per node, a rectangular (bipartite) adjacency, one hub
 // row of a million entries, and a very sparse graph (average degree 2).
-// Every family comes from graph_io (graph_io/generators.hpp), so
+// Every family comes from graph_io (graph_io/generators/generators.hpp), so
 // `sgnn_gen --kind ...` with the same parameters and seed writes the same
 // graphs as files.
 //
@@ -41,7 +41,7 @@
 #include <vector>
 
 #include "bench/support/bench_graphs.hpp"
-#include "graph_io/generators.hpp"
+#include "graph_io/generators/generators.hpp"
 #include "graph_io/reordering.hpp"
 
 namespace sgnn::bench {
