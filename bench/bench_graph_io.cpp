@@ -29,10 +29,10 @@
 
 #include "core/memory.hpp"
 #include "graph_io/adjacency_cache.hpp"
-#include "graph_io/generators.hpp"
-#include "graph_io/ogb_reader.hpp"
+#include "graph_io/generators/generators.hpp"
+#include "graph_io/readers/ogb_reader.hpp"
 #include "graph_io/ogb_writer.hpp"
-#include "graph_io/readers.hpp"
+#include "graph_io/readers/readers.hpp"
 #include "graph_io/section_file.hpp"
 
 namespace {

@@ -28,9 +28,9 @@
 #include <string>
 #include <vector>
 
-#include "graph_io/ogb_reader.hpp"
+#include "graph_io/readers/ogb_reader.hpp"
 #include "graph_io/ogb_writer.hpp"
-#include "graph_io/synthetic_dataset.hpp"
+#include "graph_io/generators/synthetic_dataset.hpp"
 
 namespace {
 

@@ -1,6 +1,7 @@
 # `cmake --install <build> --prefix <dir>` puts the headers under
-# <dir>/include/sparsegnn/<layer>/, the static layer libraries and
-# libsparsegnn.so under <dir>/lib, the bundled datasets under
+# <dir>/include/sparsegnn/<layer>/ (a layer's subfolders, e.g.
+# graph_io/readers/, keep their place: install(DIRECTORY) recurses), the
+# static layer libraries and libsparsegnn.so under <dir>/lib, the bundled datasets under
 # <dir>/share/sparsegnn/datasets and a package config under
 # <dir>/lib/cmake/sparsegnn, so a user's project does `find_package(sparsegnn)`
 # and links `sparsegnn::shared` (libsparsegnn.so) or `sparsegnn::sparsegnn`

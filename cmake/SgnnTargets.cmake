@@ -2,6 +2,8 @@
 # sources are found by globbing, so adding a file never needs a CMake edit:
 #   <layer>/*.cpp, <layer>/cpu/*.cpp            always
 #   <layer>/cuda/*.cu, <layer>/cuda/*.cpp       only with SGNN_CUDA
+# and the same under each of the layer's SUBFOLDERS (rooms of one layer, e.g.
+# graph_io/readers): a room is part of its layer's library, not a library.
 
 set(SGNN_CXX_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
     -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual -Wconversion
@@ -28,18 +30,25 @@ function(sgnn_target_defaults target)
   endif()
 endfunction()
 
-# sgnn_add_layer(<name> <folder> [DEPS <targets>...])
+# sgnn_add_layer(<name> <folder> [SUBFOLDERS <folders>...] [DEPS <targets>...])
 function(sgnn_add_layer name folder)
-  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
-  file(GLOB sources CONFIGURE_DEPENDS
-       ${PROJECT_SOURCE_DIR}/${folder}/*.cpp
-       ${PROJECT_SOURCE_DIR}/${folder}/cpu/*.cpp)
-  if(SGNN_CUDA)
-    file(GLOB cuda_sources CONFIGURE_DEPENDS
-         ${PROJECT_SOURCE_DIR}/${folder}/cuda/*.cu
-         ${PROJECT_SOURCE_DIR}/${folder}/cuda/*.cpp)
-    list(APPEND sources ${cuda_sources})
-  endif()
+  cmake_parse_arguments(ARG "" "" "SUBFOLDERS;DEPS" ${ARGN})
+  set(sources)
+  foreach(room IN ITEMS ${folder} ${ARG_SUBFOLDERS})
+    if(NOT room STREQUAL folder)
+      set(room ${folder}/${room})
+    endif()
+    file(GLOB room_sources CONFIGURE_DEPENDS
+         ${PROJECT_SOURCE_DIR}/${room}/*.cpp
+         ${PROJECT_SOURCE_DIR}/${room}/cpu/*.cpp)
+    list(APPEND sources ${room_sources})
+    if(SGNN_CUDA)
+      file(GLOB cuda_sources CONFIGURE_DEPENDS
+           ${PROJECT_SOURCE_DIR}/${room}/cuda/*.cu
+           ${PROJECT_SOURCE_DIR}/${room}/cuda/*.cpp)
+      list(APPEND sources ${cuda_sources})
+    endif()
+  endforeach()
   if(NOT sources)  # a layer with headers only (so far)
     add_library(${name} INTERFACE)
     target_include_directories(${name} INTERFACE

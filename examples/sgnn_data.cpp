@@ -23,8 +23,8 @@
 #include "graph_io/dataset_catalog.hpp"
 #include "graph_io/dataset_locations.hpp"
 #include "fetch/download_progress.hpp"
-#include "graph_io/ogb_reader.hpp"
-#include "graph_io/planetoid_reader.hpp"
+#include "graph_io/readers/ogb_reader.hpp"
+#include "graph_io/readers/planetoid_reader.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // sgnn_gen: writes a synthetic node-classification dataset in OGB's raw
 // layout, readable by every program of this project and by PyG
 // (bench/pyg_train.py), deterministic from --seed. The graph families are
-// graph_io's generators (graph_io/generators.hpp):
+// graph_io's generators (graph_io/generators/generators.hpp):
 //
 //   sgnn_gen --out data/sbm-10k --kind sbm --nodes 10000 --edges 100000
 //            --symmetric --features 64 --classes 8 --seed 1 [--no-gzip]
@@ -12,7 +12,7 @@
 //   sgnn_gen --out data/users-items --kind bipartite --sources 100000 --targets 20000 --edges 1000000
 //   sgnn_gen --out data/hub --kind hub --nodes 2000000 --hub-degree 1000000 --degree 4
 //   sgnn_gen --out data/sparse --kind sparse --nodes 1000000 --degree 2
-// A --preset (graph_io/synthetic_presets.hpp) fixes every option of the graph.
+// A --preset (graph_io/generators/synthetic_presets.hpp) fixes every option of the graph.
 // A family's own options (--exponent, --grid, ...) are refused with another
 // --kind. Classes: SBM's blocks (--classes sets their number); R-MAT's
 // quadrant ranges; for the other families contiguous ranges of node ids
@@ -31,10 +31,10 @@
 #include <string>
 #include <vector>
 
-#include "graph_io/generators.hpp"
+#include "graph_io/generators/generators.hpp"
 #include "graph_io/ogb_writer.hpp"
-#include "graph_io/synthetic_dataset.hpp"
-#include "graph_io/synthetic_presets.hpp"
+#include "graph_io/generators/synthetic_dataset.hpp"
+#include "graph_io/generators/synthetic_presets.hpp"
 
 namespace {
 

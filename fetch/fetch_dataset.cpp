@@ -15,10 +15,10 @@
 #include "core/error.hpp"
 #include "fetch/archive.hpp"
 #include "graph_io/atomic_file.hpp"
-#include "graph_io/file_text.hpp"
-#include "graph_io/ogb_reader.hpp"
+#include "graph_io/readers/file_text.hpp"
+#include "graph_io/readers/ogb_reader.hpp"
 #include "graph_io/ogb_writer.hpp"
-#include "graph_io/planetoid_reader.hpp"
+#include "graph_io/readers/planetoid_reader.hpp"
 #include "fetch/sha256.hpp"
 
 namespace sgnn::graph_io {

@@ -2,7 +2,7 @@
 // the options (1-based ids, a fixed node count). Only sgnn::Error may escape.
 #include "core/error.hpp"
 #include "fuzz/fuzz_input_file.hpp"
-#include "graph_io/readers.hpp"
+#include "graph_io/readers/readers.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   if (size == 0) return 0;

@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
-#include "graph_io/file_text.hpp"
+#include "graph_io/readers/file_text.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   try {

@@ -1,7 +1,7 @@
 // libFuzzer target: read_matrix_market on arbitrary bytes. Only sgnn::Error may escape.
 #include "core/error.hpp"
 #include "fuzz/fuzz_input_file.hpp"
-#include "graph_io/readers.hpp"
+#include "graph_io/readers/readers.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const auto file = sgnn::fuzz::scratch_folder() / "matrix.mtx";

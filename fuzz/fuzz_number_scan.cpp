@@ -1,5 +1,5 @@
 // libFuzzer target, differential: the number fast paths of the row parsers
-// (graph_io/fast_number_scan.hpp) against the strict parsers they stand in
+// (graph_io/readers/fast_number_scan.hpp) against the strict parsers they stand in
 // for. Wherever a fast path answers, it must stop where std::from_chars stops
 // and give the same bits (scan_float), or the id parse_index gives (scan_index);
 // a disagreement aborts. Reads stay inside the bytes (AddressSanitizer).
@@ -9,8 +9,8 @@
 #include <cstring>
 #include <memory>
 
-#include "graph_io/fast_number_scan.hpp"
-#include "graph_io/line_parser.hpp"
+#include "graph_io/readers/fast_number_scan.hpp"
+#include "graph_io/readers/line_parser.hpp"
 
 namespace {
 

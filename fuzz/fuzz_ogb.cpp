@@ -3,7 +3,7 @@
 // may escape, and a dataset that is returned is consistent.
 #include "core/error.hpp"
 #include "fuzz/fuzz_input_file.hpp"
-#include "graph_io/ogb_reader.hpp"
+#include "graph_io/readers/ogb_reader.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
-// libFuzzer target: the pickle subset (graph_io/pickle.hpp), the numpy and
-// scipy views over its values (graph_io/pickle_numpy.hpp), and
+// libFuzzer target: the pickle subset (graph_io/readers/pickle.hpp), the numpy and
+// scipy views over its values (graph_io/readers/pickle_numpy.hpp), and
 // read_planetoid with one of Cora's original files (tests/fixtures/planetoid)
 // replaced by the fuzzer's bytes. The first byte picks what: 0 the pickle
 // layer alone, 1-8 the file x, tx, allx, y, ty, ally, graph or test.index.
@@ -10,9 +10,9 @@
 
 #include "core/error.hpp"
 #include "fuzz/fuzz_input_file.hpp"
-#include "graph_io/pickle.hpp"
-#include "graph_io/pickle_numpy.hpp"
-#include "graph_io/planetoid_reader.hpp"
+#include "graph_io/readers/pickle.hpp"
+#include "graph_io/readers/pickle_numpy.hpp"
+#include "graph_io/readers/planetoid_reader.hpp"
 
 namespace {
 

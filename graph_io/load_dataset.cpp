@@ -6,10 +6,10 @@
 
 #include "graph_io/dataset_catalog.hpp"
 #include "graph_io/dataset_locations.hpp"
-#include "graph_io/ogb_reader.hpp"
-#include "graph_io/planetoid_reader.hpp"
+#include "graph_io/readers/ogb_reader.hpp"
+#include "graph_io/readers/planetoid_reader.hpp"
 #include "graph_io/processed_dataset.hpp"
-#include "graph_io/readers.hpp"
+#include "graph_io/readers/readers.hpp"
 
 namespace sgnn::graph_io {
 

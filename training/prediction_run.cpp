@@ -2,7 +2,7 @@
 
 #include "core/autograd.hpp"
 #include "graph_io/load_dataset.hpp"
-#include "graph_io/readers.hpp"
+#include "graph_io/readers/readers.hpp"
 #include "training/metrics.hpp"
 #include "training/prediction_writer.hpp"
 

@@ -39,7 +39,7 @@
 #include "bench/support/bench_support.hpp"
 #include "core/cuda_runtime.hpp"
 #include "core/error.hpp"
-#include "graph_io/generators.hpp"
+#include "graph_io/generators/generators.hpp"
 #include "graph_io/hrpb_builder.hpp"
 #include "graph_io/prepare.hpp"
 #include "graph_io/reordering.hpp"

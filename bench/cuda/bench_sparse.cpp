@@ -53,9 +53,9 @@
 #include <vector>
 
 #include "core/cuda_runtime.hpp"
-#include "graph_io/generators.hpp"
+#include "graph_io/generators/generators.hpp"
 #include "graph_io/prepare.hpp"
-#include "graph_io/synthetic_presets.hpp"
+#include "graph_io/generators/synthetic_presets.hpp"
 #include "ops/cast.hpp"
 #include "ops/sddmm_backend.hpp"
 #include "ops/sddmm_path.hpp"

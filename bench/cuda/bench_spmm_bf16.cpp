@@ -30,7 +30,7 @@
 #include "bench/support/bench_graphs.hpp"
 #include "bench/support/bench_support.hpp"
 #include "core/cuda_runtime.hpp"
-#include "graph_io/synthetic_presets.hpp"
+#include "graph_io/generators/synthetic_presets.hpp"
 #include "ops/cast.hpp"
 #include "ops/kernel_choices.hpp"
 #include "ops/sparse_plan.hpp"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/adjacency.hpp"
-#include "graph_io/generators.hpp"
+#include "graph_io/generators/generators.hpp"
 #include "graph_io/graph.hpp"
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/prepare.hpp"

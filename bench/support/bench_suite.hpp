@@ -5,7 +5,7 @@
 // and 2 with 1-3 dofs per node, a rectangular (bipartite) adjacency, one hub
 // row of a million entries, a very sparse graph (average degree 2) and short
 // rows in random order (about 22 entries, held out).
-// Every family comes from graph_io (graph_io/generators.hpp), so
+// Every family comes from graph_io (graph_io/generators/generators.hpp), so
 // `sgnn_gen --kind ...` with the same parameters and seed writes the same
 // graphs as files.
 //
@@ -48,7 +48,7 @@
 #include <vector>
 
 #include "bench/support/bench_graphs.hpp"
-#include "graph_io/generators.hpp"
+#include "graph_io/generators/generators.hpp"
 #include "graph_io/reordering.hpp"
 
 namespace sgnn::bench {

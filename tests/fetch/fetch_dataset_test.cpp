@@ -12,7 +12,7 @@
 #include "core/error.hpp"
 #include "graph_io/dataset_locations.hpp"
 #include "fetch/fetch_dataset.hpp"
-#include "graph_io/ogb_reader.hpp"
+#include "graph_io/readers/ogb_reader.hpp"
 #include "tests/fetch/local_http_server.hpp"
 #include "tests/graph_io/temp_files.hpp"
 #include "tests/fetch/zip_files.hpp"

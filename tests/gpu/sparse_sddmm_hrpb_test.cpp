@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "bench/support/bench_graphs.hpp"
-#include "graph_io/generators.hpp"
+#include "graph_io/generators/generators.hpp"
 #include "graph_io/hrpb_builder.hpp"
 #include "ops/cast.hpp"
 #include "ops/cuda/hrpb_row_masks.cuh"

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "graph_io/adjacency_variants.hpp"
-#include "graph_io/generators.hpp"
+#include "graph_io/generators/generators.hpp"
 #include "ops/spmm.hpp"
 #include "tests/support/testing.hpp"
 

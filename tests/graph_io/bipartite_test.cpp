@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "graph_io/bipartite.hpp"
+#include "graph_io/generators/bipartite.hpp"
 #include "graph_io/hrpb_builder.hpp"
 #include "ops/spmm.hpp"
 #include "tests/graph_io/generator_checks.hpp"

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "graph_io/chung_lu.hpp"
-#include "graph_io/power_law_weights.hpp"
+#include "graph_io/generators/chung_lu.hpp"
+#include "graph_io/generators/power_law_weights.hpp"
 #include "tests/graph_io/generator_checks.hpp"
 
 using namespace sgnn;

@@ -4,7 +4,7 @@
 
 #include "graph_io/adjacency_cache.hpp"
 #include "graph_io/feature_transforms.hpp"
-#include "graph_io/generators.hpp"
+#include "graph_io/generators/generators.hpp"
 #include "graph_io/graph.hpp"
 #include "graph_io/graph_statistics.hpp"
 #include "graph_io/section_file.hpp"

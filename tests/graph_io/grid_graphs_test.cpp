@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "graph_io/graph.hpp"
-#include "graph_io/grid_graphs.hpp"
+#include "graph_io/generators/grid_graphs.hpp"
 #include "graph_io/prepare.hpp"
 #include "tests/graph_io/generator_checks.hpp"
 

@@ -3,9 +3,9 @@
 #include <cmath>
 
 #include "graph_io/graph.hpp"
-#include "graph_io/hub.hpp"
+#include "graph_io/generators/hub.hpp"
 #include "graph_io/prepare.hpp"
-#include "graph_io/uniform_random.hpp"
+#include "graph_io/generators/uniform_random.hpp"
 #include "tests/graph_io/generator_checks.hpp"
 
 using namespace sgnn;

@@ -1,7 +1,7 @@
 // read_node_list: the node selections of sgnn_predict --nodes.
 #include <doctest/doctest.h>
 
-#include "graph_io/readers.hpp"
+#include "graph_io/readers/readers.hpp"
 #include "tests/graph_io/temp_files.hpp"
 
 using namespace sgnn;

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "graph_io/load_dataset.hpp"
-#include "graph_io/ogb_reader.hpp"
+#include "graph_io/readers/ogb_reader.hpp"
 #include "tests/graph_io/temp_files.hpp"
 
 using namespace sgnn;

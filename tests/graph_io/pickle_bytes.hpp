@@ -1,5 +1,5 @@
 // Protocol-2 pickle bytes written the way Python 2's cPickle wrote numpy
-// arrays and scipy CSR matrices, for tests of graph_io/pickle*.hpp: small
+// arrays and scipy CSR matrices, for tests of graph_io/readers/pickle*.hpp: small
 // hand-made inputs whose every byte the test controls.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "graph_io/pickle.hpp"
+#include "graph_io/readers/pickle.hpp"
 
 #include <doctest/doctest.h>
 
@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "graph_io/pickle_numpy.hpp"
+#include "graph_io/readers/pickle_numpy.hpp"
 #include "tests/graph_io/pickle_bytes.hpp"
 
 using namespace sgnn;

@@ -1,4 +1,4 @@
-#include "graph_io/planetoid_reader.hpp"
+#include "graph_io/readers/planetoid_reader.hpp"
 
 #include <doctest/doctest.h>
 
@@ -7,7 +7,7 @@
 #include <functional>
 
 #include "graph_io/load_dataset.hpp"
-#include "graph_io/ogb_reader.hpp"
+#include "graph_io/readers/ogb_reader.hpp"
 #include "tests/graph_io/pickle_bytes.hpp"
 #include "tests/graph_io/temp_files.hpp"
 

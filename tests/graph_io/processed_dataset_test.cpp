@@ -11,7 +11,7 @@
 #include "graph_io/ogb_writer.hpp"
 #include "graph_io/processed_dataset.hpp"
 #include "graph_io/section_file.hpp"
-#include "graph_io/synthetic_dataset.hpp"
+#include "graph_io/generators/synthetic_dataset.hpp"
 #include "tests/graph_io/temp_files.hpp"
 
 using namespace sgnn;

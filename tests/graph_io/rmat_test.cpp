@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "graph_io/generators.hpp"
+#include "graph_io/generators/generators.hpp"
 
 using namespace sgnn;
 using namespace sgnn::graph_io;

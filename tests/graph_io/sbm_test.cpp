@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "graph_io/sbm.hpp"
+#include "graph_io/generators/sbm.hpp"
 #include "tests/graph_io/generator_checks.hpp"
 
 using namespace sgnn;

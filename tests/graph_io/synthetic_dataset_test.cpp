@@ -1,9 +1,9 @@
 #include <doctest/doctest.h>
 
-#include "graph_io/grid_graphs.hpp"
-#include "graph_io/ogb_reader.hpp"
+#include "graph_io/generators/grid_graphs.hpp"
+#include "graph_io/readers/ogb_reader.hpp"
 #include "graph_io/ogb_writer.hpp"
-#include "graph_io/synthetic_dataset.hpp"
+#include "graph_io/generators/synthetic_dataset.hpp"
 #include "tests/graph_io/generator_checks.hpp"
 #include "tests/graph_io/temp_files.hpp"
 

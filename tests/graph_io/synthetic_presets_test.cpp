@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "graph_io/synthetic_presets.hpp"
+#include "graph_io/generators/synthetic_presets.hpp"
 
 using namespace sgnn;
 using namespace sgnn::graph_io;

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "graph_io/load_dataset.hpp"
-#include "graph_io/readers.hpp"
+#include "graph_io/readers/readers.hpp"
 #include "tests/graph_io/temp_files.hpp"
 
 using namespace sgnn;

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <random>
 
-#include "graph_io/generators.hpp"
+#include "graph_io/generators/generators.hpp"
 #include "graph_io/graph.hpp"
 #include "graph_io/prepare.hpp"
 #include "tests/support/testing.hpp"

@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "graph_io/generators.hpp"
+#include "graph_io/generators/generators.hpp"
 #include "graph_io/prepare.hpp"
 
 namespace sgnn::testing {

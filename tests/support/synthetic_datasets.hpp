@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "graph_io/synthetic_dataset.hpp"
+#include "graph_io/generators/synthetic_dataset.hpp"
 
 namespace sgnn::testing {
 

@@ -5,7 +5,7 @@
 #include "graph_io/graph.hpp"
 #include "graph_io/hrpb_cache.hpp"
 #include "graph_io/kernel_choices_file.hpp"
-#include "graph_io/synthetic_dataset.hpp"
+#include "graph_io/generators/synthetic_dataset.hpp"
 #include "ops/kernel_choices.hpp"
 #include "ops/sddmm_path.hpp"
 #include "ops/spmm_format.hpp"

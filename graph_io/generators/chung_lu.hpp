@@ -1,5 +1,5 @@
 // Chung-Lu heavy-tailed graphs (Chung & Lu 2002): node i has the expected
-// degree w_i of a power law with exponent γ (graph_io/power_law_weights.hpp),
+// degree w_i of a power law with exponent γ (graph_io/generators/power_law_weights.hpp),
 // and each of the round(n · d / 2) edges picks both ends independently in
 // proportion to w, so node i's expected number of edge ends is w_i. Ids are
 // shuffled (graph_io/random_permutation.hpp): the hubs are spread over the id

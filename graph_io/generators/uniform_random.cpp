@@ -1,9 +1,9 @@
-#include "graph_io/uniform_random.hpp"
+#include "graph_io/generators/uniform_random.hpp"
 
 #include <cmath>
 
 #include "core/error.hpp"
-#include "graph_io/generator_support.hpp"
+#include "graph_io/generators/generator_support.hpp"
 
 namespace sgnn::graph_io {
 

@@ -42,7 +42,7 @@ Dataset generate_synthetic_dataset(const SyntheticOptions& options);
 
 // The same node data (loops and repeats removed, `symmetric` as above,
 // planted features, random splits) around a graph of another family
-// (graph_io/generators.hpp): `edges` (any device) with node classes `labels`
+// (graph_io/generators/generators.hpp): `edges` (any device) with node classes `labels`
 // [edges.num_nodes] in [0, num_classes). Uses the options' symmetric,
 // num_features, num_classes, fractions and seed; num_nodes comes from
 // `edges`. Throws InvalidArgument on a bad edge list, labels or options.

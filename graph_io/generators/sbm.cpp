@@ -1,11 +1,11 @@
-#include "graph_io/sbm.hpp"
+#include "graph_io/generators/sbm.hpp"
 
 #include <algorithm>
 #include <numeric>
 
 #include "core/error.hpp"
 #include "core/philox.hpp"
-#include "graph_io/generator_support.hpp"
+#include "graph_io/generators/generator_support.hpp"
 
 namespace sgnn::graph_io {
 

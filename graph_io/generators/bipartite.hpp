@@ -7,7 +7,7 @@
 // every entry, the T × S matrix A[target − S, source] (Csr and the ops take
 // any num_rows × num_cols). Think of users (sources) and items (targets):
 // sources pick targets in proportion to power-law popularity weights
-// (graph_io/power_law_weights.hpp, ranks shuffled over the target ids), so
+// (graph_io/generators/power_law_weights.hpp, ranks shuffled over the target ids), so
 // A has heavy-tailed rows and uniformly spread columns.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "graph_io/generator_support.hpp"
+#include "graph_io/generators/generator_support.hpp"
 
 #include <algorithm>
 #include <numeric>

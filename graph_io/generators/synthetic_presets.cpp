@@ -1,4 +1,4 @@
-#include "graph_io/synthetic_presets.hpp"
+#include "graph_io/generators/synthetic_presets.hpp"
 
 #include <array>
 

@@ -1,10 +1,10 @@
-#include "graph_io/chung_lu.hpp"
+#include "graph_io/generators/chung_lu.hpp"
 
 #include <cmath>
 
 #include "core/error.hpp"
-#include "graph_io/generator_support.hpp"
-#include "graph_io/power_law_weights.hpp"
+#include "graph_io/generators/generator_support.hpp"
+#include "graph_io/generators/power_law_weights.hpp"
 
 namespace sgnn::graph_io {
 

@@ -1,8 +1,8 @@
 #include <bit>
 
 #include "core/philox.hpp"
-#include "graph_io/generator_support.hpp"
-#include "graph_io/generators.hpp"
+#include "graph_io/generators/generator_support.hpp"
+#include "graph_io/generators/generators.hpp"
 
 namespace sgnn::graph_io {
 

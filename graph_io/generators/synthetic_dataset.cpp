@@ -1,4 +1,4 @@
-#include "graph_io/synthetic_dataset.hpp"
+#include "graph_io/generators/synthetic_dataset.hpp"
 
 #include <parallel/algorithm>
 
@@ -7,8 +7,8 @@
 #include <numeric>
 
 #include "core/philox.hpp"
-#include "graph_io/generators.hpp"
-#include "graph_io/sbm.hpp"
+#include "graph_io/generators/generators.hpp"
+#include "graph_io/generators/sbm.hpp"
 
 namespace sgnn::graph_io {
 

@@ -1,10 +1,10 @@
-#include "graph_io/grid_graphs.hpp"
+#include "graph_io/generators/grid_graphs.hpp"
 
 #include <algorithm>
 #include <vector>
 
 #include "core/error.hpp"
-#include "graph_io/generator_support.hpp"
+#include "graph_io/generators/generator_support.hpp"
 
 namespace sgnn::graph_io {
 

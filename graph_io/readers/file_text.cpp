@@ -1,4 +1,4 @@
-#include "graph_io/file_text.hpp"
+#include "graph_io/readers/file_text.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

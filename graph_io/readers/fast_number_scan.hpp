@@ -1,4 +1,4 @@
-// Fast paths for the numbers of the row parsers (graph_io/ogb_reader.cpp):
+// Fast paths for the numbers of the row parsers (graph_io/readers/ogb_reader.cpp):
 // each reads the common form of a number straight from the text and answers
 // only when it is sure; for anything else it returns nullptr and the caller
 // hands the line to the strict parsers of line_parser.hpp, which define what

@@ -1,10 +1,10 @@
-#include "graph_io/pickle.hpp"
+#include "graph_io/readers/pickle.hpp"
 
 #include <cstring>
 #include <unordered_map>
 
 #include "core/error.hpp"
-#include "graph_io/file_text.hpp"
+#include "graph_io/readers/file_text.hpp"
 
 namespace sgnn::graph_io::pickle {
 

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "graph_io/synthetic_dataset.hpp"
+#include "graph_io/generators/synthetic_dataset.hpp"
 
 namespace sgnn::graph_io {
 

@@ -1,4 +1,4 @@
-#include "graph_io/pickle_numpy.hpp"
+#include "graph_io/readers/pickle_numpy.hpp"
 
 #include <bit>
 #include <cmath>

@@ -1,4 +1,4 @@
-// One hub among small rows: a uniform random graph (graph_io/uniform_random.hpp)
+// One hub among small rows: a uniform random graph (graph_io/generators/uniform_random.hpp)
 // on every node but the hub, plus the hub linked to hub_degree distinct other
 // nodes chosen uniformly. The hub is node num_nodes / 2 (a middle row, not
 // the first or last). Deterministic from the seed, whatever the thread count.

@@ -7,7 +7,7 @@
 //   <folder>/ind.<name>.y, .ty, .ally   2-D numpy arrays of one-hot labels (same rows)
 //   <folder>/ind.<name>.graph           dict (a collections.defaultdict) node -> neighbour list
 //   <folder>/ind.<name>.test.index      text, one test node id per line
-//   (Python 2 pickles; graph_io/pickle.hpp)
+//   (Python 2 pickles; graph_io/readers/pickle.hpp)
 //
 //   nodes     N = allx rows + (max - min + 1 of test.index); the test ids must
 //             start right after allx's rows, and ids missing from that range
@@ -34,7 +34,7 @@
 #include <string>
 
 #include "graph_io/dataset.hpp"
-#include "graph_io/pickle.hpp"
+#include "graph_io/readers/pickle.hpp"
 
 namespace sgnn::graph_io {
 

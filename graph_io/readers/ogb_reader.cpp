@@ -1,13 +1,13 @@
-#include "graph_io/ogb_reader.hpp"
+#include "graph_io/readers/ogb_reader.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <optional>
 #include <stdexcept>
 
-#include "graph_io/fast_number_scan.hpp"
-#include "graph_io/file_text.hpp"
-#include "graph_io/line_parser.hpp"
+#include "graph_io/readers/fast_number_scan.hpp"
+#include "graph_io/readers/file_text.hpp"
+#include "graph_io/readers/line_parser.hpp"
 
 namespace sgnn::graph_io {
 

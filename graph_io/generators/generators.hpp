@@ -18,13 +18,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph_io/bipartite.hpp"
-#include "graph_io/chung_lu.hpp"
+#include "graph_io/generators/bipartite.hpp"
+#include "graph_io/generators/chung_lu.hpp"
 #include "graph_io/edge_list.hpp"
-#include "graph_io/grid_graphs.hpp"
-#include "graph_io/hub.hpp"
-#include "graph_io/sbm.hpp"
-#include "graph_io/uniform_random.hpp"
+#include "graph_io/generators/grid_graphs.hpp"
+#include "graph_io/generators/hub.hpp"
+#include "graph_io/generators/sbm.hpp"
+#include "graph_io/generators/uniform_random.hpp"
 
 namespace sgnn::graph_io {
 

@@ -1,5 +1,5 @@
 // numpy arrays and scipy.sparse CSR matrices out of a parsed pickle
-// (graph_io/pickle.hpp), without Python: what numpy.core.multiarray.
+// (graph_io/readers/pickle.hpp), without Python: what numpy.core.multiarray.
 // _reconstruct + ndarray.__setstate__ and csr_matrix.__dict__ hold.
 //
 //   as_ndarray(value)     a numpy.ndarray of a plain numeric dtype (bool, int8-64,
@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "graph_io/pickle.hpp"
+#include "graph_io/readers/pickle.hpp"
 
 namespace sgnn::graph_io::pickle {
 

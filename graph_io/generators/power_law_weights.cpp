@@ -1,4 +1,4 @@
-#include "graph_io/power_law_weights.hpp"
+#include "graph_io/generators/power_law_weights.hpp"
 
 #include <algorithm>
 #include <cmath>

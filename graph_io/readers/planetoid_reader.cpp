@@ -1,4 +1,4 @@
-#include "graph_io/planetoid_reader.hpp"
+#include "graph_io/readers/planetoid_reader.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,9 +7,9 @@
 #include <optional>
 #include <string_view>
 
-#include "graph_io/file_text.hpp"
-#include "graph_io/line_parser.hpp"
-#include "graph_io/pickle_numpy.hpp"
+#include "graph_io/readers/file_text.hpp"
+#include "graph_io/readers/line_parser.hpp"
+#include "graph_io/readers/pickle_numpy.hpp"
 
 namespace sgnn::graph_io {
 

@@ -2,9 +2,9 @@
 #include <chrono>
 #include <string>
 
-#include "graph_io/file_text.hpp"
-#include "graph_io/line_parser.hpp"
-#include "graph_io/readers.hpp"
+#include "graph_io/readers/file_text.hpp"
+#include "graph_io/readers/line_parser.hpp"
+#include "graph_io/readers/readers.hpp"
 
 namespace sgnn::graph_io {
 
