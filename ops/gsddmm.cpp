@@ -82,7 +82,7 @@ Tensor gsddmm(const Adjacency& adjacency, BinaryKind op, const Tensor& lhs, cons
   const BroadcastShape shape = broadcast_features(lhs, rhs, kOp, "lhs", "rhs");
   // As DGL: a dot product pairs whole feature rows (other axes broadcast), so
   // each operand's gradient is a product over its own features.
-  SGNN_CHECK(op != BinaryKind::Dot || (lhs.dim() == rhs.dim() && lhs.size(-1) == rhs.size(-1)), kOp,
+  SGNN_CHECK(op != BinaryKind::Dot || (lhs.dim() == rhs.dim() && (lhs.dim() == 1 || lhs.size(-1) == rhs.size(-1))), kOp,
              ": dot needs lhs and rhs with the same number of axes and the same last axis, got lhs ",
              shape_str(lhs.shape()), " and rhs ", shape_str(rhs.shape()));
   GsddmmOperands operands;
