@@ -59,6 +59,9 @@ inline void add_minibatch_flags(CLI::App& app, training::MinibatchOptions& optio
   app.add_option("--lr", options.learning_rate, "Adam learning rate (default 0.003)")->check(CLI::PositiveNumber);
   app.add_option("--weight-decay", options.weight_decay, "L2 weight decay (default 0)")->check(CLI::NonNegativeNumber);
   app.add_flag("--row-normalize", options.row_normalize_features, "scale feature rows to sum 1 (bag-of-words features)");
+  app.add_option("--train-nodes", options.train_nodes,
+                 "train on this many nodes of the train split (its first; default all)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--eval-every", options.eval_every, "evaluate every this many epochs (default 1)")
       ->check(CLI::PositiveNumber);
   app.add_option("--eval-from", options.eval_from, "first epoch evaluated (default 1)")->check(CLI::PositiveNumber);

@@ -5,7 +5,8 @@
 //                      converted to `dtype` on the way for a float table)
 //   Residence::Host    the table stays in host memory, read by the GPU over
 //                      unified addressing: pinned memory as it is, other host
-//                      memory (a mapped processed file) page-locked in place;
+//                      memory (a mapped processed file) page-locked in place
+//                      (copied to pinned memory when that is refused);
 //                      with cache_bytes > 0, the rows of the highest-degree
 //                      nodes (ties by id) are copied to the device and read
 //                      from there (PaGraph/GNNLab's static degree cache: a

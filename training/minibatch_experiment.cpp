@@ -86,6 +86,7 @@ void validate_minibatch_options(const MinibatchOptions& o) {
              "mini-batch experiment: epochs, hidden, eval_every, eval_from, inference_chunk and pipeline_depth must "
              "be positive");
   SGNN_CHECK(o.feature_cache_bytes >= 0, "--feature-cache must not be negative");
+  SGNN_CHECK(o.train_nodes >= 0, "--train-nodes must not be negative");
   SGNN_CHECK(o.dropout >= 0 && o.dropout < 1, "--dropout must be in [0, 1), got ", o.dropout);
   SGNN_CHECK(o.learning_rate > 0 && o.weight_decay >= 0, "--lr must be positive and --weight-decay non-negative");
   for (const std::string* residence : {&o.graph_residence, &o.feature_residence}) {
@@ -114,7 +115,11 @@ MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const 
   result.nodes = dataset.num_nodes();
   result.features = dataset.features.size(1);
   result.classes = dataset.num_classes;
-  result.train_nodes = dataset.train_index.numel();
+  const Tensor train_index =
+      options.train_nodes > 0 && options.train_nodes < dataset.train_index.numel()
+          ? dataset.train_index.narrow_rows(0, options.train_nodes)
+          : dataset.train_index;
+  result.train_nodes = train_index.numel();
   memory::reset_peak(device);
 
   // The device budget the graph and the features share; the rest is training's.
@@ -179,7 +184,7 @@ MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const 
   data.sampler = &sampler;
   data.features = &feature_store;
   data.labels = &label_store;
-  data.train_index = dataset.train_index;
+  data.train_index = train_index;
   data.valid_index = dataset.valid_index;
   data.test_index = dataset.test_index;
   MinibatchTrainerOptions trainer_options;

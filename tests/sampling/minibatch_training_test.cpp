@@ -4,10 +4,10 @@
 #include <set>
 
 #include "core/autograd.hpp"
-#include "graph_io/dataset_locations.hpp"
 #include "ops/spmm.hpp"
 #include "sampling/batch_pipeline.hpp"
 #include "sampling/destination_rows.hpp"
+#include "cora_minibatch.hpp"
 #include "sampling_graphs.hpp"
 #include "tests/support/testing.hpp"
 #include "training/minibatch_experiment.hpp"
@@ -158,19 +158,7 @@ TEST_CASE("batch pipeline: an epoch visits every training node once, with its la
 
 TEST_CASE("mini-batch GraphSAGE reaches at least 78% test accuracy on Cora on the CPU (seed 0)" *
           doctest::test_suite("accuracy")) {
-  const std::optional<std::filesystem::path> bundled = graph_io::bundled_dataset_folder();
-  REQUIRE(bundled.has_value());
-  training::MinibatchOptions options;
-  options.dataset = (*bundled / "cora").string();
-  options.row_normalize_features = true;
-  options.fanouts = {10, 10};
-  options.batch_size = 32;
-  options.hidden = 128;
-  options.learning_rate = 0.01f;
-  options.weight_decay = 5e-4f;
-  options.epochs = 10;
-  options.evaluate_train = false;
-  const training::MinibatchResult result = training::run_minibatch_experiment(options);
+  const training::MinibatchResult result = training::run_minibatch_experiment(sgnn::testing::cora_minibatch_options());
   MESSAGE("mini-batch GraphSAGE Cora: test accuracy ", result.test_accuracy, " at epoch ", result.fit.best_epoch,
           ", validation ", result.fit.best.validation.accuracy);
   CHECK(result.fit.history.size() == 10);
