@@ -9,7 +9,7 @@
 # Times on one H200 with 16 cores (expected): products-scale generation
 # about 1-2 min (R-MAT, CSV, then its first load writes the processed file),
 # papers100M-scale generation a few minutes (about 42 GB written; it needs
-# about 55 GB of host memory), bench_sampling about 3-5 min.
+# about 43 GB of host memory), bench_sampling about 3-5 min.
 set -euo pipefail
 build=build
 data=data

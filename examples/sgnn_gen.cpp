@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
   CLI::Option* preset_option =
       app.add_option("--preset", preset,
                      "a named benchmark graph; sets every option below (papers100m-scale is written straight into "
-                     "the processed format, <out>/processed/dataset.sgnn: about 42 GB and 55 GB of memory)")
+                     "the processed format, <out>/processed/dataset.sgnn: about 42 GB, and 43 GB of memory)")
           ->check(CLI::IsMember(presets));
   app.add_option("--scale", scale, "papers100m-scale only: every size divided by this (default 1)")
       ->check(CLI::Range(1.0, 1e6))

@@ -143,15 +143,23 @@ struct EdgeModel {
   }
 };
 
-// The symmetric CSR: count, fill through cursors, sort and deduplicate rows.
+// The symmetric CSR: draw and count, fill through cursors, sort and
+// deduplicate rows. The drawn ends are kept between the passes (8 bytes an
+// edge) rather than drawn twice: the draws are most of the work.
 Csr build_csr(const EdgeModel& model) {
   const int64_t n = model.options.num_nodes;
   const auto m = static_cast<int64_t>(model.options.num_edges);
+  constexpr uint64_t kLoop = ~uint64_t{0};
+  std::vector<uint64_t> ends(static_cast<std::size_t>(m));
   std::vector<int32_t> degree(static_cast<std::size_t>(n), 0);
 #pragma omp parallel for schedule(static, 1 << 16)
   for (int64_t k = 0; k < m; ++k) {
     int32_t u = 0, v = 0;
-    if (!model.edge(static_cast<uint64_t>(k), u, v)) continue;
+    if (!model.edge(static_cast<uint64_t>(k), u, v)) {
+      ends[static_cast<std::size_t>(k)] = kLoop;
+      continue;
+    }
+    ends[static_cast<std::size_t>(k)] = (static_cast<uint64_t>(static_cast<uint32_t>(u)) << 32) | static_cast<uint32_t>(v);
     std::atomic_ref<int32_t>(degree[static_cast<std::size_t>(u)]).fetch_add(1, std::memory_order_relaxed);
     std::atomic_ref<int32_t>(degree[static_cast<std::size_t>(v)]).fetch_add(1, std::memory_order_relaxed);
   }
@@ -161,11 +169,13 @@ Csr build_csr(const EdgeModel& model) {
   std::vector<int32_t> raw(static_cast<std::size_t>(raw_entries));
 #pragma omp parallel for schedule(static, 1 << 16)
   for (int64_t k = 0; k < m; ++k) {
-    int32_t u = 0, v = 0;
-    if (!model.edge(static_cast<uint64_t>(k), u, v)) continue;
+    const uint64_t pair = ends[static_cast<std::size_t>(k)];
+    if (pair == kLoop) continue;
+    const auto u = static_cast<int32_t>(pair >> 32), v = static_cast<int32_t>(pair & 0xFFFFFFFFu);
     raw[static_cast<std::size_t>(std::atomic_ref<int64_t>(cursor[static_cast<std::size_t>(u)]).fetch_add(1, std::memory_order_relaxed))] = v;
     raw[static_cast<std::size_t>(std::atomic_ref<int64_t>(cursor[static_cast<std::size_t>(v)]).fetch_add(1, std::memory_order_relaxed))] = u;
   }
+  std::vector<uint64_t>().swap(ends);
   // Each cursor now points at its row's end; the row starts at end - degree.
 #pragma omp parallel for schedule(dynamic, 4096)
   for (int64_t r = 0; r < n; ++r) {

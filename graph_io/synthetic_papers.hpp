@@ -19,12 +19,13 @@
 //
 // Everything is a function of (seed, index) through Philox, so the result
 // does not depend on the thread count. The CSR is built in two passes over
-// the edges (count, then fill through per-row cursors), rows sorted and
-// repeats removed one row at a time.
+// the drawn edges (count, then fill through per-row cursors), rows sorted
+// and repeats removed one row at a time.
 //
-// Memory: 8 bytes per directed entry while building (the raw and the final
-// index arrays), 2·F bytes per node of features, 32 bytes per node: about
-// 55 GB at full size. Disk: the processed file, about 42 GB.
+// Memory: 8 bytes per drawn edge and 4 per directed entry while counting
+// and filling, 8 per entry while compacting (the raw and the final index
+// arrays), then the CSR beside 2·F bytes per node of features: about 43 GB
+// at full size. Disk: the processed file, about 42 GB.
 #pragma once
 
 #include <cstdint>
