@@ -40,12 +40,18 @@ Tensor shuffled(const Tensor& nodes, uint64_t seed, uint64_t epoch) {
 // The sampling thread and the events that order its stream against the library's.
 class BatchPipeline::Producer {
  public:
-  Producer(BatchPipeline& owner, int depth, Device device) : owner_(owner), device_(device) {
+  Producer(BatchPipeline& owner, int depth, Device device, std::vector<std::shared_ptr<DeviceArena>> arenas)
+      : owner_(owner), device_(device) {
     cuda::DeviceGuard guard(device);
     SGNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    // Arenas may still be read by training work of an earlier pipeline.
+    SGNN_CUDA_CHECK(cudaEventCreateWithFlags(&library_now_, cudaEventDisableTiming));
+    SGNN_CUDA_CHECK(cudaEventRecord(library_now_, cuda::stream(device)));
+    SGNN_CUDA_CHECK(cudaStreamWaitEvent(stream_, library_now_, 0));
     slots_.resize(static_cast<std::size_t>(depth));
-    for (Slot& slot : slots_) {
-      slot.arena = std::make_unique<DeviceArena>(device);
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+      Slot& slot = slots_[s];
+      slot.arena = s < arenas.size() && arenas[s] != nullptr ? arenas[s] : std::make_shared<DeviceArena>(device);
       SGNN_CUDA_CHECK(cudaEventCreateWithFlags(&slot.ready, cudaEventDisableTiming));
       SGNN_CUDA_CHECK(cudaEventCreateWithFlags(&slot.freed, cudaEventDisableTiming));
     }
@@ -66,6 +72,7 @@ class BatchPipeline::Producer {
       (void)cudaEventDestroy(slot.ready);
       (void)cudaEventDestroy(slot.freed);
     }
+    (void)cudaEventDestroy(library_now_);
     (void)cudaStreamDestroy(stream_);
     (void)cudaGetLastError();
   }
@@ -97,7 +104,7 @@ class BatchPipeline::Producer {
 
  private:
   struct Slot {
-    std::unique_ptr<DeviceArena> arena;
+    std::shared_ptr<DeviceArena> arena;
     cudaEvent_t ready = nullptr;
     cudaEvent_t freed = nullptr;
     bool busy = false;          // produced and not released yet
@@ -144,6 +151,7 @@ class BatchPipeline::Producer {
   BatchPipeline& owner_;
   Device device_;
   cudaStream_t stream_ = nullptr;
+  cudaEvent_t library_now_ = nullptr;
   std::vector<Slot> slots_;
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -156,7 +164,7 @@ class BatchPipeline::Producer {};
 #endif
 
 BatchPipeline::BatchPipeline(PipelineSources sources, Tensor order, int64_t batch_size, uint64_t first_batch,
-                             int depth)
+                             int depth, std::vector<std::shared_ptr<DeviceArena>> arenas)
     : sources_(sources), batch_size_(batch_size), first_batch_(first_batch) {
   SGNN_CHECK(sources_.sampler != nullptr && sources_.features != nullptr && sources_.labels != nullptr,
              "BatchPipeline: a sampler, a feature store and a label store are needed");
@@ -177,7 +185,9 @@ BatchPipeline::BatchPipeline(PipelineSources sources, Tensor order, int64_t batc
   order_ = Tensor::empty_pinned({order.numel()}, DType::Int32);  // copied from asynchronously
   std::copy(order.data<int32_t>(), order.data<int32_t>() + order.numel(), order_.data<int32_t>());
 #ifdef SGNN_WITH_CUDA
-  producer_ = std::make_unique<Producer>(*this, depth, device);
+  producer_ = std::make_unique<Producer>(*this, depth, device, std::move(arenas));
+#else
+  (void)arenas;  // a CUDA device is refused above in a build without CUDA
 #endif
 }
 

@@ -7,6 +7,9 @@
 //   first_batch the number of batch 0 for the sampler's random streams
 //               (batches of later epochs draw fresh neighbours)
 //   depth       batches in flight at most (>= 1)
+//   arenas      optional: `depth` arenas kept by the caller across epochs
+//               (the buffers then keep the size they grew to); else the
+//               pipeline makes its own
 //
 // CPU: next() samples and gathers the batch there and then.
 // CUDA: a thread of its own samples batch b + 1, ..., b + depth - 1 and
@@ -16,9 +19,12 @@
 // library's stream. next() makes the library's stream wait for the batch's
 // "ready" event (no host wait unless the batch is not sampled yet), and
 // release() records a "free" event after the training step's work, which
-// the sampling stream waits for before it reuses that arena. The host waits
-// only where the sampler reads its own stream's counts (blocks' sizes), on
-// the sampling thread. An error on that thread is rethrown by next().
+// the sampling stream waits for before it reuses that arena (and, for the
+// first use of each, for the library's stream as it was when the pipeline
+// was made: arenas of an earlier epoch). The host waits only where the
+// sampler reads its own stream's counts (blocks' sizes), on the sampling
+// thread. An error on that thread is rethrown by next(). Release a batch
+// before asking for the one `depth` batches after it.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +32,7 @@
 #include <optional>
 #include <vector>
 
+#include "sampling/device_arena.hpp"
 #include "sampling/feature_store.hpp"
 #include "sampling/neighbor_sampler.hpp"
 
@@ -48,7 +55,8 @@ struct PipelineSources {
 
 class BatchPipeline {
  public:
-  BatchPipeline(PipelineSources sources, Tensor order, int64_t batch_size, uint64_t first_batch, int depth = 2);
+  BatchPipeline(PipelineSources sources, Tensor order, int64_t batch_size, uint64_t first_batch, int depth = 2,
+                std::vector<std::shared_ptr<DeviceArena>> arenas = {});
   ~BatchPipeline();
   BatchPipeline(const BatchPipeline&) = delete;
   BatchPipeline& operator=(const BatchPipeline&) = delete;

@@ -8,23 +8,6 @@
 
 namespace sgnn::sampling {
 
-namespace {
-
-Tensor pinned_copy(const Tensor& host) {
-  Tensor pinned = Tensor::empty_pinned(host.shape(), host.dtype());
-  const auto* from = static_cast<const char*>(host.raw_data());
-  auto* to = static_cast<char*>(pinned.raw_data());
-  const auto bytes = static_cast<int64_t>(host.nbytes());
-  constexpr int64_t kPiece = int64_t{1} << 24;
-#pragma omp parallel for schedule(static)
-  for (int64_t offset = 0; offset < bytes; offset += kPiece) {
-    std::copy(from + offset, from + std::min(bytes, offset + kPiece), to + offset);
-  }
-  return pinned;
-}
-
-}  // namespace
-
 std::vector<int32_t> nodes_to_cache(const std::vector<int64_t>& degrees, int64_t cache_bytes, int64_t row_bytes) {
   SGNN_CHECK(row_bytes > 0, "nodes_to_cache: rows of ", row_bytes, " bytes");
   const auto count = static_cast<std::size_t>(
@@ -63,16 +46,7 @@ FeatureStore::FeatureStore(const Tensor& table, Device device, const FeatureStor
     source_.dtype = table_.dtype();
     return;
   }
-  table_ = table.to(Device::cpu());
-  try {
-    access_ = std::make_unique<HostAccess>(table_, device);
-  } catch (const Error& refused) {
-    // The memory could not be page-locked in place (a limit on locked
-    // memory, a mapping the driver refuses): a pinned copy instead.
-    if (dynamic_cast<const InvalidArgument*>(&refused) != nullptr) throw;
-    table_ = pinned_copy(table_);
-    access_ = std::make_unique<HostAccess>(table_, device);
-  }
+  table_ = make_host_readable(table.to(Device::cpu()), device, access_);
   source_.rows = access_->device_pointer();
   source_.dtype = table_.dtype();
   if (options.cache_bytes == 0) return;

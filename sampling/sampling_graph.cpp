@@ -38,8 +38,8 @@ SamplingGraph::SamplingGraph(const Csr& csr, Device device, Residence residence)
   view_.num_nodes = csr_.num_rows;
   view_.nnz = csr_.nnz;
   if (residence_ == Residence::Host) {
-    indptr_access_ = std::make_unique<HostAccess>(csr_.indptr, device);
-    indices_access_ = std::make_unique<HostAccess>(csr_.indices, device);
+    csr_.indptr = make_host_readable(csr_.indptr, device, indptr_access_);
+    csr_.indices = make_host_readable(csr_.indices, device, indices_access_);
     view_.indptr = indptr_access_->device_pointer();
     view_.indices = static_cast<const int32_t*>(indices_access_->device_pointer());
   } else {

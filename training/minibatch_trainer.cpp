@@ -78,9 +78,14 @@ MinibatchEpochRecord MinibatchTrainer::run_epoch(const std::function<void(const 
   record.epoch = epoch_;
   model_.train();
   const Clock::time_point start = Clock::now();
+  if (device.is_cuda() && arenas_.empty()) {
+    for (int slot = 0; slot < options_.pipeline_depth; ++slot) {
+      arenas_.push_back(std::make_shared<sampling::DeviceArena>(device));
+    }
+  }
   sampling::BatchPipeline pipeline({data_.sampler, data_.features, data_.labels},
                                    sampling::shuffled(data_.train_index, options_.seed, static_cast<uint64_t>(epoch_)),
-                                   options_.batch_size, batches_drawn_, options_.pipeline_depth);
+                                   options_.batch_size, batches_drawn_, options_.pipeline_depth, arenas_);
   batches_drawn_ += static_cast<uint64_t>(pipeline.num_batches());
   Tensor loss_sum = Tensor::zeros({}, DType::Float32, device);
   Clock::time_point last_report = start;

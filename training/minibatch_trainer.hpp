@@ -22,6 +22,7 @@
 #include <optional>
 #include <vector>
 
+#include "sampling/device_arena.hpp"
 #include "sampling/feature_store.hpp"
 #include "sampling/neighbor_sampler.hpp"
 #include "training/metrics.hpp"
@@ -100,6 +101,7 @@ class MinibatchTrainer {
   int64_t epoch_ = 0;
   uint64_t batches_drawn_ = 0;  // sampler stream numbers used so far
   std::vector<Tensor> best_parameters_;
+  std::vector<std::shared_ptr<sampling::DeviceArena>> arenas_;  // the pipeline's, kept across epochs (GPU)
 };
 
 }  // namespace sgnn::training

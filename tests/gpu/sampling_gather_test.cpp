@@ -128,9 +128,26 @@ TEST_CASE("GPU gather_rows writes every row asked for (outputs poisoned first), 
   const sampling::HostAccess host(table, kGpu);
   const std::vector<int32_t> wanted_ids = random_ids(10000, rows, 10);
   const Tensor ids = Tensor::from_vector(wanted_ids, {10000}, kGpu);
-  for (const void* rows_pointer : {on_device.raw_data(), host.device_pointer()}) {
+  for (const void* rows_pointer : std::initializer_list<const void*>{on_device.raw_data(), host.device_pointer()}) {
     Tensor out = sgnn::testing::poisoned({10000, width}, kGpu);
     sampling::gather_rows({rows_pointer, DType::Float32, rows, width}, ids, out, sampling::WorkContext::on(kGpu));
     check_rows(out, table, wanted_ids);
   }
+}
+
+TEST_CASE("HostAccess: tables sharing pages (adjacent sections of one buffer) are read correctly, before and after one goes") {
+  const int64_t width = 10;  // 40-byte rows: the two halves share a page
+  const Tensor whole = sgnn::testing::random_tensor({3001, width}, 230);
+  const Tensor first = whole.narrow_rows(0, 1500);
+  const Tensor second = whole.narrow_rows(1500, 3001);
+  const std::vector<int32_t> wanted_ids = random_ids(2000, 1500, 11);
+  const Tensor ids = Tensor::from_vector(wanted_ids, {2000}, kGpu);
+  sampling::FeatureStoreOptions options;
+  options.residence = sampling::Residence::Host;
+  auto store_first = std::make_unique<sampling::FeatureStore>(first, kGpu, options);
+  const sampling::FeatureStore store_second(second, kGpu, options);
+  check_rows(store_first->gather(ids), first, wanted_ids);
+  check_rows(store_second.gather(ids), second, wanted_ids);
+  store_first.reset();  // unlocks only the pages no other table uses
+  check_rows(store_second.gather(ids), second, wanted_ids);
 }
