@@ -175,7 +175,7 @@ Block sample_hop_as(const HopRequest& request, const Tensor& destinations, const
     });
   }
   const int64_t edges = nd == 0 ? 0 : context.read(totals.narrow_rows(nd - 1, nd)).front();
-  check_block_edges(edges);
+  check_block_edges(nd + edges);  // the relabelling numbers destinations and entries together
   b.num_edges = edges;
   {
     const LaunchShape shape = elementwise_launch_shape(nd + 1, device);
