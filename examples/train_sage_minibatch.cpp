@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   bool print_json = false;
   app.add_option("--dataset", options.dataset, "dataset name or path (as train_gcn)")->required();
   app.add_option("--device", options.device, "cpu, cuda or cuda:<k> (default cpu)");
-  app.add_option("--epochs", options.epochs, "training epochs (default 20)")->check(CLI::PositiveNumber);
+  app.add_option("--epochs", options.epochs, "training epochs (default 20)")->check(sgnn::examples::detail::kPositive);
   app.add_option("--seed", options.seed, "seed of weights, dropout, shuffles and samples (default 0)");
   app.add_option_function<std::string>(
          "--precision", [&options](const std::string& value) { options.precision = training::parse_precision(value); },
