@@ -51,15 +51,15 @@ SamplingGraph::SamplingGraph(const Csr& csr, Device device, Residence residence)
 SamplingGraph::~SamplingGraph() = default;
 
 std::vector<int64_t> SamplingGraph::degrees() const {
-  const Csr host = csr_.to(Device::cpu());
+  const Tensor offsets = csr_.indptr.to(Device::cpu());  // the offsets only, not the indices
   std::vector<int64_t> out(static_cast<std::size_t>(csr_.num_rows));
   const auto rows = static_cast<int64_t>(out.size());
-  if (host.indptr.dtype() == DType::Int64) {
-    const int64_t* indptr = host.indptr.data<int64_t>();
+  if (offsets.dtype() == DType::Int64) {
+    const int64_t* indptr = offsets.data<int64_t>();
 #pragma omp parallel for schedule(static)
     for (int64_t v = 0; v < rows; ++v) out[static_cast<std::size_t>(v)] = indptr[v + 1] - indptr[v];
   } else {
-    const int32_t* indptr = host.indptr.data<int32_t>();
+    const int32_t* indptr = offsets.data<int32_t>();
 #pragma omp parallel for schedule(static)
     for (int64_t v = 0; v < rows; ++v) out[static_cast<std::size_t>(v)] = indptr[v + 1] - indptr[v];
   }
