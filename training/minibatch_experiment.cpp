@@ -1,6 +1,7 @@
 #include "training/minibatch_experiment.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -60,6 +61,20 @@ sampling::Residence resolve_residence(const std::string& option, int64_t bytes, 
   }
   if (residence == sampling::Residence::Device) budget -= bytes;
   return residence;
+}
+
+// Layer-wise evaluation keeps two hidden tables of every node at once, on the
+// device when they fit its budget, else in pinned host memory. Refused
+// before training when neither can hold them (papers100M-scale at hidden 256
+// needs 114 GB a table in float32): a run would train and then fail.
+void require_evaluation_fits(const MinibatchOptions& options, int64_t nodes, DType dtype, int64_t device_budget) {
+  if (!options.evaluate || options.fanouts.size() < 2) return;
+  const int64_t table = nodes * options.hidden * static_cast<int64_t>(dtype_size(dtype));
+  if (device_budget < 0 || 2 * table <= device_budget) return;
+  const auto host = static_cast<int64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<int64_t>(::sysconf(_SC_PAGESIZE));
+  SGNN_CHECK(2 * table <= host / 2, "layer-wise evaluation needs two tables of ", nodes, " x ", options.hidden, " (",
+             table >> 30, " GiB each), more than the device budget (", device_budget >> 30,
+             " GiB) and half the host memory (", (host / 2) >> 30, " GiB); train with --no-eval, or a smaller --hidden");
 }
 
 void require_node_classification(const graph_io::Dataset& dataset) {
@@ -160,6 +175,7 @@ MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const 
   result.feature_residence = sampling::residence_name(feature_store.residence());
   result.cached_feature_rows = feature_store.cached_rows();
 
+  require_evaluation_fits(options, result.nodes, dtype, device.is_cuda() ? std::max<int64_t>(budget, 0) : -1);
   sampling::SamplerOptions sampler_options;
   sampler_options.fanouts = options.fanouts;
   sampler_options.replace = options.replace;
