@@ -10,7 +10,7 @@ include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
 install(TARGETS sparsegnn sparsegnn_shared EXPORT sparsegnnTargets)
-install(DIRECTORY core ops graph_io training distributed fetch
+install(DIRECTORY core ops graph_io sampling training distributed fetch
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sparsegnn
         FILES_MATCHING PATTERN "*.hpp" PATTERN "*.inl" PATTERN "*.cuh")
 

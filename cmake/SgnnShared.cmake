@@ -15,7 +15,7 @@
 # In the build tree the library lies in <build>/lib and programs find it
 # through the RPATH $ORIGIN/../lib, which also holds where scripts/stage-gpu.sh
 # copies them (<stage>/{tests,bench,examples}/ and <stage>/lib/).
-set(sgnn_layers sgnn_core sgnn_ops sgnn_graph_io sgnn_training sgnn_distributed)
+set(sgnn_layers sgnn_core sgnn_ops sgnn_graph_io sgnn_sampling sgnn_training sgnn_distributed)
 add_library(sparsegnn_shared SHARED)
 add_library(sparsegnn::shared ALIAS sparsegnn_shared)
 foreach(layer ${sgnn_layers})

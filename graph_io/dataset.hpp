@@ -3,11 +3,19 @@
 //   edges        EdgeList (host): num_nodes, source/target int32 [E], optional
 //                weight float32 [E]; directed as stored (an undirected file
 //                lists both directions or is symmetrised by prepare())
-//   features     host [N, F] float32, finite (undefined if the files have none)
+//   features     host [N, F] float32 (bfloat16 from a generator that writes
+//                it so: the papers100M-scale preset), finite (undefined if
+//                the files have none)
 //   labels       host [N] int32 in [0, num_classes) (undefined if none)
 //   train_index, valid_index, test_index
 //                host [M] int32 node ids in [0, N), no repeats, disjoint
 //                (undefined if the files have no split)
+//   csr          optional: the graph as a prebuilt CSR (host; row v lists the
+//                in-neighbours of v, sorted, no repeats; int64 indptr when
+//                nnz >= 2^31), from generators that write it directly (the
+//                papers100M-scale preset); edges then holds num_nodes only. Consumers
+//                that need an edge list refuse such a dataset; the
+//                mini-batch trainer samples from the CSR.
 //   num_classes  max label + 1 (0 without labels)
 //   fingerprint  a hash of the files it was read from, taken when its
 //                processed file was written (graph_io/processed_dataset.hpp);
@@ -27,6 +35,7 @@
 #include <memory>
 #include <string>
 
+#include "core/csr.hpp"
 #include "graph_io/edge_list.hpp"
 
 namespace sgnn::graph_io {
@@ -35,6 +44,7 @@ struct Dataset {
   std::string name;    // e.g. "cora" (the folder or file name)
   std::string source;  // where it was read from
   EdgeList edges;
+  Csr csr;
   Tensor features;
   Tensor labels;
   Tensor train_index;

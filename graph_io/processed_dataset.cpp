@@ -24,13 +24,16 @@ constexpr const char* kProcessedFolder = "processed";
 template <typename DatasetType>  // Dataset or const Dataset
 auto sections_of(DatasetType& dataset) {
   return std::vector<std::pair<std::string, decltype(&dataset.features)>>{{"edges.source", &dataset.edges.source}, {"edges.target", &dataset.edges.target},
-          {"edges.weight", &dataset.edges.weight}, {"features", &dataset.features},
+          {"edges.weight", &dataset.edges.weight}, {"csr.indptr", &dataset.csr.indptr},
+          {"csr.indices", &dataset.csr.indices}, {"features", &dataset.features},
           {"labels", &dataset.labels},             {"train_index", &dataset.train_index},
           {"valid_index", &dataset.valid_index},   {"test_index", &dataset.test_index}};
 }
 
 // Sections large enough that their check is worth folding into a later pass.
-bool is_large_section(const std::string& name) { return name.starts_with("edges.") || name == "features"; }
+bool is_large_section(const std::string& name) {
+  return name.starts_with("edges.") || name.starts_with("csr.") || name == "features";
+}
 
 InputStamp stamp_of(const fs::path& file, std::string relative) {
   struct stat status {};
@@ -129,20 +132,40 @@ void require_ids(const Tensor& ids, int64_t bound, const std::string& file, cons
   for (int64_t i = 0; i < ids.numel(); ++i) require(data[i] >= 0 && data[i] < bound, file, detail::concat(what, " out of range"));
 }
 
+// A prebuilt CSR: both arrays, shapes and types, offsets that start at 0
+// and end at the entry count (its rows are as the writer stored them, under
+// the file's checksums).
+void check_csr_sections(const Csr& csr, int64_t n, const std::string& file) {
+  require(csr.indptr.defined() && csr.indices.defined(), file, "a CSR section without the other");
+  require(csr.indices.dtype() == DType::Int32 && csr.indices.dim() == 1, file, "csr.indices is not int32 [nnz]");
+  const int64_t nnz = csr.indices.numel();
+  require(csr.indptr.dtype() == csr_offset_dtype(nnz) && csr.indptr.shape() == Shape{n + 1}, file,
+          "csr.indptr is not [num_nodes + 1] of the offset type of its entry count");
+  const auto offset = [&](int64_t row) {
+    return csr.indptr.dtype() == DType::Int64 ? csr.indptr.data<int64_t>()[row] : csr.indptr.data<int32_t>()[row];
+  };
+  require(offset(0) == 0 && offset(n) == nnz, file, "csr.indptr does not run from 0 to the entry count");
+}
+
 // The shapes and small contents of a mapped dataset, before anything uses it.
 void check_contents(const Dataset& dataset, const std::string& file) {
   const int64_t n = dataset.num_nodes();
   const EdgeList& edges = dataset.edges;
   require(n >= 0 && n < (int64_t{1} << 31), file, "num_nodes out of range");
-  require(edges.source.defined() && edges.target.defined(), file, "no edges");
-  require(edges.source.dtype() == DType::Int32 && edges.target.dtype() == DType::Int32 && edges.source.dim() == 1 &&
-              edges.target.shape() == edges.source.shape(),
-          file, "edge sections of different lengths or types");
-  require(!edges.weight.defined() || (edges.weight.dtype() == DType::Float32 && edges.weight.shape() == edges.source.shape()),
-          file, "edge weights do not fit the edges");
-  require(!dataset.features.defined() ||
-              (dataset.features.dtype() == DType::Float32 && dataset.features.dim() == 2 && dataset.features.size(0) == n),
-          file, "features are not [num_nodes, F] float32");
+  if (dataset.csr.indptr.defined() || dataset.csr.indices.defined()) {
+    check_csr_sections(dataset.csr, n, file);
+  } else {
+    require(edges.source.defined() && edges.target.defined(), file, "no edges");
+    require(edges.source.dtype() == DType::Int32 && edges.target.dtype() == DType::Int32 && edges.source.dim() == 1 &&
+                edges.target.shape() == edges.source.shape(),
+            file, "edge sections of different lengths or types");
+    require(!edges.weight.defined() ||
+                (edges.weight.dtype() == DType::Float32 && edges.weight.shape() == edges.source.shape()),
+            file, "edge weights do not fit the edges");
+  }
+  require(!dataset.features.defined() || (is_floating(dataset.features.dtype()) && dataset.features.dim() == 2 &&
+                                          dataset.features.size(0) == n),
+          file, "features are not [num_nodes, F] float32 or bfloat16");
   if (dataset.labels.defined()) {
     require(dataset.labels.dtype() == DType::Int32 && dataset.labels.shape() == Shape{n}, file,
             "labels are not [num_nodes] int32");
@@ -232,7 +255,7 @@ std::optional<Dataset> load_processed_dataset(const fs::path& file, const fs::pa
   if (!fs::exists(file, error)) return std::nullopt;
   const auto started = std::chrono::steady_clock::now();
   try {
-    SectionFile contents = map_section_file(file, kKind, kProcessedDatasetVersion);
+    SectionFile contents = map_section_file(file, kKind, kOldestProcessedDatasetVersion, kProcessedDatasetVersion);
     const std::vector<InputStamp> stored = decode_stamps(contents.meta("inputs"), file.string());
     const std::vector<InputStamp> current = input_stamps(location);
     bool restamp = false;
@@ -259,6 +282,10 @@ std::optional<Dataset> load_processed_dataset(const fs::path& file, const fs::pa
     dataset.fingerprint = contents.fingerprint;
     for (const auto& [name, tensor] : sections_of(dataset)) {
       if (contents.has(name)) *tensor = contents.at(name);
+    }
+    if (dataset.csr.indices.defined()) {
+      dataset.csr.num_rows = dataset.csr.num_cols = dataset.num_nodes();
+      dataset.csr.nnz = dataset.csr.indices.numel();
     }
     const std::map<std::string, uint32_t, std::less<>> unverified = contents.unverified_crc;  // verify() erases
     for (const auto& [name, crc] : unverified) {

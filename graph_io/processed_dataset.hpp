@@ -35,7 +35,11 @@
 namespace sgnn::graph_io {
 
 // Bump when a reader's output or this file's content changes: old files are rebuilt.
-inline constexpr uint32_t kProcessedDatasetVersion = 1;
+// Version 2 may hold a prebuilt CSR (sections csr.indptr, csr.indices:
+// Dataset::csr, instead of the edge sections) and bfloat16 features; files
+// of version 1 (edges, float32 features) still load.
+inline constexpr uint32_t kProcessedDatasetVersion = 2;
+inline constexpr uint32_t kOldestProcessedDatasetVersion = 1;
 
 // One input file of a dataset: its path relative to the dataset (the file
 // name for a single-file dataset), size and modification time.

@@ -411,6 +411,11 @@ SectionFile read_section_file(const fs::path& path, std::string_view expected_ki
 }
 
 SectionFile map_section_file(const fs::path& path, std::string_view expected_kind, uint32_t expected_kind_version) {
+  return map_section_file(path, expected_kind, expected_kind_version, expected_kind_version);
+}
+
+SectionFile map_section_file(const fs::path& path, std::string_view expected_kind, uint32_t oldest_kind_version,
+                             uint32_t newest_kind_version) {
   const std::string name = path.string();
   const std::shared_ptr<const MappedFile> mapped = MappedFile::open(path);
   const uint64_t file_bytes = mapped->size();
@@ -418,7 +423,7 @@ SectionFile map_section_file(const fs::path& path, std::string_view expected_kin
   const uint64_t header_bytes = check_preamble(mapped->data(), file_bytes, name);
   std::vector<SectionEntry> entries;
   SectionFile contents = parse_header(std::string_view(mapped->data(), static_cast<std::size_t>(header_bytes)),
-                                      file_bytes, name, expected_kind, expected_kind_version, expected_kind_version,
+                                      file_bytes, name, expected_kind, oldest_kind_version, newest_kind_version,
                                       entries);
   for (const SectionEntry& entry : entries) {
     contents.sections.emplace_back(

@@ -79,6 +79,9 @@ SectionFile read_section_file(const std::filesystem::path& path, std::string_vie
 // behaviour, as for any mapping: the writers here only ever replace files.
 SectionFile map_section_file(const std::filesystem::path& path, std::string_view expected_kind,
                              uint32_t expected_kind_version);
+// The same for a reader of versions [oldest_kind_version, newest_kind_version].
+SectionFile map_section_file(const std::filesystem::path& path, std::string_view expected_kind,
+                             uint32_t oldest_kind_version, uint32_t newest_kind_version);
 
 // Host tensors to `device` through the staged upload (core/staged_upload.hpp);
 // those with an expected CRC-32 are checked from the bytes as they are

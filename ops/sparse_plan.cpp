@@ -80,6 +80,19 @@ std::shared_ptr<const SparsePlan> sparse_plan(const Csr& csr) {
   return plan;
 }
 
+void register_sparse_plan(std::shared_ptr<const SparsePlan> plan) {
+  SGNN_CHECK(plan != nullptr && plan->indptr.defined(), "register_sparse_plan: a plan without its indptr");
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  for (auto it = cache.begin(); it != cache.end(); ++it) {
+    if ((*it)->indptr.shares_storage_with(plan->indptr) && (*it)->indptr.raw_data() == plan->indptr.raw_data()) {
+      cache.erase(it);
+      break;
+    }
+  }
+  cache.push_front(std::move(plan));
+  if (cache.size() > kPlanCacheSize) cache.pop_back();
+}
+
 int64_t sparse_plans_built() {
   std::lock_guard<std::mutex> lock(cache_mutex);
   return plans_built;

@@ -68,6 +68,12 @@ inline constexpr std::size_t kPlanCacheSize = 16;
 inline constexpr int64_t kEntryRowsMaxEntries = int64_t{1} << 18;
 
 std::shared_ptr<const SparsePlan> sparse_plan(const Csr& csr);
+// Caches a plan computed elsewhere (the neighbour sampler builds its blocks'
+// plans on the GPU, sampling/cuda/block_plans.cu, so a fresh block never
+// reads its CSR back to the host), keyed by plan->indptr as sparse_plan(csr)
+// looks it up; it replaces a cached plan of the same key. The caller
+// guarantees that the plan is the one build_plan would compute.
+void register_sparse_plan(std::shared_ptr<const SparsePlan> plan);
 // Number of plans computed so far (cache misses), for tests.
 int64_t sparse_plans_built();
 

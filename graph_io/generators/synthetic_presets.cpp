@@ -41,6 +41,8 @@ SyntheticOptions synthetic_preset(std::string_view name) {
   throw InvalidArgument("synthetic_preset: unknown preset '" + std::string(name) + "' (known: " + known + ")");
 }
 
+std::vector<std::string> processed_preset_names() { return {"papers100m-scale"}; }
+
 std::vector<std::string> synthetic_preset_names() {
   std::vector<std::string> names;
   for (const Preset& preset : kPresets) names.emplace_back(preset.name);

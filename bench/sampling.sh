@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The mini-batch benchmarks of issue 48 on a GPU machine: generates the
+# products-scale and papers100M-scale presets once (into DATA), then runs
+# bench_sampling (bandwidths, gathers, sampling, epoch times) and writes
+# OUT/bench_sampling.md.
+#
+#   bench/sampling.sh --build BUILD --data DATA --out OUT [--quick] [--no-papers]
+#
+# Times on one H200 with 16 cores (expected): products-scale generation
+# about 1-2 min (R-MAT, CSV, then its first load writes the processed file),
+# papers100M-scale generation a few minutes (about 42 GB written; it needs
+# about 43 GB of host memory), bench_sampling about 3-5 min.
+set -euo pipefail
+build=build
+data=data
+out=bench-out
+quick=()
+papers=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$2; shift 2 ;;
+    --data) data=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --quick) quick=(--quick); shift ;;
+    --no-papers) papers=0; shift ;;
+    *) echo "bench/sampling.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$data" "$out"
+if [ ! -d "$data/products-scale/raw" ]; then
+  /usr/bin/time -f "generated products-scale in %e s (peak %M KB)" \
+    "$build/examples/sgnn_gen" --out "$data/products-scale" --no-gzip --preset products-scale
+fi
+arguments=(--dataset "$data/products-scale" --markdown "$out/bench_sampling.md" "${quick[@]}")
+if [ $papers -eq 1 ]; then
+  if [ ! -f "$data/papers100m-scale/processed/dataset.sgnn" ]; then
+    df -h "$data" | tail -n 1
+    /usr/bin/time -f "generated papers100m-scale in %e s (peak %M KB)" \
+      "$build/examples/sgnn_gen" --out "$data/papers100m-scale" --preset papers100m-scale
+  fi
+  arguments+=(--papers "$data/papers100m-scale")
+fi
+/usr/bin/time -f "bench_sampling: %e s, peak host memory %M KB" "$build/bench/bench_sampling" "${arguments[@]}"

@@ -1,0 +1,225 @@
+#include "sampling/batch_pipeline.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#include "sampling/device_arena.hpp"
+#include "sampling/sample_math.hpp"
+#ifdef SGNN_WITH_CUDA
+#include "core/cuda_runtime.hpp"
+#endif
+
+namespace sgnn::sampling {
+
+namespace {
+// The stream offset of the epoch shuffles: apart from every sampler hop stream.
+constexpr uint64_t kShuffleStream = uint64_t{1} << 62;
+}  // namespace
+
+Tensor shuffled(const Tensor& nodes, uint64_t seed, uint64_t epoch) {
+  check_dtype(nodes, DType::Int32, "shuffled", "nodes");
+  SGNN_CHECK(nodes.device().is_cpu(), "shuffled: nodes must be a host tensor");
+  const int32_t* ids = nodes.data<int32_t>();
+  const int64_t count = nodes.numel();
+  const PhiloxStream stream{seed, kShuffleStream + epoch};
+  std::vector<std::pair<uint32_t, int32_t>> keyed(static_cast<std::size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    keyed[static_cast<std::size_t>(i)] = {draw_bits(stream, static_cast<uint64_t>(i)), ids[i]};
+  }
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<int32_t> order(keyed.size());
+  for (std::size_t i = 0; i < keyed.size(); ++i) order[i] = keyed[i].second;
+  return Tensor::from_vector(order, {count});
+}
+
+#ifdef SGNN_WITH_CUDA
+// The sampling thread and the events that order its stream against the library's.
+class BatchPipeline::Producer {
+ public:
+  Producer(BatchPipeline& owner, int depth, Device device, std::vector<std::shared_ptr<DeviceArena>> arenas)
+      : owner_(owner), device_(device) {
+    cuda::DeviceGuard guard(device);
+    SGNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    // Arenas may still be read by training work of an earlier pipeline.
+    SGNN_CUDA_CHECK(cudaEventCreateWithFlags(&library_now_, cudaEventDisableTiming));
+    SGNN_CUDA_CHECK(cudaEventRecord(library_now_, cuda::stream(device)));
+    SGNN_CUDA_CHECK(cudaStreamWaitEvent(stream_, library_now_, 0));
+    slots_.resize(static_cast<std::size_t>(depth));
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+      Slot& slot = slots_[s];
+      slot.arena = s < arenas.size() && arenas[s] != nullptr ? arenas[s] : std::make_shared<DeviceArena>(device);
+      SGNN_CUDA_CHECK(cudaEventCreateWithFlags(&slot.ready, cudaEventDisableTiming));
+      SGNN_CUDA_CHECK(cudaEventCreateWithFlags(&slot.freed, cudaEventDisableTiming));
+    }
+    thread_ = std::thread([this] { run(); });
+  }
+
+  ~Producer() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+    cuda::DeviceGuard guard(device_);
+    (void)cudaStreamSynchronize(stream_);
+    for (Slot& slot : slots_) {
+      slot.batch.reset();
+      (void)cudaEventDestroy(slot.ready);
+      (void)cudaEventDestroy(slot.freed);
+    }
+    (void)cudaEventDestroy(library_now_);
+    (void)cudaStreamDestroy(stream_);
+    (void)cudaGetLastError();
+  }
+
+  MiniBatch take(int64_t index) {
+    Slot& slot = slots_[static_cast<std::size_t>(index) % slots_.size()];
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return error_ != nullptr || (slot.batch.has_value() && slot.batch->index == index); });
+    if (error_ != nullptr) std::rethrow_exception(error_);
+    MiniBatch batch = std::move(*slot.batch);
+    slot.batch.reset();
+    lock.unlock();
+    cuda::DeviceGuard guard(device_);
+    SGNN_CUDA_CHECK(cudaStreamWaitEvent(cuda::stream(device_), slot.ready, 0));
+    return batch;
+  }
+
+  void release(int slot_index) {
+    Slot& slot = slots_.at(static_cast<std::size_t>(slot_index));
+    {
+      cuda::DeviceGuard guard(device_);
+      SGNN_CUDA_CHECK(cudaEventRecord(slot.freed, cuda::stream(device_)));
+      const std::lock_guard<std::mutex> lock(mutex_);
+      slot.recorded_free = true;
+      slot.busy = false;
+    }
+    changed_.notify_all();
+  }
+
+ private:
+  struct Slot {
+    std::shared_ptr<DeviceArena> arena;
+    cudaEvent_t ready = nullptr;
+    cudaEvent_t freed = nullptr;
+    bool busy = false;          // produced and not released yet
+    bool recorded_free = false;
+    std::optional<MiniBatch> batch;
+  };
+
+  void run() {
+    try {
+      cuda::DeviceGuard guard(device_);
+      for (int64_t index = 0; index < owner_.num_batches_; ++index) {
+        const int slot_index = static_cast<int>(index % static_cast<int64_t>(slots_.size()));
+        Slot& slot = slots_[static_cast<std::size_t>(slot_index)];
+        bool wait_for_free = false;
+        {
+          std::unique_lock<std::mutex> lock(mutex_);
+          changed_.wait(lock, [&] { return stop_ || !slot.busy; });
+          if (stop_) return;
+          wait_for_free = slot.recorded_free;
+        }
+        // The training step that read this arena last must be done before it is written again.
+        if (wait_for_free) SGNN_CUDA_CHECK(cudaStreamWaitEvent(stream_, slot.freed, 0));
+        slot.arena->reset();
+        const WorkContext context{device_, stream_, slot.arena.get()};
+        MiniBatch batch = owner_.make_batch(index, context);
+        batch.slot = slot_index;
+        SGNN_CUDA_CHECK(cudaEventRecord(slot.ready, stream_));
+        {
+          const std::lock_guard<std::mutex> lock(mutex_);
+          slot.batch = std::move(batch);
+          slot.busy = true;
+        }
+        changed_.notify_all();
+      }
+    } catch (...) {
+      {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        error_ = std::current_exception();
+      }
+      changed_.notify_all();
+    }
+  }
+
+  BatchPipeline& owner_;
+  Device device_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t library_now_ = nullptr;
+  std::vector<Slot> slots_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+#else
+class BatchPipeline::Producer {};
+#endif
+
+BatchPipeline::BatchPipeline(PipelineSources sources, Tensor order, int64_t batch_size, uint64_t first_batch,
+                             int depth, std::vector<std::shared_ptr<DeviceArena>> arenas)
+    : sources_(sources), batch_size_(batch_size), first_batch_(first_batch) {
+  SGNN_CHECK(sources_.sampler != nullptr && sources_.features != nullptr && sources_.labels != nullptr,
+             "BatchPipeline: a sampler, a feature store and a label store are needed");
+  check_dtype(order, DType::Int32, "BatchPipeline", "order");
+  check_dim(order, 1, "BatchPipeline", "order");
+  SGNN_CHECK(order.device().is_cpu(), "BatchPipeline: order must be a host tensor");
+  SGNN_CHECK(batch_size >= 1 && depth >= 1, "BatchPipeline: batch_size ", batch_size, " and depth ", depth,
+             " must be positive");
+  const Device device = sources_.sampler->graph().device();
+  SGNN_CHECK(sources_.features->device() == device && sources_.labels->device() == device,
+             "BatchPipeline: the sampler runs on ", device.str(), ", the features on ",
+             sources_.features->device().str(), ", the labels on ", sources_.labels->device().str());
+  num_batches_ = (order.numel() + batch_size - 1) / batch_size;
+  if (device.is_cpu()) {
+    order_ = order;
+    return;
+  }
+  order_ = Tensor::empty_pinned({order.numel()}, DType::Int32);  // copied from asynchronously
+  std::copy(order.data<int32_t>(), order.data<int32_t>() + order.numel(), order_.data<int32_t>());
+#ifdef SGNN_WITH_CUDA
+  producer_ = std::make_unique<Producer>(*this, depth, device, std::move(arenas));
+#else
+  (void)arenas;  // a CUDA device is refused above in a build without CUDA
+#endif
+}
+
+BatchPipeline::~BatchPipeline() = default;
+
+MiniBatch BatchPipeline::make_batch(int64_t index, const WorkContext& context) const {
+  const int64_t first = index * batch_size_;
+  const int64_t count = std::min(batch_size_, order_.numel() - first);
+  MiniBatch batch;
+  batch.index = index;
+  batch.seeds = context.allocate({count}, DType::Int32);
+  context.copy(batch.seeds.raw_data(), order_.data<int32_t>() + first, static_cast<std::size_t>(count) * sizeof(int32_t));
+  batch.blocks = sources_.sampler->sample(batch.seeds, first_batch_ + static_cast<uint64_t>(index), context);
+  batch.inputs = sources_.features->gather(batch.blocks.front().source_ids, context);
+  batch.labels = sources_.labels->gather(batch.seeds, context);
+  return batch;
+}
+
+std::optional<MiniBatch> BatchPipeline::next() {
+  if (next_index_ >= num_batches_) return std::nullopt;
+  const int64_t index = next_index_++;
+#ifdef SGNN_WITH_CUDA
+  if (producer_ != nullptr) return producer_->take(index);
+#endif
+  return make_batch(index, WorkContext::on(Device::cpu()));
+}
+
+void BatchPipeline::release(MiniBatch& batch) {
+#ifdef SGNN_WITH_CUDA
+  if (producer_ != nullptr && batch.slot >= 0) producer_->release(batch.slot);
+#endif
+  batch.slot = -1;
+}
+
+}  // namespace sgnn::sampling

@@ -1,0 +1,77 @@
+// FeatureStore: a node table (features [N, F], or labels [N]) where the
+// batches' gathers read it (sampling/gather.hpp).
+//
+//   Residence::Device  the table on the training device (copied there once,
+//                      converted to `dtype` on the way for a float table)
+//   Residence::Host    the table stays in host memory, read by the GPU over
+//                      unified addressing: pinned memory as it is, other host
+//                      memory (a mapped processed file) page-locked in place
+//                      (copied to pinned memory when that is refused);
+//                      with cache_bytes > 0, the rows of the highest-degree
+//                      nodes (ties by id) are copied to the device and read
+//                      from there (PaGraph/GNNLab's static degree cache: a
+//                      neighbour sample reaches a node about in proportion to
+//                      its degree)
+// On the CPU both are the host table. gather() returns [n, F] ([n] for a
+// 1-D table) of `dtype` on the device: float32 or bfloat16 for a float
+// table (BF16 features for a model computing in BF16, or widened for FP32),
+// int32 for labels.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "sampling/gather.hpp"
+#include "sampling/sampling_graph.hpp"
+
+namespace sgnn::sampling {
+
+struct FeatureStoreOptions {
+  Residence residence = Residence::Device;
+  DType dtype = DType::Float32;  // of the gathered rows
+  int64_t cache_bytes = 0;       // Host only: device bytes for cached rows
+};
+
+class FeatureStore {
+ public:
+  // `table` float32/bfloat16 [N, F] or int32 [N] on the host (or on
+  // `device`); `degrees` [N] (the cache's ranking; may be empty without a
+  // cache). InvalidArgument for other dtypes or shapes.
+  FeatureStore(const Tensor& table, Device device, const FeatureStoreOptions& options,
+               const std::vector<int64_t>& degrees = {});
+  ~FeatureStore();
+  FeatureStore(const FeatureStore&) = delete;
+  FeatureStore& operator=(const FeatureStore&) = delete;
+
+  Tensor gather(const Tensor& ids, const WorkContext& context) const;
+  Tensor gather(const Tensor& ids) const { return gather(ids, WorkContext::on(device_)); }
+
+  Device device() const { return device_; }
+  Residence residence() const { return residence_; }
+  DType dtype() const { return dtype_; }
+  int64_t num_rows() const { return source_.num_rows; }
+  int64_t row_elements() const { return source_.row_elements; }
+  int64_t cached_rows() const { return cached_rows_; }
+  // Device bytes this store holds (table or cache and its slot map).
+  int64_t device_bytes() const;
+  // The whole table as stored (a host tensor for Residence::Host).
+  const Tensor& table() const { return table_; }
+
+ private:
+  Device device_;
+  Residence residence_;
+  DType dtype_;
+  bool one_dimensional_ = false;
+  Tensor table_;
+  std::unique_ptr<class HostAccess> access_;
+  RowSource source_;
+  Tensor cache_rows_, slot_of_row_;
+  int64_t cached_rows_ = 0;
+};
+
+// The rows a cache of `cache_bytes` holds for rows of `row_bytes`: the
+// highest-degree nodes, ties by the smaller id, in that order.
+std::vector<int32_t> nodes_to_cache(const std::vector<int64_t>& degrees, int64_t cache_bytes, int64_t row_bytes);
+
+}  // namespace sgnn::sampling

@@ -1,0 +1,153 @@
+// GPU gathers against host copies: tables in device memory, pinned host
+// memory and page-locked pageable memory (unified addressing), with and
+// without the device cache, converting float32 and bfloat16; outputs
+// poisoned first, so a row the kernel misses shows.
+#include <doctest/doctest.h>
+
+#include <cstring>
+
+#include "core/bfloat16.hpp"
+#include "sampling/feature_store.hpp"
+#include "sampling/host_access.hpp"
+#include "tests/support/gpu_testing.hpp"
+#include "tests/support/testing.hpp"
+
+namespace {
+
+using namespace sgnn;
+using sgnn::testing::kGpu;
+
+std::vector<float> widened(const Tensor& t) {
+  const Tensor host = t.to(Device::cpu());
+  if (host.dtype() == DType::Float32) return host.to_vector<float>();
+  std::vector<float> out;
+  for (const bfloat16 v : host.to_vector<bfloat16>()) out.push_back(v.to_float());
+  return out;
+}
+
+// out[i] == table[ids[i]] converted to out's dtype, element for element.
+void check_rows(const Tensor& out, const Tensor& table, const std::vector<int32_t>& ids) {
+  const std::vector<float> got = widened(out);
+  const std::vector<float> rows = widened(table);
+  const int64_t width = table.size(1);
+  REQUIRE(got.size() == ids.size() * static_cast<std::size_t>(width));
+  int64_t wrong = 0;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    for (int64_t j = 0; j < width; ++j) {
+      float expected = rows[static_cast<std::size_t>(ids[i] * width + j)];
+      if (out.dtype() == DType::BFloat16) expected = bfloat16(expected).to_float();
+      wrong += got[i * static_cast<std::size_t>(width) + static_cast<std::size_t>(j)] != expected ? 1 : 0;
+    }
+  }
+  CHECK(wrong == 0);
+}
+
+std::vector<int32_t> random_ids(int64_t count, int64_t bound, uint64_t seed) {
+  const Tensor t = sgnn::testing::random_indices({count}, seed, 0, bound, DType::Int32);
+  return t.to_vector<int32_t>();
+}
+
+}  // namespace
+
+TEST_CASE("GPU gathers from device, pinned and page-locked host tables equal the host copies, any width and dtype") {
+  const int64_t rows = 5000;
+  for (const int64_t width : {int64_t{1}, int64_t{3}, int64_t{100}, int64_t{128}, int64_t{602}}) {
+    for (const DType stored : {DType::Float32, DType::BFloat16}) {
+      for (const DType wanted : {DType::Float32, DType::BFloat16}) {
+        CAPTURE(width);
+        CAPTURE(dtype_name(stored));
+        CAPTURE(dtype_name(wanted));
+        Tensor table = sgnn::testing::random_tensor({rows, width}, 200 + static_cast<uint64_t>(width));
+        if (stored == DType::BFloat16) {
+          std::vector<bfloat16> narrow;
+          for (const float v : table.to_vector<float>()) narrow.push_back(bfloat16(v));
+          table = Tensor::from_vector(narrow, {rows, width});
+        }
+        const std::vector<int32_t> wanted_ids = random_ids(3000, rows, 7);
+        const Tensor ids = Tensor::from_vector(wanted_ids, {3000}, kGpu);
+        Tensor pinned = Tensor::empty_pinned({rows, width}, stored);
+        std::memcpy(pinned.raw_data(), table.raw_data(), table.nbytes());
+        for (const auto& [name, source, residence] :
+             {std::tuple{"device", table, sampling::Residence::Device}, std::tuple{"pinned host", pinned, sampling::Residence::Host},
+              std::tuple{"pageable host", table, sampling::Residence::Host}}) {
+          CAPTURE(name);
+          sampling::FeatureStoreOptions options;
+          options.residence = residence;
+          options.dtype = wanted;
+          const sampling::FeatureStore store(source, kGpu, options);
+          CHECK(store.residence() == residence);
+          check_rows(store.gather(ids), table, wanted_ids);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("GPU gathers through the degree cache read cached rows from the device and the others from the host") {
+  const int64_t rows = 2000, width = 64;
+  const Tensor table = sgnn::testing::random_tensor({rows, width}, 210);
+  std::vector<int64_t> degrees(static_cast<std::size_t>(rows));
+  for (int64_t v = 0; v < rows; ++v) degrees[static_cast<std::size_t>(v)] = (v * 7919) % 1000;
+  sampling::FeatureStoreOptions options;
+  options.residence = sampling::Residence::Host;
+  options.cache_bytes = 300 * width * 4;
+  const sampling::FeatureStore store(table, kGpu, options, degrees);
+  CHECK(store.cached_rows() == 300);
+  const std::vector<int32_t> wanted_ids = random_ids(5000, rows, 8);
+  check_rows(store.gather(Tensor::from_vector(wanted_ids, {5000}, kGpu)), table, wanted_ids);
+}
+
+TEST_CASE("GPU label gathers (int32, one per row) from host memory") {
+  std::vector<int32_t> labels(1000);
+  for (std::size_t v = 0; v < labels.size(); ++v) labels[v] = static_cast<int32_t>((v * 31) % 47);
+  sampling::FeatureStoreOptions options;
+  options.residence = sampling::Residence::Host;
+  options.dtype = DType::Int32;
+  const sampling::FeatureStore store(Tensor::from_vector(labels, {1000}), kGpu, options);
+  const std::vector<int32_t> wanted_ids = random_ids(777, 1000, 9);
+  const std::vector<int32_t> got = store.gather(Tensor::from_vector(wanted_ids, {777}, kGpu)).to(Device::cpu()).to_vector<int32_t>();
+  std::vector<int32_t> expected;
+  for (const int32_t id : wanted_ids) expected.push_back(labels[static_cast<std::size_t>(id)]);
+  CHECK(got == expected);
+}
+
+TEST_CASE("HostAccess page-locks pageable memory for the device and leaves pinned memory as it is") {
+  const Tensor pageable = Tensor::zeros({1 << 16});
+  const sampling::HostAccess registered(pageable, kGpu);
+  CHECK(registered.registered());
+  const Tensor pinned = Tensor::empty_pinned({1 << 16});
+  const sampling::HostAccess as_is(pinned, kGpu);
+  CHECK_FALSE(as_is.registered());
+  CHECK_THROWS_AS(sampling::HostAccess(Tensor::zeros({4}, DType::Float32, kGpu), kGpu), InvalidArgument);
+}
+
+TEST_CASE("GPU gather_rows writes every row asked for (outputs poisoned first), from the device and from the host") {
+  const int64_t rows = 4096, width = 96;
+  const Tensor table = sgnn::testing::random_tensor({rows, width}, 220);
+  const Tensor on_device = table.to(kGpu);
+  const sampling::HostAccess host(table, kGpu);
+  const std::vector<int32_t> wanted_ids = random_ids(10000, rows, 10);
+  const Tensor ids = Tensor::from_vector(wanted_ids, {10000}, kGpu);
+  for (const void* rows_pointer : std::initializer_list<const void*>{on_device.raw_data(), host.device_pointer()}) {
+    Tensor out = sgnn::testing::poisoned({10000, width}, kGpu);
+    sampling::gather_rows({rows_pointer, DType::Float32, rows, width}, ids, out, sampling::WorkContext::on(kGpu));
+    check_rows(out, table, wanted_ids);
+  }
+}
+
+TEST_CASE("HostAccess: tables sharing pages (adjacent sections of one buffer) are read correctly, before and after one goes") {
+  const int64_t width = 10;  // 40-byte rows: the two halves share a page
+  const Tensor whole = sgnn::testing::random_tensor({3001, width}, 230);
+  const Tensor first = whole.narrow_rows(0, 1500);
+  const Tensor second = whole.narrow_rows(1500, 3001);
+  const std::vector<int32_t> wanted_ids = random_ids(2000, 1500, 11);
+  const Tensor ids = Tensor::from_vector(wanted_ids, {2000}, kGpu);
+  sampling::FeatureStoreOptions options;
+  options.residence = sampling::Residence::Host;
+  auto store_first = std::make_unique<sampling::FeatureStore>(first, kGpu, options);
+  const sampling::FeatureStore store_second(second, kGpu, options);
+  check_rows(store_first->gather(ids), first, wanted_ids);
+  check_rows(store_second.gather(ids), second, wanted_ids);
+  store_first.reset();  // unlocks only the pages no other table uses
+  check_rows(store_second.gather(ids), second, wanted_ids);
+}

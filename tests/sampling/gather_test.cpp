@@ -1,0 +1,91 @@
+#include <doctest/doctest.h>
+
+#include <numeric>
+
+#include "core/bfloat16.hpp"
+#include "sampling/feature_store.hpp"
+#include "sampling/gather.hpp"
+#include "tests/support/testing.hpp"
+
+namespace {
+
+using namespace sgnn;
+
+Tensor ids(const std::vector<int32_t>& values) { return Tensor::from_vector(values, {static_cast<int64_t>(values.size())}); }
+
+}  // namespace
+
+TEST_CASE("gather_rows copies the asked rows, converting float32 and bfloat16 either way") {
+  const Tensor table = sgnn::testing::random_tensor({50, 7}, 21);
+  const std::vector<float> values = table.to_vector<float>();
+  const std::vector<int32_t> wanted{49, 0, 3, 3, 17};
+  for (const DType out_dtype : {DType::Float32, DType::BFloat16}) {
+    Tensor out = Tensor::full({5, 7}, 7.0, out_dtype);
+    sampling::gather_rows({table.raw_data(), DType::Float32, 50, 7}, ids(wanted), out,
+                          sampling::WorkContext::on(Device::cpu()));
+    const Tensor widened = out_dtype == DType::Float32 ? out : Tensor::from_vector(
+        [&] {
+          std::vector<float> w;
+          for (const bfloat16 v : out.to_vector<bfloat16>()) w.push_back(v.to_float());
+          return w;
+        }(), {5, 7});
+    const std::vector<float> got = widened.to_vector<float>();
+    for (std::size_t i = 0; i < wanted.size(); ++i) {
+      for (std::size_t j = 0; j < 7; ++j) {
+        const float expected = values[static_cast<std::size_t>(wanted[i]) * 7 + j];
+        const float rounded = out_dtype == DType::Float32 ? expected : bfloat16(expected).to_float();
+        CHECK(got[i * 7 + j] == rounded);
+      }
+    }
+  }
+}
+
+TEST_CASE("gather_rows reads cached rows from the cache and the others from the table") {
+  const std::vector<int32_t> labels{5, 6, 7, 8, 9, 10};
+  const std::vector<int32_t> slots{-1, 1, -1, 0, -1, -1};
+  const std::vector<int32_t> cached{80, 60};  // deliberately not the table's values: where each row came from shows
+  Tensor out = Tensor::zeros({4}, DType::Int32);
+  sampling::gather_rows({labels.data(), DType::Int32, 6, 1}, ids({3, 1, 0, 5}), out,
+                        sampling::WorkContext::on(Device::cpu()), {slots.data(), cached.data()});
+  CHECK(out.to_vector<int32_t>() == std::vector<int32_t>{80, 60, 5, 10});
+}
+
+TEST_CASE("gather_rows refuses ids out of range and mismatched outputs") {
+  const Tensor table = Tensor::zeros({4, 2});
+  Tensor out = Tensor::zeros({1, 2});
+  const sampling::RowSource source{table.raw_data(), DType::Float32, 4, 2};
+  const auto context = sampling::WorkContext::on(Device::cpu());
+  CHECK_THROWS_AS(sampling::gather_rows(source, ids({4}), out, context), InvalidArgument);
+  CHECK_THROWS_AS(sampling::gather_rows(source, ids({-1}), out, context), InvalidArgument);
+  Tensor wrong = Tensor::zeros({1, 3});
+  CHECK_THROWS_AS(sampling::gather_rows(source, ids({1}), wrong, context), InvalidArgument);
+  Tensor integers = Tensor::zeros({1, 2}, DType::Int32);
+  CHECK_THROWS_AS(sampling::gather_rows(source, ids({1}), integers, context), InvalidArgument);
+}
+
+TEST_CASE("feature cache: the highest-degree nodes first, ties by the smaller id, as many as the bytes hold") {
+  const std::vector<int64_t> degrees{3, 9, 1, 9, 0, 5};
+  CHECK(sampling::nodes_to_cache(degrees, 3 * 16, 16) == std::vector<int32_t>{1, 3, 5});
+  CHECK(sampling::nodes_to_cache(degrees, 15, 16).empty());
+  CHECK(sampling::nodes_to_cache(degrees, 1 << 20, 16).size() == degrees.size());
+}
+
+TEST_CASE("feature store on the CPU gathers features in the asked dtype and labels as int32") {
+  const Tensor features = sgnn::testing::random_tensor({30, 4}, 22);
+  sampling::FeatureStoreOptions options;
+  options.dtype = DType::BFloat16;
+  const sampling::FeatureStore store(features, Device::cpu(), options);
+  const Tensor got = store.gather(ids({29, 2}));
+  CHECK(got.dtype() == DType::BFloat16);
+  CHECK(got.shape() == Shape{2, 4});
+  const std::vector<bfloat16> rows = got.to_vector<bfloat16>();
+  const std::vector<float> table = features.to_vector<float>();
+  REQUIRE(rows.size() == 8);
+  CHECK(rows[4].to_float() == bfloat16(table[8]).to_float());
+  const Tensor labels = Tensor::from_vector(std::vector<int32_t>{4, 1, 2}, {3});
+  sampling::FeatureStoreOptions label_options;
+  label_options.dtype = DType::Int32;
+  const sampling::FeatureStore label_store(labels, Device::cpu(), label_options);
+  CHECK(label_store.gather(ids({2, 0})).to_vector<int32_t>() == std::vector<int32_t>{2, 4});
+  CHECK_THROWS_AS(sampling::FeatureStore(labels, Device::cpu(), options), InvalidArgument);
+}

@@ -1,0 +1,167 @@
+#include <doctest/doctest.h>
+
+#include <numeric>
+#include <set>
+
+#include "core/autograd.hpp"
+#include "ops/spmm.hpp"
+#include "sampling/batch_pipeline.hpp"
+#include "sampling/destination_rows.hpp"
+#include "cora_minibatch.hpp"
+#include "sampling_graphs.hpp"
+#include "tests/support/testing.hpp"
+#include "training/minibatch_experiment.hpp"
+
+namespace {
+
+using namespace sgnn;
+using sgnn::testing::AdjacencyLists;
+
+Tensor ids(const std::vector<int32_t>& values) { return Tensor::from_vector(values, {static_cast<int64_t>(values.size())}); }
+
+std::shared_ptr<const sampling::SamplingGraph> host_graph(const AdjacencyLists& lists) {
+  return std::make_shared<const sampling::SamplingGraph>(sgnn::testing::csr_of(lists), Device::cpu(),
+                                                          sampling::Residence::Device);
+}
+
+void randomize(training::Module& module, uint64_t seed) {
+  for (Tensor& parameter : module.parameters()) {
+    const Tensor values = sgnn::testing::random_tensor(parameter.shape(), seed++, -0.5, 0.5);
+    training::copy_into(parameter, values);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("SAGEConv on a block: neighbour mean times W_neighbours plus the destination times W_root plus b") {
+  const AdjacencyLists lists = sgnn::testing::random_lists(40, 12, 3, 4, 31);
+  sampling::SamplerOptions options;
+  options.fanouts = {3};
+  const sampling::NeighborSampler sampler(host_graph(lists), options);
+  const sampling::Block block = sampler.sample(ids({0, 5, 38, 12}), 2).front();
+  Generator generator(1);
+  training::SAGEConv conv(6, 5, generator);
+  randomize(conv, 40);
+  const Tensor x = sgnn::testing::random_tensor({block.num_sources(), 6}, 32);
+  const Tensor y = conv.forward(block, x);
+  REQUIRE(y.shape() == Shape{4, 5});
+  // float64 reference from the block's pattern alone.
+  const std::vector<double> xs = sgnn::testing::to_double(x);
+  const auto named = conv.named_parameters();
+  const std::vector<double> w_neighbours = sgnn::testing::to_double(named[0].second);
+  const std::vector<double> w_root = sgnn::testing::to_double(named[1].second);
+  const std::vector<double> bias = sgnn::testing::to_double(named[2].second);
+  const std::vector<int32_t> indptr = block.adjacency.csr.indptr.to_vector<int32_t>();
+  const std::vector<int32_t> indices = block.adjacency.csr.indices.to_vector<int32_t>();
+  std::vector<double> expected(20, 0.0);
+  for (int64_t i = 0; i < 4; ++i) {
+    std::vector<double> mean(6, 0.0);
+    const int32_t begin = indptr[static_cast<std::size_t>(i)], end = indptr[static_cast<std::size_t>(i) + 1];
+    for (int32_t e = begin; e < end; ++e) {
+      for (std::size_t f = 0; f < 6; ++f) mean[f] += xs[static_cast<std::size_t>(indices[static_cast<std::size_t>(e)]) * 6 + f] / (end - begin);
+    }
+    for (std::size_t o = 0; o < 5; ++o) {
+      double sum = bias[o];
+      for (std::size_t f = 0; f < 6; ++f) sum += mean[f] * w_neighbours[f * 5 + o] + xs[static_cast<std::size_t>(i) * 6 + f] * w_root[f * 5 + o];
+      expected[static_cast<std::size_t>(i) * 5 + o] = sum;
+    }
+  }
+  CHECK(sgnn::testing::relative_error(y, expected) < 1e-5);
+  // Gradients of every parameter and of x through the block's transpose.
+  Tensor leaf = x.clone().set_requires_grad(true);
+  std::vector<Tensor> inputs = conv.parameters();
+  inputs.push_back(leaf);
+  const double error =
+      sgnn::testing::gradient_error([&](const std::vector<Tensor>&) { return conv.forward(block, leaf); }, inputs);
+  CHECK(error < 2e-2);
+}
+
+TEST_CASE("destination_rows: a view of the first rows whose gradient pads zero rows") {
+  Tensor x = sgnn::testing::random_tensor({6, 3}, 33).set_requires_grad(true);
+  const Tensor head = sampling::destination_rows(x, 4);
+  CHECK(head.shape() == Shape{4, 3});
+  const std::vector<float> all = x.to_vector<float>();
+  CHECK(head.to_vector<float>() == std::vector<float>(all.begin(), all.begin() + 12));
+  const double error = sgnn::testing::gradient_error(
+      [&](const std::vector<Tensor>&) { return sampling::destination_rows(x, 4); }, {x});
+  CHECK(error < 1e-3);
+  CHECK_THROWS_AS(sampling::destination_rows(x, 7), InvalidArgument);
+}
+
+TEST_CASE("layer-wise inference equals the model on full-neighbourhood blocks, in any chunking") {
+  const AdjacencyLists lists = sgnn::testing::random_lists(120, 60, 4, 5, 34);
+  const auto graph = host_graph(lists);
+  const Tensor features = sgnn::testing::random_tensor({120, 8}, 35);
+  const sampling::FeatureStore store(features, Device::cpu(), {});
+  Generator generator(3);
+  training::SageConfig config;
+  config.in_features = 8;
+  config.classes = 4;
+  config.hidden = 16;
+  config.layers = 3;
+  training::SageModel model(config, generator);
+  sampling::SamplerOptions every;
+  every.fanouts = {-1, -1, -1};
+  const sampling::NeighborSampler sampler(graph, every);
+  const std::vector<int32_t> rows{0, 119, 7, 33, 64, 5};
+  const std::vector<sampling::Block> blocks = sampler.sample(ids(rows), 0);
+  model.eval();
+  const autograd::NoGradGuard no_grad;
+  const Tensor expected = model.forward(blocks, store.gather(blocks.front().source_ids));
+  for (const int64_t chunk : {int64_t{7}, int64_t{1000}}) {
+    training::InferenceOptions options;
+    options.chunk_rows = chunk;
+    const Tensor got = training::infer_layerwise(model, *graph, store, ids(rows), options);
+    CHECK(sgnn::testing::relative_error(got, expected) < 1e-5);
+  }
+}
+
+TEST_CASE("batch pipeline: an epoch visits every training node once, with its labels and gathered inputs") {
+  const AdjacencyLists lists = sgnn::testing::random_lists(300, 100, 10, 6, 36);
+  const auto graph = host_graph(lists);
+  const Tensor features = sgnn::testing::random_tensor({300, 5}, 37);
+  std::vector<int32_t> label_values(300);
+  for (int32_t v = 0; v < 300; ++v) label_values[static_cast<std::size_t>(v)] = v % 7;
+  const sampling::FeatureStore feature_store(features, Device::cpu(), {});
+  sampling::FeatureStoreOptions label_options;
+  label_options.dtype = DType::Int32;
+  const sampling::FeatureStore label_store(Tensor::from_vector(label_values, {300}), Device::cpu(), label_options);
+  sampling::SamplerOptions options;
+  options.fanouts = {4, 3};
+  const sampling::NeighborSampler sampler(graph, options);
+  std::vector<int32_t> train(90);
+  std::iota(train.begin(), train.end(), 200);
+  const Tensor order = sampling::shuffled(ids(train), 9, 1);
+  CHECK(order.to_vector<int32_t>() == sampling::shuffled(ids(train), 9, 1).to_vector<int32_t>());
+  CHECK(order.to_vector<int32_t>() != sampling::shuffled(ids(train), 9, 2).to_vector<int32_t>());
+  CHECK(order.to_vector<int32_t>() != train);
+  sampling::BatchPipeline pipeline({&sampler, &feature_store, &label_store}, order, 32, 0);
+  CHECK(pipeline.num_batches() == 3);
+  std::multiset<int32_t> visited;
+  const std::vector<float> table = features.to_vector<float>();
+  while (std::optional<sampling::MiniBatch> batch = pipeline.next()) {
+    const std::vector<int32_t> seeds = batch->seeds.to_vector<int32_t>();
+    visited.insert(seeds.begin(), seeds.end());
+    const std::vector<int32_t> labels = batch->labels.to_vector<int32_t>();
+    for (std::size_t i = 0; i < seeds.size(); ++i) CHECK(labels[i] == seeds[i] % 7);
+    CHECK(batch->blocks.back().source_ids.narrow_rows(0, batch->seeds.numel()).to_vector<int32_t>() == seeds);
+    const std::vector<int32_t> sources = batch->blocks.front().source_ids.to_vector<int32_t>();
+    const std::vector<float> inputs = batch->inputs.to_vector<float>();
+    REQUIRE(inputs.size() == sources.size() * 5);
+    for (std::size_t k = 0; k < sources.size(); ++k) {
+      for (std::size_t f = 0; f < 5; ++f) CHECK(inputs[k * 5 + f] == table[static_cast<std::size_t>(sources[k]) * 5 + f]);
+    }
+    pipeline.release(*batch);
+  }
+  CHECK(visited == std::multiset<int32_t>(train.begin(), train.end()));
+}
+
+TEST_CASE("mini-batch GraphSAGE reaches at least 78% test accuracy on Cora on the CPU (seed 0)" *
+          doctest::test_suite("accuracy")) {
+  const training::MinibatchResult result = training::run_minibatch_experiment(sgnn::testing::cora_minibatch_options());
+  MESSAGE("mini-batch GraphSAGE Cora: test accuracy ", result.test_accuracy, " at epoch ", result.fit.best_epoch,
+          ", validation ", result.fit.best.validation.accuracy);
+  CHECK(result.fit.history.size() == 10);
+  CHECK(result.fit.history.front().batches == 5);  // 140 training nodes in batches of 32
+  CHECK(result.test_accuracy >= 0.78);
+}

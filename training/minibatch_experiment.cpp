@@ -1,0 +1,325 @@
+#include "training/minibatch_experiment.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "core/memory.hpp"
+#include "core/memory_estimate.hpp"
+#include "graph_io/feature_transforms.hpp"
+#include "graph_io/load_dataset.hpp"
+#include "graph_io/prepare.hpp"
+#include "ops/cast.hpp"
+#include "training/json.hpp"
+
+namespace sgnn::training {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+int64_t peak_resident_bytes() {
+  struct rusage usage {};
+  if (::getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // kilobytes on Linux
+}
+
+void note(const MinibatchHooks& hooks, MinibatchResult& result, std::string text) {
+  result.notes.push_back(std::move(text));
+  if (hooks.on_note) hooks.on_note(result.notes.back());
+}
+
+// The graph the sampler reads: the dataset's prebuilt CSR, or its edges
+// symmetrised without self loops or repeats (GraphSAGE's undirected graph).
+Csr sampling_csr(const graph_io::Dataset& dataset, Device device) {
+  if (dataset.csr.indptr.defined()) return dataset.csr;
+  graph_io::PrepareOptions prepare;
+  prepare.symmetrize = true;
+  prepare.self_loops = graph_io::SelfLoops::Remove;
+  prepare.duplicates = graph_io::Duplicates::Drop;
+  prepare.normalization = graph_io::Normalization::None;
+  prepare.edge_map = false;
+  prepare.device = device;
+  graph_io::EdgeList edges = dataset.edges;
+  edges.weight = Tensor();  // mean aggregation ignores edge weights
+  return graph_io::prepare_adjacency(edges, prepare).csr;
+}
+
+sampling::Residence resolve_residence(const std::string& option, int64_t bytes, int64_t& budget) {
+  sampling::Residence residence = sampling::Residence::Device;
+  if (option == "host") {
+    residence = sampling::Residence::Host;
+  } else if (option == "auto" && bytes > budget) {
+    residence = sampling::Residence::Host;
+  }
+  if (residence == sampling::Residence::Device) budget -= bytes;
+  return residence;
+}
+
+// Layer-wise evaluation keeps two hidden tables of every node at once, on the
+// device when they fit its budget, else in pinned host memory. Refused
+// before training when neither can hold them (papers100M-scale at hidden 256
+// needs 114 GB a table in float32): a run would train and then fail.
+void require_evaluation_fits(const MinibatchOptions& options, int64_t nodes, DType dtype, int64_t device_budget) {
+  if (!options.evaluate || options.fanouts.size() < 2) return;
+  const int64_t table = nodes * options.hidden * static_cast<int64_t>(dtype_size(dtype));
+  if (device_budget < 0 || 2 * table <= device_budget) return;
+  const auto host = static_cast<int64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<int64_t>(::sysconf(_SC_PAGESIZE));
+  SGNN_CHECK(2 * table <= host / 2, "layer-wise evaluation needs two tables of ", nodes, " x ", options.hidden, " (",
+             table >> 30, " GiB each), more than the device budget (", device_budget >> 30,
+             " GiB) and half the host memory (", (host / 2) >> 30, " GiB); train with --no-eval, or a smaller --hidden");
+}
+
+void require_node_classification(const graph_io::Dataset& dataset) {
+  const std::string where = " (dataset \"" + dataset.name + "\" from " + dataset.source + ")";
+  SGNN_CHECK(dataset.features.defined(), "mini-batch training needs node features", where);
+  SGNN_CHECK(dataset.labels.defined(), "mini-batch training needs node labels", where);
+  SGNN_CHECK(dataset.train_index.defined() && dataset.train_index.numel() > 0,
+             "mini-batch training needs a train split", where);
+  SGNN_CHECK(dataset.num_classes >= 2, "mini-batch training needs at least 2 classes, got ", dataset.num_classes,
+             where);
+}
+
+}  // namespace
+
+void validate_minibatch_options(const MinibatchOptions& o) {
+  SGNN_CHECK(!o.dataset.empty(), "mini-batch experiment: no dataset");
+  (void)Device::parse(o.device);
+  SGNN_CHECK(o.batch_size >= 1, "--batch-size must be positive, got ", o.batch_size);
+  sampling::SamplerOptions sampler;
+  sampler.fanouts = o.fanouts;
+  sampling::check_sampler_options(sampler);
+  SGNN_CHECK(o.epochs >= 1 && o.hidden >= 1 && o.eval_every >= 1 && o.eval_from >= 1 && o.inference_chunk >= 1 &&
+                 o.pipeline_depth >= 1,
+             "mini-batch experiment: epochs, hidden, eval_every, eval_from, inference_chunk and pipeline_depth must "
+             "be positive");
+  SGNN_CHECK(o.feature_cache_bytes >= 0, "--feature-cache must not be negative");
+  SGNN_CHECK(o.train_nodes >= 0, "--train-nodes must not be negative");
+  SGNN_CHECK(o.dropout >= 0 && o.dropout < 1, "--dropout must be in [0, 1), got ", o.dropout);
+  SGNN_CHECK(o.learning_rate > 0 && o.weight_decay >= 0, "--lr must be positive and --weight-decay non-negative");
+  for (const std::string* residence : {&o.graph_residence, &o.feature_residence}) {
+    SGNN_CHECK(*residence == "auto" || *residence == "device" || *residence == "host", "residence \"", *residence,
+               "\": expected auto, device or host");
+  }
+}
+
+MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const MinibatchHooks& hooks) {
+  validate_minibatch_options(options);
+  const Device device = Device::parse(options.device);
+  require_available(device);
+  MinibatchResult result;
+  result.options = options;
+  result.device = device.str();
+  result.precision = precision_name(options.precision);
+  const Clock::time_point start = Clock::now();
+
+  graph_io::LoadOptions load;
+  load.cache_dir = options.cache_dir;
+  graph_io::Dataset dataset = graph_io::load_dataset(options.dataset, load);
+  require_node_classification(dataset);
+  result.load_seconds = seconds_since(start);
+  result.dataset = dataset.name;
+  result.dataset_source = dataset.source;
+  result.nodes = dataset.num_nodes();
+  result.features = dataset.features.size(1);
+  result.classes = dataset.num_classes;
+  const Tensor train_index =
+      options.train_nodes > 0 && options.train_nodes < dataset.train_index.numel()
+          ? dataset.train_index.narrow_rows(0, options.train_nodes)
+          : dataset.train_index;
+  result.train_nodes = train_index.numel();
+  memory::reset_peak(device);
+
+  // The device budget the graph and the features share; the rest is training's.
+  int64_t budget = options.device_memory_limit;
+  if (budget < 0) budget = device.is_cuda() ? memory::free_bytes(device).value_or(0) / 2 : 0;
+  const Csr csr = sampling_csr(dataset, device.is_cuda() && options.graph_residence != "host" &&
+                                               dataset.edges.num_edges() * 16 <= budget
+                                           ? device
+                                           : Device::cpu());
+  result.edges = csr.nnz;
+  const sampling::Residence graph_residence =
+      device.is_cpu() ? sampling::Residence::Device
+                      : resolve_residence(options.graph_residence, sampling::csr_bytes(csr), budget);
+  const auto graph = std::make_shared<const sampling::SamplingGraph>(csr, device, graph_residence);
+
+  const DType dtype = activation_dtype(options.precision);
+  const Tensor features = options.row_normalize_features
+                              ? graph_io::apply_feature_transform(dataset.features, graph_io::FeatureTransform::RowNormalize,
+                                                                  DType::Float32)
+                              : dataset.features;
+  sampling::FeatureStoreOptions feature_options;
+  feature_options.dtype = dtype;
+  feature_options.cache_bytes = options.feature_cache_bytes;
+  const int64_t feature_bytes = features.size(0) * features.size(1) * static_cast<int64_t>(dtype_size(dtype));
+  feature_options.residence = device.is_cpu() ? sampling::Residence::Device
+                                              : resolve_residence(options.feature_residence, feature_bytes, budget);
+  if (feature_options.residence == sampling::Residence::Device && options.feature_cache_bytes > 0) {
+    note(hooks, result, "--feature-cache: the features are on the device already; no cache is kept");
+  }
+  const std::vector<int64_t> degrees =
+      feature_options.residence == sampling::Residence::Host && options.feature_cache_bytes > 0 ? graph->degrees()
+                                                                                                : std::vector<int64_t>{};
+  const sampling::FeatureStore feature_store(features, device, feature_options, degrees);
+  sampling::FeatureStoreOptions label_options;
+  label_options.dtype = DType::Int32;
+  const sampling::FeatureStore label_store(dataset.labels, device, label_options);
+  result.graph_residence = sampling::residence_name(graph->residence());
+  result.feature_residence = sampling::residence_name(feature_store.residence());
+  result.cached_feature_rows = feature_store.cached_rows();
+
+  require_evaluation_fits(options, result.nodes, dtype, device.is_cuda() ? std::max<int64_t>(budget, 0) : -1);
+  sampling::SamplerOptions sampler_options;
+  sampler_options.fanouts = options.fanouts;
+  sampler_options.replace = options.replace;
+  sampler_options.seed = options.seed;
+  const sampling::NeighborSampler sampler(graph, sampler_options);
+
+  Generator generator(options.seed);
+  SageConfig config;
+  config.in_features = result.features;
+  config.classes = result.classes;
+  config.hidden = options.hidden;
+  config.layers = static_cast<int64_t>(options.fanouts.size());
+  config.dropout = options.dropout;
+  config.precision = options.precision;
+  SageModel model(config, generator);
+  model.to(device);
+  ops::AdamHyperparameters adam;
+  adam.learning_rate = options.learning_rate;
+  Adam optimizer(model.parameter_groups(options.weight_decay), adam);
+
+  MinibatchData data;
+  data.sampler = &sampler;
+  data.features = &feature_store;
+  data.labels = &label_store;
+  data.train_index = train_index;
+  data.valid_index = dataset.valid_index;
+  data.test_index = dataset.test_index;
+  MinibatchTrainerOptions trainer_options;
+  trainer_options.epochs = options.epochs;
+  trainer_options.batch_size = options.batch_size;
+  trainer_options.seed = options.seed;
+  trainer_options.evaluate = options.evaluate;
+  trainer_options.evaluate_train = options.evaluate_train;
+  trainer_options.eval_every = options.eval_every;
+  trainer_options.eval_from = options.eval_from;
+  trainer_options.inference.chunk_rows = options.inference_chunk;
+  trainer_options.inference.device_budget_bytes = device.is_cuda() ? std::max<int64_t>(budget, 0) : -1;
+  trainer_options.pipeline_depth = options.pipeline_depth;
+  MinibatchTrainer trainer(model, optimizer, data, trainer_options);
+  memory::synchronize(device);
+  result.setup_seconds = seconds_since(start) - result.load_seconds;
+
+  result.fit = trainer.fit(hooks.on_epoch, hooks.on_progress);
+  result.test_accuracy = result.fit.best.test.accuracy;
+  result.epoch_seconds_median = result.fit.epoch_seconds_median;
+  std::vector<double> seeds_rates, edge_rates;
+  for (const MinibatchEpochRecord& record : result.fit.history) {
+    seeds_rates.push_back(record.seeds_per_second);
+    edge_rates.push_back(static_cast<double>(record.sampled_edges) / std::max(record.train_seconds, 1e-9));
+  }
+  result.seeds_per_second = median(seeds_rates);
+  result.sampled_edges_per_second = median(edge_rates);
+  result.peak_device_bytes = memory::usage(device).peak_bytes;
+  result.peak_host_bytes = peak_resident_bytes();
+  return result;
+}
+
+std::string minibatch_json(const MinibatchResult& r, const std::string& program) {
+  const MinibatchOptions& o = r.options;
+  JsonWriter json;
+  json.begin_object()
+      .field("program", program)
+      .field("framework", "sparsegnn")
+      .field("status", "ok")
+      .field("model", "sage")
+      .field("training", "minibatch")
+      .field("dataset", r.dataset)
+      .field("dataset_source", r.dataset_source)
+      .field("device", r.device)
+      .field("precision", r.precision)
+      .field("nodes", r.nodes)
+      .field("edges", r.edges)
+      .field("features", r.features)
+      .field("classes", r.classes)
+      .field("train_nodes", r.train_nodes)
+      .field("batch_size", o.batch_size)
+      .field("replace", o.replace)
+      .field("hidden", o.hidden)
+      .field("epochs", o.epochs)
+      .field("seed", static_cast<int64_t>(o.seed))
+      .field("graph_residence", r.graph_residence)
+      .field("feature_residence", r.feature_residence)
+      .field("feature_cache_bytes", o.feature_cache_bytes)
+      .field("cached_feature_rows", r.cached_feature_rows)
+      .field("best_epoch", r.fit.best_epoch)
+      .field("test_accuracy", r.test_accuracy)
+      .field("validation_accuracy", r.fit.best.validation.accuracy)
+      .field("epoch_seconds_median", r.epoch_seconds_median)
+      .field("seeds_per_second", r.seeds_per_second)
+      .field("sampled_edges_per_second", r.sampled_edges_per_second)
+      .field("train_seconds", r.fit.train_seconds)
+      .field("load_seconds", r.load_seconds)
+      .field("setup_seconds", r.setup_seconds)
+      .field("peak_device_bytes", r.peak_device_bytes)
+      .field("peak_host_bytes", r.peak_host_bytes);
+  json.key("fanouts").begin_array();
+  for (const int64_t fanout : o.fanouts) json.value(fanout);
+  json.end_array();
+  json.key("epochs_run").begin_array();
+  for (const MinibatchEpochRecord& e : r.fit.history) {
+    json.begin_object()
+        .field("epoch", e.epoch)
+        .field("train_loss", e.train_loss)
+        .field("train_seconds", e.train_seconds)
+        .field("seeds_per_second", e.seeds_per_second)
+        .field("sampled_edges", e.sampled_edges)
+        .field("evaluated", e.evaluated);
+    if (e.evaluated) {
+      json.field("train_accuracy", e.evaluation.train.accuracy)
+          .field("validation_accuracy", e.evaluation.validation.accuracy)
+          .field("test_accuracy", e.evaluation.test.accuracy)
+          .field("eval_seconds", e.eval_seconds);
+    }
+    json.end_object();
+  }
+  json.end_array();
+  json.key("notes").begin_array();
+  for (const std::string& text : r.notes) json.value(text);
+  json.end_array();
+  json.end_object();
+  return json.str();
+}
+
+std::string format_minibatch_progress(const MinibatchProgress& p, int64_t epochs) {
+  char line[160];
+  std::snprintf(line, sizeof(line), "epoch %*lld/%lld  batch %lld/%lld  loss %.4f  %.0f seeds/s  %.1f s",
+                static_cast<int>(std::to_string(epochs).size()), static_cast<long long>(p.epoch),
+                static_cast<long long>(epochs), static_cast<long long>(p.batch), static_cast<long long>(p.batches),
+                p.mean_loss, static_cast<double>(p.seeds) / std::max(p.seconds, 1e-9), p.seconds);
+  return line;
+}
+
+std::string format_minibatch_epoch(const MinibatchEpochRecord& r, int64_t epochs) {
+  char line[256];
+  int used = std::snprintf(line, sizeof(line), "epoch %*lld/%lld  loss %.4f  %lld batches  %.0f seeds/s  %.2f s",
+                           static_cast<int>(std::to_string(epochs).size()), static_cast<long long>(r.epoch),
+                           static_cast<long long>(epochs), r.train_loss, static_cast<long long>(r.batches),
+                           r.seeds_per_second, r.train_seconds);
+  if (r.evaluated && used > 0 && static_cast<std::size_t>(used) < sizeof(line)) {
+    std::snprintf(line + used, sizeof(line) - static_cast<std::size_t>(used),
+                  "  train %.4f  val %.4f  test %.4f (eval %.2f s)", r.evaluation.train.accuracy,
+                  r.evaluation.validation.accuracy, r.evaluation.test.accuracy, r.eval_seconds);
+  }
+  return line;
+}
+
+}  // namespace sgnn::training

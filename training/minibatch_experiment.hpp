@@ -1,0 +1,92 @@
+// The mini-batch experiment: what train_sage_minibatch (and sgnn_train
+// --model sage --batch-size ...) runs. Loads a dataset, builds the sampling
+// graph (the dataset's prebuilt CSR, or its edges symmetrised without self
+// loops), places the graph and the features on the device or in host memory
+// (read by the GPU over unified addressing) within a device-memory budget,
+// trains a GraphSAGE model (training/minibatch_sage.hpp) with the
+// MinibatchTrainer and reports accuracy, epoch times, throughput and peak
+// memory. One run; the seed fixes weights, dropout, shuffles and samples.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "training/minibatch_trainer.hpp"
+#include "training/precision.hpp"
+
+namespace sgnn::training {
+
+struct MinibatchOptions {
+  std::string dataset;          // a name or a path (graph_io::load_dataset)
+  std::string device = "cpu";   // cpu | cuda | cuda:k
+  int64_t batch_size = 1024;
+  std::vector<int64_t> fanouts{15, 10, 5};  // per hop from the seeds (PyG order); -1 = all; one per layer
+  bool replace = false;         // sample with replacement
+  int64_t feature_cache_bytes = 0;  // device cache of the highest-degree nodes' features (host features only)
+  int64_t epochs = 20;
+  uint64_t seed = 0;
+  Precision precision = Precision::Fp32;
+  int64_t hidden = 256;
+  float dropout = 0.5f;
+  float learning_rate = 0.003f;
+  float weight_decay = 0.0f;
+  bool row_normalize_features = false;
+  // Train on the first `train_nodes` of the (random) train split; 0: all of
+  // it. The benchmarks train the products-scale preset (60 % of its nodes in
+  // the split) on ogbn-products' 196,615.
+  int64_t train_nodes = 0;
+  // Where the graph's CSR and the features live on a GPU: "auto" (the device
+  // when they fit in the budget, graph first), "device" or "host".
+  std::string graph_residence = "auto";
+  std::string feature_residence = "auto";
+  // Device bytes the graph and the features may take ("auto"); < 0: half
+  // the device's free memory when the run starts.
+  int64_t device_memory_limit = -1;
+  bool evaluate = true;         // layer-wise full-neighbour evaluation
+  bool evaluate_train = true;
+  int64_t eval_every = 1;
+  int64_t eval_from = 1;
+  int64_t inference_chunk = 16384;
+  int pipeline_depth = 2;
+  std::string cache_dir;        // where the processed dataset goes when its folder is read-only
+};
+
+// InvalidArgument naming the first bad option.
+void validate_minibatch_options(const MinibatchOptions& options);
+
+struct MinibatchResult {
+  std::string dataset, dataset_source, device, precision;
+  std::string graph_residence, feature_residence;  // what "auto" chose
+  int64_t nodes = 0, edges = 0, features = 0, classes = 0, train_nodes = 0;
+  int64_t cached_feature_rows = 0;
+  MinibatchOptions options;
+  MinibatchFit fit;
+  double test_accuracy = 0;  // at the best validation epoch (0 without evaluation)
+  double epoch_seconds_median = 0;
+  double seeds_per_second = 0;          // median epoch
+  double sampled_edges_per_second = 0;  // median epoch
+  double load_seconds = 0, setup_seconds = 0;
+  int64_t peak_device_bytes = 0;  // sparsegnn tensors, the whole run
+  int64_t peak_host_bytes = 0;    // the process's peak resident set
+  std::vector<std::string> notes;
+};
+
+struct MinibatchHooks {
+  std::function<void(const MinibatchEpochRecord&)> on_epoch;
+  std::function<void(const MinibatchProgress&)> on_progress;
+  std::function<void(const std::string&)> on_note;
+};
+
+MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const MinibatchHooks& hooks = {});
+
+// The --out document (one line) for `program`.
+std::string minibatch_json(const MinibatchResult& result, const std::string& program);
+
+// "epoch   3  batch  120/192  loss 0.8123  41230 seeds/s  2.9 s"
+std::string format_minibatch_progress(const MinibatchProgress& progress, int64_t epochs);
+// The epoch's line: loss, seeds/s, time and, when evaluated, the accuracies.
+std::string format_minibatch_epoch(const MinibatchEpochRecord& record, int64_t epochs);
+
+}  // namespace sgnn::training
