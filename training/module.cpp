@@ -110,7 +110,9 @@ void Module::to(Device device) {
 
 Device Module::device() const {
   const std::vector<Tensor> all = parameters();
-  return all.empty() ? Device::cpu() : all.front().device();
+  if (!all.empty()) return all.front().device();
+  const auto buffers = named_buffers();
+  return buffers.empty() ? Device::cpu() : buffers.front().second.device();
 }
 
 void Module::zero_grad() {

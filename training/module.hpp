@@ -58,7 +58,8 @@ class Module {
   // gradients are dropped), and every buffer. Call before building the
   // optimizer, which holds the parameter handles.
   void to(Device device);
-  // The device of the parameters (CPU for a module without any).
+  // The device of the parameters, or of the buffers for a module without
+  // parameters (CPU for a module with neither).
   Device device() const;
 
   // Sets every parameter gradient to undefined.

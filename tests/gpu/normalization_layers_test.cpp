@@ -67,6 +67,9 @@ TEST_CASE("GPU BatchNorm1d: to() moves its buffers; the running statistics move 
   CHECK(relative_error(gpu.forward(x.to(kGpu)).to(Device::cpu()), cpu.forward(x)) < 1e-5);
   gpu.to(Device::cpu());
   CHECK(gpu.running_mean().device() == Device::cpu());
+  BatchNorm1d plain(4, 1e-5f, 0.1f, false);  // no parameters: the buffers say where it lives
+  plain.to(kGpu);
+  CHECK(plain.device() == kGpu);
 }
 
 TEST_CASE("GPU training with BatchNorm and LayerNorm replayed from a CUDA Graph equals eager training, buffers included") {

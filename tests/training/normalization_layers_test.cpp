@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <unistd.h>
 
@@ -177,4 +178,22 @@ TEST_CASE("a checkpoint whose buffers do not match the model is refused before a
                       with_batch_norm.generator),
       doctest::Contains("the checkpoint has 0 buffers, the model 3"), InvalidArgument);
   fs::remove_all(path.parent_path());
+}
+
+TEST_CASE("a bfloat16 model with BatchNorm and LayerNorm trains; its statistics and parameters stay float32") {
+  const TinyTask task = tiny_task();
+  Generator generator(8);
+  const auto model = normalized_model(task, generator);
+  model->set_precision(Precision::Bf16);
+  Adam optimizer(model->parameter_groups(5e-4f), ops::AdamHyperparameters{0.02f});
+  Trainer trainer(*model, optimizer, task.data, Run::options());
+  const TrainResult result = trainer.fit();
+  CHECK(std::isfinite(result.history.back().train_loss));
+  CHECK(result.history.back().train_loss < result.history.front().train_loss);
+  const auto buffers = model->named_buffers();
+  CHECK(buffers[0].second.dtype() == DType::Float32);
+  CHECK(to_double(buffers[0].second) != std::vector<double>(16, 0.0));
+  CHECK(to_double(buffers[2].second) == std::vector<double>{12.0});
+  model->eval();
+  CHECK(model->forward(task.data.graph, task.data.features).dtype() == DType::BFloat16);
 }
