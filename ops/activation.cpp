@@ -12,6 +12,8 @@ const char* activation_name(Activation kind) {
     case Activation::Relu: return "relu";
     case Activation::Elu: return "elu";
     case Activation::LeakyRelu: return "leaky_relu";
+    case Activation::Sigmoid: return "sigmoid";
+    case Activation::Tanh: return "tanh";
   }
   return "activation";
 }
@@ -44,5 +46,9 @@ Tensor leaky_relu(const Tensor& x, float negative_slope) {
   SGNN_CHECK(negative_slope >= 0.0f, "leaky_relu: negative_slope must be non-negative, got ", negative_slope);
   return apply_activation(Activation::LeakyRelu, negative_slope, x);
 }
+
+Tensor sigmoid(const Tensor& x) { return apply_activation(Activation::Sigmoid, 0.0f, x); }
+
+Tensor tanh(const Tensor& x) { return apply_activation(Activation::Tanh, 0.0f, x); }
 
 }  // namespace sgnn::ops

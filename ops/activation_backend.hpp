@@ -7,13 +7,14 @@
 
 namespace sgnn::ops {
 
-enum class Activation : unsigned char { Relu, Elu, LeakyRelu };
+enum class Activation : unsigned char { Relu, Elu, LeakyRelu, Sigmoid, Tanh };
 
-// y = f(x); `parameter` is ELU's alpha or LeakyReLU's negative slope.
+// y = f(x); `parameter` is ELU's alpha or LeakyReLU's negative slope (unused otherwise).
 void activation_forward(Cpu, Activation kind, float parameter, const Tensor& x, Tensor& y);
 void activation_forward(Cuda, Activation kind, float parameter, const Tensor& x, Tensor& y);
-// grad_x = grad_y · f'(x), computed from the forward output y (all three
-// activations are monotone, so y's sign gives x's, and ELU's f'(x) = y + alpha).
+// grad_x = grad_y · f'(x), computed from the forward output y (ReLU, ELU and
+// LeakyReLU are monotone, so y's sign gives x's, and ELU's f'(x) = y + alpha;
+// sigmoid's f' = y·(1 − y), tanh's 1 − y²).
 void activation_backward(Cpu, Activation kind, float parameter, const Tensor& y, const Tensor& grad_y, Tensor& grad_x);
 void activation_backward(Cuda, Activation kind, float parameter, const Tensor& y, const Tensor& grad_y, Tensor& grad_x);
 

@@ -1,76 +1,73 @@
 #include "ops/elementwise.hpp"
 
-#include <algorithm>
-
 #include "core/autograd.hpp"
-#include "ops/cast.hpp"
-#include "ops/elementwise_backend.hpp"
-#include "ops/reduce_backend.hpp"
+#include "ops/elementwise_broadcast.hpp"
 
 namespace sgnn::ops {
 
 namespace {
 
-void check_broadcastable(const Tensor& a, const Tensor& b, const char* op) {
-  check_floating(a, op, "a");
-  check_floating(b, op, "b");
-  check_same_device(a, b, op);
-  const Shape& big = a.shape();
-  const Shape& small = b.shape();
-  SGNN_CHECK(small.size() <= big.size() && std::equal(small.begin(), small.end(), big.end() - static_cast<std::ptrdiff_t>(small.size())),
-             op, ": b's shape ", shape_str(small), " must equal a's shape ", shape_str(big),
-             " or be a suffix of it (b is repeated over a's leading axes)");
+const char* op_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: return "add";
+    case BinaryOp::Sub: return "sub";
+    case BinaryOp::Mul: return "mul";
+    case BinaryOp::Div: return "div";
+    case BinaryOp::Maximum: return "maximum";
+    case BinaryOp::Minimum: return "minimum";
+  }
+  return "binary op";
 }
 
-// a op b as `dtype` (a's dtype in the forward; a gradient's own dtype in backward).
-Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, DType dtype) {
-  Tensor out = Tensor::empty(a.shape(), dtype, a.device());
-  SGNN_DISPATCH(a.device(), binary_forward, op, a, b, out);
-  return out;
+// Add and Sub need only the gradient itself (and the operands' shapes).
+bool gradient_reads_operands(BinaryOp op) { return op != BinaryOp::Add && op != BinaryOp::Sub; }
+
+// The gradient of operand `operand` (0: a, 1: b), of that operand's shape and dtype.
+Tensor operand_gradient(BinaryOp op, int operand, const Tensor& grad, const Tensor& a, const Tensor& b,
+                        const BroadcastLayout& layout, const Shape& shape, DType dtype) {
+  if (!gradient_reads_operands(op)) {
+    const float sign = op == BinaryOp::Sub && operand == 1 ? -1.0f : 1.0f;
+    return sum_to_operand(grad, layout, operand, sign, shape, dtype);
+  }
+  // The full gradient lands in the operand's dtype when nothing is summed
+  // (one rounding), and in float32 otherwise: the sum rounds once at the end.
+  const bool summed = shape_numel(shape) != layout.numel;
+  Tensor full = Tensor::empty(grad.shape(), summed ? DType::Float32 : dtype, grad.device());
+  SGNN_DISPATCH(grad.device(), binary_backward, op, operand, grad, a, b, layout, full);
+  return summed ? sum_to_operand(full, layout, operand, 1.0f, shape, dtype) : full.view(shape);
 }
 
-// Σ of `full` (a's shape) as `like`'s dtype over the leading axes b was repeated along.
-Tensor reduce_to(const Tensor& full, const Tensor& like) {
-  if (full.shape() == like.shape()) return cast(full, like.dtype());
-  Tensor out = Tensor::empty(like.shape(), like.dtype(), full.device());
-  const int64_t inner = like.numel();
-  const AxisLayout layout{1, inner == 0 ? 0 : full.numel() / inner, inner};
-  SGNN_DISPATCH(full.device(), sum_axis, full, layout, 1.0f, out);
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  const char* name = op_name(op);
+  check_floating(a, name, "a");
+  check_floating(b, name, "b");
+  check_same_device(a, b, name);
+  const BroadcastLayout layout = broadcast_layout(a.shape(), b.shape(), name);
+  Tensor out = Tensor::empty(broadcast_shape(a.shape(), b.shape(), name), a.dtype(), a.device());
+  SGNN_DISPATCH(a.device(), binary_forward, op, a, b, layout, out);
+  if (autograd::needs_recording({a, b})) {
+    const bool save = gradient_reads_operands(op);
+    autograd::record(name, {a, b}, out,
+                     [op, layout, a_shape = a.shape(), b_shape = b.shape(), a_dtype = a.dtype(), b_dtype = b.dtype(),
+                      sa = save ? a.detach() : Tensor(), sb = save ? b.detach() : Tensor()](
+                         const Tensor& grad, const autograd::NeedsGrad& needs) {
+                       std::vector<Tensor> grads(2);
+                       if (needs[0]) grads[0] = operand_gradient(op, 0, grad, sa, sb, layout, a_shape, a_dtype);
+                       if (needs[1]) grads[1] = operand_gradient(op, 1, grad, sa, sb, layout, b_shape, b_dtype);
+                       return grads;
+                     });
+  }
   return out;
 }
 
 }  // namespace
 
-Tensor add(const Tensor& a, const Tensor& b) {
-  check_broadcastable(a, b, "add");
-  Tensor out = binary(BinaryOp::Add, a, b, a.dtype());
-  if (autograd::needs_recording({a, b})) {
-    autograd::record("add", {a, b}, out,
-                     [like = b.detach()](const Tensor& grad, const autograd::NeedsGrad& needs) {
-                       std::vector<Tensor> grads(2);
-                       if (needs[0]) grads[0] = grad;
-                       if (needs[1]) grads[1] = reduce_to(grad, like);
-                       return grads;
-                     });
-  }
-  return out;
-}
-
-Tensor mul(const Tensor& a, const Tensor& b) {
-  check_broadcastable(a, b, "mul");
-  Tensor out = binary(BinaryOp::Mul, a, b, a.dtype());
-  if (autograd::needs_recording({a, b})) {
-    autograd::record("mul", {a, b}, out,
-                     [sa = a.detach(), sb = b.detach()](const Tensor& grad, const autograd::NeedsGrad& needs) {
-                       std::vector<Tensor> grads(2);
-                       if (needs[0]) grads[0] = binary(BinaryOp::Mul, grad, sb, sa.dtype());
-                       // The products land in b's dtype before the sum: a float32 b is never rounded to bfloat16.
-                       if (needs[1]) grads[1] = reduce_to(binary(BinaryOp::Mul, grad, sa, sb.dtype()), sb);
-                       return grads;
-                     });
-  }
-  return out;
-}
+Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Add, a, b); }
+Tensor sub(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Sub, a, b); }
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Mul, a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Div, a, b); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Maximum, a, b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Minimum, a, b); }
 
 Tensor scale(const Tensor& x, float factor) {
   check_floating(x, "scale", "x");

@@ -98,6 +98,35 @@ TrainingState decode_state(const graph_io::SectionFile& contents, const std::fil
   return state;
 }
 
+constexpr const char* kBufferPrefix = "buffer.";
+
+// Why the checkpoint's buffers do not fit `model` (empty when they do): the
+// same names, shapes and dtypes, none missing, none extra.
+std::string buffer_mismatch(const graph_io::SectionFile& contents, const Module& model) {
+  const auto named = model.named_buffers();
+  const auto stored = static_cast<std::size_t>(
+      std::count_if(contents.sections.begin(), contents.sections.end(),
+                    [](const auto& section) { return section.first.starts_with(kBufferPrefix); }));
+  if (stored != named.size()) {
+    return detail::concat("the checkpoint has ", stored, " buffers, the model ", named.size(), " (another architecture?)");
+  }
+  for (const auto& [name, buffer] : named) {
+    if (!contents.has(kBufferPrefix + name)) return detail::concat("no buffer \"", name, "\" in the checkpoint");
+    const Tensor& value = contents.at(kBufferPrefix + name);
+    if (value.shape() != buffer.shape() || value.dtype() != buffer.dtype()) {
+      return detail::concat("buffer \"", name, "\" is ", shape_str(value.shape()), " ", dtype_name(value.dtype()),
+                            " in the checkpoint, ", shape_str(buffer.shape()), " ", dtype_name(buffer.dtype()),
+                            " in the model");
+    }
+  }
+  return {};
+}
+
+// After buffer_mismatch found nothing.
+void load_buffers(const graph_io::SectionFile& contents, const Module& model) {
+  for (auto& [name, buffer] : model.named_buffers()) copy_into(buffer, contents.at(kBufferPrefix + name));
+}
+
 }  // namespace
 
 void save_checkpoint(const std::filesystem::path& path, const Model& model, const Optimizer& optimizer,
@@ -108,6 +137,7 @@ void save_checkpoint(const std::filesystem::path& path, const Model& model, cons
   file.metadata["model"] = model.kind();
   if (model.description().described()) file.metadata = description_metadata(model.description());
   for (const auto& [name, parameter] : model.named_parameters()) file.add("param." + name, parameter);
+  for (const auto& [name, buffer] : model.named_buffers()) file.add(kBufferPrefix + name, buffer);
   const std::vector<Tensor> optimizer_state = optimizer.state();
   for (std::size_t i = 0; i < optimizer_state.size(); ++i) file.add("optimizer." + std::to_string(i), optimizer_state[i]);
   for (std::size_t i = 0; i < state.best_parameters.size(); ++i) {
@@ -143,6 +173,8 @@ void load_checkpoint(const std::filesystem::path& path, Model& model, Optimizer&
                name, "\" is ", shape_str(stored.shape()), " in the checkpoint, ", shape_str(parameter.shape()),
                " in the model (other sizes: --hidden, --heads, dataset?)");
   }
+  const std::string buffers = buffer_mismatch(contents, model);
+  SGNN_CHECK(buffers.empty(), where, buffers);
   TrainingState state = decode_state(contents, path);
   const std::vector<int64_t> generator_state = entry(contents, "generator", path).to_vector<int64_t>();
   if (generator_state.size() != 2) throw IoError(path.string(), 0, "entry \"generator\" malformed");
@@ -157,6 +189,7 @@ void load_checkpoint(const std::filesystem::path& path, Model& model, Optimizer&
     throw;
   }
   for (auto& [name, parameter] : model.named_parameters()) copy_into(parameter, contents.at("param." + name));
+  load_buffers(contents, model);
   model.refresh_compute_copies();
   generator.reset(std::bit_cast<uint64_t>(generator_state[0]));
   generator.set_offset(std::bit_cast<uint64_t>(generator_state[1]));
@@ -239,6 +272,8 @@ TrainedModel load_trained_model(const std::filesystem::path& path, CheckpointPar
     }
     values.push_back(value);
   }
+  const std::string buffers = buffer_mismatch(contents, *trained.model);
+  if (!buffers.empty()) throw IoError(name, 0, buffers);
   const bool best = which == CheckpointParameters::Best && !state.best_parameters.empty();
   if (best) {
     if (state.best_parameters.size() != values.size()) {
@@ -257,6 +292,7 @@ TrainedModel load_trained_model(const std::filesystem::path& path, CheckpointPar
   }
   std::vector<Tensor> parameters = trained.model->parameters();
   for (std::size_t i = 0; i < parameters.size(); ++i) copy_into(parameters[i], values[i]);
+  load_buffers(contents, *trained.model);
   trained.model->refresh_compute_copies();
   trained.parameters_epoch = best ? state.best_epoch : state.epoch;
   return trained;

@@ -10,7 +10,9 @@
 //
 // File: a section file (graph_io/section_file.hpp) of kind "checkpoint" and
 // format version 2: the description as metadata, then named host tensors —
-// "param.<name>" (the parameters after the last epoch), "best.<i>" (those
+// "param.<name>" (the parameters after the last epoch), "buffer.<name>" (the
+// model's buffers after the last epoch: BatchNorm's running statistics; a
+// model with none stores none, so older files still load), "best.<i>" (those
 // of the best validation epoch, in Model::parameters() order), the
 // optimizer state, the trainer's progress and the generator — with CRC-32s.
 // Written atomically: a temporary file in the same folder, fsync, rename — a
@@ -19,7 +21,7 @@
 //
 // Errors: unreadable, truncated or corrupt file, or an unknown version ->
 // IoError naming the file and the problem; a checkpoint of another model
-// (kind, description, parameter names or shapes, optimizer layout) ->
+// (kind, description, parameter or buffer names or shapes, optimizer layout) ->
 // InvalidArgument. load_checkpoint validates everything before changing
 // anything.
 #pragma once

@@ -16,6 +16,13 @@ void Module::register_parameter(std::string name, Tensor& parameter) {
   make_compute_copies();
 }
 
+void Module::register_buffer(std::string name, Tensor& buffer) {
+  check_unique_name(name);
+  SGNN_CHECK(buffer.defined(), "Module::register_buffer: buffer \"", name, "\" is undefined");
+  buffer = buffer.detach();
+  buffers_.emplace_back(std::move(name), &buffer);
+}
+
 void Module::add_child(std::string name, std::shared_ptr<Module> module) {
   check_unique_name(name);
   SGNN_CHECK(module != nullptr, "Module::register_module: submodule \"", name, "\" is null");
@@ -30,6 +37,9 @@ void Module::check_unique_name(const std::string& name) const {
   for (const auto& entry : parameters_) {
     SGNN_CHECK(entry.first != name, "Module: name \"", name, "\" is already a parameter");
   }
+  for (const auto& entry : buffers_) {
+    SGNN_CHECK(entry.first != name, "Module: name \"", name, "\" is already a buffer");
+  }
   for (const auto& entry : children_) {
     SGNN_CHECK(entry.first != name, "Module: name \"", name, "\" is already a submodule");
   }
@@ -40,13 +50,30 @@ void Module::collect(const std::string& prefix, std::vector<std::pair<std::strin
   for (const auto& [name, child] : children_) child->collect(prefix + name + ".", out);
 }
 
+void Module::collect_buffers(const std::string& prefix, std::vector<std::pair<std::string, Tensor*>>& out) const {
+  for (const auto& [name, buffer] : buffers_) out.emplace_back(prefix + name, buffer);
+  for (const auto& [name, child] : children_) child->collect_buffers(prefix + name + ".", out);
+}
+
+namespace {
+std::vector<std::pair<std::string, Tensor>> dereferenced(const std::vector<std::pair<std::string, Tensor*>>& pointers) {
+  std::vector<std::pair<std::string, Tensor>> out;
+  out.reserve(pointers.size());
+  for (const auto& [name, tensor] : pointers) out.emplace_back(name, *tensor);
+  return out;
+}
+}  // namespace
+
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters() const {
   std::vector<std::pair<std::string, Tensor*>> pointers;
   collect("", pointers);
-  std::vector<std::pair<std::string, Tensor>> out;
-  out.reserve(pointers.size());
-  for (const auto& [name, parameter] : pointers) out.emplace_back(name, *parameter);
-  return out;
+  return dereferenced(pointers);
+}
+
+std::vector<std::pair<std::string, Tensor>> Module::named_buffers() const {
+  std::vector<std::pair<std::string, Tensor*>> pointers;
+  collect_buffers("", pointers);
+  return dereferenced(pointers);
 }
 
 std::vector<Tensor> Module::parameters() const {
@@ -75,12 +102,17 @@ void Module::to(Device device) {
     parameter = parameter.detach().to(device);
     parameter.set_requires_grad(true);
   }
+  std::vector<std::pair<std::string, Tensor*>> buffers;
+  collect_buffers("", buffers);
+  for (const auto& entry : buffers) *entry.second = entry.second->to(device);
   set_precision(precision_);  // the copies follow their masters
 }
 
 Device Module::device() const {
   const std::vector<Tensor> all = parameters();
-  return all.empty() ? Device::cpu() : all.front().device();
+  if (!all.empty()) return all.front().device();
+  const auto buffers = named_buffers();
+  return buffers.empty() ? Device::cpu() : buffers.front().second.device();
 }
 
 void Module::zero_grad() {

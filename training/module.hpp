@@ -1,6 +1,7 @@
 // Module: the base of every layer and model. Holds named parameters (leaf
-// tensors with requires_grad) and named submodules, the train/eval mode, and
-// moves its parameters between devices.
+// tensors with requires_grad), named buffers (state that is not learned by
+// gradients, such as BatchNorm's running statistics) and named submodules,
+// the train/eval mode, and moves its parameters and buffers between devices.
 //
 // Parameters are registered as pointers to members of the derived layer, so a
 // layer uses its own `weight_` in forward while the registry sees the same
@@ -41,6 +42,9 @@ class Module {
   // registration order.
   std::vector<Tensor> parameters() const;
   std::vector<std::pair<std::string, Tensor>> named_parameters() const;
+  // Every buffer of this module and its submodules, depth first in
+  // registration order, with dotted names (as named_parameters).
+  std::vector<std::pair<std::string, Tensor>> named_buffers() const;
   // Direct submodules with their names.
   const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& children() const { return children_; }
   int64_t parameter_count() const;  // total number of elements
@@ -51,10 +55,11 @@ class Module {
   bool is_training() const { return training_; }
 
   // Moves every parameter to `device` (a fresh leaf with requires_grad there;
-  // gradients are dropped). Call before building the optimizer, which holds
-  // the parameter handles.
+  // gradients are dropped), and every buffer. Call before building the
+  // optimizer, which holds the parameter handles.
   void to(Device device);
-  // The device of the parameters (CPU for a module without any).
+  // The device of the parameters, or of the buffers for a module without
+  // parameters (CPU for a module with neither).
   Device device() const;
 
   // Sets every parameter gradient to undefined.
@@ -80,6 +85,11 @@ class Module {
   // place by to()). Marks it as a leaf requiring gradients. Names must be
   // unique within the module; InvalidArgument otherwise.
   void register_parameter(std::string name, Tensor& parameter);
+  // `buffer` must be a member of the derived module (updated in place by
+  // to()): state that is not a parameter, of any dtype. Moved by to() and
+  // saved in checkpoints; never given gradients, an optimizer or a compute
+  // copy. Names are unique among parameters, buffers and submodules.
+  void register_buffer(std::string name, Tensor& buffer);
   template <typename M>
   std::shared_ptr<M> register_module(std::string name, std::shared_ptr<M> module) {
     add_child(std::move(name), module);
@@ -90,10 +100,12 @@ class Module {
   void add_child(std::string name, std::shared_ptr<Module> module);
   void check_unique_name(const std::string& name) const;
   void collect(const std::string& prefix, std::vector<std::pair<std::string, Tensor*>>& out) const;
+  void collect_buffers(const std::string& prefix, std::vector<std::pair<std::string, Tensor*>>& out) const;
   void collect_copies(std::vector<Tensor>& out) const;
   void make_compute_copies();
 
   std::vector<std::pair<std::string, Tensor*>> parameters_;
+  std::vector<std::pair<std::string, Tensor*>> buffers_;
   std::vector<Tensor> compute_copies_;  // one per entry of parameters_ in BFloat16, none in Float32
   Precision precision_ = Precision::Fp32;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;

@@ -10,6 +10,15 @@
 //                    cudaMemcpyAsync of the same bytes (the practical roofline)
 //   bias_activation  speed-up over the unfused add + relu (forward + backward)
 //
+// The broadcasting binary ops time a column [N, 1] over [N, D], a per-head
+// [N, H, 1] over [N, H, D] and the strided form [N, 1, D] over [N, H, D]
+// (float32, and the column in bfloat16); batch_norm and layer_norm their
+// forward (training statistics) and forward + backward. Their GB/s count the
+// traffic of our passes: batch_norm's forward reads x twice (statistics,
+// then normalising) and writes y; its backward reads grad and x twice (the
+// sums, then grad_x) and writes grad_x; layer_norm reads a row once from
+// memory (its second pass hits the cache).
+//
 //   bench_dense [--quick] [--markdown FILE]
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -27,11 +36,13 @@
 #include "bench/support/bench_support.hpp"
 #include "core/cuda_runtime.hpp"
 #include "ops/activation.hpp"
+#include "ops/cast.hpp"
 #include "ops/bias_activation.hpp"
 #include "ops/dropout.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/loss.hpp"
 #include "ops/matmul.hpp"
+#include "ops/normalization.hpp"
 #include "ops/optimizer_step.hpp"
 #include "ops/softmax.hpp"
 
@@ -202,6 +213,75 @@ void bench_memory_bound(int64_t nodes, int64_t width, int64_t classes, std::vect
                     7 * cells * f, rows);  // reads p, g, m, v; writes p, m, v
 }
 
+// The broadcasting binary ops: a column, a per-head value, the strided form, and a bfloat16 column.
+void bench_broadcast(int64_t nodes, int64_t heads, int64_t width, std::vector<Row>& rows) {
+  const double cells = static_cast<double>(nodes * heads * width);
+  const std::string shape = shape_text({nodes, heads, width});
+  struct Case {
+    const char* name;
+    Shape big, small;
+    DType dtype;
+  };
+  const Case cases[] = {{"mul column [N,1]", {nodes, heads * width}, {nodes, 1}, DType::Float32},
+                        {"mul column [N,1] bf16", {nodes, heads * width}, {nodes, 1}, DType::BFloat16},
+                        {"mul per-head [N,H,1]", {nodes, heads, width}, {nodes, heads, 1}, DType::Float32},
+                        {"sub strided [N,1,D]", {nodes, heads, width}, {nodes, 1, width}, DType::Float32}};
+  for (const Case& c : cases) {
+    const Tensor x = ops::cast(random_matrix(c.big, 11), c.dtype);
+    const Tensor small = ops::cast(random_matrix(c.small, 12), c.dtype);
+    const bool subtract = c.name[0] == 's';
+    auto run = [&](const Tensor& a, const Tensor& b) { return subtract ? ops::sub(a, b) : ops::mul(a, b); };
+    require_close(c.name, run(x, small), run(x.to(Device::cpu()), small.to(Device::cpu())), 1e-6);
+    const double element = c.dtype == DType::BFloat16 ? 2.0 : 4.0;
+    const double small_cells = static_cast<double>(small.numel());
+    add_bandwidth_row(c.name, shape, median_ms([&] { (void)run(x, small); }), (2 * cells + small_cells) * element, rows);
+  }
+}
+
+// batch_norm (training) and layer_norm on [N, C], forward and forward + backward.
+void bench_normalization(int64_t nodes, int64_t channels, std::vector<Row>& rows) {
+  const double f = 4.0;
+  const double cells = static_cast<double>(nodes * channels);
+  const double parameters = static_cast<double>(channels) * f;
+  const std::string shape = shape_text({nodes, channels});
+  Tensor x = random_matrix({nodes, channels}, 13);
+  Tensor weight = Tensor::full({channels}, 1.0, DType::Float32, kGpu), bias = Tensor::zeros({channels}, DType::Float32, kGpu);
+  const ops::RunningStatistics running{Tensor::zeros({channels}, DType::Float32, kGpu),
+                                       Tensor::full({channels}, 1.0, DType::Float32, kGpu), Tensor()};
+  const Tensor x_cpu = x.to(Device::cpu());
+  const ops::RunningStatistics running_cpu{Tensor::zeros({channels}), Tensor::full({channels}, 1.0), Tensor()};
+  require_close("batch_norm", ops::batch_norm(x, weight, bias, running, true),
+                ops::batch_norm(x_cpu, weight.to(Device::cpu()), bias.to(Device::cpu()), running_cpu, true), 1e-5);
+  require_close("layer_norm", ops::layer_norm(x, weight, bias),
+                ops::layer_norm(x_cpu, weight.to(Device::cpu()), bias.to(Device::cpu())), 1e-5);
+  add_bandwidth_row("batch_norm fwd", shape,
+                    median_ms([&] { (void)ops::batch_norm(x, weight, bias, running, true); }),
+                    3 * cells * f + 2 * parameters, rows);
+  add_bandwidth_row("layer_norm fwd", shape, median_ms([&] { (void)ops::layer_norm(x, weight, bias); }),
+                    2 * cells * f + 2 * parameters, rows);
+
+  const Tensor grad = random_matrix({nodes, channels}, 14);
+  x.set_requires_grad(true);
+  weight.set_requires_grad(true);
+  bias.set_requires_grad(true);
+  // Gradients are dropped before each run so that no accumulation kernel is timed.
+  auto zero = [&] {
+    x.zero_grad();
+    weight.zero_grad();
+    bias.zero_grad();
+  };
+  add_bandwidth_row("batch_norm fwd+bwd", shape, median_ms([&] {
+                      zero();
+                      ops::batch_norm(x, weight, bias, running, true).backward(grad);
+                    }),
+                    8 * cells * f + 4 * parameters, rows);
+  add_bandwidth_row("layer_norm fwd+bwd", shape, median_ms([&] {
+                      zero();
+                      ops::layer_norm(x, weight, bias).backward(grad);
+                    }),
+                    7 * cells * f + 4 * parameters, rows);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -217,10 +297,14 @@ int main(int argc, char** argv) {
     bench_matmul(2708, 1433, 16, rows);  // Cora, GCN layer 1
     bench_matmul(2708, 1433, 64, rows);  // Cora, GAT layer 1 (8 heads x 8)
     bench_memory_bound(2708, 64, 7, rows);
+    bench_broadcast(2708, 8, 8, rows);  // Cora, GAT layer 1 (8 heads x 8)
+    bench_normalization(2708, 64, rows);
     if (!quick) {
       bench_matmul(169343, 128, 256, rows);  // ogbn-arxiv
       bench_matmul(232965, 602, 256, rows);  // Reddit
       bench_memory_bound(232965, 256, 41, rows);
+      bench_broadcast(232965, 8, 32, rows);  // Reddit, 8 heads x 32
+      bench_normalization(232965, 256, rows);
     }
     const cudaDeviceProp& properties = cuda::properties(kGpu);
     std::printf("device: %s\n", properties.name);

@@ -1,7 +1,6 @@
 #include <doctest/doctest.h>
 
 #include "ops/elementwise.hpp"
-#include "ops/elementwise_backend.hpp"
 #include "ops/reduce.hpp"
 #include "ops/reduce_backend.hpp"
 #include "ops/shape.hpp"
@@ -11,29 +10,6 @@
 
 using namespace sgnn;
 using namespace sgnn::testing;
-
-TEST_CASE("GPU add and mul match the CPU backend with and without broadcasting") {
-  struct Pair {
-    Shape a, b;
-  };
-  for (const Pair& pair : {Pair{{1}, {1}}, Pair{{3, 17}, {17}}, Pair{{1000, 257}, {257}}, Pair{{5, 3, 1}, {3, 1}},
-                           Pair{{129, 3}, {129, 3}}, Pair{{4, 7}, {}}}) {
-    const Tensor a = random_tensor(pair.a, 1);
-    const Tensor b = random_tensor(pair.b, 2);
-    for (ops::BinaryOp op : {ops::BinaryOp::Add, ops::BinaryOp::Mul}) {
-      Tensor cpu = Tensor::empty(pair.a);
-      ops::binary_forward(ops::Cpu{}, op, a, b, cpu);
-      Tensor gpu = poisoned(pair.a, kGpu);
-      ops::binary_forward(ops::Cuda{}, op, a.to(kGpu), b.to(kGpu), gpu);
-      CHECK(relative_error(gpu, cpu) < 1e-7);
-    }
-    Tensor scaled = poisoned(pair.a, kGpu);
-    ops::scale_forward(ops::Cuda{}, a.to(kGpu), -1.5f, scaled);
-    Tensor scaled_cpu = Tensor::empty(pair.a);
-    ops::scale_forward(ops::Cpu{}, a, -1.5f, scaled_cpu);
-    CHECK(relative_error(scaled, scaled_cpu) < 1e-7);
-  }
-}
 
 TEST_CASE("GPU axis sums match the CPU backend, split (two-pass) and short-axis layouts, empty extents included") {
   // Short axes (a thread per output): rows ({100000, 8, 1}, {3000, 41, 1},
