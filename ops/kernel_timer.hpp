@@ -93,9 +93,10 @@ class ScopedTuningTime {
 // and SDDMM's, for widths off the 16-byte vector), each of which chooses its
 // own kernels on its first call: runs each once inside a ScopedTuningTime,
 // then one warm launch of each through candidate_ms ("<key> direct", "<key>
-// padded"). True when the padded path was faster.
+// padded"). True when the padded path was faster; `fastest_ms`, where
+// given, gets the faster one's time.
 bool padded_path_faster(Device device, std::string_view key, const std::function<void()>& direct,
-                        const std::function<void()>& padded);
+                        const std::function<void()>& padded, double* fastest_ms = nullptr);
 
 // How many candidates candidate_ms has timed in this process (for tests: a
 // stored or recorded choice must not time again), and the wall time all

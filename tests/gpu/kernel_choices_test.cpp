@@ -16,15 +16,17 @@
 #include "core/cuda/core_kernels.hpp"
 #include "graph_io/hrpb_builder.hpp"
 #include "ops/cast.hpp"
+#include "ops/choice_keys.hpp"
 #include "ops/determinism.hpp"
 #include "ops/kernel_choices.hpp"
 #include "ops/kernel_timer.hpp"
 #include "ops/sddmm.hpp"
 #include "ops/sddmm_backend.hpp"
+#include "ops/sparse_plan.hpp"
 #include "ops/spmm.hpp"
 #include "ops/spmm_backend.hpp"
+#include "ops/spmm_choice.hpp"
 #include "ops/spmm_format.hpp"
-#include "ops/sparse_plan.hpp"
 #include "ops/spmm_tile.hpp"
 #include "ops/stream_hold.hpp"
 #include "tests/support/gpu_testing.hpp"
@@ -65,7 +67,7 @@ TEST_CASE("GPU spmm: every CSR tile matches the CPU backend on random, R-MAT and
       for (const std::string& tile : tiles) {
         const ops::ScopedSpmmTile forced(tile);
         Tensor got = poisoned({cpu.num_rows(), features}, kGpu);
-        ops::spmm_forward(ops::Cuda{}, gpu.csr, gpu.values, 1, features, b.to(kGpu), got);
+        ops::csr_spmm_into(gpu.csr, gpu.values, 1, features, b.to(kGpu), got);
         CAPTURE(cpu.nnz());
         CAPTURE(features);
         CAPTURE(tile);
@@ -93,7 +95,7 @@ TEST_CASE("GPU spmm: every tile in row order, split rows summed with atomics and
         if (!tile.ends_with("-rows")) continue;
         const ops::ScopedSpmmTile forced(tile);
         Tensor got = poisoned({cpu.num_rows(), features}, kGpu);
-        ops::spmm_forward(ops::Cuda{}, gpu.csr, gpu.values, 1, features, b.to(kGpu), got);
+        ops::csr_spmm_into(gpu.csr, gpu.values, 1, features, b.to(kGpu), got);
         CAPTURE(ordered);
         CAPTURE(features);
         CAPTURE(tile);
@@ -116,7 +118,7 @@ TEST_CASE("GPU spmm: widths off the vector padded to it match the CPU, float32 a
         const ops::DeterministicScope scope(ordered);
         const ops::ScopedSpmmTile forced("padded");
         Tensor got = poisoned({cpu.num_rows(), heads, features}, kGpu);
-        ops::spmm_forward(ops::Cuda{}, gpu.csr, values.to(kGpu), heads, features, b.to(kGpu), got);
+        ops::csr_spmm_into(gpu.csr, values.to(kGpu), heads, features, b.to(kGpu), got);
         CAPTURE(cpu.nnz());
         CAPTURE(heads);
         CAPTURE(features);
@@ -125,10 +127,10 @@ TEST_CASE("GPU spmm: widths off the vector padded to it match the CPU, float32 a
         // bfloat16: the padded path gives the direct (scalar) path's bits.
         const Tensor b16 = ops::cast(b, DType::BFloat16).to(kGpu);
         Tensor padded16 = Tensor::empty({cpu.num_rows(), heads, features}, DType::BFloat16, kGpu);
-        ops::spmm_forward(ops::Cuda{}, gpu.csr, values.to(kGpu), heads, features, b16, padded16);
+        ops::csr_spmm_into(gpu.csr, values.to(kGpu), heads, features, b16, padded16);
         const ops::ScopedSpmmTile direct(ops::spmm_tile_names(features, false, DType::BFloat16).front());
         Tensor direct16 = Tensor::empty({cpu.num_rows(), heads, features}, DType::BFloat16, kGpu);
-        ops::spmm_forward(ops::Cuda{}, gpu.csr, values.to(kGpu), heads, features, b16, direct16);
+        ops::csr_spmm_into(gpu.csr, values.to(kGpu), heads, features, b16, direct16);
         CHECK(relative_error(ops::cast(padded16, DType::Float32), ops::cast(direct16, DType::Float32)) == 0.0);
       }
     }
@@ -141,10 +143,18 @@ TEST_CASE("GPU measured choices: a width off the vector times the padded path ag
   const Tensor b = random_tensor({cpu.num_cols(), 41}, 18);
   const Tensor got = ops::spmm(gpu, b.to(kGpu));
   const ops::KernelChoiceMap choices = ops::kernel_choices(gpu.csr);
-  REQUIRE(choices.contains("spmm-padded:h1:f41"));
-  const std::string chosen = choices.at("spmm-padded:h1:f41");
-  CHECK((chosen == "padded" || chosen == "direct"));
+  // One key holds the call's choice: direct (its one scalar tile) or padded with the padded width's tile.
+  REQUIRE(choices.contains("spmm:h1:f41:scalar"));
+  const std::string chosen = choices.at("spmm:h1:f41:scalar");
+  MESSAGE("width 41: ", chosen);
+  CHECK((chosen == "direct" || chosen.starts_with("padded v4")));
+  // The padded path made the padded width's own choice (timed: three tiles at 44).
+  CHECK(choices.contains("spmm:h1:f44"));
   CHECK(relative_error(got, cpu_spmm(cpu, b)) < 1e-5);
+  // The recorded choice is reused: no timing.
+  const int64_t timed = ops::candidates_timed();
+  CHECK(relative_error(ops::spmm(gpu, b.to(kGpu)), cpu_spmm(cpu, b)) < 1e-5);
+  CHECK(ops::candidates_timed() == timed);
 }
 
 TEST_CASE("GPU spmm: slice-major tiles over several heads and a width with a partial slice") {
@@ -165,7 +175,7 @@ TEST_CASE("GPU spmm: slice-major tiles over several heads and a width with a par
     for (const std::string& tile : {std::string("v4s16r1-slices"), std::string("v4s32r1-slices")}) {
       const ops::ScopedSpmmTile forced(tile);
       Tensor got = poisoned({cpu.num_rows(), heads, features}, kGpu);
-      ops::spmm_forward(ops::Cuda{}, gpu.csr, values.to(kGpu), heads, features, b.to(kGpu), got);
+      ops::csr_spmm_into(gpu.csr, values.to(kGpu), heads, features, b.to(kGpu), got);
       CAPTURE(features);
       CAPTURE(tile);
       CHECK(relative_error(got, expected) < 2e-5);
@@ -210,11 +220,11 @@ TEST_CASE("GPU spmm: light tiles give their heavy twins' bits: stored values, sy
           Tensor heavy = poisoned({cpu.num_rows(), features}, kGpu);
           {
             const ops::ScopedSpmmTile forced(tile);
-            ops::spmm_forward(ops::Cuda{}, gpu.csr, values, 1, features, b, light, symmetric);
+            ops::csr_spmm_into(gpu.csr, values, 1, features, b, light, symmetric);
           }
           {
             const ops::ScopedSpmmTile forced(twin);
-            ops::spmm_forward(ops::Cuda{}, gpu.csr, values, 1, features, b, heavy, symmetric);
+            ops::csr_spmm_into(gpu.csr, values, 1, features, b, heavy, symmetric);
           }
           CHECK(relative_error(light, heavy) == 0.0);
           if (!scaled) CHECK(relative_error(light, cpu_spmm(cpu, b.to(Device::cpu()))) < 2e-5);
@@ -258,7 +268,7 @@ TEST_CASE("GPU spmm: tiles across heads give the per-head tiles' bits, float32 a
             const ops::ScopedSpmmTile forced(tile);
             Tensor got = Tensor::full({cpu.num_rows(), heads, features}, std::numeric_limits<double>::quiet_NaN(), dtype,
                                       kGpu);
-            ops::spmm_forward(ops::Cuda{}, gpu.csr, values_device, heads, features, b_device, got);
+            ops::csr_spmm_into(gpu.csr, values_device, heads, features, b_device, got);
             const Tensor widened = ops::cast(got, DType::Float32);
             CAPTURE(cpu.nnz());
             CAPTURE(heads);
@@ -277,9 +287,9 @@ TEST_CASE("GPU spmm: tiles across heads give the per-head tiles' bits, float32 a
               const Shape shape{cpu.num_cols(), heads, features};
               Tensor through_map = Tensor::full(shape, std::numeric_limits<double>::quiet_NaN(), dtype, kGpu);
               Tensor from_copy = Tensor::full(shape, std::numeric_limits<double>::quiet_NaN(), dtype, kGpu);
-              ops::spmm_forward(ops::Cuda{}, gpu.transpose, values_device, heads, features, b_device, through_map,
-                                nullptr, gpu.transpose_to_csr);
-              ops::spmm_forward(ops::Cuda{}, gpu.transpose, gathered, heads, features, b_device, from_copy);
+              ops::csr_spmm_into(gpu.transpose, values_device, heads, features, b_device, through_map, nullptr,
+                                 gpu.transpose_to_csr);
+              ops::csr_spmm_into(gpu.transpose, gathered, heads, features, b_device, from_copy);
               CHECK(relative_error(ops::cast(through_map, DType::Float32), ops::cast(from_copy, DType::Float32)) == 0.0);
             }
           }
@@ -298,7 +308,10 @@ TEST_CASE("GPU measured choices: timed once per (op, width), reused, exported an
   const int64_t after_first = ops::candidates_timed();
   CHECK(after_first > before);
   const ops::KernelChoiceMap choices = ops::kernel_choices(gpu.csr);
-  REQUIRE(choices.contains("spmm-tile:h1:f64"));
+  REQUIRE(choices.contains("spmm:h1:f64"));
+  // One key a call: no key of the older layout (a key per layer of the choice).
+  for (const auto& [key, variant] : choices) CHECK_FALSE(key.starts_with("spmm-"));
+  CHECK(ops::parse_spmm_tile(choices.at("spmm:h1:f64"), 1, 64, true, DType::Float32).has_value());
   CHECK(relative_error(first, cpu_spmm(cpu, b)) < 1e-5);
   // The same width again: the recorded choice, no timing.
   (void)ops::spmm(gpu, b.to(kGpu));
@@ -317,7 +330,7 @@ TEST_CASE("GPU measured choices: timed once per (op, width), reused, exported an
   CHECK(ops::kernel_choices(again.csr) == ops::kernel_choices(gpu.csr));
   // An unknown variant in an import (another library version) is ignored: timed anew.
   const Adjacency foreign = cpu.to(kGpu);
-  ops::import_kernel_choices(foreign.csr, {{"spmm-tile:h1:f64", "v9s99r9"}});
+  ops::import_kernel_choices(foreign.csr, {{"spmm:h1:f64", "v9s99r9"}});
   CHECK(relative_error(ops::spmm(foreign, b.to(kGpu)), cpu_spmm(cpu, b)) < 1e-5);
 }
 
@@ -348,12 +361,15 @@ TEST_CASE("GPU measured choices: HRPB or CSR timed per width with auto, A and it
   for (int64_t width : {int64_t{32}, int64_t{128}}) {
     const Tensor b = random_tensor({cpu.num_cols(), width}, 32 + static_cast<uint64_t>(width));
     const Tensor got = ops::spmm(gpu, b.to(kGpu));
-    const std::optional<std::string> format = ops::sparse_plan(gpu.csr)->choices->find(ops::spmm_format_key(width));
-    REQUIRE(format.has_value());
-    CHECK((*format == "hrpb" || *format == "csr"));
-    CHECK(ops::chosen_spmm_format(gpu, width) == (*format == "hrpb" ? SpmmFormat::Hrpb : SpmmFormat::Csr));
-    CHECK(relative_error(got, cpu_spmm(cpu, b)) < (*format == "hrpb" ? 2e-3 : 1e-5));
-    MESSAGE("width ", width, ": ", *format);
+    // One key holds the format and the CSR launch timed against it.
+    const std::optional<std::string> choice = ops::sparse_plan(gpu.csr)->choices->find(ops::spmm_choice_key(1, width));
+    REQUIRE(choice.has_value());
+    const bool hrpb = choice->starts_with("hrpb ");
+    CHECK((hrpb || choice->starts_with("csr ")));
+    CHECK(ops::parse_spmm_tile(choice->substr(choice->find(' ') + 1), 1, width, true, DType::Float32).has_value());
+    CHECK(ops::chosen_spmm_format(gpu, width) == (hrpb ? SpmmFormat::Hrpb : SpmmFormat::Csr));
+    CHECK(relative_error(got, cpu_spmm(cpu, b)) < (hrpb ? 2e-3 : 1e-5));
+    MESSAGE("width ", width, ": ", *choice);
   }
   // The transpose reads A's table.
   CHECK(ops::kernel_choices(gpu.transpose) == ops::kernel_choices(gpu.csr));
@@ -369,11 +385,12 @@ TEST_CASE("GPU measured choices in bfloat16: CSR, HRPB, or HRPB with B's rows st
   const Tensor b = ops::cast(random_tensor({cpu.num_cols(), width}, 38), DType::BFloat16);
   const Tensor expected = cpu_spmm(cpu, ops::cast(b, DType::Float32));
   const Tensor got = ops::spmm(gpu, b.to(kGpu));
-  const std::optional<std::string> format =
-      ops::sparse_plan(gpu.csr)->choices->find(ops::spmm_format_key(width, DType::BFloat16));
-  REQUIRE(format.has_value());
-  CHECK((*format == "csr" || *format == "hrpb" || *format == ops::kHrpbByCopies));
-  MESSAGE("bfloat16 width ", width, ": ", *format);
+  const std::optional<std::string> choice =
+      ops::sparse_plan(gpu.csr)->choices->find(ops::spmm_choice_key(1, width, DType::BFloat16));
+  REQUIRE(choice.has_value());
+  const std::string format = choice->substr(0, choice->find(' '));
+  CHECK((format == "csr" || format == "hrpb" || format == ops::kHrpbByCopies));
+  MESSAGE("bfloat16 width ", width, ": ", *choice);
   CHECK(relative_error(ops::cast(got, DType::Float32), expected) < 1e-2);  // bfloat16 C
   const int64_t timed = ops::candidates_timed();
   const Tensor again = ops::spmm(gpu, b.to(kGpu));
@@ -383,8 +400,8 @@ TEST_CASE("GPU measured choices in bfloat16: CSR, HRPB, or HRPB with B's rows st
   Adjacency bulk = cpu.to(kGpu), copies = cpu.to(kGpu);
   bulk.hrpb = copies.hrpb = gpu.hrpb;
   bulk.spmm_format = copies.spmm_format = SpmmFormat::Auto;
-  ops::import_kernel_choices(bulk.csr, {{ops::spmm_format_key(width, DType::BFloat16), "hrpb"}});
-  ops::import_kernel_choices(copies.csr, {{ops::spmm_format_key(width, DType::BFloat16), ops::kHrpbByCopies}});
+  ops::import_kernel_choices(bulk.csr, {{ops::spmm_choice_key(1, width, DType::BFloat16), "hrpb"}});
+  ops::import_kernel_choices(copies.csr, {{ops::spmm_choice_key(1, width, DType::BFloat16), ops::kHrpbByCopies}});
   REQUIRE(ops::chosen_hrpb_row_staging(copies, width, DType::BFloat16) == ops::HrpbRowStaging::Copies);
   CHECK(to_double(ops::spmm(copies, b.to(kGpu))) == to_double(ops::spmm(bulk, b.to(kGpu))));
 }
