@@ -22,6 +22,7 @@
 #include "ops/kernel_timer.hpp"
 #include "ops/sddmm.hpp"
 #include "ops/sddmm_backend.hpp"
+#include "ops/sddmm_path.hpp"
 #include "ops/sparse_plan.hpp"
 #include "ops/spmm.hpp"
 #include "ops/spmm_backend.hpp"
@@ -404,6 +405,128 @@ TEST_CASE("GPU measured choices in bfloat16: CSR, HRPB, or HRPB with B's rows st
   ops::import_kernel_choices(copies.csr, {{ops::spmm_choice_key(1, width, DType::BFloat16), ops::kHrpbByCopies}});
   REQUIRE(ops::chosen_hrpb_row_staging(copies, width, DType::BFloat16) == ops::HrpbRowStaging::Copies);
   CHECK(to_double(ops::spmm(copies, b.to(kGpu))) == to_double(ops::spmm(bulk, b.to(kGpu))));
+}
+
+TEST_CASE("GPU measured choices: a CSR launch recorded by a CSR-only call is kept when auto times the format") {
+  const Adjacency cpu = tunable_graph(43);
+  Adjacency gpu = cpu.to(kGpu);
+  graph_io::attach_hrpb(gpu, SpmmFormat::Auto);
+  const int64_t width = 64;
+  const Tensor b = random_tensor({cpu.num_cols(), width}, 44).to(kGpu);
+  // ops::spmm with edge values runs CSR only: it records the CSR launch alone.
+  (void)ops::spmm(gpu, gpu.values, b);
+  const std::string key = ops::spmm_choice_key(1, width);
+  const std::string tile = ops::kernel_choices(gpu.csr).at(key);
+  REQUIRE(ops::parse_spmm_tile(tile, 1, width, true, DType::Float32).has_value());
+  // The GCN form then times the format only (CSR once, HRPB once), and the key holds both.
+  const int64_t before = ops::candidates_timed();
+  const Tensor got = ops::spmm(gpu, b);
+  CHECK(ops::candidates_timed() - before <= 2);
+  const std::string both = ops::kernel_choices(gpu.csr).at(key);
+  CHECK((both == "csr " + tile || both == "hrpb " + tile));
+  CHECK(relative_error(got, cpu_spmm(cpu, b.to(Device::cpu()))) < (both.starts_with("hrpb") ? 2e-3 : 1e-5));
+}
+
+TEST_CASE("GPU measured choices: an imported HRPB format runs HRPB without timing the CSR launch") {
+  const Adjacency cpu = tunable_graph(45);
+  Adjacency gpu = cpu.to(kGpu);
+  graph_io::attach_hrpb(gpu, SpmmFormat::Auto);
+  ops::import_kernel_choices(gpu.csr, {{ops::spmm_choice_key(1, 128), "hrpb"}});
+  const Tensor b = random_tensor({cpu.num_cols(), 128}, 46);
+  const int64_t before = ops::candidates_timed();
+  const Tensor got = ops::spmm(gpu, b.to(kGpu));
+  CHECK(ops::candidates_timed() == before);
+  CHECK(ops::kernel_choices(gpu.csr).at(ops::spmm_choice_key(1, 128)) == "hrpb");  // nothing added
+  CHECK(relative_error(got, cpu_spmm(cpu, b)) < 2e-3);
+}
+
+TEST_CASE("GPU spmm backend: launches the tile it is given, padded or direct; refuses one its operands cannot take") {
+  const Adjacency cpu = rmat_graph(4096, 60000, 47);
+  const Adjacency gpu = cpu.to(kGpu);
+  uint64_t seed = 4800;
+  for (const int64_t features : {int64_t{64}, int64_t{41}}) {
+    const Tensor b = random_tensor({cpu.num_cols(), features}, ++seed);
+    const Tensor expected = cpu_spmm(cpu, b);
+    const bool on_vector = features % 4 == 0;
+    // Direct: every tile of the width; padded (41 only): every tile of the padded width.
+    std::vector<ops::CsrSpmmLaunch> launches;
+    for (const ops::SpmmTile& tile : ops::all_spmm_tiles(1, features, true, DType::Float32)) launches.push_back({tile});
+    if (!on_vector) {
+      for (const ops::SpmmTile& tile : ops::all_spmm_tiles(1, 44, true, DType::Float32)) launches.push_back({tile, true});
+    }
+    for (const ops::CsrSpmmLaunch& launch : launches) {
+      Tensor got = poisoned({cpu.num_rows(), features}, kGpu);
+      ops::spmm_forward(ops::Cuda{}, gpu.csr, gpu.values, 1, features, b.to(kGpu), got, nullptr, Tensor(), false,
+                        launch);
+      CAPTURE(features);
+      CAPTURE(launch.padded);
+      CAPTURE(ops::spmm_tile_name(launch.tile));
+      CHECK(relative_error(got, expected) < 2e-5);
+    }
+  }
+  // A 16-byte tile on a B that starts one float into its storage, and a tile without a kernel: refused.
+  const int64_t features = 64;
+  const Tensor storage = random_tensor({cpu.num_cols() * features + 1}, ++seed).to(kGpu);
+  const Tensor misaligned = storage.narrow_rows(1, cpu.num_cols() * features + 1).view({cpu.num_cols(), features});
+  Tensor c = poisoned({cpu.num_rows(), features}, kGpu);
+  const ops::SpmmTile vector_tile{4, 16, 1};
+  CHECK_THROWS_AS(ops::spmm_forward(ops::Cuda{}, gpu.csr, gpu.values, 1, features, misaligned, c, nullptr, Tensor(),
+                                    false, {vector_tile}),
+                  InvalidArgument);
+  const ops::SpmmTile no_kernel{4, 2, 2};
+  REQUIRE_FALSE(ops::spmm_tile_has_kernel(no_kernel, DType::Float32));
+  const Tensor aligned = random_tensor({cpu.num_cols(), features}, ++seed).to(kGpu);
+  CHECK_THROWS_AS(ops::spmm_forward(ops::Cuda{}, gpu.csr, gpu.values, 1, features, aligned, c, nullptr, Tensor(),
+                                    false, {no_kernel}),
+                  InvalidArgument);
+  // Through the choice the misaligned B takes a scalar tile (or the padded path) and matches the CPU.
+  ops::csr_spmm_into(gpu.csr, gpu.values, 1, features, misaligned, c);
+  CHECK(relative_error(c, cpu_spmm(cpu, misaligned.to(Device::cpu()))) < 2e-5);
+}
+
+TEST_CASE("GPU measured choices: SDDMM's padded path and its kernel under one key, imported without timing") {
+  const Adjacency cpu = tunable_graph(49);
+  const Adjacency gpu = cpu.to(kGpu);
+  const int64_t features = 41;
+  const Tensor x = random_tensor({cpu.num_rows(), features}, 50);
+  const Tensor y = random_tensor({cpu.num_cols(), features}, 51);
+  const Tensor expected = ops::sddmm_dot(cpu, x, y);
+  CHECK(relative_error(ops::sddmm_dot(gpu, x.to(kGpu), y.to(kGpu)), expected) < 1e-5);
+  const ops::KernelChoiceMap choices = ops::kernel_choices(gpu.csr);
+  const std::string key = ops::sddmm_choice_key(1, features, false, DType::Float32);
+  REQUIRE(choices.contains(key));
+  const std::string chosen = choices.at(key);
+  MESSAGE("SDDMM width 41: ", chosen);
+  const bool padded = chosen.starts_with("padded ");
+  const std::string kernel = padded ? chosen.substr(7) : chosen;
+  const int64_t width = padded ? 44 : features;
+  CHECK(ops::parse_sddmm_kernel(kernel, *ops::sparse_plan(gpu.csr), width, false).has_value());
+  for (const auto& [name, variant] : choices) CHECK_FALSE(name.starts_with("sddmm-"));
+  // A fresh copy with the choices imported: no timing, the same function.
+  const Adjacency again = cpu.to(kGpu);
+  ops::import_kernel_choices(again.csr, choices);
+  const int64_t before = ops::candidates_timed();
+  CHECK(relative_error(ops::sddmm_dot(again, x.to(kGpu), y.to(kGpu)), expected) < 1e-5);
+  CHECK(ops::candidates_timed() == before);
+  // Each way recorded by hand runs that way.
+  for (const std::string& way : {std::string("edge-groups-8"), std::string("padded segments-8")}) {
+    const Adjacency forced = cpu.to(kGpu);
+    ops::import_kernel_choices(forced.csr, {{key, way}});
+    CHECK(relative_error(ops::sddmm_dot(forced, x.to(kGpu), y.to(kGpu)), expected) < 1e-5);
+    CHECK(ops::kernel_choices(forced.csr).at(key) == way);
+  }
+}
+
+TEST_CASE("GPU sddmm backend: refuses a kernel that does not exist for the graph") {
+  const Adjacency cpu = random_graph(100000, 400000, 52);  // too large for entry rows: no Edges kernel
+  const Adjacency gpu = cpu.to(kGpu);
+  REQUIRE_FALSE(ops::sparse_plan(gpu.csr)->entry_row.defined());
+  const Tensor x = random_tensor({cpu.num_rows(), 16}, 53).to(kGpu);
+  Tensor out = poisoned({cpu.nnz()}, kGpu);
+  const ops::SddmmLaunch edges{{ops::SddmmPath::Edges, 0}};
+  CHECK_THROWS_AS(ops::sddmm_dot_forward(ops::Cuda{}, gpu.csr, 1, 16, x, x, out, nullptr, edges), InvalidArgument);
+  const ops::SddmmLaunch hrpb{{ops::SddmmPath::Hrpb, 0}};
+  CHECK_THROWS_AS(ops::sddmm_dot_forward(ops::Cuda{}, gpu.csr, 1, 16, x, x, out, nullptr, hrpb), InvalidArgument);
 }
 
 TEST_CASE("GPU timing wall time: a timing inside another's launch is counted once, in the outer one") {
