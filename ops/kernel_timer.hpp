@@ -48,7 +48,7 @@ double device_launch_ms(Device device, const std::function<void()>& launch);
 // inside its first launch) is not counted; two launches after it are, unless
 // the choice made inside reported the time of what it chose
 // (report_chosen_ms): that time counts.
-// `candidate` names what is timed (e.g. "spmm-tile:h1:f128 v4s32r1"): with
+// `candidate` names what is timed (e.g. "spmm:h1:f128 v4s32r1"): with
 // the environment variable SGNN_TUNING_LOG=1 each timing is written to
 // stderr (its launches and wall time), to see what tuning costs.
 double candidate_ms(Device device, const std::function<void()>& launch, std::string_view candidate = {},
