@@ -62,6 +62,12 @@ void KernelChoiceTable::set_decoded(const DecodedChoiceKey& key, uint64_t decode
   decoded_[key] = decoded;
 }
 
+void KernelChoiceTable::set(const std::string& key, const std::string& variant, const DecodedChoiceKey& decoded_key,
+                            uint64_t decoded) {
+  set(key, variant);
+  set_decoded(decoded_key, decoded);
+}
+
 bool KernelChoiceTable::imported() const {
   if (const auto other = target()) return other->imported();
   const std::lock_guard<std::mutex> lock(mutex_);

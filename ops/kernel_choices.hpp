@@ -64,6 +64,17 @@ class KernelChoiceTable {
   // import() forget every decoded choice: the ops decode the text again.
   std::optional<uint64_t> find_decoded(const DecodedChoiceKey& key) const;
   void set_decoded(const DecodedChoiceKey& key, uint64_t decoded);
+  // The decoded choice of `key`, else decode(find(text_key())) (the text
+  // key built only then), kept decoded.
+  template <typename TextKey, typename Decode>
+  uint64_t decoded(const DecodedChoiceKey& key, const TextKey& text_key, const Decode& decode) {
+    if (const std::optional<uint64_t> found = find_decoded(key)) return *found;
+    const uint64_t bits = decode(find(text_key()));
+    set_decoded(key, bits);
+    return bits;
+  }
+  // Records `variant` under `key` and its decoded form under `decoded_key`.
+  void set(const std::string& key, const std::string& variant, const DecodedChoiceKey& decoded_key, uint64_t decoded);
   // From now on this table reads and writes `other` (which must not forward back).
   void forward_to(std::shared_ptr<KernelChoiceTable> other);
 

@@ -137,19 +137,13 @@ Record parsed(std::string_view text, const Shape& shape) {
 
 // The shape's record: decoded before, else read from its text (and kept decoded).
 Record recorded(const Context& context, const Shape& shape) {
-  KernelChoiceTable& table = *context.plan.choices;
-  const DecodedChoiceKey key = decoded_key_of(shape);
-  if (const std::optional<uint64_t> bits = table.find_decoded(key)) return unpacked(*bits);
-  Record record;
-  if (const std::optional<std::string> text = table.find(key_of(shape))) record = parsed(*text, shape);
-  table.set_decoded(key, packed(record));
-  return record;
+  return unpacked(context.plan.choices->decoded(
+      decoded_key_of(shape), [&] { return key_of(shape); },
+      [&](const std::optional<std::string>& text) { return packed(text ? parsed(*text, shape) : Record{}); }));
 }
 
 void store(const Context& context, const Shape& shape, const Record& record) {
-  KernelChoiceTable& table = *context.plan.choices;
-  table.set(key_of(shape), text_of(record, shape));
-  table.set_decoded(decoded_key_of(shape), packed(record));
+  context.plan.choices->set(key_of(shape), text_of(record, shape), decoded_key_of(shape), packed(record));
 }
 
 // may_tune's rules; the entry count first, so that small graphs ask the
