@@ -257,7 +257,13 @@ CsrSpmmLaunch csr_launch(const Context& context, const Shape& shape, Record& rec
   if (!tuning_pays(context)) return rule_launch(context, shape);
   const std::optional<Timed> timed =
       shape.vector_ready ? time_tiles(context, shape, run) : time_padded(context, shape, run);
-  if (!timed) return rule_launch(context, shape);
+  if (!timed) {
+    // One tile: nothing measured, nothing stored; kept decoded, so that later calls list no candidates.
+    record.has_launch = true;
+    record.launch = rule_launch(context, shape);
+    context.plan.choices->set_decoded(decoded_key_of(shape), packed(record));
+    return record.launch;
+  }
   record.has_launch = true;
   record.launch = timed->launch;
   store(context, shape, record);
