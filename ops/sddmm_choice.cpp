@@ -229,18 +229,35 @@ SddmmLaunch sddmm_launch(const Context& context, const Shape& shape, Record& rec
 
 }  // namespace
 
+namespace {
+
+// One sddmm_dot call's operands, run with a launch by the backend.
+struct DotCall {
+  const Csr& csr;
+  int64_t heads;
+  int64_t features;
+  const Tensor& x;
+  const Tensor& y;
+  Tensor& out;
+  const Hrpb* hrpb;
+  void operator()(const SddmmLaunch& launch) const {
+    SGNN_DISPATCH(x.device(), sddmm_dot_forward, csr, heads, features, x, y, out, hrpb, launch);
+  }
+};
+
+}  // namespace
+
 void sddmm_dot_into(const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y, Tensor& out,
                     const Hrpb* hrpb) {
-  const auto launch = [&](const SddmmLaunch& chosen) {
-    SGNN_DISPATCH(x.device(), sddmm_dot_forward, csr, heads, features, x, y, out, hrpb, chosen);
-  };
-  if (!x.device().is_cuda() || out.numel() == 0) return launch({});
+  const DotCall call{csr, heads, features, x, y, out, hrpb};
+  if (!x.device().is_cuda() || out.numel() == 0) return call({});
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
   const Context context{csr, *plan, x.device(), hrpb};
   const Shape shape = shape_of(context, heads, features, x.dtype(),
                                vector_aligned(x.raw_data()) && vector_aligned(y.raw_data()));
   Record record = recorded(context, shape);
-  launch(sddmm_launch(context, shape, record, launch));
+  // By reference: held inside the std::function without an allocation.
+  call(sddmm_launch(context, shape, record, std::cref(call)));
 }
 
 bool records_hrpb_sddmm(const KernelChoiceMap& choices) {

@@ -347,8 +347,9 @@ SpmmChoice spmm_choice(const Adjacency& adjacency, const CsrSpmmCall& call) {
       (adjacency.spmm_format == SpmmFormat::Auto && adjacency.hrpb != nullptr && record.has_format && record.hrpb);
   if (device.is_cuda() && !hrpb_settled) {
     Tensor scratch;
-    const RunCsr run = [&](const CsrSpmmLaunch& launch) {
-      if (!scratch.defined()) scratch = Tensor::empty({adjacency.num_rows(), call.features}, call.b.dtype(), device);
+    // Two references: held inside the std::function, no allocation on calls that time nothing.
+    const RunCsr run = [&scratch, &call](const CsrSpmmLaunch& launch) {
+      if (!scratch.defined()) scratch = Tensor::empty({call.csr.num_rows, call.features}, call.b.dtype(), call.b.device());
       launch_csr_spmm(call, scratch, launch);
     };
     double csr_ms = kNotTimed;
@@ -385,8 +386,9 @@ void csr_spmm_into(const Csr& csr, const Tensor& values, int64_t heads, int64_t 
   const Context context{csr, *plan, c.device()};
   const Shape shape = shape_of(heads, features, b.dtype(), vector_aligned(b.raw_data()) && vector_aligned(c.raw_data()));
   Record record = recorded(context, shape);
-  const CsrSpmmLaunch launch =
-      csr_launch(context, shape, record, [&](const CsrSpmmLaunch& candidate) { launch_csr_spmm(call, c, candidate); });
+  const CsrSpmmLaunch launch = csr_launch(context, shape, record, [&call, &c](const CsrSpmmLaunch& candidate) {
+    launch_csr_spmm(call, c, candidate);
+  });
   launch_csr_spmm(call, c, launch);
 }
 
