@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "ops/determinism.hpp"
+#include "ops/older_kernel_choices.hpp"
 #include "ops/sparse_plan.hpp"
 
 namespace sgnn::ops {
@@ -30,6 +31,7 @@ void KernelChoiceTable::set(const std::string& key, const std::string& variant) 
   if (const auto other = target()) return other->set(key, variant);
   const std::lock_guard<std::mutex> lock(mutex_);
   choices_[key] = variant;
+  decoded_.clear();
 }
 
 KernelChoiceMap KernelChoiceTable::all() const {
@@ -42,7 +44,28 @@ void KernelChoiceTable::import(const KernelChoiceMap& choices) {
   if (const auto other = target()) return other->import(choices);
   const std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& [key, variant] : choices) choices_[key] = variant;
+  decoded_.clear();
   imported_ = true;
+}
+
+std::optional<uint64_t> KernelChoiceTable::find_decoded(const DecodedChoiceKey& key) const {
+  if (const auto other = target()) return other->find_decoded(key);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const auto found = decoded_.find(key);
+  if (found == decoded_.end()) return std::nullopt;
+  return found->second;
+}
+
+void KernelChoiceTable::set_decoded(const DecodedChoiceKey& key, uint64_t decoded) {
+  if (const auto other = target()) return other->set_decoded(key, decoded);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  decoded_[key] = decoded;
+}
+
+void KernelChoiceTable::set(const std::string& key, const std::string& variant, const DecodedChoiceKey& decoded_key,
+                            uint64_t decoded) {
+  set(key, variant);
+  set_decoded(decoded_key, decoded);
 }
 
 bool KernelChoiceTable::imported() const {
@@ -59,7 +82,9 @@ void KernelChoiceTable::forward_to(std::shared_ptr<KernelChoiceTable> other) {
 
 KernelChoiceMap kernel_choices(const Csr& csr) { return sparse_plan(csr)->choices->all(); }
 
-void import_kernel_choices(const Csr& csr, const KernelChoiceMap& choices) { sparse_plan(csr)->choices->import(choices); }
+void import_kernel_choices(const Csr& csr, const KernelChoiceMap& choices) {
+  sparse_plan(csr)->choices->import(with_current_keys(choices));
+}
 
 void share_kernel_choices(const Csr& csr, const Csr& transpose) {
   const std::shared_ptr<const SparsePlan> main_plan = sparse_plan(csr);

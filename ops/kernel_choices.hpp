@@ -20,6 +20,7 @@
 //   - not while set_kernel_tuning(false).
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -33,9 +34,21 @@ namespace sgnn::ops {
 
 inline constexpr int64_t kTuningMinEntries = int64_t{1} << 12;
 
-// Keys look like "spmm-tile:h1:f128" (float32) or "spmm-tile:bf16:h1:f128"
-// (bfloat16 operands: their own choice), values like "v4s32r1".
+// Keys look like "spmm:h1:f128" (float32) or "spmm:bf16:h1:f128" (bfloat16
+// operands: their own choice), values like "v4s32r1" or "hrpb v4s32r1"
+// (ops/spmm_choice.hpp, ops/sddmm_choice.hpp).
 using KernelChoiceMap = std::map<std::string, std::string>;
+
+// The key of a choice as its op decodes it (ops/spmm_choice.cpp,
+// ops/sddmm_choice.cpp): plain numbers, so that a call finds its choice
+// without building a string or parsing one. `kind` is the op's own
+// numbering of its op and flags (dtype, 16-byte accesses, ...).
+struct DecodedChoiceKey {
+  int kind = 0;
+  int64_t heads = 0;
+  int64_t features = 0;
+  auto operator<=>(const DecodedChoiceKey&) const = default;
+};
 
 // The choices of one graph (shared by a plan and, for a symmetric pattern,
 // its transpose's plan). Thread safe.
@@ -46,6 +59,22 @@ class KernelChoiceTable {
   KernelChoiceMap all() const;
   void import(const KernelChoiceMap& choices);
   bool imported() const;
+  // An op's choice for `key` as it decoded it from the text (packed in 64
+  // bits by the op), or nullopt where it has not decoded it yet. set() and
+  // import() forget every decoded choice: the ops decode the text again.
+  std::optional<uint64_t> find_decoded(const DecodedChoiceKey& key) const;
+  void set_decoded(const DecodedChoiceKey& key, uint64_t decoded);
+  // The decoded choice of `key`, else decode(find(text_key())) (the text
+  // key built only then), kept decoded.
+  template <typename TextKey, typename Decode>
+  uint64_t decoded(const DecodedChoiceKey& key, const TextKey& text_key, const Decode& decode) {
+    if (const std::optional<uint64_t> found = find_decoded(key)) return *found;
+    const uint64_t bits = decode(find(text_key()));
+    set_decoded(key, bits);
+    return bits;
+  }
+  // Records `variant` under `key` and its decoded form under `decoded_key`.
+  void set(const std::string& key, const std::string& variant, const DecodedChoiceKey& decoded_key, uint64_t decoded);
   // From now on this table reads and writes `other` (which must not forward back).
   void forward_to(std::shared_ptr<KernelChoiceTable> other);
 
@@ -53,6 +82,7 @@ class KernelChoiceTable {
   std::shared_ptr<KernelChoiceTable> target() const;
   mutable std::mutex mutex_;
   KernelChoiceMap choices_;
+  std::map<DecodedChoiceKey, uint64_t> decoded_;
   bool imported_ = false;
   std::shared_ptr<KernelChoiceTable> forward_;
 };
@@ -60,8 +90,11 @@ class KernelChoiceTable {
 // The choices recorded for `csr` (its plan's table), e.g. to store them.
 KernelChoiceMap kernel_choices(const Csr& csr);
 // Sets choices for `csr` before its first use (e.g. read from a cache file);
-// calls then use them instead of timing. Unknown keys or variants are
-// ignored by the ops (a newer or older library may name others).
+// calls then use them instead of timing. Choices stored by builds before
+// one key held a call's whole SpMM or SDDMM choice ("spmm-format:",
+// "spmm-tile:", "spmm-padded:", "sddmm-padded:") are translated to today's
+// keys (ops/older_kernel_choices.hpp). Unknown keys or variants are ignored
+// by the ops (a newer library may name others).
 void import_kernel_choices(const Csr& csr, const KernelChoiceMap& choices);
 // Makes `transpose` use the same table as `csr` (same pattern, e.g. a
 // symmetrised graph): its choices are then timed once for both.

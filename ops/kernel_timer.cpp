@@ -227,7 +227,7 @@ void report_chosen_ms(double milliseconds) {
 }
 
 bool padded_path_faster(Device device, std::string_view key, const std::function<void()>& direct,
-                        const std::function<void()>& padded) {
+                        const std::function<void()>& padded, double* fastest_ms) {
   const ScopedTuningTime tuning(device);
   direct();
   padded();
@@ -236,6 +236,7 @@ bool padded_path_faster(Device device, std::string_view key, const std::function
                                        /*warm=*/true);
   const double padded_ms = candidate_ms(device, padded, name + " padded", direct_ms, /*warm=*/true);
   report_chosen_ms(std::min(direct_ms, padded_ms));  // each path is the whole op
+  if (fastest_ms != nullptr) *fastest_ms = std::min(direct_ms, padded_ms);
   return padded_ms < direct_ms;
 }
 

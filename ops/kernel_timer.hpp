@@ -48,7 +48,7 @@ double device_launch_ms(Device device, const std::function<void()>& launch);
 // inside its first launch) is not counted; two launches after it are, unless
 // the choice made inside reported the time of what it chose
 // (report_chosen_ms): that time counts.
-// `candidate` names what is timed (e.g. "spmm-tile:h1:f128 v4s32r1"): with
+// `candidate` names what is timed (e.g. "spmm:h1:f128 v4s32r1"): with
 // the environment variable SGNN_TUNING_LOG=1 each timing is written to
 // stderr (its launches and wall time), to see what tuning costs.
 double candidate_ms(Device device, const std::function<void()>& launch, std::string_view candidate = {},
@@ -93,9 +93,10 @@ class ScopedTuningTime {
 // and SDDMM's, for widths off the 16-byte vector), each of which chooses its
 // own kernels on its first call: runs each once inside a ScopedTuningTime,
 // then one warm launch of each through candidate_ms ("<key> direct", "<key>
-// padded"). True when the padded path was faster.
+// padded"). True when the padded path was faster; `fastest_ms`, where
+// given, gets the faster one's time.
 bool padded_path_faster(Device device, std::string_view key, const std::function<void()>& direct,
-                        const std::function<void()>& padded);
+                        const std::function<void()>& padded, double* fastest_ms = nullptr);
 
 // How many candidates candidate_ms has timed in this process (for tests: a
 // stored or recorded choice must not time again), and the wall time all

@@ -1,9 +1,12 @@
 #include "ops/sddmm_path.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <string>
 
 #include "core/error.hpp"
+#include "ops/vector_access.hpp"
 
 namespace sgnn::ops {
 
@@ -60,14 +63,90 @@ bool hrpb_sddmm_fits(const Hrpb* hrpb, const Csr& csr, int64_t features, bool ve
          hrpb->nnz == csr.nnz && hrpb->device() == csr.device();
 }
 
-std::string sddmm_choice_key(int64_t heads, int64_t features, bool vectorized, DType dtype, bool with_hrpb) {
-  return "sddmm:h" + std::to_string(heads) + ":f" + std::to_string(features) + (vectorized ? "" : ":scalar") +
-         (dtype == DType::BFloat16 ? ":bf16" : "") + (with_hrpb ? ":hrpb" : "");
+namespace {
+
+// The EdgeGroups group sizes tried: four feature slices (one load each) per lane, two, or one.
+int edge_group_lanes(int64_t features, int vector, int slices_per_lane) {
+  return subwarp_lanes(features / vector / slices_per_lane);
 }
 
-std::string sddmm_padded_key(int64_t heads, int64_t features, DType dtype) {
-  return std::string("sddmm-padded:") + (dtype == DType::BFloat16 ? "bf16:" : "") + "h" + std::to_string(heads) +
-         ":f" + std::to_string(features);
+SddmmKernel kernel_of(SddmmPath path, int64_t features, int vector) {
+  if (path == SddmmPath::Segments) return {path, subwarp_lanes(features / vector)};
+  if (path == SddmmPath::EdgeGroups) return {path, edge_group_lanes(features, vector, 4)};
+  return {path, 0};
+}
+
+}  // namespace
+
+bool walks_segments(SddmmPath path) { return path == SddmmPath::Segments || path == SddmmPath::DenseRows; }
+
+SddmmKernel rule_sddmm_kernel(const SparsePlan& plan, int64_t features, int vector) {
+  return kernel_of(choose_sddmm_path(plan, features), features, vector);
+}
+
+std::vector<SddmmKernel> candidate_sddmm_kernels(const SparsePlan& plan, int64_t features, int vector,
+                                                 bool hrpb_fits) {
+  std::vector<SddmmKernel> all{rule_sddmm_kernel(plan, features, vector)};
+  const auto add = [&](SddmmKernel kernel) {
+    if (std::find(all.begin(), all.end(), kernel) == all.end()) all.push_back(kernel);
+  };
+  add(kernel_of(SddmmPath::Segments, features, vector));
+  if (features <= kDenseRowsMaxFeatures) add({SddmmPath::DenseRows, 0});
+  if (plan.entry_row.defined()) add({SddmmPath::Edges, 0});
+  for (const int slices_per_lane : {4, 2, 1}) {
+    add({SddmmPath::EdgeGroups, edge_group_lanes(features, vector, slices_per_lane)});
+  }
+  if (hrpb_fits) add({SddmmPath::Hrpb, 0});
+  return all;
+}
+
+bool sddmm_kernel_exists(const SddmmKernel& kernel, const SparsePlan& plan, int64_t features, bool hrpb_fits) {
+  if (kernel.by_row && !walks_segments(kernel.path)) return false;
+  const bool lanes_ok = kernel.lanes >= 1 && kernel.lanes <= 32 && (kernel.lanes & (kernel.lanes - 1)) == 0;
+  switch (kernel.path) {
+    case SddmmPath::Segments:
+    case SddmmPath::EdgeGroups: return lanes_ok;
+    case SddmmPath::DenseRows: return kernel.lanes == 0 && features <= kDenseRowsMaxFeatures;
+    case SddmmPath::Edges: return kernel.lanes == 0 && plan.entry_row.defined();
+    case SddmmPath::Hrpb: return kernel.lanes == 0 && hrpb_fits;
+    case SddmmPath::Auto: break;
+  }
+  return false;
+}
+
+std::optional<SddmmKernel> parse_sddmm_kernel(std::string_view name, const SparsePlan& plan, int64_t features,
+                                              bool hrpb_fits) {
+  SddmmKernel kernel;
+  if (name.ends_with("-rows") && name != "dense-rows") {
+    kernel.by_row = true;
+    name.remove_suffix(5);
+  }
+  // "<path>" or "<path>-<lanes>" (one or two digits).
+  const std::size_t dash = name.find_last_of('-');
+  const std::string_view digits = dash == std::string_view::npos ? std::string_view() : name.substr(dash + 1);
+  if (!digits.empty() && digits.size() <= 2 && digits.find_first_not_of("0123456789") == std::string_view::npos) {
+    std::from_chars(digits.data(), digits.data() + digits.size(), kernel.lanes);
+    name = name.substr(0, dash);
+  }
+  for (const SddmmPath path : {SddmmPath::Segments, SddmmPath::DenseRows, SddmmPath::Edges, SddmmPath::EdgeGroups,
+                               SddmmPath::Hrpb}) {
+    if (name != sddmm_path_name(path)) continue;
+    kernel.path = path;
+    if (sddmm_kernel_exists(kernel, plan, features, hrpb_fits)) return kernel;
+  }
+  return std::nullopt;
+}
+
+std::vector<SddmmKernel> sddmm_candidates(const Csr& csr, int64_t features, bool vectorized, DType dtype,
+                                          const Hrpb* hrpb) {
+  const int vector = vectorized ? vector_elements(dtype) : 1;
+  const bool hrpb_fits = hrpb_sddmm_fits(hrpb, csr, features, vectorized, dtype);
+  std::vector<SddmmKernel> all = candidate_sddmm_kernels(*sparse_plan(csr), features, vector, hrpb_fits);
+  const std::size_t count = all.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    if (walks_segments(all[i].path)) all.push_back({all[i].path, all[i].lanes, true});
+  }
+  return all;
 }
 
 std::string_view sddmm_path_name(SddmmPath path) {

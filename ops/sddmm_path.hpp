@@ -20,21 +20,23 @@
 //              (a multiple of 32), up to kHrpbSddmmMaxFeatures; timed, never
 //              the rule's choice
 // On graphs where timing pays (ops/kernel_choices.hpp) the first call of a
-// (heads, width) times every path (and group size) and keeps the fastest;
-// elsewhere choose_sddmm_path's rule decides from the graph's cached plan
-// (entry rows or not, mean entries per work segment) and the width.
-// force_sddmm_path overrides both process-wide (tests cover every kernel on
-// one graph, bench_sparse compares them). Thread safe; read per call. All
-// kernels write the same function.
+// (heads, width) times every path (and group size) and keeps the fastest
+// (ops/sddmm_choice.hpp); elsewhere choose_sddmm_path's rule decides from
+// the graph's cached plan (entry rows or not, mean entries per work
+// segment) and the width. force_sddmm_path overrides both process-wide
+// (tests cover every kernel on one graph, bench_sparse compares them).
+// Thread safe; read per call. All kernels write the same function.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "core/hrpb.hpp"
+#include "ops/choice_keys.hpp"
 #include "ops/sparse_plan.hpp"
 
 namespace sgnn::ops {
@@ -92,6 +94,16 @@ struct SddmmKernel {
   int lanes = 0;
   bool by_row = false;
   std::string name() const;
+  bool operator==(const SddmmKernel&) const = default;
+};
+
+// What the CUDA backend of sddmm_dot launches (ops/sddmm_backend.hpp):
+// `kernel` on x and y as they are (direct), or, `padded`, on copies whose
+// per-head width is rounded up to the 16-byte vector with zero columns (the
+// kernel is then one of the padded width). Decided by ops/sddmm_choice.hpp.
+struct SddmmLaunch {
+  SddmmKernel kernel;
+  bool padded = false;
 };
 
 // Segments, DenseRows, Edges or EdgeGroups (never Auto or Hrpb): the forced
@@ -101,13 +113,31 @@ struct SddmmKernel {
 // Hrpb is the CUDA backend's to run where it fits; here it falls to the rule.
 SddmmPath choose_sddmm_path(const SparsePlan& plan, int64_t features);
 
+// The kernels for sddmm_dot on `plan`'s graph at `features` per head,
+// `vector` elements per load (1, or vector_elements of the operands'
+// dtype: 16-byte loads), the Hrpb kernel among them where `hrpb_fits`:
+//   rule_sddmm_kernel        what runs where nothing is timed (choose_sddmm_path's path)
+//   candidate_sddmm_kernels  what the choice times, in the plan's order: the
+//                            rule's first, Hrpb last (the kernels that walk
+//                            the plan's segments are timed in row order after them)
+SddmmKernel rule_sddmm_kernel(const SparsePlan& plan, int64_t features, int vector);
+std::vector<SddmmKernel> candidate_sddmm_kernels(const SparsePlan& plan, int64_t features, int vector,
+                                                 bool hrpb_fits);
+// Whether `kernel` exists there (the backend runs no other), and the one a
+// name (SddmmKernel::name) stands for where it exists.
+bool sddmm_kernel_exists(const SddmmKernel& kernel, const SparsePlan& plan, int64_t features, bool hrpb_fits);
+std::optional<SddmmKernel> parse_sddmm_kernel(std::string_view name, const SparsePlan& plan, int64_t features,
+                                              bool hrpb_fits);
+// Whether a path walks the plan's work items (and so has a row order): Segments and DenseRows.
+bool walks_segments(SddmmPath path);
+
 // Every SDDMM kernel there is for sddmm_dot on `csr` at `features` per head
 // for operands of `dtype` (float32 or bfloat16; `vectorized`: 16-byte loads,
 // see ops/cuda/sddmm_arguments.cuh), the rule's first: the candidates timed
 // in the plan's order (Hrpb last, where `hrpb`, the layout of csr's matrix,
 // is given and fits), then the segment kernels in row order (which the
-// measured choice times after the others). Defined by the CUDA backend
-// (CUDA builds only); bench_sparse times each, the tests run each.
+// measured choice times after the others). bench_sparse times each, the
+// tests run each.
 std::vector<SddmmKernel> sddmm_candidates(const Csr& csr, int64_t features, bool vectorized,
                                           DType dtype = DType::Float32, const Hrpb* hrpb = nullptr);
 
@@ -117,24 +147,6 @@ std::vector<SddmmKernel> sddmm_candidates(const Csr& csr, int64_t features, bool
 // (float32) or 32 (bfloat16) up to kHrpbSddmmMaxFeatures.
 bool hrpb_sddmm_fits(const Hrpb* hrpb, const Csr& csr, int64_t features, bool vectorized,
                      DType dtype = DType::Float32);
-
-// The key of sddmm_dot's measured choice (ops/kernel_choices.hpp):
-// "sddmm:h<heads>:f<features>", then ":scalar" without 16-byte loads,
-// ":bf16" for bfloat16 operands (which move half the bytes, so may pick
-// another kernel; float32 keys are unchanged from before bfloat16 existed)
-// and ":hrpb" when the HRPB kernel is among the candidates (a choice made
-// without it is not taken for one that had it, nor the other way round).
-std::string sddmm_choice_key(int64_t heads, int64_t features, bool vectorized, DType dtype, bool with_hrpb = false);
-
-// Per-head widths that are not a multiple of the 16-byte vector (or
-// operands not 16-byte aligned) leave every kernel to scalar loads; the
-// padded path copies x and y into [n, heads, width rounded up] with zero
-// columns and runs the vector kernels there (ops/cuda/pad_features.cuh).
-// The measured choice between the two is stored under this key,
-// "sddmm-padded:[bf16:]h<heads>:f<features>", as "direct" or "padded"; a
-// forced path always runs direct.
-std::string sddmm_padded_key(int64_t heads, int64_t features, DType dtype);
-inline constexpr const char* kSddmmPadded = "padded";
 
 // "auto", "segments", "dense-rows", "edges", "edge-groups", "hrpb"; parse_sddmm_path throws InvalidArgument
 // on any other name.

@@ -2,15 +2,20 @@
 
 #include "ops/cast.hpp"
 #include "ops/edge_sums_backend.hpp"
-#include "ops/sddmm_backend.hpp"
+#include "ops/sddmm_choice.hpp"
 #include "ops/spmm_backend.hpp"
+#include "ops/spmm_choice.hpp"
 
 namespace sgnn::ops::detail {
 
 Tensor run_spmm(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                const Shape& shape, const double* symmetric_scale, bool average) {
+                const Shape& shape, const double* symmetric_scale, bool average, const CsrSpmmLaunch* launch) {
   Tensor c = Tensor::empty(shape, b.dtype(), b.device());
-  SGNN_DISPATCH(b.device(), spmm_forward, csr, values, heads, features, b, c, symmetric_scale, Tensor(), average);
+  if (launch != nullptr) {
+    launch_csr_spmm({csr, values, heads, features, b, symmetric_scale, Tensor(), average}, c, *launch);
+  } else {
+    csr_spmm_into(csr, values, heads, features, b, c, symmetric_scale, Tensor(), average);
+  }
   return c;
 }
 
@@ -19,12 +24,12 @@ Tensor run_spmm_transposed(const Adjacency& adjacency, const Tensor& values, int
   Tensor c = Tensor::empty(shape, b.dtype(), b.device());
   const Tensor& map = adjacency.transpose_to_csr;
   if (map.dtype() == DType::Int32) {
-    SGNN_DISPATCH(b.device(), spmm_forward, adjacency.transpose, values, heads, features, b, c, nullptr, map);
+    csr_spmm_into(adjacency.transpose, values, heads, features, b, c, nullptr, map);
     return c;
   }
   Tensor moved = Tensor::empty_like(values);
   SGNN_DISPATCH(values.device(), gather_edges, map, values, moved);
-  SGNN_DISPATCH(b.device(), spmm_forward, adjacency.transpose, moved, heads, features, b, c, nullptr, Tensor());
+  csr_spmm_into(adjacency.transpose, moved, heads, features, b, c);
   return c;
 }
 
@@ -32,7 +37,7 @@ Tensor run_sddmm_dot(const Adjacency& adjacency, int64_t heads, int64_t features
                      const Shape& shape, DType dtype) {
   Tensor out = Tensor::empty(shape, dtype, x.device());
   const Hrpb* hrpb = adjacency.hrpb != nullptr ? &adjacency.hrpb->forward : nullptr;
-  SGNN_DISPATCH(x.device(), sddmm_dot_forward, adjacency.csr, heads, features, x, y, out, hrpb);
+  sddmm_dot_into(adjacency.csr, heads, features, x, y, out, hrpb);
   return out;
 }
 

@@ -5,15 +5,18 @@
 #include "core/adjacency.hpp"
 #include "core/autograd.hpp"
 #include "core/tensor.hpp"
+#include "ops/spmm_tile.hpp"
 
 namespace sgnn::ops::detail {
 
 // spmm_forward into a fresh tensor of shape `shape` ([csr.num_rows, ...]) and
-// b's dtype; `average`: each row's sum divided by its entry count.
+// b's dtype, with the call's launch (ops/spmm_choice.hpp), or `launch` where
+// the caller chose it; `average`: each row's sum divided by its entry count.
 Tensor run_spmm(const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                const Shape& shape, const double* symmetric_scale = nullptr, bool average = false);
+                const Shape& shape, const double* symmetric_scale = nullptr, bool average = false,
+                const CsrSpmmLaunch* launch = nullptr);
 // sddmm_dot_forward on A (adjacency.csr, with its HRPB layout where it has
-// one) into a fresh tensor of shape `shape` ([nnz] or [nnz, heads]) and `dtype`.
+// one) with the call's launch (ops/sddmm_choice.hpp) into a fresh tensor of shape `shape` ([nnz] or [nnz, heads]) and `dtype`.
 Tensor run_sddmm_dot(const Adjacency& adjacency, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
                      const Shape& shape, DType dtype = DType::Float32);
 // run_spmm on Aᵀ (adjacency.transpose) with `values` in A's edge order: the

@@ -1,15 +1,10 @@
 #include "ops/spmm.hpp"
 
-#include <algorithm>
-#include <string>
-
 #include "core/autograd.hpp"
 #include "ops/sparse_checks.hpp"
 #include "ops/sparse_runners.hpp"
-#include "ops/spmm_format.hpp"
+#include "ops/spmm_choice.hpp"
 #include "ops/spmm_hrpb.hpp"
-#include "ops/kernel_timer.hpp"
-#include "ops/sparse_plan.hpp"
 
 namespace sgnn::ops {
 
@@ -20,9 +15,11 @@ constexpr const char* kOp = "spmm";
 // C = A·b with `values` in A's order; `transpose_values` are the same weights
 // in Aᵀ's order when the caller has them (GCN), else the backward reads them
 // through the edge map. Without values, `symmetric_scale` (null: weight 1) weighs the
-// entries of A and Aᵀ alike (Adjacency::symmetric_scale).
+// entries of A and Aᵀ alike (Adjacency::symmetric_scale). `launch`: the
+// forward's CSR launch where the caller chose it (null: chosen here).
 Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const Tensor& transpose_values,
-                        const Tensor& b, const double* symmetric_scale = nullptr) {
+                        const Tensor& b, const double* symmetric_scale = nullptr,
+                        const CsrSpmmLaunch* launch = nullptr) {
   check_adjacency(adjacency, kOp);
   const int64_t heads = values.defined() && values.dim() == 2 ? values.size(1) : 1;
   if (values.defined()) check_edge_tensor(values, adjacency, kOp, "edge_values");
@@ -37,7 +34,7 @@ Tensor spmm_with_values(const Adjacency& adjacency, const Tensor& values, const 
   const int64_t features = b.size(-1);
   Shape out_shape = b.shape();
   out_shape[0] = adjacency.num_rows();
-  Tensor c = detail::run_spmm(adjacency.csr, values, heads, features, b, out_shape, symmetric_scale);
+  Tensor c = detail::run_spmm(adjacency.csr, values, heads, features, b, out_shape, symmetric_scale, false, launch);
 
   if (autograd::needs_recording({b, values})) {
     // Weights without their transposed copy are read through the edge map in backward.
@@ -72,52 +69,39 @@ Tensor spmm(const Adjacency& adjacency, const Tensor& edge_values, const Tensor&
 
 namespace {
 
-Tensor spmm_csr(const Adjacency& adjacency, const Tensor& b) {
+// The GCN form's weights: adjacency.values with their transpose, else the symmetric scale.
+struct GcnWeights {
+  Tensor values;
+  Tensor transpose_values;
+  const double* symmetric_scale = nullptr;
+};
+
+GcnWeights gcn_weights(const Adjacency& adjacency) {
   if (adjacency.has_values()) {
     SGNN_CHECK(adjacency.transpose_values.defined() && adjacency.transpose_values.numel() == adjacency.nnz() &&
                    adjacency.values.dim() == 1,
                kOp, ": adjacency.values must be [nnz] with transpose_values beside them");
-    return spmm_with_values(adjacency, adjacency.values.detach(), adjacency.transpose_values.detach(), b);
+    return {adjacency.values.detach(), adjacency.transpose_values.detach()};
   }
   // The adjacency keeps the symmetric scale alive for the backward (captured by value).
-  return spmm_with_values(adjacency, Tensor(), Tensor(), b, adjacency.scale_data());
-}
-
-// Auto with an HRPB layout and no recorded choice for this width and dtype:
-// times the HRPB (with its conversions for bfloat16) and CSR kernels on `b`
-// (forward only: the backward runs the same kernel on the transpose's
-// layout) and records the faster, where timing pays.
-void time_formats_once(const Adjacency& adjacency, const Tensor& b) {
-  if (adjacency.spmm_format != SpmmFormat::Auto || adjacency.hrpb == nullptr) return;
-  const std::shared_ptr<const SparsePlan> plan = sparse_plan(adjacency.csr);
-  const std::string key = spmm_format_key(b.size(1), b.dtype());
-  if (plan->choices->find(key) || !may_tune(adjacency.csr, *plan->choices, stream_capturing(b.device()))) return;
-  const autograd::NoGradGuard no_grad;
-  // CSR first (its first launch picks its tile): HRPB's first launch then
-  // shows whether it can win, and a clear loser is not launched again.
-  const double csr_ms = candidate_ms(b.device(), [&] { (void)spmm_csr(adjacency, b); }, key + " csr");
-  const double hrpb_ms = candidate_ms(b.device(), [&] { (void)spmm_hrpb(*adjacency.hrpb, b); }, key + " hrpb", csr_ms);
-  std::string fastest = hrpb_ms < csr_ms ? "hrpb" : "csr";
-  // Where the BF16 kernel may stage B's rows either way, the other way is a third candidate.
-  if (hrpb_row_staging_matters(b.dtype(), b.size(1))) {
-    const double best_ms = std::min(csr_ms, hrpb_ms);
-    const double copies_ms = candidate_ms(
-        b.device(), [&] { (void)spmm_hrpb(*adjacency.hrpb, b, HrpbRowStaging::Copies); }, key + " " + kHrpbByCopies,
-        best_ms);
-    if (copies_ms < best_ms) fastest = kHrpbByCopies;
-  }
-  plan->choices->set(key, fastest);
+  return {Tensor(), Tensor(), adjacency.scale_data()};
 }
 
 }  // namespace
 
 Tensor spmm(const Adjacency& adjacency, const Tensor& b) {
-  if (b.defined() && b.dim() == 2 && is_floating(b.dtype())) {
-    time_formats_once(adjacency, b);
-    const SpmmKernelChoice chosen = chosen_spmm_kernel(adjacency, b.size(1), b.dtype());
-    if (chosen.format == SpmmFormat::Hrpb) return spmm_hrpb(*adjacency.hrpb, b, chosen.staging);
+  if (!b.defined() || b.dim() != 2 || !is_floating(b.dtype())) {
+    const GcnWeights weights = gcn_weights(adjacency);
+    return spmm_with_values(adjacency, weights.values, weights.transpose_values, b, weights.symmetric_scale);
   }
-  return spmm_csr(adjacency, b);
+  check_adjacency(adjacency, kOp);
+  check_dense_operand(b, adjacency, adjacency.num_cols(), kOp, "b");
+  // The HRPB kernel reads its own layout: the CSR weights are checked where CSR may run.
+  const GcnWeights weights = adjacency.spmm_format == SpmmFormat::Hrpb ? GcnWeights{} : gcn_weights(adjacency);
+  const SpmmChoice chosen =
+      spmm_choice(adjacency, {adjacency.csr, weights.values, 1, b.size(1), b, weights.symmetric_scale, Tensor(), false});
+  if (chosen.format == SpmmFormat::Hrpb) return spmm_hrpb(*adjacency.hrpb, b, chosen.staging);
+  return spmm_with_values(adjacency, weights.values, weights.transpose_values, b, weights.symmetric_scale, &chosen.csr);
 }
 
 }  // namespace sgnn::ops

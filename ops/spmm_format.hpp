@@ -1,5 +1,5 @@
-// The SpMM dispatcher: which kernel ops::spmm(adjacency, b) runs for a graph
-// and a feature width.
+// The SpMM dispatcher's formats: which kernel ops::spmm(adjacency, b) runs
+// for a graph and a feature width.
 //
 //   Csr   the CSR kernel, float32 or bfloat16 (always available; float
 //         accumulation: exact to ~1e-6 in float32, one rounding in bfloat16)
@@ -8,20 +8,16 @@
 //         float32; A's weights rounded to bfloat16 in bfloat16)
 //   Auto  CSR when adjacency.hrpb is not set. Else the faster of the two,
 //         timed by ops::spmm on the first call of each width where timing
-//         pays (ops/kernel_choices.hpp) and recorded in the graph's choices
-//         under spmm_format_key(width); in bfloat16 where both row
+//         pays (ops/spmm_choice.hpp, recorded with the call's other choices
+//         under spmm_choice_key(1, width)); in bfloat16 where both row
 //         stagings exist (hrpb_row_staging_matters), HRPB is timed with
 //         each. Where it does not pay (small graphs, deterministic runs
-//         without stored choices), the rule: HRPB when the
-//         brick-column density α (cuTeSpMM's TCU-synergy measure,
-//         HrpbStatistics::alpha) reaches kHrpbAutoMinimumAlpha and the width
-//         reaches kHrpbAutoMinimumWidth, else CSR.
+//         without stored choices), the rule (rule_spmm_format).
 //
 // Multi-head SpMM (per-edge-per-head values) always runs on CSR.
 #pragma once
 
 #include <cstdint>
-#include <string>
 
 #include "core/adjacency.hpp"
 #include "ops/spmm_hrpb.hpp"
@@ -36,36 +32,28 @@ namespace sgnn::ops {
 inline constexpr double kHrpbAutoMinimumAlpha = 0.25;
 inline constexpr int64_t kHrpbAutoMinimumWidth = 16;
 
+// The rule where nothing is timed, for Auto with an HRPB layout: HRPB when
+// the brick-column density α (cuTeSpMM's TCU-synergy measure,
+// HrpbStatistics::alpha) reaches kHrpbAutoMinimumAlpha and the width
+// reaches kHrpbAutoMinimumWidth, else CSR. Calibrated on float32 kernels, it
+// is not used for bfloat16: without a recorded choice bfloat16 takes CSR.
+SpmmFormat rule_spmm_format(const Adjacency& adjacency, int64_t width, DType dtype);
+
 // The kernel ops::spmm(adjacency, b) uses for b of `width` columns and
 // dtype `dtype`: Csr or Hrpb, never Auto: the recorded choice, else the rule
-// (no timing here). In bfloat16 the timed choice compares the BF16 HRPB and
-// CSR kernels; the rule, calibrated on float32 kernels, is not used: without
-// a recorded choice bfloat16 takes CSR.
-// Throws InvalidArgument when Hrpb is requested without an HRPB layout.
+// (no timing here). Throws InvalidArgument when Hrpb is requested without an
+// HRPB layout.
 SpmmFormat chosen_spmm_format(const Adjacency& adjacency, int64_t width, DType dtype = DType::Float32);
 
-// The recorded format choice "hrpb-copies": the HRPB kernel with B's rows
-// staged by 16-byte copies (HrpbRowStaging::Copies); "hrpb" stages them by
-// bulk copies where they are wide enough. Timed where
-// hrpb_row_staging_matters, with "hrpb" and "csr".
+// The recorded format "hrpb-copies": the HRPB kernel with B's rows staged by
+// 16-byte copies (HrpbRowStaging::Copies); "hrpb" stages them by bulk copies
+// where they are wide enough. Timed where hrpb_row_staging_matters, with
+// "hrpb" and "csr".
 inline constexpr const char* kHrpbByCopies = "hrpb-copies";
 
 // How the HRPB kernel stages B's rows for b of this width and dtype: Copies
-// where the recorded choice is kHrpbByCopies, else BulkCopies (the kernel
+// where the recorded format is kHrpbByCopies, else BulkCopies (the kernel
 // falls back to copies where rows are too short for bulk copies).
 HrpbRowStaging chosen_hrpb_row_staging(const Adjacency& adjacency, int64_t width, DType dtype = DType::Float32);
-
-// Both at once, from one lookup of the recorded choice (what ops::spmm
-// asks on every call): the format, and for Hrpb its row staging
-// (BulkCopies wherever the format is Csr).
-struct SpmmKernelChoice {
-  SpmmFormat format;
-  HrpbRowStaging staging;
-};
-SpmmKernelChoice chosen_spmm_kernel(const Adjacency& adjacency, int64_t width, DType dtype = DType::Float32);
-
-// The key of the format choice in the graph's kernel choices:
-// "spmm-format:f<width>" (float32), "spmm-format:bf16:f<width>" (bfloat16).
-std::string spmm_format_key(int64_t width, DType dtype = DType::Float32);
 
 }  // namespace sgnn::ops

@@ -1,6 +1,11 @@
 #include "ops/spmm_tile.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <charconv>
 #include <mutex>
+
+#include "ops/vector_access.hpp"
 
 namespace sgnn::ops {
 
@@ -8,17 +13,183 @@ namespace {
 
 std::mutex forced_mutex;
 std::string forced_tile;
+std::atomic<bool> tile_forced{false};
+
+SpmmTile in_row_order(SpmmTile tile) {
+  tile.by_row = true;
+  return tile;
+}
+
+// The tile for a per-head feature width (DESIGN: launch plan per feature width).
+// Widths of 256 floats and more take two float4 per lane (the per-entry loads
+// of spmm_kernel.cuh): 128-wide tiles, twice the work items, ran 7.3 ms
+// (0.87x cuSPARSE) at width 256 on a 31M-entry R-MAT (docs/kernels.md).
+// bfloat16 rows are half as many bytes: one 16-byte access per lane covers
+// 256 of them with 32 lanes.
+SpmmTile heavy_rule_tile(int64_t features, bool vectorizable, DType dtype) {
+  const int wide = vector_elements(dtype);
+  if (vectorizable && features % wide == 0) {
+    if (features >= 64 * wide) return {wide, 32, 2};
+    return {wide, subwarp_lanes(features / wide), 1};
+  }
+  if (features <= 32) return {1, subwarp_lanes(features), 1};
+  return {1, 32, 4};
+}
+
+// The heavy tiles for a width, the rule's first: 16-byte tiles of one, two
+// and four accesses per lane, each with the fewest lanes that cover the row
+// (more rows per warp and more loads in flight per lane as accesses grow);
+// with several heads, also one access per lane across all heads of a row.
+std::vector<SpmmTile> heavy_tiles(int64_t heads, int64_t features, bool vectorizable, DType dtype) {
+  const int wide = vector_elements(dtype);
+  std::vector<SpmmTile> tiles{heavy_rule_tile(features, vectorizable, dtype)};
+  if (!vectorizable || features % wide != 0) return tiles;
+  if (heads > 1) {
+    SpmmTile across{wide, subwarp_lanes(heads * features / wide), 1};
+    across.across_heads = true;
+    tiles.push_back(across);
+  }
+  for (const int repeat : {1, 2, 4}) {
+    const int64_t lanes = (features / wide + repeat - 1) / repeat;  // lanes for one row's 16-byte accesses
+    const SpmmTile tile{wide, subwarp_lanes(lanes), repeat};
+    const bool known = std::find(tiles.begin(), tiles.end(), tile) != tiles.end();
+    // A tile over twice the row's width would leave most lanes idle.
+    if (!known && spmm_tile_has_kernel(tile, dtype) && tile.width() < 2 * features + 4 * wide) tiles.push_back(tile);
+  }
+  // Slice-major 16-byte tiles of 16 and 32 lanes, where a row has at least
+  // two slices. Narrower slices (4 and 8 lanes: 16 and 32 float columns, a
+  // smaller part of B in L2 at a time) were timed on the SBM, Chung-Lu,
+  // bipartite and hub graphs at widths 128 and 256 and never won by more
+  // than 0.7% (4 lanes: 1.4-2x slower); they are not candidates (docs/kernels.md).
+  for (const int lanes : {16, 32}) {
+    const SpmmTile tile{wide, lanes, 1, true};
+    if (tile.width() < features) tiles.push_back(tile);
+  }
+  return tiles;
+}
+
+// `tile`'s light twin (spmm_kernel.cuh), where it has one.
+std::optional<SpmmTile> light_twin(SpmmTile tile, DType dtype) {
+  tile.light = true;
+  if (!spmm_tile_has_kernel(tile, dtype)) return std::nullopt;
+  return tile;
+}
 
 }  // namespace
+
+std::string spmm_tile_name(const SpmmTile& tile) {
+  return "v" + std::to_string(tile.vec) + "s" + std::to_string(tile.sub) + "r" + std::to_string(tile.repeat) +
+         (tile.across_heads ? "-heads" : "") + (tile.light ? "-light" : "") + (tile.by_slice ? "-slices" : "") +
+         (tile.by_row ? "-rows" : "");
+}
+
+// Every tile has a kernel: 16-byte tiles of 1, 2 or 4 accesses per lane
+// (lanes 4-32 for 2 and 4 accesses), scalar tiles of one access (any lanes)
+// or four (32 lanes).
+bool spmm_tile_has_kernel(const SpmmTile& tile, DType dtype) {
+  const int wide = vector_elements(dtype);
+  if (tile.light) {  // float only: bfloat16's 8 sums a lane spilled under 32 registers
+    return dtype == DType::Float32 && !tile.across_heads && tile.vec == wide && tile.repeat == 1 && tile.sub >= 16;
+  }
+  if (tile.across_heads) return tile.vec == wide && tile.repeat == 1;
+  if (tile.vec == wide) return tile.repeat == 1 || ((tile.repeat == 2 || tile.repeat == 4) && tile.sub >= 4);
+  return tile.vec == 1 && (tile.repeat == 1 || (tile.repeat == 4 && tile.sub == 32));
+}
+
+SpmmTile rule_spmm_tile(int64_t features, bool vectorizable, DType dtype, bool light_runs) {
+  const SpmmTile heavy = heavy_rule_tile(features, vectorizable, dtype);
+  if (!light_runs) return heavy;
+  return light_twin(heavy, dtype).value_or(heavy);
+}
+
+// The heavy tiles, each replaced by its light twin where the graph lets
+// light tiles run (else a light tile runs its heavy twin, and timing it
+// would time that twice). The heavy twin of a light tile that runs is not
+// timed: the same sums in the same order, and on 24 cases of the suite's
+// graphs at widths 32-256 it was never faster than the fastest of the others
+// by more than 0.1% (docs/kernels.md), while timing it cost two launches a width.
+std::vector<SpmmTile> candidate_spmm_tiles(int64_t heads, int64_t features, bool vectorizable, DType dtype,
+                                           bool light_runs) {
+  std::vector<SpmmTile> tiles = heavy_tiles(heads, features, vectorizable, dtype);
+  if (!light_runs) return tiles;
+  for (SpmmTile& tile : tiles) {
+    if (const std::optional<SpmmTile> light = light_twin(tile, dtype)) tile = *light;
+  }
+  return tiles;
+}
+
+// The heavy tiles and the light twins, each in both segment orders.
+std::vector<SpmmTile> all_spmm_tiles(int64_t heads, int64_t features, bool vectorizable, DType dtype) {
+  std::vector<SpmmTile> tiles = heavy_tiles(heads, features, vectorizable, dtype);
+  std::size_t count = tiles.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    if (const std::optional<SpmmTile> light = light_twin(tiles[i], dtype)) tiles.push_back(*light);
+  }
+  count = tiles.size();
+  for (std::size_t i = 0; i < count; ++i) tiles.push_back(in_row_order(tiles[i]));
+  return tiles;
+}
+
+std::optional<SpmmTile> parse_spmm_tile(std::string_view name, int64_t heads, int64_t features, bool vectorizable,
+                                        DType dtype) {
+  SpmmTile tile{};
+  // "v<vec>s<sub>r<repeat>": each letter, then a number.
+  const auto number_after = [&](char letter, int& value) {
+    if (name.empty() || name.front() != letter) return false;
+    const auto [end, error] = std::from_chars(name.data() + 1, name.data() + name.size(), value);
+    if (error != std::errc() || end == name.data() + 1) return false;
+    name.remove_prefix(static_cast<std::size_t>(end - name.data()));
+    return true;
+  };
+  if (!number_after('v', tile.vec) || !number_after('s', tile.sub) || !number_after('r', tile.repeat)) {
+    return std::nullopt;
+  }
+  const auto take = [&](std::string_view suffix) {
+    if (!name.starts_with(suffix)) return false;
+    name.remove_prefix(suffix.size());
+    return true;
+  };
+  tile.across_heads = take("-heads");
+  tile.light = take("-light");
+  tile.by_slice = take("-slices");
+  tile.by_row = take("-rows");
+  if (!name.empty()) return std::nullopt;
+  const int wide = vector_elements(dtype);
+  const bool lanes_ok = tile.sub >= 1 && tile.sub <= 32 && (tile.sub & (tile.sub - 1)) == 0;
+  const bool vec_ok = tile.vec == 1 || (tile.vec == wide && vectorizable && features % wide == 0);
+  if (!lanes_ok || !vec_ok || !spmm_tile_has_kernel(tile, dtype) || (tile.across_heads && heads < 2)) {
+    return std::nullopt;
+  }
+  return tile;
+}
+
+std::vector<std::string> spmm_tile_names(int64_t features, bool vectorizable, DType dtype, int64_t heads) {
+  std::vector<std::string> names;
+  for (const SpmmTile& tile : all_spmm_tiles(heads, features, vectorizable, dtype)) names.push_back(spmm_tile_name(tile));
+  return names;
+}
+
+bool light_spmm_tiles_fit(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features) {
+  // The light tiles' 32-bit counting, with room for the steps past an end;
+  // their narrowest tile is 64 wide.
+  constexpr int64_t kInt32Room = (int64_t{1} << 31) - (int64_t{1} << 27);
+  const int64_t width = heads * features;
+  const int64_t most_items = std::max(plan.segments, plan.split_segments + plan.num_rows) * heads * ((features + 63) / 64);
+  return csr.nnz < kInt32Room && std::max(csr.num_rows, csr.num_cols) * width < kInt32Room &&
+         plan.split_segments * width < kInt32Room && most_items < kInt32Room;
+}
 
 void force_spmm_tile(const std::string& name) {
   const std::lock_guard<std::mutex> lock(forced_mutex);
   forced_tile = name;
+  tile_forced.store(!name.empty(), std::memory_order_relaxed);
 }
 
 std::string forced_spmm_tile() {
   const std::lock_guard<std::mutex> lock(forced_mutex);
   return forced_tile;
 }
+
+bool spmm_tile_forced() { return tile_forced.load(std::memory_order_relaxed); }
 
 }  // namespace sgnn::ops

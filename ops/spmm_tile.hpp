@@ -11,32 +11,90 @@
 // the warps fit an SM. "-slices" after a name: the
 // work runs one feature slice of every row at a time instead of all slices of
 // a row side by side (kinder to L2 when the dense operand is larger than it).
-// Which tile runs is timed per graph and width where that pays
-// (ops/kernel_choices.hpp), else a rule by the width; every tile sums each
+// "-rows": the work items in row order instead of longest row first.
+// Which tile runs is decided by ops/spmm_choice.hpp (timed per graph and
+// width where that pays, else the rule by the width); every tile sums each
 // output over the same entries in the same order, so the choice changes the
-// speed, never the result.
+// speed, never the result. Host code: the lists below are what the choice
+// times, and the CUDA backend launches the tile it is given.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/csr.hpp"
 #include "core/dtype.hpp"
+#include "ops/sparse_plan.hpp"
 
 namespace sgnn::ops {
 
-// The tiles there are for a per-head width, B's dtype (float32 or
-// bfloat16; vectorizable: 16-byte accesses are possible, i.e. aligned
-// operands and a width that is a multiple of 4 floats or 8 bfloat16s) and
-// the head count; the rule's tile first. Defined by the CUDA backend (CUDA
-// builds only).
+// One tile: `vec` elements per access (1, or vector_elements of B's dtype:
+// one 16-byte access), `sub` lanes, `repeat` accesses per lane.
+struct SpmmTile {
+  int vec = 1;
+  int sub = 32;
+  int repeat = 1;
+  bool by_slice = false;      // items slice-major (ops/cuda/spmm.cu's file comment)
+  bool by_row = false;        // work items in row order (sparse_cuda::SegmentList)
+  bool across_heads = false;  // an item covers every head of its segment
+  bool light = false;         // the light kernel: one 16-byte access a lane, 16 or 32 lanes, float32
+  int width() const { return vec * sub * repeat; }
+  bool operator==(const SpmmTile&) const = default;
+};
+
+// What the CUDA backend of the CSR SpMM launches (ops/spmm_backend.hpp):
+// `tile` on B as it is (direct), or, `padded`, on a copy of B whose per-head
+// width is rounded up to the 16-byte vector with zero columns (the tile is
+// then one of the padded width; C's real columns are copied back).
+struct CsrSpmmLaunch {
+  SpmmTile tile;
+  bool padded = false;
+  bool operator==(const CsrSpmmLaunch&) const = default;
+};
+
+std::string spmm_tile_name(const SpmmTile& tile);
+
+// Whether the CUDA backend has a kernel for `tile` with B of `dtype`
+// (ops/cuda/spmm_kernel.cuh launches exactly these).
+bool spmm_tile_has_kernel(const SpmmTile& tile, DType dtype);
+
+// The tiles for a per-head width, B's dtype (float32 or bfloat16;
+// vectorizable: 16-byte accesses are possible, i.e. aligned operands and a
+// width that is a multiple of 4 floats or 8 bfloat16s) and the head count.
+// `light_runs`: light_spmm_tiles_fit on the graph.
+//   rule_spmm_tile        what runs where nothing is timed
+//   candidate_spmm_tiles  what the choice times, the rule's tile first
+//   all_spmm_tiles        every tile there is (what a forced name may pick)
+SpmmTile rule_spmm_tile(int64_t features, bool vectorizable, DType dtype, bool light_runs);
+std::vector<SpmmTile> candidate_spmm_tiles(int64_t heads, int64_t features, bool vectorizable, DType dtype,
+                                           bool light_runs);
+std::vector<SpmmTile> all_spmm_tiles(int64_t heads, int64_t features, bool vectorizable, DType dtype);
+
+// The tile a name (spmm_tile_name) stands for, when it has a kernel and suits the width.
+std::optional<SpmmTile> parse_spmm_tile(std::string_view name, int64_t heads, int64_t features, bool vectorizable,
+                                        DType dtype);
+
+// The names of all_spmm_tiles (tests run every tile, bench_sparse compares them).
 std::vector<std::string> spmm_tile_names(int64_t features, bool vectorizable, DType dtype = DType::Float32,
                                          int64_t heads = 1);
 
+// Whether the light tiles may count in 32 bits on this graph at heads ×
+// features (ops/cuda/spmm_kernel.cuh: every item, element offset of B and C
+// and of the split rows' partials below 2^31, with room for the steps past
+// an end); where not, a light tile runs its heavy twin.
+bool light_spmm_tiles_fit(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features);
+
 // Forces a tile by name process-wide when it exists for the call's width
-// ("" = back to the choice); tests run every tile, bench_sparse compares them.
+// ("padded": the zero-padded path with its chosen tile, where the width is
+// off the vector; "" = back to the choice); tests run every tile,
+// bench_sparse compares them.
 void force_spmm_tile(const std::string& name);
 std::string forced_spmm_tile();
+// Whether a name is forced now (a check cheap enough for every call).
+bool spmm_tile_forced();
 
 class ScopedSpmmTile {
  public:

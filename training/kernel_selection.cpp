@@ -6,6 +6,8 @@
 #include "graph_io/hrpb_cache.hpp"
 #include "graph_io/kernel_choices_file.hpp"
 #include "ops/kernel_choices.hpp"
+#include "ops/sddmm_choice.hpp"
+#include "ops/spmm_choice.hpp"
 #include "ops/spmm_format.hpp"
 
 namespace sgnn::training {
@@ -30,20 +32,12 @@ void import_choices(const Adjacency& adjacency, const graph_io::ChoiceMap& all) 
   ops::import_kernel_choices(adjacency.transpose, transpose);
 }
 
-// Whether a timed choice runs on the HRPB layout: an SpMM format or an SDDMM path (ops/sddmm_path.hpp).
+// Whether a timed choice runs on the HRPB layout: an SpMM format or an SDDMM kernel.
 bool any_choice_uses_hrpb(const ops::KernelChoiceMap& choices) {
-  for (const auto& [key, variant] : choices) {
-    if ((key.starts_with("spmm-format:") || key.starts_with("sddmm:")) && variant == "hrpb") return true;
-  }
-  return false;
+  return ops::records_hrpb_spmm(choices) || ops::records_hrpb_sddmm(choices);
 }
 
-bool has_format_choices(const ops::KernelChoiceMap& choices) {
-  for (const auto& [key, variant] : choices) {
-    if (key.starts_with("spmm-format:")) return true;
-  }
-  return false;
-}
+bool has_format_choices(const ops::KernelChoiceMap& choices) { return ops::records_spmm_format(choices); }
 
 }  // namespace
 

@@ -35,6 +35,7 @@
 #include "ops/determinism.hpp"
 #include "ops/sparse_plan.hpp"
 #include "ops/spmm_backend.hpp"
+#include "ops/spmm_choice.hpp"
 #include "ops/spmm_hrpb.hpp"
 #include "ops/spmm_hrpb_backend.hpp"
 #include "training/models.hpp"
@@ -123,7 +124,7 @@ void measure(Row& row, const std::function<void()>& run_atomic, const std::funct
 // The CSR SpMM with the process-wide mode set to `deterministic` for the call.
 void csr_spmm(const Adjacency& a, const Tensor& b, Tensor& c, bool deterministic) {
   const ops::DeterministicScope mode(deterministic);
-  ops::spmm_forward(ops::Cuda{}, a.csr, a.values, 1, b.size(1), b, c);
+  ops::csr_spmm_into(a.csr, a.values, 1, b.size(1), b, c);
 }
 
 Row csr_row(const GraphCase& graph, const Adjacency& a, int64_t width, int warmup, int runs) {

@@ -46,6 +46,7 @@
 #include "ops/cast.hpp"
 #include "ops/cuda/hrpb_bf16_fragments.cuh"
 #include "ops/spmm_backend.hpp"
+#include "ops/spmm_choice.hpp"
 #include "ops/spmm_hrpb_backend.hpp"
 
 using namespace sgnn;
@@ -188,7 +189,7 @@ int main(int argc, char** argv) {
         };
         const auto run_hrpb = [&] { ops::spmm_hrpb_forward(ops::Cuda{}, h, b, c_hrpb); };
         Tensor c_csr = Tensor::empty({a.num_rows(), width}, DType::Float32, kGpu);
-        const auto run_csr = [&] { ops::spmm_forward(ops::Cuda{}, a.csr, a.values, 1, width, b, c_csr); };
+        const auto run_csr = [&] { ops::csr_spmm_into(a.csr, a.values, 1, width, b, c_csr); };
         // BF16: B rounded to bfloat16; its float32 copy feeds the fp32 cuSPARSE reference of the check.
         const Tensor b_bf16 = ops::cast(b, DType::BFloat16);
         const Tensor b_rounded = ops::cast(b_bf16, DType::Float32);

@@ -57,11 +57,14 @@
 #include "graph_io/prepare.hpp"
 #include "graph_io/generators/synthetic_presets.hpp"
 #include "ops/cast.hpp"
+#include "ops/choice_keys.hpp"
 #include "ops/sddmm_backend.hpp"
+#include "ops/sddmm_choice.hpp"
 #include "ops/sddmm_path.hpp"
 #include "ops/sparse_plan.hpp"
 #include "ops/spmm.hpp"
 #include "ops/spmm_backend.hpp"
+#include "ops/spmm_choice.hpp"
 #include "ops/spmm_format.hpp"
 #include "ops/spmm_hrpb_backend.hpp"
 #include "ops/spmm_tile.hpp"
@@ -372,7 +375,7 @@ int main(int argc, char** argv) {
         Tensor c = Tensor::empty({a.num_rows(), features}, DType::Float32, kGpu);
         if (!spmm_tile.empty()) {
           const ops::ScopedSpmmTile forced(spmm_tile);
-          auto run = [&] { ops::spmm_forward(ops::Cuda{}, a.csr, a.values, 1, features, b, c); };
+          auto run = [&] { ops::csr_spmm_into(a.csr, a.values, 1, features, b, c); };
           std::fprintf(stderr, "  SpMM %s F=%lld %s: %.4f ms\n", graph.name.c_str(), static_cast<long long>(features),
                        spmm_tile.c_str(), bench::median_ms(run, 0, 5));
           continue;
@@ -384,7 +387,7 @@ int main(int argc, char** argv) {
         const bool hrpb_chosen = ops::chosen_spmm_format(automatic, features) == SpmmFormat::Hrpb;
         auto ours_spmm = [&] {
           if (hrpb_chosen) ops::spmm_hrpb_forward(ops::Cuda{}, automatic.hrpb->forward, b, c);
-          else ops::spmm_forward(ops::Cuda{}, a.csr, a.values, 1, features, b, c);
+          else ops::csr_spmm_into(a.csr, a.values, 1, features, b, c);
         };
         ours_spmm();
         Row spmm{graph.held_out, graph.name, "SpMM", a.num_rows(), a.nnz(), features, 0, 0, 0, 0,
@@ -395,15 +398,14 @@ int main(int argc, char** argv) {
                                                 spmm.error);
         SGNN_CHECK(spmm.error < 2e-3, "SpMM differs from cuSPARSE on ", graph.name, " F=", features, ": ", spmm.error);
         spmm.ours = bench::median_ms(ours_spmm, warmup, runs);
-        const ops::KernelChoiceMap chosen = ops::kernel_choices(a.csr);
-        const std::string tile_key = "spmm-tile:h1:f" + std::to_string(features);
-        spmm.chosen = hrpb_chosen ? "hrpb"
-                      : chosen.contains(tile_key) ? "csr " + chosen.at(tile_key)
-                                                  : "csr (rule)";
+        // The call's one key names the format (where timed) and the CSR launch.
+        const ops::KernelChoiceMap chosen = ops::kernel_choices(automatic.csr);
+        const std::string key = ops::spmm_choice_key(1, features);
+        spmm.chosen = chosen.contains(key) ? chosen.at(key) : hrpb_chosen ? "hrpb (rule)" : "csr (rule)";
         // Every kernel of ours, forced, checked against cuSPARSE, timed: the fastest is what auto should find.
         for (const std::string& tile : ops::spmm_tile_names(features, true)) {
           const ops::ScopedSpmmTile forced(tile);
-          auto run = [&] { ops::spmm_forward(ops::Cuda{}, a.csr, a.values, 1, features, b, c); };
+          auto run = [&] { ops::csr_spmm_into(a.csr, a.values, 1, features, b, c); };
           run();
           double error = 0;
           (void)time_cusparse_spmm(cs, a, a.values, b, c, CUSPARSE_SPMM_CSR_ALG2, 0, 1, error);
@@ -436,7 +438,7 @@ int main(int argc, char** argv) {
         // tolerance: 1e-4 for the float32 kernels, 2e-3 where the TF32 HRPB kernel may run (as for SpMM).
         const auto time_sddmm = [&](Row& row, double tolerance) {
           Tensor out = Tensor::full({a.nnz()}, NAN, DType::Float32, kGpu);  // poisoned: a skipped entry fails
-          auto ours_sddmm = [&] { ops::sddmm_dot_forward(ops::Cuda{}, a.csr, 1, features, x, b, out, layout); };
+          auto ours_sddmm = [&] { ops::sddmm_dot_into(a.csr, 1, features, x, b, out, layout); };
           ours_sddmm();
           row.error = bench::relative_difference(out, reference);
           SGNN_CHECK(row.error < tolerance, row.op, " differs from cuSPARSE on ", graph.name, " F=", features, ": ",
@@ -487,7 +489,7 @@ int main(int argc, char** argv) {
           const double cusparse_bf16_ms = time_cusparse_sddmm(cs, a, x16, y16, cusparse_bf16_out, warmup, runs);
           const auto time_bf16 = [&](Row& row) {
             Tensor out = Tensor::full({a.nnz()}, NAN, DType::Float32, kGpu);  // poisoned
-            auto ours_sddmm = [&] { ops::sddmm_dot_forward(ops::Cuda{}, a.csr, 1, features, x16, y16, out, layout); };
+            auto ours_sddmm = [&] { ops::sddmm_dot_into(a.csr, 1, features, x16, y16, out, layout); };
             ours_sddmm();
             row.error = bench::relative_difference(out, rounded_reference);
             SGNN_CHECK(row.error < 1e-4, row.op, " differs from cuSPARSE on ", graph.name, " F=", features, ": ",

@@ -32,9 +32,11 @@
 #include "core/cuda_runtime.hpp"
 #include "graph_io/generators/synthetic_presets.hpp"
 #include "ops/cast.hpp"
+#include "ops/choice_keys.hpp"
 #include "ops/kernel_choices.hpp"
 #include "ops/sparse_plan.hpp"
 #include "ops/spmm_backend.hpp"
+#include "ops/spmm_choice.hpp"
 
 using namespace sgnn;
 
@@ -102,7 +104,7 @@ double time_cusparse(const Cusparse& cs, const Adjacency& a, const Tensor& value
 
 // Our CSR SpMM in b's dtype into `c` (the tile chosen at the first call). Median ms.
 double time_ours(const Adjacency& a, const Tensor& b, Tensor& c) {
-  auto call = [&] { ops::spmm_forward(ops::Cuda{}, a.csr, a.values, 1, b.size(1), b, c); };
+  auto call = [&] { ops::csr_spmm_into(a.csr, a.values, 1, b.size(1), b, c); };
   call();
   return bench::median_ms(call, 3, 20);
 }
@@ -157,7 +159,7 @@ int main(int argc, char** argv) {
         const double ours16 = time_ours(a, b16, c16);
         // The float32 kernel on the same bfloat16 inputs: ours must be its result rounded once.
         Tensor widened = Tensor::empty({a.num_rows(), features}, DType::Float32, kGpu);
-        ops::spmm_forward(ops::Cuda{}, a.csr, a.values, 1, features, ops::cast(b16, DType::Float32), widened);
+        ops::csr_spmm_into(a.csr, a.values, 1, features, ops::cast(b16, DType::Float32), widened);
         const double difference = bench::relative_difference(ops::cast(c16, DType::Float32), widened);
         SGNN_CHECK(difference < 1.0 / 256, "bfloat16 SpMM differs from float32 on ", graph.name, " F=", features, ": ",
                    difference);
@@ -176,7 +178,6 @@ int main(int argc, char** argv) {
         }
         const double compulsory = 4.0 * static_cast<double>(a.num_rows() + 1) + 8.0 * static_cast<double>(a.nnz()) +
                                   2.0 * static_cast<double>(features) * static_cast<double>(a.num_cols() + a.num_rows());
-        const std::string suffix = ":f" + std::to_string(features);
         char line[640];
         std::snprintf(line, sizeof line,
                       "| %s | %lld | %lld | %lld | %.3f | %.3f | %.2f | %.3f | %s | %s | %.0f | %.1e | %s / %s |\n",
@@ -184,8 +185,8 @@ int main(int argc, char** argv) {
                       static_cast<long long>(features), ours32, ours16, ours32 / ours16, cusparse32,
                       std::isnan(cusparse16) ? "–" : std::to_string(cusparse16).substr(0, 6).c_str(),
                       std::isnan(cusparse16) ? "–" : std::to_string(cusparse16 / ours16).substr(0, 4).c_str(),
-                      compulsory / (ours16 * 1e6), difference, tile_of(a, "spmm-tile:h1" + suffix).c_str(),
-                      tile_of(a, "spmm-tile:bf16:h1" + suffix).c_str());
+                      compulsory / (ours16 * 1e6), difference, tile_of(a, ops::spmm_choice_key(1, features)).c_str(),
+                      tile_of(a, ops::spmm_choice_key(1, features, DType::BFloat16)).c_str());
         std::fprintf(stderr, "%s", line);
         table << line;
       }

@@ -10,7 +10,7 @@
 namespace sgnn::ops {
 
 void sddmm_dot_forward(Cpu, const Csr& csr, int64_t heads, int64_t features, const Tensor& x, const Tensor& y,
-                       Tensor& out, const Hrpb* /*hrpb: the CUDA backend's choice of kernel*/) {
+                       Tensor& out, const Hrpb* /*hrpb*/, const SddmmLaunch& /*launch: CUDA's kernel*/) {
   const int32_t* columns = csr.indices.data<int32_t>();
   const int64_t width = heads * features;
   visit_floating(x.dtype(), [&](auto element) {

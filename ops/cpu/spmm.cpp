@@ -50,7 +50,8 @@ void spmm_rows(const Csr& csr, const V* weights, const int32_t* value_map, const
 }  // namespace
 
 void spmm_forward(Cpu, const Csr& csr, const Tensor& values, int64_t heads, int64_t features, const Tensor& b,
-                  Tensor& c, const double* symmetric_scale, const Tensor& value_map, bool average) {
+                  Tensor& c, const double* symmetric_scale, const Tensor& value_map, bool average,
+                  const CsrSpmmLaunch& /*launch*/) {
   const int32_t* map = value_map.defined() ? value_map.data<int32_t>() : nullptr;
   const auto with_weights = [&](const auto* weights) {
     if (b.dtype() == DType::BFloat16) {

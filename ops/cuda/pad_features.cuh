@@ -4,7 +4,8 @@
 // instruction per element. The padded SpMM (ops/cuda/spmm.cu) and SDDMM
 // (ops/cuda/sddmm.cu) paths copy their dense operands into
 // [rows, heads, padded] with zero columns and run the vector kernels there;
-// whether that pays is timed per graph and width.
+// whether that pays is timed per graph and width (ops/spmm_choice.hpp,
+// ops/sddmm_choice.hpp).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "core/bfloat16.hpp"
 #include "core/cuda/launch.cuh"
 #include "core/tensor.hpp"
+#include "ops/vector_access.hpp"
 
 namespace sgnn::ops::sparse_cuda {
 
@@ -35,8 +37,7 @@ __global__ void unpad_features_kernel(const T* __restrict__ source, int64_t feat
   }
 }
 
-// `features` rounded up to a multiple of `vector`.
-inline int64_t padded_width(int64_t features, int64_t vector) { return (features + vector - 1) / vector * vector; }
+using ::sgnn::ops::padded_width;
 
 // [rows, heads, padded] of src [rows, heads · features] (T its dtype), the columns past `features` zero.
 template <typename T>

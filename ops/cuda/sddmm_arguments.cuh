@@ -17,6 +17,7 @@
 #include "core/hrpb.hpp"
 #include "ops/cuda/sparse_device.cuh"
 #include "ops/sparse_plan.hpp"
+#include "ops/vector_access.hpp"
 
 namespace sgnn::ops::sddmm_cuda {
 
@@ -70,8 +71,6 @@ SddmmArguments<T> arguments_of(const Csr& csr, const SparsePlan& plan, int64_t h
 // Elements of one 16-byte vector load: 4 float32 or 8 bfloat16.
 template <typename T>
 inline constexpr int kVectorElements = 16 / static_cast<int>(sizeof(T));
-
-inline int vector_elements(DType dtype) { return dtype == DType::BFloat16 ? 8 : 4; }
 
 // Whether the vector kernels may run: whole 16-byte vectors per head, 16-byte bases.
 inline bool vectorizable(int64_t features, const Tensor& x, const Tensor& y) {

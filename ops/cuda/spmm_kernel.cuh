@@ -11,6 +11,7 @@
 
 #include "core/bfloat16.hpp"
 #include "ops/cuda/sparse_device.cuh"
+#include "ops/spmm_tile.hpp"
 
 namespace sgnn::ops::spmm_cuda {
 
@@ -419,33 +420,9 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, 2) spmm_wide_index
   spmm_segments<T, kVec, kSub, kRepeat, int64_t, kAcrossHeads, Weight>(args);
 }
 
-// The tile of one launch: `vec` elements per access (1, or kWideVec<T>: one
-// 16-byte access), `sub` lanes, `repeat` accesses per lane; by_slice: the
-// items run slice-major (ops/cuda/spmm.cu's file comment); by_row: the
-// segments in row order instead of longest first.
-struct SpmmTile {
-  int vec;
-  int sub;
-  int repeat;
-  bool by_slice = false;
-  bool by_row = false;  // work items in row order (sparse_cuda::SegmentList)
-  bool across_heads = false;  // an item covers every head of its segment (kAcrossHeads)
-  bool light = false;         // spmm_light_kernel: one 16-byte access a lane, 16 or 32 lanes
-  int width() const { return vec * sub * repeat; }
-};
-
-// Every tile has a kernel: 16-byte tiles of 1, 2 or 4 accesses per lane
-// (lanes 4-32 for 2 and 4 accesses), scalar tiles of one access (any lanes)
-// or four (32 lanes). `wide_vec`: kWideVec of the element type.
-inline bool has_kernel(const SpmmTile& tile, int wide_vec) {
-  if (tile.light) {  // float only: bfloat16's 8 sums a lane spilled under 32 registers
-    return wide_vec == kWideVec<float> && !tile.across_heads && tile.vec == wide_vec && tile.repeat == 1 &&
-           tile.sub >= 16;
-  }
-  if (tile.across_heads) return tile.vec == wide_vec && tile.repeat == 1;
-  if (tile.vec == wide_vec) return tile.repeat == 1 || ((tile.repeat == 2 || tile.repeat == 4) && tile.sub >= 4);
-  return tile.vec == 1 && (tile.repeat == 1 || (tile.repeat == 4 && tile.sub == 32));
-}
+// The tile of one launch (ops/spmm_tile.hpp): launch_tile_of below has a
+// kernel for each tile spmm_tile_has_kernel accepts.
+using SpmmTile = ::sgnn::ops::SpmmTile;
 
 // Slice-major items run one subwarp each, blocks in index order
 // (sparse_cuda::item_blocks), so the subwarps at work at one time gather one
@@ -492,7 +469,7 @@ void launch_light(const SpmmArguments<T>& args, Device device) {
   launch_items<T, kSub>(spmm_light_kernel<T, kVec, kSub>, args.segments.count * args.heads * args.tiles, args, device);
 }
 
-// Launches `tile` (has_kernel must hold) for element type T.
+// Launches `tile` (spmm_tile_has_kernel must hold) for element type T.
 template <typename T>
 void launch_tile_of(const SpmmTile& tile, const SpmmArguments<T>& args, bool wide_index, Device device) {
   constexpr int kWide = kWideVec<T>;

@@ -16,6 +16,7 @@
 #include "ops/sparse_plan.hpp"
 #include "ops/spmm.hpp"
 #include "ops/spmm_backend.hpp"
+#include "ops/spmm_choice.hpp"
 #include "ops/spmm_tile.hpp"
 #include "tests/support/bf16_spmm_checks.hpp"
 #include "tests/support/gpu_testing.hpp"
@@ -43,8 +44,7 @@ Tensor cpu_spmm(const Adjacency& cpu, const Tensor& values, int64_t heads, int64
 // The CUDA backend into a poisoned output, b and values given on the host.
 Tensor gpu_spmm(const Adjacency& gpu, const Tensor& values, int64_t heads, int64_t features, const Tensor& b) {
   Tensor c = bf16_poisoned({gpu.num_rows(), heads * features});
-  ops::spmm_forward(ops::Cuda{}, gpu.csr, values.defined() ? values.to(kGpu) : Tensor(), heads, features, b.to(kGpu),
-                    c);
+  ops::csr_spmm_into(gpu.csr, values.defined() ? values.to(kGpu) : Tensor(), heads, features, b.to(kGpu), c);
   return c;
 }
 
@@ -142,12 +142,12 @@ TEST_CASE("GPU BF16 spmm on misaligned views of b and c takes the scalar path, a
       const Tensor expected = cpu_spmm(cpu, values, 1, features, b);
       const Tensor b_gpu = storage.to(kGpu).narrow_rows(offset, count + offset).view({cpu.num_cols(), features});
       Tensor c = bf16_poisoned({cpu.num_rows(), features});
-      ops::spmm_forward(ops::Cuda{}, gpu.csr, values.to(kGpu), 1, features, b_gpu, c);
+      ops::csr_spmm_into(gpu.csr, values.to(kGpu), 1, features, b_gpu, c);
       CHECK(bf16::backend_gap(cpu, values, 1, features, b, c, expected) <= 1.0);
       const int64_t outputs = cpu.num_rows() * features;
       Tensor c_storage = bf16_poisoned({outputs + offset});
       Tensor c_view = c_storage.narrow_rows(offset, outputs + offset).view({cpu.num_rows(), features});
-      ops::spmm_forward(ops::Cuda{}, gpu.csr, values.to(kGpu), 1, features, b_gpu, c_view);
+      ops::csr_spmm_into(gpu.csr, values.to(kGpu), 1, features, b_gpu, c_view);
       CHECK(bf16::backend_gap(cpu, values, 1, features, b, c_view, expected) <= 1.0);
       CHECK(bits(c_view) == bits(c));
     }
@@ -160,8 +160,8 @@ TEST_CASE("GPU BF16 spmm keeps its tile choices apart from float32's") {
   (void)ops::spmm(gpu, b);
   (void)ops::spmm(gpu, ops::cast(b, DType::Float32));
   const ops::KernelChoiceMap choices = ops::kernel_choices(gpu.csr);
-  REQUIRE(choices.contains("spmm-tile:bf16:h1:f64"));
-  REQUIRE(choices.contains("spmm-tile:h1:f64"));
-  CHECK(choices.at("spmm-tile:bf16:h1:f64").starts_with("v8"));
-  CHECK(choices.at("spmm-tile:h1:f64").starts_with("v4"));
+  REQUIRE(choices.contains("spmm:bf16:h1:f64"));
+  REQUIRE(choices.contains("spmm:h1:f64"));
+  CHECK(choices.at("spmm:bf16:h1:f64").starts_with("v8"));
+  CHECK(choices.at("spmm:h1:f64").starts_with("v4"));
 }

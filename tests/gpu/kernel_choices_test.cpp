@@ -20,15 +20,18 @@
 #include "core/memory.hpp"
 #include "graph_io/hrpb_builder.hpp"
 #include "ops/cast.hpp"
+#include "ops/choice_keys.hpp"
 #include "ops/determinism.hpp"
 #include "ops/kernel_choices.hpp"
 #include "ops/kernel_timer.hpp"
 #include "ops/sddmm.hpp"
 #include "ops/sddmm_backend.hpp"
+#include "ops/sddmm_path.hpp"
+#include "ops/sparse_plan.hpp"
 #include "ops/spmm.hpp"
 #include "ops/spmm_backend.hpp"
+#include "ops/spmm_choice.hpp"
 #include "ops/spmm_format.hpp"
-#include "ops/sparse_plan.hpp"
 #include "ops/spmm_tile.hpp"
 #include "ops/stream_hold.hpp"
 #include "tests/support/gpu_testing.hpp"
@@ -86,7 +89,7 @@ TEST_CASE("GPU spmm: every CSR tile matches the CPU backend on random, R-MAT and
       for (const std::string& tile : tiles) {
         const ops::ScopedSpmmTile forced(tile);
         Tensor got = poisoned({cpu.num_rows(), features}, kGpu);
-        ops::spmm_forward(ops::Cuda{}, gpu.csr, gpu.values, 1, features, b.to(kGpu), got);
+        ops::csr_spmm_into(gpu.csr, gpu.values, 1, features, b.to(kGpu), got);
         CAPTURE(cpu.nnz());
         CAPTURE(features);
         CAPTURE(tile);
@@ -114,7 +117,7 @@ TEST_CASE("GPU spmm: every tile in row order, split rows summed with atomics and
         if (!tile.ends_with("-rows")) continue;
         const ops::ScopedSpmmTile forced(tile);
         Tensor got = poisoned({cpu.num_rows(), features}, kGpu);
-        ops::spmm_forward(ops::Cuda{}, gpu.csr, gpu.values, 1, features, b.to(kGpu), got);
+        ops::csr_spmm_into(gpu.csr, gpu.values, 1, features, b.to(kGpu), got);
         CAPTURE(ordered);
         CAPTURE(features);
         CAPTURE(tile);
@@ -137,7 +140,7 @@ TEST_CASE("GPU spmm: widths off the vector padded to it match the CPU, float32 a
         const ops::DeterministicScope scope(ordered);
         const ops::ScopedSpmmTile forced("padded");
         Tensor got = poisoned({cpu.num_rows(), heads, features}, kGpu);
-        ops::spmm_forward(ops::Cuda{}, gpu.csr, values.to(kGpu), heads, features, b.to(kGpu), got);
+        ops::csr_spmm_into(gpu.csr, values.to(kGpu), heads, features, b.to(kGpu), got);
         CAPTURE(cpu.nnz());
         CAPTURE(heads);
         CAPTURE(features);
@@ -146,10 +149,10 @@ TEST_CASE("GPU spmm: widths off the vector padded to it match the CPU, float32 a
         // bfloat16: the padded path gives the direct (scalar) path's bits.
         const Tensor b16 = ops::cast(b, DType::BFloat16).to(kGpu);
         Tensor padded16 = Tensor::empty({cpu.num_rows(), heads, features}, DType::BFloat16, kGpu);
-        ops::spmm_forward(ops::Cuda{}, gpu.csr, values.to(kGpu), heads, features, b16, padded16);
+        ops::csr_spmm_into(gpu.csr, values.to(kGpu), heads, features, b16, padded16);
         const ops::ScopedSpmmTile direct(ops::spmm_tile_names(features, false, DType::BFloat16).front());
         Tensor direct16 = Tensor::empty({cpu.num_rows(), heads, features}, DType::BFloat16, kGpu);
-        ops::spmm_forward(ops::Cuda{}, gpu.csr, values.to(kGpu), heads, features, b16, direct16);
+        ops::csr_spmm_into(gpu.csr, values.to(kGpu), heads, features, b16, direct16);
         CHECK(relative_error(ops::cast(padded16, DType::Float32), ops::cast(direct16, DType::Float32)) == 0.0);
       }
     }
@@ -162,10 +165,18 @@ TEST_CASE("GPU measured choices: a width off the vector times the padded path ag
   const Tensor b = random_tensor({cpu.num_cols(), 41}, 18);
   const Tensor got = ops::spmm(gpu, b.to(kGpu));
   const ops::KernelChoiceMap choices = ops::kernel_choices(gpu.csr);
-  REQUIRE(choices.contains("spmm-padded:h1:f41"));
-  const std::string chosen = choices.at("spmm-padded:h1:f41");
-  CHECK((chosen == "padded" || chosen == "direct"));
+  // One key holds the call's choice: direct (its one scalar tile) or padded with the padded width's tile.
+  REQUIRE(choices.contains("spmm:h1:f41:scalar"));
+  const std::string chosen = choices.at("spmm:h1:f41:scalar");
+  MESSAGE("width 41: ", chosen);
+  CHECK((chosen == "direct" || chosen.starts_with("padded v4")));
+  // The padded path made the padded width's own choice (timed: three tiles at 44).
+  CHECK(choices.contains("spmm:h1:f44"));
   CHECK(relative_error(got, cpu_spmm(cpu, b)) < 1e-5);
+  // The recorded choice is reused: no timing.
+  const int64_t timed = ops::candidates_timed();
+  CHECK(relative_error(ops::spmm(gpu, b.to(kGpu)), cpu_spmm(cpu, b)) < 1e-5);
+  CHECK(ops::candidates_timed() == timed);
 }
 
 TEST_CASE("GPU spmm: slice-major tiles over several heads and a width with a partial slice") {
@@ -186,7 +197,7 @@ TEST_CASE("GPU spmm: slice-major tiles over several heads and a width with a par
     for (const std::string& tile : {std::string("v4s16r1-slices"), std::string("v4s32r1-slices")}) {
       const ops::ScopedSpmmTile forced(tile);
       Tensor got = poisoned({cpu.num_rows(), heads, features}, kGpu);
-      ops::spmm_forward(ops::Cuda{}, gpu.csr, values.to(kGpu), heads, features, b.to(kGpu), got);
+      ops::csr_spmm_into(gpu.csr, values.to(kGpu), heads, features, b.to(kGpu), got);
       CAPTURE(features);
       CAPTURE(tile);
       CHECK(relative_error(got, expected) < 2e-5);
@@ -231,11 +242,11 @@ TEST_CASE("GPU spmm: light tiles give their heavy twins' bits: stored values, sy
           Tensor heavy = poisoned({cpu.num_rows(), features}, kGpu);
           {
             const ops::ScopedSpmmTile forced(tile);
-            ops::spmm_forward(ops::Cuda{}, gpu.csr, values, 1, features, b, light, symmetric);
+            ops::csr_spmm_into(gpu.csr, values, 1, features, b, light, symmetric);
           }
           {
             const ops::ScopedSpmmTile forced(twin);
-            ops::spmm_forward(ops::Cuda{}, gpu.csr, values, 1, features, b, heavy, symmetric);
+            ops::csr_spmm_into(gpu.csr, values, 1, features, b, heavy, symmetric);
           }
           CHECK(relative_error(light, heavy) == 0.0);
           if (!scaled) CHECK(relative_error(light, cpu_spmm(cpu, b.to(Device::cpu()))) < 2e-5);
@@ -279,7 +290,7 @@ TEST_CASE("GPU spmm: tiles across heads give the per-head tiles' bits, float32 a
             const ops::ScopedSpmmTile forced(tile);
             Tensor got = Tensor::full({cpu.num_rows(), heads, features}, std::numeric_limits<double>::quiet_NaN(), dtype,
                                       kGpu);
-            ops::spmm_forward(ops::Cuda{}, gpu.csr, values_device, heads, features, b_device, got);
+            ops::csr_spmm_into(gpu.csr, values_device, heads, features, b_device, got);
             const Tensor widened = ops::cast(got, DType::Float32);
             CAPTURE(cpu.nnz());
             CAPTURE(heads);
@@ -298,9 +309,9 @@ TEST_CASE("GPU spmm: tiles across heads give the per-head tiles' bits, float32 a
               const Shape shape{cpu.num_cols(), heads, features};
               Tensor through_map = Tensor::full(shape, std::numeric_limits<double>::quiet_NaN(), dtype, kGpu);
               Tensor from_copy = Tensor::full(shape, std::numeric_limits<double>::quiet_NaN(), dtype, kGpu);
-              ops::spmm_forward(ops::Cuda{}, gpu.transpose, values_device, heads, features, b_device, through_map,
-                                nullptr, gpu.transpose_to_csr);
-              ops::spmm_forward(ops::Cuda{}, gpu.transpose, gathered, heads, features, b_device, from_copy);
+              ops::csr_spmm_into(gpu.transpose, values_device, heads, features, b_device, through_map, nullptr,
+                                 gpu.transpose_to_csr);
+              ops::csr_spmm_into(gpu.transpose, gathered, heads, features, b_device, from_copy);
               CHECK(relative_error(ops::cast(through_map, DType::Float32), ops::cast(from_copy, DType::Float32)) == 0.0);
             }
           }
@@ -319,7 +330,10 @@ TEST_CASE("GPU measured choices: timed once per (op, width), reused, exported an
   const int64_t after_first = ops::candidates_timed();
   CHECK(after_first > before);
   const ops::KernelChoiceMap choices = ops::kernel_choices(gpu.csr);
-  REQUIRE(choices.contains("spmm-tile:h1:f64"));
+  REQUIRE(choices.contains("spmm:h1:f64"));
+  // One key a call: no key of the older layout (a key per layer of the choice).
+  for (const auto& [key, variant] : choices) CHECK_FALSE(key.starts_with("spmm-"));
+  CHECK(ops::parse_spmm_tile(choices.at("spmm:h1:f64"), 1, 64, true, DType::Float32).has_value());
   CHECK(relative_error(first, cpu_spmm(cpu, b)) < 1e-5);
   // The same width again: the recorded choice, no timing.
   (void)ops::spmm(gpu, b.to(kGpu));
@@ -338,7 +352,7 @@ TEST_CASE("GPU measured choices: timed once per (op, width), reused, exported an
   CHECK(ops::kernel_choices(again.csr) == ops::kernel_choices(gpu.csr));
   // An unknown variant in an import (another library version) is ignored: timed anew.
   const Adjacency foreign = cpu.to(kGpu);
-  ops::import_kernel_choices(foreign.csr, {{"spmm-tile:h1:f64", "v9s99r9"}});
+  ops::import_kernel_choices(foreign.csr, {{"spmm:h1:f64", "v9s99r9"}});
   CHECK(relative_error(ops::spmm(foreign, b.to(kGpu)), cpu_spmm(cpu, b)) < 1e-5);
 }
 
@@ -369,12 +383,15 @@ TEST_CASE("GPU measured choices: HRPB or CSR timed per width with auto, A and it
   for (int64_t width : {int64_t{32}, int64_t{128}}) {
     const Tensor b = random_tensor({cpu.num_cols(), width}, 32 + static_cast<uint64_t>(width));
     const Tensor got = ops::spmm(gpu, b.to(kGpu));
-    const std::optional<std::string> format = ops::sparse_plan(gpu.csr)->choices->find(ops::spmm_format_key(width));
-    REQUIRE(format.has_value());
-    CHECK((*format == "hrpb" || *format == "csr"));
-    CHECK(ops::chosen_spmm_format(gpu, width) == (*format == "hrpb" ? SpmmFormat::Hrpb : SpmmFormat::Csr));
-    CHECK(relative_error(got, cpu_spmm(cpu, b)) < (*format == "hrpb" ? 2e-3 : 1e-5));
-    MESSAGE("width ", width, ": ", *format);
+    // One key holds the format and the CSR launch timed against it.
+    const std::optional<std::string> choice = ops::sparse_plan(gpu.csr)->choices->find(ops::spmm_choice_key(1, width));
+    REQUIRE(choice.has_value());
+    const bool hrpb = choice->starts_with("hrpb ");
+    CHECK((hrpb || choice->starts_with("csr ")));
+    CHECK(ops::parse_spmm_tile(choice->substr(choice->find(' ') + 1), 1, width, true, DType::Float32).has_value());
+    CHECK(ops::chosen_spmm_format(gpu, width) == (hrpb ? SpmmFormat::Hrpb : SpmmFormat::Csr));
+    CHECK(relative_error(got, cpu_spmm(cpu, b)) < (hrpb ? 2e-3 : 1e-5));
+    MESSAGE("width ", width, ": ", *choice);
   }
   // The transpose reads A's table.
   CHECK(ops::kernel_choices(gpu.transpose) == ops::kernel_choices(gpu.csr));
@@ -390,11 +407,12 @@ TEST_CASE("GPU measured choices in bfloat16: CSR, HRPB, or HRPB with B's rows st
   const Tensor b = ops::cast(random_tensor({cpu.num_cols(), width}, 38), DType::BFloat16);
   const Tensor expected = cpu_spmm(cpu, ops::cast(b, DType::Float32));
   const Tensor got = ops::spmm(gpu, b.to(kGpu));
-  const std::optional<std::string> format =
-      ops::sparse_plan(gpu.csr)->choices->find(ops::spmm_format_key(width, DType::BFloat16));
-  REQUIRE(format.has_value());
-  CHECK((*format == "csr" || *format == "hrpb" || *format == ops::kHrpbByCopies));
-  MESSAGE("bfloat16 width ", width, ": ", *format);
+  const std::optional<std::string> choice =
+      ops::sparse_plan(gpu.csr)->choices->find(ops::spmm_choice_key(1, width, DType::BFloat16));
+  REQUIRE(choice.has_value());
+  const std::string format = choice->substr(0, choice->find(' '));
+  CHECK((format == "csr" || format == "hrpb" || format == ops::kHrpbByCopies));
+  MESSAGE("bfloat16 width ", width, ": ", *choice);
   CHECK(relative_error(ops::cast(got, DType::Float32), expected) < 1e-2);  // bfloat16 C
   const int64_t timed = ops::candidates_timed();
   const Tensor again = ops::spmm(gpu, b.to(kGpu));
@@ -404,10 +422,132 @@ TEST_CASE("GPU measured choices in bfloat16: CSR, HRPB, or HRPB with B's rows st
   Adjacency bulk = cpu.to(kGpu), copies = cpu.to(kGpu);
   bulk.hrpb = copies.hrpb = gpu.hrpb;
   bulk.spmm_format = copies.spmm_format = SpmmFormat::Auto;
-  ops::import_kernel_choices(bulk.csr, {{ops::spmm_format_key(width, DType::BFloat16), "hrpb"}});
-  ops::import_kernel_choices(copies.csr, {{ops::spmm_format_key(width, DType::BFloat16), ops::kHrpbByCopies}});
+  ops::import_kernel_choices(bulk.csr, {{ops::spmm_choice_key(1, width, DType::BFloat16), "hrpb"}});
+  ops::import_kernel_choices(copies.csr, {{ops::spmm_choice_key(1, width, DType::BFloat16), ops::kHrpbByCopies}});
   REQUIRE(ops::chosen_hrpb_row_staging(copies, width, DType::BFloat16) == ops::HrpbRowStaging::Copies);
   CHECK(to_double(ops::spmm(copies, b.to(kGpu))) == to_double(ops::spmm(bulk, b.to(kGpu))));
+}
+
+TEST_CASE("GPU measured choices: a CSR launch recorded by a CSR-only call is kept when auto times the format") {
+  const Adjacency cpu = tunable_graph(43);
+  Adjacency gpu = cpu.to(kGpu);
+  graph_io::attach_hrpb(gpu, SpmmFormat::Auto);
+  const int64_t width = 64;
+  const Tensor b = random_tensor({cpu.num_cols(), width}, 44).to(kGpu);
+  // ops::spmm with edge values runs CSR only: it records the CSR launch alone.
+  (void)ops::spmm(gpu, gpu.values, b);
+  const std::string key = ops::spmm_choice_key(1, width);
+  const std::string tile = ops::kernel_choices(gpu.csr).at(key);
+  REQUIRE(ops::parse_spmm_tile(tile, 1, width, true, DType::Float32).has_value());
+  // The GCN form then times the format only (CSR once, HRPB once), and the key holds both.
+  const int64_t before = ops::candidates_timed();
+  const Tensor got = ops::spmm(gpu, b);
+  CHECK(ops::candidates_timed() - before <= 2);
+  const std::string both = ops::kernel_choices(gpu.csr).at(key);
+  CHECK((both == "csr " + tile || both == "hrpb " + tile));
+  CHECK(relative_error(got, cpu_spmm(cpu, b.to(Device::cpu()))) < (both.starts_with("hrpb") ? 2e-3 : 1e-5));
+}
+
+TEST_CASE("GPU measured choices: an imported HRPB format runs HRPB without timing the CSR launch") {
+  const Adjacency cpu = tunable_graph(45);
+  Adjacency gpu = cpu.to(kGpu);
+  graph_io::attach_hrpb(gpu, SpmmFormat::Auto);
+  ops::import_kernel_choices(gpu.csr, {{ops::spmm_choice_key(1, 128), "hrpb"}});
+  const Tensor b = random_tensor({cpu.num_cols(), 128}, 46);
+  const int64_t before = ops::candidates_timed();
+  const Tensor got = ops::spmm(gpu, b.to(kGpu));
+  CHECK(ops::candidates_timed() == before);
+  CHECK(ops::kernel_choices(gpu.csr).at(ops::spmm_choice_key(1, 128)) == "hrpb");  // nothing added
+  CHECK(relative_error(got, cpu_spmm(cpu, b)) < 2e-3);
+}
+
+TEST_CASE("GPU spmm backend: launches the tile it is given, padded or direct; refuses one its operands cannot take") {
+  const Adjacency cpu = rmat_graph(4096, 60000, 47);
+  const Adjacency gpu = cpu.to(kGpu);
+  uint64_t seed = 4800;
+  for (const int64_t features : {int64_t{64}, int64_t{41}}) {
+    const Tensor b = random_tensor({cpu.num_cols(), features}, ++seed);
+    const Tensor expected = cpu_spmm(cpu, b);
+    const bool on_vector = features % 4 == 0;
+    // Direct: every tile of the width; padded (41 only): every tile of the padded width.
+    std::vector<ops::CsrSpmmLaunch> launches;
+    for (const ops::SpmmTile& tile : ops::all_spmm_tiles(1, features, true, DType::Float32)) launches.push_back({tile});
+    if (!on_vector) {
+      for (const ops::SpmmTile& tile : ops::all_spmm_tiles(1, 44, true, DType::Float32)) launches.push_back({tile, true});
+    }
+    for (const ops::CsrSpmmLaunch& launch : launches) {
+      Tensor got = poisoned({cpu.num_rows(), features}, kGpu);
+      ops::spmm_forward(ops::Cuda{}, gpu.csr, gpu.values, 1, features, b.to(kGpu), got, nullptr, Tensor(), false,
+                        launch);
+      CAPTURE(features);
+      CAPTURE(launch.padded);
+      CAPTURE(ops::spmm_tile_name(launch.tile));
+      CHECK(relative_error(got, expected) < 2e-5);
+    }
+  }
+  // A 16-byte tile on a B that starts one float into its storage, and a tile without a kernel: refused.
+  const int64_t features = 64;
+  const Tensor storage = random_tensor({cpu.num_cols() * features + 1}, ++seed).to(kGpu);
+  const Tensor misaligned = storage.narrow_rows(1, cpu.num_cols() * features + 1).view({cpu.num_cols(), features});
+  Tensor c = poisoned({cpu.num_rows(), features}, kGpu);
+  const ops::SpmmTile vector_tile{4, 16, 1};
+  CHECK_THROWS_AS(ops::spmm_forward(ops::Cuda{}, gpu.csr, gpu.values, 1, features, misaligned, c, nullptr, Tensor(),
+                                    false, {vector_tile}),
+                  InvalidArgument);
+  const ops::SpmmTile no_kernel{4, 2, 2};
+  REQUIRE_FALSE(ops::spmm_tile_has_kernel(no_kernel, DType::Float32));
+  const Tensor aligned = random_tensor({cpu.num_cols(), features}, ++seed).to(kGpu);
+  CHECK_THROWS_AS(ops::spmm_forward(ops::Cuda{}, gpu.csr, gpu.values, 1, features, aligned, c, nullptr, Tensor(),
+                                    false, {no_kernel}),
+                  InvalidArgument);
+  // Through the choice the misaligned B takes a scalar tile (or the padded path) and matches the CPU.
+  ops::csr_spmm_into(gpu.csr, gpu.values, 1, features, misaligned, c);
+  CHECK(relative_error(c, cpu_spmm(cpu, misaligned.to(Device::cpu()))) < 2e-5);
+}
+
+TEST_CASE("GPU measured choices: SDDMM's padded path and its kernel under one key, imported without timing") {
+  const Adjacency cpu = tunable_graph(49);
+  const Adjacency gpu = cpu.to(kGpu);
+  const int64_t features = 41;
+  const Tensor x = random_tensor({cpu.num_rows(), features}, 50);
+  const Tensor y = random_tensor({cpu.num_cols(), features}, 51);
+  const Tensor expected = ops::sddmm_dot(cpu, x, y);
+  CHECK(relative_error(ops::sddmm_dot(gpu, x.to(kGpu), y.to(kGpu)), expected) < 1e-5);
+  const ops::KernelChoiceMap choices = ops::kernel_choices(gpu.csr);
+  const std::string key = ops::sddmm_choice_key(1, features, false, DType::Float32);
+  REQUIRE(choices.contains(key));
+  const std::string chosen = choices.at(key);
+  MESSAGE("SDDMM width 41: ", chosen);
+  const bool padded = chosen.starts_with("padded ");
+  const std::string kernel = padded ? chosen.substr(7) : chosen;
+  const int64_t width = padded ? 44 : features;
+  CHECK(ops::parse_sddmm_kernel(kernel, *ops::sparse_plan(gpu.csr), width, false).has_value());
+  for (const auto& [name, variant] : choices) CHECK_FALSE(name.starts_with("sddmm-"));
+  // A fresh copy with the choices imported: no timing, the same function.
+  const Adjacency again = cpu.to(kGpu);
+  ops::import_kernel_choices(again.csr, choices);
+  const int64_t before = ops::candidates_timed();
+  CHECK(relative_error(ops::sddmm_dot(again, x.to(kGpu), y.to(kGpu)), expected) < 1e-5);
+  CHECK(ops::candidates_timed() == before);
+  // Each way recorded by hand runs that way.
+  for (const std::string& way : {std::string("edge-groups-8"), std::string("padded segments-8")}) {
+    const Adjacency forced = cpu.to(kGpu);
+    ops::import_kernel_choices(forced.csr, {{key, way}});
+    CHECK(relative_error(ops::sddmm_dot(forced, x.to(kGpu), y.to(kGpu)), expected) < 1e-5);
+    CHECK(ops::kernel_choices(forced.csr).at(key) == way);
+  }
+}
+
+TEST_CASE("GPU sddmm backend: refuses a kernel that does not exist for the graph") {
+  const Adjacency cpu = random_graph(100000, 400000, 52);  // too large for entry rows: no Edges kernel
+  const Adjacency gpu = cpu.to(kGpu);
+  REQUIRE_FALSE(ops::sparse_plan(gpu.csr)->entry_row.defined());
+  const Tensor x = random_tensor({cpu.num_rows(), 16}, 53).to(kGpu);
+  Tensor out = poisoned({cpu.nnz()}, kGpu);
+  const ops::SddmmLaunch edges{{ops::SddmmPath::Edges, 0}};
+  CHECK_THROWS_AS(ops::sddmm_dot_forward(ops::Cuda{}, gpu.csr, 1, 16, x, x, out, nullptr, edges), InvalidArgument);
+  const ops::SddmmLaunch hrpb{{ops::SddmmPath::Hrpb, 0}};
+  CHECK_THROWS_AS(ops::sddmm_dot_forward(ops::Cuda{}, gpu.csr, 1, 16, x, x, out, nullptr, hrpb), InvalidArgument);
 }
 
 TEST_CASE("GPU timing wall time: a timing inside another's launch is counted once, in the outer one") {

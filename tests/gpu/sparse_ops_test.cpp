@@ -12,10 +12,13 @@
 #include "ops/kernel_choices.hpp"
 #include "ops/sddmm.hpp"
 #include "ops/sddmm_backend.hpp"
+#include "ops/sddmm_choice.hpp"
 #include "ops/sddmm_path.hpp"
 #include "ops/sparse_plan.hpp"
 #include "ops/spmm.hpp"
 #include "ops/spmm_backend.hpp"
+#include "ops/spmm_choice.hpp"
+#include "ops/vector_access.hpp"
 #include "tests/support/gpu_testing.hpp"
 #include "tests/support/sparse_graphs.hpp"
 #include "tests/support/testing.hpp"
@@ -50,8 +53,7 @@ void check_spmm(const Adjacency& cpu, const Adjacency& gpu, const Tensor& values
   Tensor expected = Tensor::empty({cpu.num_rows(), heads * features});
   ops::spmm_forward(ops::Cpu{}, cpu.csr, values, heads, features, b, expected);
   Tensor got = poisoned({cpu.num_rows(), heads * features}, kGpu);
-  ops::spmm_forward(ops::Cuda{}, gpu.csr, values.defined() ? values.to(kGpu) : Tensor(), heads, features, b.to(kGpu),
-                    got);
+  ops::csr_spmm_into(gpu.csr, values.defined() ? values.to(kGpu) : Tensor(), heads, features, b.to(kGpu), got);
   CAPTURE(cpu.num_rows());
   CAPTURE(cpu.nnz());
   CAPTURE(heads);
@@ -67,7 +69,7 @@ void check_sddmm_dot(const Adjacency& cpu, const Adjacency& gpu, int64_t heads, 
   Tensor expected = Tensor::empty({cpu.nnz() * heads});
   ops::sddmm_dot_forward(ops::Cpu{}, cpu.csr, heads, features, x, y, expected);
   Tensor got = poisoned({cpu.nnz() * heads}, kGpu);
-  ops::sddmm_dot_forward(ops::Cuda{}, gpu.csr, heads, features, x.to(kGpu), y.to(kGpu), got);
+  ops::sddmm_dot_into(gpu.csr, heads, features, x.to(kGpu), y.to(kGpu), got);
   CAPTURE(cpu.nnz());
   CAPTURE(features);
   CAPTURE(heads);
@@ -104,7 +106,7 @@ TEST_CASE("GPU spmm works on a misaligned view and on a CSR without a stored row
   ops::spmm_forward(ops::Cpu{}, cpu.csr, Tensor(), 1, features, b, expected);
   const Tensor b_gpu = storage.to(kGpu).narrow_rows(1, count + 1).view({cpu.num_cols(), features});
   Tensor got = poisoned({cpu.num_rows(), features}, kGpu);
-  ops::spmm_forward(ops::Cuda{}, gpu.csr, Tensor(), 1, features, b_gpu, got);
+  ops::csr_spmm_into(gpu.csr, Tensor(), 1, features, b_gpu, got);
   CHECK(relative_error(got, expected) < 1e-5);
   // Three floats per row: every row start is misaligned for float4, scalar path.
   const Tensor odd = random_tensor({cpu.num_cols() * 3 + 1}, 11);
@@ -112,8 +114,8 @@ TEST_CASE("GPU spmm works on a misaligned view and on a CSR without a stored row
   Tensor odd_expected = Tensor::empty({cpu.num_rows(), 3});
   ops::spmm_forward(ops::Cpu{}, cpu.csr, Tensor(), 1, 3, odd_b, odd_expected);
   Tensor odd_got = poisoned({cpu.num_rows(), 3}, kGpu);
-  ops::spmm_forward(ops::Cuda{}, gpu.csr, Tensor(), 1, 3,
-                    odd.to(kGpu).narrow_rows(1, cpu.num_cols() * 3 + 1).view({cpu.num_cols(), 3}), odd_got);
+  ops::csr_spmm_into(gpu.csr, Tensor(), 1, 3,
+                     odd.to(kGpu).narrow_rows(1, cpu.num_cols() * 3 + 1).view({cpu.num_cols(), 3}), odd_got);
   CHECK(relative_error(odd_got, odd_expected) < 1e-5);
 }
 
@@ -257,8 +259,12 @@ TEST_CASE("GPU sddmm at widths without whole 16-byte vectors: the direct and the
           const Tensor y = ops::cast(random_tensor({cpu.num_cols(), heads * features}, ++seed), dtype);
           Tensor expected = Tensor::empty({cpu.nnz() * heads});
           ops::sddmm_dot_forward(ops::Cpu{}, cpu.csr, heads, features, x, y, expected);
-          const std::string key = ops::sddmm_padded_key(heads, features, dtype);
-          for (const char* path : {"direct", ops::kSddmmPadded}) {
+          // The call's one key: the direct kernel, or "padded" and the padded width's kernel.
+          const std::string key = ops::sddmm_choice_key(heads, features, false, dtype);
+          const int64_t padded = ops::padded_width(features, ops::vector_elements(dtype));
+          const std::string direct = ops::sddmm_candidates(gpu.csr, features, false, dtype).front().name();
+          const std::string on_padded = "padded " + ops::sddmm_candidates(gpu.csr, padded, true, dtype).front().name();
+          for (const std::string& path : {direct, on_padded}) {
             CAPTURE(cpu.nnz());
             CAPTURE(dtype_name(dtype));
             CAPTURE(heads);
@@ -266,9 +272,9 @@ TEST_CASE("GPU sddmm at widths without whole 16-byte vectors: the direct and the
             CAPTURE(path);
             plan->choices->set(key, path);
             Tensor got = poisoned({cpu.nnz() * heads}, kGpu);
-            ops::sddmm_dot_forward(ops::Cuda{}, gpu.csr, heads, features, x.to(kGpu), y.to(kGpu), got);
+            ops::sddmm_dot_into(gpu.csr, heads, features, x.to(kGpu), y.to(kGpu), got);
             CHECK(relative_error(got, expected) < 1e-5);
-            CHECK(plan->choices->find(key) == std::optional<std::string>(path));
+            CHECK(plan->choices->find(key) == path);
           }
         }
       }
@@ -336,7 +342,7 @@ TEST_CASE("GPU spmm in deterministic mode gives bit-identical results across run
       std::vector<float> runs[2];
       for (auto& run : runs) {
         Tensor c = poisoned({cpu.num_rows(), heads * features}, kGpu);
-        ops::spmm_forward(ops::Cuda{}, gpu.csr, values, heads, features, b, c);
+        ops::csr_spmm_into(gpu.csr, values, heads, features, b, c);
         run = c.to_vector<float>();
       }
       CAPTURE(heads);

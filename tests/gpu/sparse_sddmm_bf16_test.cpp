@@ -14,6 +14,7 @@
 #include "ops/kernel_choices.hpp"
 #include "ops/kernel_timer.hpp"
 #include "ops/sddmm_backend.hpp"
+#include "ops/sddmm_choice.hpp"
 #include "ops/sddmm_path.hpp"
 #include "ops/sparse_plan.hpp"
 #include "tests/support/bf16_checks.hpp"
@@ -65,7 +66,7 @@ double forced_ratio(SddmmPath path, int lanes, const Csr& gpu, int64_t heads, in
                     const Tensor& y, const Expected& expected, bool by_row = false) {
   const ops::ScopedSddmmPath forced(path, lanes, by_row);
   Tensor out = poisoned({gpu.nnz * heads}, kGpu);
-  ops::sddmm_dot_forward(ops::Cuda{}, gpu, heads, features, x, y, out);
+  ops::sddmm_dot_into(gpu, heads, features, x, y, out);
   REQUIRE(out.dtype() == DType::Float32);
   return worst_bound_ratio(out.to(Device::cpu()), expected.value, expected.bound);
 }
@@ -143,7 +144,7 @@ TEST_CASE("GPU BF16 sddmm_dot: the measured choice times both row-order kernels 
   const Expected expected = expected_dot(graph, 1, features, x, y);
   Tensor out = poisoned({gpu.nnz}, kGpu);
   const int64_t timed_before = ops::candidates_timed();
-  ops::sddmm_dot_forward(ops::Cuda{}, gpu, 1, features, x.to(kGpu), y.to(kGpu), out);
+  ops::sddmm_dot_into(gpu, 1, features, x.to(kGpu), y.to(kGpu), out);
   CHECK(worst_bound_ratio(out.to(Device::cpu()), expected.value, expected.bound) <= 1.0);
   // Every candidate is timed once, and each kernel that has a row order once
   // more in it (both, not only the faster in the plan's order).
@@ -153,7 +154,7 @@ TEST_CASE("GPU BF16 sddmm_dot: the measured choice times both row-order kernels 
   CHECK(row_order == 2);
   CHECK(ops::candidates_timed() - timed_before == static_cast<int64_t>(kernels.size()));
   Tensor out32 = poisoned({gpu.nnz}, kGpu);
-  ops::sddmm_dot_forward(ops::Cuda{}, gpu, 1, features, x32.to(kGpu), y32.to(kGpu), out32);
+  ops::sddmm_dot_into(gpu, 1, features, x32.to(kGpu), y32.to(kGpu), out32);
   const ops::KernelChoiceMap choices = ops::kernel_choices(gpu);
   CHECK(choices.contains(ops::sddmm_choice_key(1, features, true, DType::BFloat16)));
   CHECK(choices.contains(ops::sddmm_choice_key(1, features, true, DType::Float32)));
@@ -161,7 +162,7 @@ TEST_CASE("GPU BF16 sddmm_dot: the measured choice times both row-order kernels 
   CHECK(ops::sddmm_choice_key(1, features, true, DType::Float32) == "sddmm:h1:f64");
   // A second call reads its recorded choice back: nothing more is timed.
   const int64_t timed = ops::candidates_timed();
-  ops::sddmm_dot_forward(ops::Cuda{}, gpu, 1, features, x.to(kGpu), y.to(kGpu), out);
+  ops::sddmm_dot_into(gpu, 1, features, x.to(kGpu), y.to(kGpu), out);
   CHECK(ops::candidates_timed() == timed);
 }
 

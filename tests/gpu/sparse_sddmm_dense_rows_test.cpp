@@ -7,8 +7,9 @@
 #include <algorithm>
 #include <random>
 
-#include "ops/sddmm_backend.hpp"
 #include "ops/kernel_choices.hpp"
+#include "ops/sddmm_backend.hpp"
+#include "ops/sddmm_choice.hpp"
 #include "ops/sddmm_path.hpp"
 #include "ops/sparse_plan.hpp"
 #include "tests/support/gpu_testing.hpp"
@@ -84,7 +85,7 @@ Tensor run_forced(SddmmPath path, const Csr& gpu, int64_t heads, int64_t feature
                   int lanes = 0, bool by_row = false) {
   const ops::ScopedSddmmPath forced(path, lanes, by_row);
   Tensor out = poisoned({gpu.nnz * heads}, kGpu);
-  ops::sddmm_dot_forward(ops::Cuda{}, gpu, heads, features, x, y, out);
+  ops::sddmm_dot_into(gpu, heads, features, x, y, out);
   return out;
 }
 
@@ -145,7 +146,7 @@ TEST_CASE("GPU sddmm_dot: every path matches float64 on rows of 2000-20000 entri
       const Tensor y = random_tensor({cpu.num_cols, heads * features}, seed + 1).to(kGpu);
       Tensor automatic = poisoned({cpu.nnz * heads}, kGpu);
       const ops::ScopedKernelTuning rule(false);  // the rule's choice, not a timed one
-      ops::sddmm_dot_forward(ops::Cuda{}, gpu, heads, features, x, y, automatic);
+      ops::sddmm_dot_into(gpu, heads, features, x, y, automatic);
       CHECK(automatic.to_vector<float>() == dense.to_vector<float>());
     }
   }
@@ -200,6 +201,6 @@ TEST_CASE("GPU sddmm_dot: widths beyond the dense-row kernel fall back to segmen
   const Tensor x = random_tensor({cpu.num_rows, features}, 9200);
   const Tensor y = random_tensor({cpu.num_cols, features}, 9201);
   Tensor got = poisoned({cpu.nnz}, kGpu);
-  ops::sddmm_dot_forward(ops::Cuda{}, gpu, 1, features, x.to(kGpu), y.to(kGpu), got);
+  ops::sddmm_dot_into(gpu, 1, features, x.to(kGpu), y.to(kGpu), got);
   CHECK(relative_error(got, reference_dot(cpu, 1, features, x, y)) < 1e-5);
 }

@@ -22,6 +22,7 @@
 #include "ops/kernel_choices.hpp"
 #include "ops/sddmm.hpp"
 #include "ops/sddmm_backend.hpp"
+#include "ops/sddmm_choice.hpp"
 #include "ops/sddmm_path.hpp"
 #include "ops/sparse_plan.hpp"
 #include "tests/support/gpu_testing.hpp"
@@ -73,7 +74,7 @@ DotReference reference_dot(const Csr& csr, int64_t heads, int64_t features, cons
 Tensor run_hrpb(const Csr& gpu, const Hrpb& hrpb, int64_t heads, int64_t features, const Tensor& x, const Tensor& y) {
   const ops::ScopedSddmmPath forced(SddmmPath::Hrpb);
   Tensor out = poisoned({gpu.nnz * heads}, kGpu);
-  ops::sddmm_dot_forward(ops::Cuda{}, gpu, heads, features, x, y, out, &hrpb);
+  ops::sddmm_dot_into(gpu, heads, features, x, y, out, &hrpb);
   return out;
 }
 
@@ -93,7 +94,7 @@ void check_hrpb(const Csr& gpu, const Hrpb& hrpb, int64_t heads, int64_t feature
   if (gpu.nnz > 0) {
     const ops::ScopedSddmmPath segments(SddmmPath::Segments);
     Tensor float32 = poisoned({gpu.nnz * heads}, kGpu);
-    ops::sddmm_dot_forward(ops::Cuda{}, gpu, heads, features, x, y, float32, &hrpb);
+    ops::sddmm_dot_into(gpu, heads, features, x, y, float32, &hrpb);
     CHECK(float32.to_vector<float>() != got.to_vector<float>());
   }
   CHECK(run_hrpb(gpu, hrpb, heads, features, x, y).to_vector<float>() == got.to_vector<float>());
@@ -156,10 +157,10 @@ TEST_CASE("GPU sddmm_dot HRPB: bfloat16 operands on mma m16n8k16, float32 and bf
         }
         const ops::ScopedSddmmPath forced(SddmmPath::Hrpb);
         Tensor got = poisoned({graph.nnz() * heads}, kGpu);
-        ops::sddmm_dot_forward(ops::Cuda{}, graph.csr, heads, features, x, y, got, &hrpb);
+        ops::sddmm_dot_into(graph.csr, heads, features, x, y, got, &hrpb);
         CHECK(worst_bound_ratio(got, expected.value, float_bound) <= 1.0);
         Tensor rounded = ops::cast(poisoned({graph.nnz() * heads}, kGpu), DType::BFloat16);
-        ops::sddmm_dot_forward(ops::Cuda{}, graph.csr, heads, features, x, y, rounded, &hrpb);
+        ops::sddmm_dot_into(graph.csr, heads, features, x, y, rounded, &hrpb);
         CHECK(worst_bound_ratio(ops::cast(rounded, DType::Float32), expected.value, bf16_bound) <= 1.0);
       }
     }

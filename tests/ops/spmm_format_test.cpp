@@ -3,6 +3,7 @@
 #include "graph_io/hrpb_builder.hpp"
 #include "ops/cast.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/choice_keys.hpp"
 #include "ops/kernel_choices.hpp"
 #include "ops/spmm.hpp"
 #include "ops/spmm_format.hpp"
@@ -74,6 +75,15 @@ TEST_CASE("auto picks HRPB on a dense panel at wide features and CSR on narrow o
   CHECK(ops::chosen_spmm_format(dense_auto, ops::kHrpbAutoMinimumWidth - 1) == SpmmFormat::Csr);
   CHECK(ops::chosen_spmm_format(power_law_auto, 256) == SpmmFormat::Csr);
 
+  // A format stored by an older build (its own key) still settles the choice.
+  ops::import_kernel_choices(power_law_auto.csr, {{"spmm-format:f32", "hrpb"}, {"spmm-tile:h1:f32", "v4s8r1"}});
+  CHECK(ops::chosen_spmm_format(power_law_auto, 32) == SpmmFormat::Hrpb);
+  CHECK(ops::chosen_spmm_format(power_law_auto, 256) == SpmmFormat::Csr);
+  const Tensor b = random_tensor({power_law.num_cols(), 32}, 2);
+  std::vector<double> twice = reference_spmm(power_law.csr, power_law.values, b);
+  for (double& v : twice) v *= 2.0;
+  CHECK(relative_error(ops::spmm(power_law_auto, b), twice) < 1e-5);
+
   Adjacency missing = dense;
   missing.spmm_format = SpmmFormat::Hrpb;
   CHECK_THROWS_WITH_AS(ops::spmm(missing, random_tensor({dense.num_cols(), 4}, 1)),
@@ -93,13 +103,13 @@ TEST_CASE("BF16 spmm: HRPB runs through float32 when selected; auto keeps BF16 c
   c.backward(ops::cast(random_tensor({dense.num_rows(), 20}, 6), DType::BFloat16));
   CHECK(input.grad().dtype() == DType::BFloat16);
 
-  CHECK(ops::spmm_format_key(64) == "spmm-format:f64");
-  CHECK(ops::spmm_format_key(64, DType::BFloat16) == "spmm-format:bf16:f64");
+  CHECK(ops::spmm_choice_key(1, 64) == "spmm:h1:f64");
+  CHECK(ops::spmm_choice_key(1, 64, DType::BFloat16) == "spmm:bf16:h1:f64");
   const Adjacency dense_auto = with_doubled_hrpb(dense, SpmmFormat::Auto);
   REQUIRE(ops::chosen_spmm_format(dense_auto, 64) == SpmmFormat::Hrpb);   // the float32 rule
   CHECK(ops::chosen_spmm_format(dense_auto, 64, DType::BFloat16) == SpmmFormat::Csr);
-  ops::import_kernel_choices(dense_auto.csr, {{ops::spmm_format_key(64, DType::BFloat16), "hrpb"},
-                                              {ops::spmm_format_key(32), "csr"}});
+  ops::import_kernel_choices(dense_auto.csr, {{ops::spmm_choice_key(1, 64, DType::BFloat16), "hrpb"},
+                                              {ops::spmm_choice_key(1, 32), "csr"}});
   CHECK(ops::chosen_spmm_format(dense_auto, 64, DType::BFloat16) == SpmmFormat::Hrpb);
   CHECK(ops::chosen_spmm_format(dense_auto, 32, DType::BFloat16) == SpmmFormat::Csr);  // not the float32 choice's key
   CHECK(ops::chosen_spmm_format(dense_auto, 32) == SpmmFormat::Csr);
@@ -124,9 +134,9 @@ TEST_CASE("BF16 HRPB row staging: the widths that have a choice, and the recorde
   CHECK_FALSE(ops::hrpb_row_staging_matters(DType::Float32, 256));
   const std::vector<NamedGraph> graphs = hrpb_test_graphs();
   const Adjacency dense_auto = with_doubled_hrpb(graph_named(graphs, "a full dense panel").adjacency, SpmmFormat::Auto);
-  ops::import_kernel_choices(dense_auto.csr, {{ops::spmm_format_key(128, DType::BFloat16), ops::kHrpbByCopies},
-                                              {ops::spmm_format_key(256, DType::BFloat16), "hrpb"},
-                                              {ops::spmm_format_key(64, DType::BFloat16), ops::kHrpbByCopies}});
+  ops::import_kernel_choices(dense_auto.csr, {{ops::spmm_choice_key(1, 128, DType::BFloat16), ops::kHrpbByCopies},
+                                              {ops::spmm_choice_key(1, 256, DType::BFloat16), "hrpb"},
+                                              {ops::spmm_choice_key(1, 64, DType::BFloat16), ops::kHrpbByCopies}});
   CHECK(ops::chosen_spmm_format(dense_auto, 128, DType::BFloat16) == SpmmFormat::Hrpb);
   CHECK(ops::chosen_hrpb_row_staging(dense_auto, 128, DType::BFloat16) == ops::HrpbRowStaging::Copies);
   CHECK(ops::chosen_hrpb_row_staging(dense_auto, 256, DType::BFloat16) == ops::HrpbRowStaging::BulkCopies);

@@ -6,6 +6,7 @@
 #include "graph_io/hrpb_cache.hpp"
 #include "graph_io/kernel_choices_file.hpp"
 #include "graph_io/generators/synthetic_dataset.hpp"
+#include "ops/choice_keys.hpp"
 #include "ops/kernel_choices.hpp"
 #include "ops/sddmm_path.hpp"
 #include "ops/spmm_format.hpp"
@@ -37,7 +38,7 @@ graph_io::HrpbOptions resolved() {
 
 TEST_CASE("kernel selection: auto with a choice of HRPB and no cache folder keeps the layout, stores nothing") {
   graph_io::Graph graph = small_graph("");
-  ops::import_kernel_choices(graph.adjacency.csr, {{ops::spmm_format_key(16), "hrpb"}});
+  ops::import_kernel_choices(graph.adjacency.csr, {{ops::spmm_choice_key(1, 16), "hrpb"}});
   KernelSelection selection(graph, SpmmFormat::Auto, resolved(), true);
   REQUIRE(graph.adjacency.hrpb != nullptr);  // built to be used
   selection.after_first_epoch();             // no cache file to measure or write: nothing to do, no failure
@@ -48,7 +49,7 @@ TEST_CASE("kernel selection: auto with a choice of HRPB and no cache folder keep
 TEST_CASE("kernel selection: an SDDMM choice of the HRPB kernel keeps the layout that SpMM did not choose") {
   graph_io::Graph graph = small_graph("");
   ops::import_kernel_choices(graph.adjacency.csr,
-                             {{ops::spmm_format_key(16), "csr"},
+                             {{ops::spmm_choice_key(1, 16), "csr"},
                               {ops::sddmm_choice_key(1, 64, true, DType::Float32, true), "hrpb"}});
   KernelSelection selection(graph, SpmmFormat::Auto, resolved(), true);
   REQUIRE(graph.adjacency.hrpb != nullptr);  // built: the SDDMM runs on it
@@ -61,7 +62,7 @@ TEST_CASE("kernel selection: with a cache folder, choices stored for the device 
   TempDir dir;
   {
     graph_io::Graph graph = small_graph((dir / "cache").string());
-    ops::import_kernel_choices(graph.adjacency.csr, {{ops::spmm_format_key(16), "csr"}});
+    ops::import_kernel_choices(graph.adjacency.csr, {{ops::spmm_choice_key(1, 16), "csr"}});
     KernelSelection selection(graph, SpmmFormat::Auto, resolved(), true);
     CHECK(graph.adjacency.hrpb == nullptr);  // the imported choice settles it: no HRPB built
     selection.after_first_epoch();
@@ -72,5 +73,5 @@ TEST_CASE("kernel selection: with a cache folder, choices stored for the device 
   KernelSelection selection(again, SpmmFormat::Auto, resolved(), true);
   CHECK(selection.imported());
   CHECK(again.adjacency.hrpb == nullptr);
-  CHECK(ops::kernel_choices(again.adjacency.csr).at(ops::spmm_format_key(16)) == "csr");
+  CHECK(ops::kernel_choices(again.adjacency.csr).at(ops::spmm_choice_key(1, 16)) == "csr");
 }
