@@ -166,7 +166,7 @@ std::optional<SddmmKernel> time_kernels(const Context& context, const Shape& sha
   // longest-first order they can tie while one gains far more from the row
   // order (bfloat16 at width 128 on SBM with contiguous blocks: Segments
   // 0.857 and DenseRows 0.856 ms, in row order 0.705 and 0.595 ms;
-  // bench/RESULTS.md). Their kernels have run: one launch times each.
+  // docs/kernels.md). Their kernels have run: one launch times each.
   for (SddmmKernel by_row : walking) {
     by_row.by_row = true;
     const double ms = time(by_row, best_ms, true);
