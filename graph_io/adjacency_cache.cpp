@@ -115,6 +115,20 @@ std::filesystem::path adjacency_cache_path(const std::filesystem::path& cache_di
   return cache_dir / name;
 }
 
+AdjacencyCacheEntry adjacency_cache_entry(const std::filesystem::path& cache_dir, const Dataset& dataset,
+                                          const GraphOptions& options) {
+  AdjacencyCacheEntry entry;
+  entry.fingerprint = adjacency_fingerprint(dataset, options);
+  entry.file = adjacency_cache_path(cache_dir, entry.fingerprint);
+  return entry;
+}
+
+std::optional<int64_t> cached_adjacency_entries(const std::filesystem::path& cache_dir, const Dataset& dataset,
+                                                const GraphOptions& options) {
+  const AdjacencyCacheEntry entry = adjacency_cache_entry(cache_dir, dataset, options);
+  return cached_adjacency_entries(entry.file, entry.fingerprint);
+}
+
 void store_adjacency_cache(const std::filesystem::path& file, uint64_t fingerprint, const CachedAdjacency& cached) {
   const Adjacency& a = cached.adjacency;
   SGNN_CHECK(cached.weighted_edges || cached.normalization == Normalization::None || a.weighted(),

@@ -16,7 +16,8 @@
 #include <optional>
 #include <string>
 
-#include "graph_io/graph.hpp"
+#include "graph_io/dataset.hpp"
+#include "graph_io/graph_options.hpp"
 
 namespace sgnn::graph_io {
 
@@ -45,11 +46,26 @@ uint64_t adjacency_fingerprint(const EdgeList& edges, const GraphOptions& option
 uint64_t adjacency_fingerprint(const Dataset& dataset, const GraphOptions& options);
 
 // The entry count recorded in a valid-looking cache file for `fingerprint`
-// (its header only is read), or nullopt: what the memory check counts with.
+// (its header only is read), or nullopt.
 std::optional<int64_t> cached_adjacency_entries(const std::filesystem::path& file, uint64_t fingerprint);
 
 // <cache_dir>/adjacency-<16 hex digits>.sgnn
 std::filesystem::path adjacency_cache_path(const std::filesystem::path& cache_dir, uint64_t fingerprint);
+
+// The cache make_graph uses for `dataset` prepared with `options` in
+// `cache_dir`: its file and the fingerprint it must hold.
+struct AdjacencyCacheEntry {
+  std::filesystem::path file;
+  uint64_t fingerprint = 0;
+};
+AdjacencyCacheEntry adjacency_cache_entry(const std::filesystem::path& cache_dir, const Dataset& dataset,
+                                          const GraphOptions& options);
+
+// The entry count that cache records, or nullopt when it is missing or does
+// not match (its header only is read): what a memory check counts with
+// before make_graph runs.
+std::optional<int64_t> cached_adjacency_entries(const std::filesystem::path& cache_dir, const Dataset& dataset,
+                                                const GraphOptions& options);
 
 // Writes the cache atomically. Throws IoError when it cannot be written and
 // InvalidArgument when `cached` says its values are derived but has none.

@@ -5,57 +5,14 @@
 // (ops/sparse_plan.hpp); every later call reuses it. Choices are exported
 // and imported as text (graph_io stores them beside the adjacency cache),
 // so a later run with the same cache makes the same choices without timing.
-//
-// Timing happens only where it can pay and cannot change results that must
-// not change; otherwise each op's rule decides (and nothing is recorded):
-//   - on CUDA devices, outside CUDA Graph capture;
-//   - on graphs of at least kTuningMinEntries entries: timing an (op, width)
-//     costs a few launches plus a host synchronisation each (~0.1 ms on a
-//     toy graph), which a few hundred epochs of a kernel that is a microsecond
-//     faster do not repay below that size (on Cora's 13K entries the
-//     candidates differ by 3-8 µs per call, bench/RESULTS.md, so they do);
-//   - not under ops::set_deterministic(true) unless the graph's choices were
-//     imported (the candidates sum in different orders; a stored choice keeps
-//     runs reproducible, a fresh timing might not);
-//   - not while set_kernel_tuning(false).
+// When a call may time (CUDA, large enough graphs, not deterministic unless
+// imported, not switched off): may_tune in ops/kernel_choice_table.hpp.
 #pragma once
 
-#include <cstdint>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <string>
-
 #include "core/csr.hpp"
+#include "ops/kernel_choice_table.hpp"
 
 namespace sgnn::ops {
-
-inline constexpr int64_t kTuningMinEntries = int64_t{1} << 12;
-
-// Keys look like "spmm-tile:h1:f128" (float32) or "spmm-tile:bf16:h1:f128"
-// (bfloat16 operands: their own choice), values like "v4s32r1".
-using KernelChoiceMap = std::map<std::string, std::string>;
-
-// The choices of one graph (shared by a plan and, for a symmetric pattern,
-// its transpose's plan). Thread safe.
-class KernelChoiceTable {
- public:
-  std::optional<std::string> find(const std::string& key) const;
-  void set(const std::string& key, const std::string& variant);
-  KernelChoiceMap all() const;
-  void import(const KernelChoiceMap& choices);
-  bool imported() const;
-  // From now on this table reads and writes `other` (which must not forward back).
-  void forward_to(std::shared_ptr<KernelChoiceTable> other);
-
- private:
-  std::shared_ptr<KernelChoiceTable> target() const;
-  mutable std::mutex mutex_;
-  KernelChoiceMap choices_;
-  bool imported_ = false;
-  std::shared_ptr<KernelChoiceTable> forward_;
-};
 
 // The choices recorded for `csr` (its plan's table), e.g. to store them.
 KernelChoiceMap kernel_choices(const Csr& csr);
@@ -66,23 +23,5 @@ void import_kernel_choices(const Csr& csr, const KernelChoiceMap& choices);
 // Makes `transpose` use the same table as `csr` (same pattern, e.g. a
 // symmetrised graph): its choices are then timed once for both.
 void share_kernel_choices(const Csr& csr, const Csr& transpose);
-
-// Process-wide switch (default on); ScopedKernelTuning for a scope.
-void set_kernel_tuning(bool enabled);
-bool kernel_tuning_enabled();
-class ScopedKernelTuning {
- public:
-  explicit ScopedKernelTuning(bool enabled) : previous_(kernel_tuning_enabled()) { set_kernel_tuning(enabled); }
-  ~ScopedKernelTuning() { set_kernel_tuning(previous_); }
-  ScopedKernelTuning(const ScopedKernelTuning&) = delete;
-  ScopedKernelTuning& operator=(const ScopedKernelTuning&) = delete;
-
- private:
-  bool previous_;
-};
-
-// Whether a call on `csr` with table `table` may time candidates now (the
-// rules above; `capturing`: the stream is being captured into a CUDA Graph).
-bool may_tune(const Csr& csr, const KernelChoiceTable& table, bool capturing);
 
 }  // namespace sgnn::ops

@@ -29,7 +29,7 @@
 #include <memory>
 
 #include "core/csr.hpp"
-#include "ops/kernel_choices.hpp"
+#include "ops/kernel_choice_table.hpp"
 
 namespace sgnn::ops {
 

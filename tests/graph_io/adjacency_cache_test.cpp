@@ -10,6 +10,7 @@
 #include "graph_io/adjacency_cache.hpp"
 #include "graph_io/adjacency_from_pattern.hpp"
 #include "graph_io/generators/generators.hpp"
+#include "graph_io/graph.hpp"
 #include "graph_io/hrpb_cache.hpp"
 #include "graph_io/section_file.hpp"
 #include "tests/graph_io/adjacency_equality.hpp"
