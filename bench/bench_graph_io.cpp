@@ -30,6 +30,7 @@
 #include "core/memory.hpp"
 #include "graph_io/adjacency_cache.hpp"
 #include "graph_io/generators/generators.hpp"
+#include "graph_io/graph.hpp"
 #include "graph_io/readers/ogb_reader.hpp"
 #include "graph_io/ogb_writer.hpp"
 #include "graph_io/readers/readers.hpp"

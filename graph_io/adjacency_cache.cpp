@@ -1,5 +1,6 @@
 #include "graph_io/adjacency_cache.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -29,6 +30,112 @@ const char* values_mode(const CachedAdjacency& cached) {
     case Normalization::None: break;
   }
   return kValuesStored;
+}
+
+// The derived arrays of a host adjacency (format 3), which CPU loads map.
+// Metadata "transpose": "csr" where Aᵀ shares A's arrays (a symmetric
+// pattern), else "stored"; "transpose_values": "none", "values" (shared with
+// A's) or "stored". The edge map and the symmetric scale are there when the
+// preparation kept them.
+constexpr const char* kRowOrder = "derived.csr.row_order";
+constexpr const char* kTransposeIndptr = "derived.transpose.indptr";
+constexpr const char* kTransposeIndices = "derived.transpose.indices";
+constexpr const char* kTransposeRowOrder = "derived.transpose.row_order";
+constexpr const char* kTransposeToCsr = "derived.transpose_to_csr";
+constexpr const char* kDerivedValues = "derived.values";  // A's values where the "values" section is not them
+constexpr const char* kTransposeValues = "derived.transpose_values";
+constexpr const char* kSymmetricScale = "derived.symmetric_scale";
+
+// Whether `a` holds every derived array (a host adjacency as prepare makes it).
+bool has_derived_arrays(const Adjacency& a) {
+  return a.device().is_cpu() && a.csr.row_order.defined() && a.transpose.indices.defined() &&
+         a.transpose.row_order.defined() && a.values.defined() == a.transpose_values.defined();
+}
+
+void add_derived_sections(SectionFile& contents, const Adjacency& a, bool values_stored) {
+  contents.add(kRowOrder, a.csr.row_order);
+  const bool shared = a.transpose.indices.shares_storage_with(a.csr.indices);
+  contents.metadata["transpose"] = shared ? "csr" : "stored";
+  if (!shared) {
+    contents.add(kTransposeIndptr, a.transpose.indptr);
+    contents.add(kTransposeIndices, a.transpose.indices);
+    contents.add(kTransposeRowOrder, a.transpose.row_order);
+  }
+  if (a.transpose_to_csr.defined()) contents.add(kTransposeToCsr, a.transpose_to_csr);
+  if (a.values.defined() && !values_stored) contents.add(kDerivedValues, a.values);
+  std::string& transpose_values = contents.metadata["transpose_values"];
+  if (!a.transpose_values.defined()) {
+    transpose_values = "none";
+  } else if (a.transpose_values.shares_storage_with(a.values)) {
+    transpose_values = "values";
+  } else {
+    transpose_values = "stored";
+    contents.add(kTransposeValues, a.transpose_values);
+  }
+  if (a.symmetric_scale.defined()) contents.add(kSymmetricScale, a.symmetric_scale);
+}
+
+// The host adjacency of `pattern` (checked) from the file's derived arrays,
+// mapped: nullopt when the file has none or they were made with another
+// edge map or symmetric scale than `edge_map` and `symmetric_scale` ask for
+// (they are derived then). `values`: A's values when the file stores them.
+// Throws IoError when the arrays do not fit the pattern.
+std::optional<Adjacency> mapped_adjacency(SectionFile& contents, const Csr& pattern, const Tensor& values,
+                                          bool derived_values, bool edge_map, bool symmetric_scale) {
+  if (!contents.metadata.contains("transpose")) return std::nullopt;
+  if (contents.has(kTransposeToCsr) != edge_map || contents.has(kSymmetricScale) != symmetric_scale) {
+    return std::nullopt;
+  }
+  const std::string& source = contents.source;
+  const std::string& transpose_mode = contents.meta("transpose");
+  const std::string& transpose_values_mode = contents.meta("transpose_values");
+  const bool transpose_stored = transpose_mode == "stored";
+  const bool has_values = values.defined() || derived_values;
+  const bool modes_fit = (transpose_stored || transpose_mode == "csr") &&
+                         (has_values ? transpose_values_mode == "values" || transpose_values_mode == "stored"
+                                     : transpose_values_mode == "none") &&
+                         contents.has(kDerivedValues) == derived_values;
+  if (!modes_fit) throw IoError(source, 0, "the derived arrays' sections do not fit together");
+  std::vector<std::string> names{kRowOrder};
+  if (transpose_stored) names.insert(names.end(), {kTransposeIndptr, kTransposeIndices, kTransposeRowOrder});
+  if (edge_map) names.emplace_back(kTransposeToCsr);
+  if (derived_values) names.emplace_back(kDerivedValues);
+  if (transpose_values_mode == "stored") names.emplace_back(kTransposeValues);
+  if (symmetric_scale) names.emplace_back(kSymmetricScale);
+  const Shape entries{pattern.nnz};
+  const auto float_entries = [&](const char* name) {
+    return !contents.has(name) || (contents.at(name).dtype() == DType::Float32 && contents.at(name).shape() == entries);
+  };
+  const bool shapes_fit = float_entries(kDerivedValues) && float_entries(kTransposeValues) &&
+                          (!symmetric_scale || (contents.at(kSymmetricScale).dtype() == DType::Int64 &&
+                                                contents.at(kSymmetricScale).shape() == Shape{pattern.num_rows}));
+  if (!shapes_fit) throw IoError(source, 0, "the derived values' sections do not fit the pattern (shape or dtype)");
+  const std::vector<Tensor> mapped = upload_sections(contents, names, Device::cpu());  // checksums checked, no copy
+  const auto take = [&](const char* name) {
+    return mapped[static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin())];
+  };
+
+  Adjacency a;
+  a.csr = pattern;
+  a.csr.row_order = take(kRowOrder);
+  check_row_order(a.csr, a.csr.row_order, source);
+  a.transpose = a.csr;
+  if (transpose_stored) {
+    a.transpose.indptr = take(kTransposeIndptr);
+    a.transpose.indices = take(kTransposeIndices);
+    a.transpose.row_order = Tensor();
+    check_sorted_pattern(a.transpose, source);
+    a.transpose.row_order = take(kTransposeRowOrder);
+    check_row_order(a.transpose, a.transpose.row_order, source);
+  }
+  if (edge_map) {
+    a.transpose_to_csr = take(kTransposeToCsr);
+    check_transpose_map(a.csr, a.transpose, a.transpose_to_csr, source);
+  }
+  a.values = derived_values ? take(kDerivedValues) : values;
+  if (has_values) a.transpose_values = transpose_values_mode == "values" ? a.values : take(kTransposeValues);
+  if (symmetric_scale) a.symmetric_scale = take(kSymmetricScale);
+  return a;
 }
 
 // Every id in [0, n) exactly once (n = numel).
@@ -115,6 +222,20 @@ std::filesystem::path adjacency_cache_path(const std::filesystem::path& cache_di
   return cache_dir / name;
 }
 
+AdjacencyCacheEntry adjacency_cache_entry(const std::filesystem::path& cache_dir, const Dataset& dataset,
+                                          const GraphOptions& options) {
+  AdjacencyCacheEntry entry;
+  entry.fingerprint = adjacency_fingerprint(dataset, options);
+  entry.file = adjacency_cache_path(cache_dir, entry.fingerprint);
+  return entry;
+}
+
+std::optional<int64_t> cached_adjacency_entries(const std::filesystem::path& cache_dir, const Dataset& dataset,
+                                                const GraphOptions& options) {
+  const AdjacencyCacheEntry entry = adjacency_cache_entry(cache_dir, dataset, options);
+  return cached_adjacency_entries(entry.file, entry.fingerprint);
+}
+
 void store_adjacency_cache(const std::filesystem::path& file, uint64_t fingerprint, const CachedAdjacency& cached) {
   const Adjacency& a = cached.adjacency;
   SGNN_CHECK(cached.weighted_edges || cached.normalization == Normalization::None || a.weighted(),
@@ -131,6 +252,7 @@ void store_adjacency_cache(const std::filesystem::path& file, uint64_t fingerpri
   contents.add("csr.indices", a.csr.indices);
   if (mode == kValuesStored) contents.add("values", a.values);
   if (cached.node_order.defined()) contents.add("node_order", cached.node_order);
+  if (has_derived_arrays(a)) add_derived_sections(contents, a, mode == kValuesStored);
   write_section_file(file, contents);
 }
 
@@ -183,7 +305,13 @@ std::optional<CachedAdjacency> load_adjacency_cache(const std::filesystem::path&
     PrepareOptions options = derive;
     options.normalization = normalization;
     options.device = device;
-    cached.adjacency = adjacency_from_pattern(pattern, weights, options);
+    const bool symmetric_scale = keeps_symmetric_scale(options, weights.defined());
+    std::optional<Adjacency> mapped;
+    if (device.is_cpu()) {
+      const bool derived_values = normalization != Normalization::None && !symmetric_scale;
+      mapped = mapped_adjacency(contents, pattern, weights, derived_values, options.edge_map, symmetric_scale);
+    }
+    cached.adjacency = mapped ? std::move(*mapped) : adjacency_from_pattern(pattern, weights, options);
     return cached;
   } catch (const IoError& failure) {
     problem = failure.what();

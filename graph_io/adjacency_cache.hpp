@@ -2,27 +2,37 @@
 // file (kind "adjacency-cache") keyed by a fingerprint of the inputs, so a
 // second run skips preparation.
 //
-// Only what is costly to recompute is stored: the sorted, merged CSR pattern
+// Always stored: what is costly to recompute, the sorted, merged CSR pattern
 // (the sort of all edges, duplicates, symmetrisation, self loops), the node
 // order of a reordering, and the values when they cannot be derived from the
-// pattern (weighted edges). On load, the transpose, its edge map, the row
-// orders and the normalised values are derived again by prepare's own code
-// (adjacency_from_pattern) on the target device, bitwise equal to a fresh
-// prepare_adjacency; on a GPU that is a few tens of ms at 10^8 edges, far
-// less than reading them from disk.
+// pattern (weighted edges). On a GPU, a load derives the rest (the
+// transpose, its edge map, the row orders, the normalised values) again by
+// prepare's own code (adjacency_from_pattern), bitwise equal to a fresh
+// prepare_adjacency; that is a few tens of ms at 10^8 edges, far less than
+// reading them from disk.
+// A host adjacency also stores those derived arrays, and a CPU load whose
+// options ask for the same ones (edge map, symmetric scale) maps them from
+// the file instead (zero copy): on the CPU deriving them costs seconds at
+// 10^7 entries, mapping them almost nothing. What indexes memory is checked
+// against the pattern (row orders and edge maps exactly, a stored transpose
+// as a sorted pattern); values, and a symmetric pattern's claim that Aᵀ is
+// A, are taken as their checksums vouch for them, as stored values always
+// were. A CPU load of a file written from a GPU derives them.
 #pragma once
 
 #include <filesystem>
 #include <optional>
 #include <string>
 
-#include "graph_io/graph.hpp"
+#include "graph_io/dataset.hpp"
+#include "graph_io/graph_options.hpp"
 
 namespace sgnn::graph_io {
 
 // Bump when the content or the preparation's semantics change: old files are then rebuilt.
 // 2: pattern (+ values only when not derivable) instead of every prepared tensor.
-inline constexpr uint32_t kAdjacencyCacheVersion = 2;
+// 3: + the derived arrays of a host adjacency, which CPU loads map.
+inline constexpr uint32_t kAdjacencyCacheVersion = 3;
 
 struct CachedAdjacency {
   Adjacency adjacency;  // any device when storing; on the requested device after loading
@@ -45,11 +55,26 @@ uint64_t adjacency_fingerprint(const EdgeList& edges, const GraphOptions& option
 uint64_t adjacency_fingerprint(const Dataset& dataset, const GraphOptions& options);
 
 // The entry count recorded in a valid-looking cache file for `fingerprint`
-// (its header only is read), or nullopt: what the memory check counts with.
+// (its header only is read), or nullopt.
 std::optional<int64_t> cached_adjacency_entries(const std::filesystem::path& file, uint64_t fingerprint);
 
 // <cache_dir>/adjacency-<16 hex digits>.sgnn
 std::filesystem::path adjacency_cache_path(const std::filesystem::path& cache_dir, uint64_t fingerprint);
+
+// The cache make_graph uses for `dataset` prepared with `options` in
+// `cache_dir`: its file and the fingerprint it must hold.
+struct AdjacencyCacheEntry {
+  std::filesystem::path file;
+  uint64_t fingerprint = 0;
+};
+AdjacencyCacheEntry adjacency_cache_entry(const std::filesystem::path& cache_dir, const Dataset& dataset,
+                                          const GraphOptions& options);
+
+// The entry count that cache records, or nullopt when it is missing or does
+// not match (its header only is read): what a memory check counts with
+// before make_graph runs.
+std::optional<int64_t> cached_adjacency_entries(const std::filesystem::path& cache_dir, const Dataset& dataset,
+                                                const GraphOptions& options);
 
 // Writes the cache atomically. Throws IoError when it cannot be written and
 // InvalidArgument when `cached` says its values are derived but has none.
@@ -57,7 +82,8 @@ void store_adjacency_cache(const std::filesystem::path& file, uint64_t fingerpri
 
 // The cached adjacency on `device`, or nullopt when the file is missing or
 // unusable (corrupt, truncated, other version, other fingerprint, sections
-// that do not fit together, a pattern that is not sorted and in range);
+// that do not fit together, a pattern that is not sorted and in range,
+// derived arrays that are not those of the pattern);
 // `problem` then says why (empty when the file is simply missing). Device
 // errors while deriving (e.g. out of memory) propagate as exceptions.
 // Of `derive`, edge_map and symmetric_scale say what to derive (the

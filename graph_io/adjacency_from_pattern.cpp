@@ -42,6 +42,42 @@ bool rows_sorted_and_in_range(const Offset* indptr, const int32_t* indices, int6
   return !bad;
 }
 
+// Strictly increasing RowOrderKey along `order` (in range): the one order
+// prepare's sort of those distinct keys gives.
+template <typename Offset>
+bool is_row_order(const Offset* indptr, const int32_t* order, int64_t n) {
+  const csr_builder::RowOrderKey<Offset> key{indptr, n};
+  bool bad = false;
+#pragma omp parallel for schedule(static) reduction(|| : bad)
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t row = order[i];
+    bad = bad || row < 0 || row >= n || (i > 0 && (order[i - 1] < 0 || order[i - 1] >= n || key(order[i - 1]) >= key(row)));
+  }
+  return !bad;
+}
+
+// Entry k of Aᵀ, (c, r), maps to an entry of A's row r whose column is c.
+// With both patterns duplicate-free and of equal size, that makes the map a
+// bijection and Aᵀ the transpose.
+template <typename Offset>
+bool is_transpose_map(const Csr& csr, const Csr& transpose, const Offset* map) {
+  const Offset* indptr = csr.indptr.data<Offset>();
+  const int32_t* cols = csr.indices.data<int32_t>();
+  const Offset* transpose_indptr = transpose.indptr.data<Offset>();
+  const int32_t* transpose_rows = transpose.indices.data<int32_t>();
+  bool bad = false;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(|| : bad)
+  for (int64_t c = 0; c < transpose.num_rows; ++c) {
+    for (auto k = static_cast<int64_t>(transpose_indptr[c]); k < static_cast<int64_t>(transpose_indptr[c + 1]); ++k) {
+      const int32_t r = transpose_rows[k];
+      const auto entry = static_cast<int64_t>(map[k]);
+      bad = bad || entry < static_cast<int64_t>(indptr[r]) || entry >= static_cast<int64_t>(indptr[r + 1]) ||
+            cols[entry] != c;
+    }
+  }
+  return !bad;
+}
+
 // The host assemble of a pattern: the same row orders and values as
 // csr_builder::assemble (its own functions), a symmetric pattern's transpose
 // shared as there, else the transpose by a counting sort (O(nnz)) instead of
@@ -128,6 +164,25 @@ void check_sorted_pattern(const Csr& pattern, const std::string& where) {
                   "the CSR pattern is not a sorted, duplicate-free pattern (offsets not from 0 to nnz and "
                   "non-decreasing, or a row's columns not increasing and < num_nodes)");
   }
+}
+
+void check_row_order(const Csr& csr, const Tensor& order, const std::string& where) {
+  const int64_t n = csr.num_rows;
+  const bool fits = order.defined() && order.dtype() == DType::Int32 && order.shape() == Shape{n} &&
+                    order.device().is_cpu();
+  const bool ok = fits && (csr.indptr.dtype() == DType::Int64
+                               ? is_row_order(csr.indptr.data<int64_t>(), order.data<int32_t>(), n)
+                               : is_row_order(csr.indptr.data<int32_t>(), order.data<int32_t>(), n));
+  if (!ok) throw IoError(where, 0, "a stored row order is not the rows by decreasing length");
+}
+
+void check_transpose_map(const Csr& csr, const Csr& transpose, const Tensor& map, const std::string& where) {
+  const bool fits = transpose.num_rows == csr.num_cols && transpose.nnz == csr.nnz &&
+                    transpose.indptr.dtype() == csr.indptr.dtype() && map.defined() &&
+                    map.dtype() == csr_offset_dtype(csr.nnz) && map.shape() == Shape{csr.nnz} && map.device().is_cpu();
+  const bool ok = fits && (map.dtype() == DType::Int64 ? is_transpose_map(csr, transpose, map.data<int64_t>())
+                                                       : is_transpose_map(csr, transpose, map.data<int32_t>()));
+  if (!ok) throw IoError(where, 0, "the stored transpose and its edge map are not those of the pattern");
 }
 
 Adjacency adjacency_from_pattern(const Csr& pattern, const Tensor& weights, const PrepareOptions& options) {

@@ -33,4 +33,16 @@ Tensor stored_weights(const Adjacency& adjacency, bool transpose = false);
 // threads; CUDA tensors: a kernel, no host pass).
 void check_sorted_pattern(const Csr& pattern, const std::string& where);
 
+// Checks of derived arrays read from a file, against a pattern that passed
+// check_sorted_pattern (host tensors, one parallel pass each). Throw
+// IoError(where, 0, reason) unless
+//   check_row_order      `order` is the row order prepare gives `csr` (int32
+//                        [num_rows]: rows by decreasing length, ties by row id);
+//   check_transpose_map  `transpose` (a sorted pattern too) has csr's nnz and
+//                        `map` ([nnz], csr_offset_dtype) sends each of its
+//                        entries (c, r) to entry (r, c) of `csr`: then
+//                        `transpose` is Aᵀ and `map` its transpose_to_csr.
+void check_row_order(const Csr& csr, const Tensor& order, const std::string& where);
+void check_transpose_map(const Csr& csr, const Csr& transpose, const Tensor& map, const std::string& where);
+
 }  // namespace sgnn::graph_io

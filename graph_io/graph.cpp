@@ -32,27 +32,6 @@ CachedAdjacency build(const Dataset& dataset, const GraphOptions& options, Devic
   return built;
 }
 
-}  // namespace
-
-GraphOptions gcn_graph_options() {
-  GraphOptions options;
-  options.prepare.symmetrize = true;
-  options.prepare.self_loops = SelfLoops::Add;
-  options.prepare.normalization = Normalization::Symmetric;
-  options.prepare.edge_map = false;  // fixed weights: Aᵀ's copy suffices
-  return options;
-}
-
-GraphOptions gat_graph_options() {
-  GraphOptions options;
-  options.prepare.symmetrize = true;
-  options.prepare.self_loops = SelfLoops::Add;
-  options.prepare.normalization = Normalization::None;
-  return options;
-}
-
-namespace {
-
 struct NodeTensors {
   Tensor features, labels, train_index, valid_index, test_index;
 };
@@ -105,12 +84,12 @@ Graph make_graph(const Dataset& dataset, const GraphOptions& options, Device dev
   std::optional<CachedAdjacency> prepared;
   uint64_t fingerprint = 0;
   if (!cache_dir.empty()) {
-    fingerprint = adjacency_fingerprint(dataset, options);
-    const std::filesystem::path file = adjacency_cache_path(cache_dir, fingerprint);
-    graph.statistics.cache_path = file.string();
+    const AdjacencyCacheEntry entry = adjacency_cache_entry(cache_dir, dataset, options);
+    fingerprint = entry.fingerprint;
+    graph.statistics.cache_path = entry.file.string();
     std::string problem;
     const auto cache_started = std::chrono::steady_clock::now();
-    prepared = load_adjacency_cache(file, fingerprint, problem, device, options.prepare);
+    prepared = load_adjacency_cache(entry.file, fingerprint, problem, device, options.prepare);
     if (prepared) {
       graph.statistics.cache_hit = true;
       graph.statistics.cache_ms =

@@ -22,18 +22,9 @@
 #include <string>
 
 #include "graph_io/dataset.hpp"
-#include "graph_io/prepare.hpp"
-#include "graph_io/reordering.hpp"
+#include "graph_io/graph_options.hpp"
 
 namespace sgnn::graph_io {
-
-struct GraphOptions {
-  PrepareOptions prepare;
-  Reordering reordering = Reordering::None;
-};
-
-GraphOptions gcn_graph_options();  // symmetrize, self loops Add, Normalization::Symmetric
-GraphOptions gat_graph_options();  // symmetrize, self loops Add, Normalization::None
 
 struct PreparationStatistics {
   double read_ms = 0;      // reading the dataset files (Dataset::read_ms)

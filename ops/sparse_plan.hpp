@@ -32,7 +32,7 @@
 #include <mutex>
 
 #include "core/csr.hpp"
-#include "ops/kernel_choices.hpp"
+#include "ops/kernel_choice_table.hpp"
 
 namespace sgnn::ops {
 

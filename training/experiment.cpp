@@ -119,8 +119,7 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   const graph_io::GraphOptions graph_options = model_graph_options(options.model);
   std::optional<int64_t> cached_entries;
   if (!options.cache_dir.empty()) {
-    const uint64_t key = graph_io::adjacency_fingerprint(dataset, graph_options);
-    cached_entries = graph_io::cached_adjacency_entries(graph_io::adjacency_cache_path(options.cache_dir, key), key);
+    cached_entries = graph_io::cached_adjacency_entries(options.cache_dir, dataset, graph_options);
   }
   require_experiment_fits(options.model, dataset, h, spmm_format != SpmmFormat::Csr, device, cached_entries,
                           options.precision);

@@ -65,8 +65,10 @@ KernelSelection::KernelSelection(graph_io::Graph& graph, SpmmFormat format, cons
   graph_io::HrpbCachePolicy policy;
   if (format == SpmmFormat::Auto) {
     const ops::KernelChoiceMap choices = ops::kernel_choices(adjacency.csr);
-    // Stored choices settle it; without them HRPB is a candidate to time, built but not stored yet.
-    attach = has_format_choices(choices) ? any_choice_uses_hrpb(choices) : true;
+    // Stored choices settle it; without them HRPB is a candidate to time on
+    // a CUDA device (built, not stored yet). The CPU times nothing, and its
+    // HRPB kernel is the reference of the GPU's, not a faster path: CSR.
+    attach = has_format_choices(choices) ? any_choice_uses_hrpb(choices) : adjacency.device().is_cuda();
     policy.store_on_miss = false;
   }
   if (!attach) {

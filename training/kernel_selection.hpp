@@ -6,8 +6,9 @@
 //       lets Aᵀ share A's choices when the pattern is symmetric; attaches the
 //       HRPB layout only when a kernel may use it: --spmm hrpb; or auto (GCN)
 //       when the stored choices pick HRPB at some width (for the SpMM or the
-//       SDDMM), or when nothing is stored yet (then it is built on the device
-//       to be timed, not stored).
+//       SDDMM), or when nothing is stored yet on a CUDA device (then it is
+//       built to be timed, not stored); auto on the CPU, which times
+//       nothing, runs CSR without building it.
 //   after_first_epoch()   the first epoch has timed every (op, width) the
 //       model runs: stores the choices when new; with auto, drops the HRPB
 //       layout if no op and width chose it, else stores it where reading it back

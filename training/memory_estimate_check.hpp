@@ -9,7 +9,8 @@
 
 #include "core/memory_estimate.hpp"
 #include "graph_io/dataset.hpp"
-#include "training/experiment.hpp"
+#include "training/experiment_model.hpp"
+#include "training/precision.hpp"
 
 namespace sgnn::training {
 

@@ -1,7 +1,9 @@
-// The adjacency cache (format 2: the pattern, values only when they cannot be
-// derived): a cached load equals prepare_adjacency bit for bit for every
-// preparation, old and damaged files are rebuilt, and files whose checksums
-// are right but whose sections do not describe a valid pattern are refused.
+// The adjacency cache (format 3: the pattern, values only when they cannot be
+// derived, and a host adjacency's derived arrays, which CPU loads map): a
+// cached load equals prepare_adjacency bit for bit for every preparation,
+// mapped or derived, old and damaged files are rebuilt, and files whose
+// checksums are right but whose sections do not describe a valid pattern (or
+// its derived arrays) are refused.
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -10,6 +12,7 @@
 #include "graph_io/adjacency_cache.hpp"
 #include "graph_io/adjacency_from_pattern.hpp"
 #include "graph_io/generators/generators.hpp"
+#include "graph_io/graph.hpp"
 #include "graph_io/hrpb_cache.hpp"
 #include "graph_io/section_file.hpp"
 #include "tests/graph_io/adjacency_equality.hpp"
@@ -139,7 +142,93 @@ TEST_CASE("adjacency cache: a cached load equals prepare_adjacency bit for bit f
       const SectionFile stored = read_section_file(hit.statistics.cache_path, "adjacency-cache", kAdjacencyCacheVersion);
       CHECK(stored.has("values") == (weighted && expected.values.defined()));
       CHECK_FALSE(stored.has("transpose.indices"));
+      // A host adjacency's derived arrays too: a CPU hit maps them.
+      CHECK(stored.has("derived.csr.row_order"));
+      CHECK(stored.has("derived.transpose_to_csr") == expected.transpose_to_csr.defined());
+      CHECK(stored.has("derived.symmetric_scale") == expected.symmetric_scale.defined());
     }
+  }
+}
+
+TEST_CASE("adjacency cache: a CPU load asking for another edge map or symmetric scale derives what it asks for") {
+  for (const bool weighted : {false, true}) {
+    for (const Preparation& preparation : preparations()) {
+      CAPTURE(weighted);
+      CAPTURE(preparation.name);
+      const Dataset d = rmat_dataset(97, 900, 4, weighted);
+      TempDir dir;
+      const Graph miss = make_graph(d, preparation.options, Device::cpu(), dir.path().string());
+      PrepareOptions other = preparation.options.prepare;
+      other.edge_map = !other.edge_map;
+      other.symmetric_scale = !other.symmetric_scale;
+      std::string problem;
+      const std::optional<CachedAdjacency> loaded = load_adjacency_cache(
+          miss.statistics.cache_path, adjacency_fingerprint(d.edges, preparation.options), problem, Device::cpu(), other);
+      REQUIRE_MESSAGE(loaded.has_value(), problem);
+      GraphOptions expected_options = preparation.options;
+      expected_options.prepare = other;
+      check_same_adjacency(loaded->adjacency, fresh_prepare(d, expected_options, miss.node_order));
+    }
+  }
+}
+
+TEST_CASE("adjacency cache: derived arrays with right checksums that are not the pattern's are refused") {
+  GraphOptions row = gcn_graph_options();
+  row.prepare.normalization = Normalization::Row;
+  const GraphOptions plain;  // directed: Aᵀ stored with its edge map
+  const auto swap_two = [](SectionFile& f, const std::string& name) {
+    int32_t* values = writable_ints(f, name);
+    std::swap(values[0], values[section(f, name).numel() - 1]);
+  };
+  struct DerivedTampering {
+    const char* what;
+    GraphOptions options;
+    bool weighted;
+    std::function<void(SectionFile&)> change;
+    const char* problem;
+  };
+  const std::vector<DerivedTampering> tamperings{
+      {"a row order out of order", gcn_graph_options(), false,
+       [&](SectionFile& f) { swap_two(f, "derived.csr.row_order"); }, "not the rows by decreasing length"},
+      {"a row order with a row outside the graph", gcn_graph_options(), false,
+       [](SectionFile& f) { writable_ints(f, "derived.csr.row_order")[0] = 1 << 20; },
+       "not the rows by decreasing length"},
+      {"a transpose's row order out of order", plain, false,
+       [&](SectionFile& f) { swap_two(f, "derived.transpose.row_order"); }, "not the rows by decreasing length"},
+      {"an edge map that swaps two entries", gat_graph_options(), false,
+       [&](SectionFile& f) { swap_two(f, "derived.transpose_to_csr"); }, "not those of the pattern"},
+      {"an edge map entry outside the graph", plain, false,
+       [](SectionFile& f) { writable_ints(f, "derived.transpose_to_csr")[0] = -1; }, "not those of the pattern"},
+      {"an unsorted transpose", plain, false,
+       [&](SectionFile& f) { swap_two(f, "derived.transpose.indices"); }, "not a sorted, duplicate-free pattern"},
+      {"an unknown transpose mode", gcn_graph_options(), false,
+       [](SectionFile& f) { f.metadata["transpose"] = "sideways"; }, "do not fit together"},
+      {"derived values missing", row, false,
+       [](SectionFile& f) { std::erase_if(f.sections, [](const auto& s) { return s.first == "derived.values"; }); },
+       "do not fit together"},
+      {"derived values of the wrong length", row, false,
+       [](SectionFile& f) { section(f, "derived.values") = Tensor::full({3}, 1.0); }, "do not fit the pattern"},
+      {"a stored transpose's values missing", plain, true,
+       [](SectionFile& f) {
+         std::erase_if(f.sections, [](const auto& s) { return s.first == "derived.transpose_values"; });
+       },
+       "missing section \"derived.transpose_values\""},
+  };
+  for (const DerivedTampering& tampering : tamperings) {
+    CAPTURE(tampering.what);
+    const Dataset d = rmat_dataset(60, 400, 11, tampering.weighted);
+    TempDir dir;
+    const Graph miss = make_graph(d, tampering.options, Device::cpu(), dir.path().string());
+    const uint64_t fingerprint = adjacency_fingerprint(d.edges, tampering.options);
+    std::string problem;
+    REQUIRE(load_adjacency_cache(miss.statistics.cache_path, fingerprint, problem, Device::cpu(),
+                                 tampering.options.prepare));
+    SectionFile bad = read_section_file(miss.statistics.cache_path, "adjacency-cache", kAdjacencyCacheVersion);
+    tampering.change(bad);
+    write_section_file(miss.statistics.cache_path, bad);
+    CHECK_FALSE(load_adjacency_cache(miss.statistics.cache_path, fingerprint, problem, Device::cpu(),
+                                     tampering.options.prepare));
+    CHECK_MESSAGE(problem.find(tampering.problem) != std::string::npos, problem);
   }
 }
 
@@ -194,7 +283,8 @@ TEST_CASE("adjacency cache: a file of format version 1 is refused cleanly and re
 
   std::string problem;
   CHECK_FALSE(load_adjacency_cache(first.statistics.cache_path, old.fingerprint, problem));
-  CHECK_MESSAGE(problem.find("format version 1, this build reads version 2") != std::string::npos, problem);
+  const std::string refused = "format version 1, this build reads version " + std::to_string(kAdjacencyCacheVersion);
+  CHECK_MESSAGE(problem.find(refused) != std::string::npos, problem);
   const Graph rebuilt = make_graph(d, gcn_graph_options(), Device::cpu(), dir.path().string());
   CHECK_FALSE(rebuilt.statistics.cache_hit);
   check_same_adjacency(rebuilt.adjacency, first.adjacency);

@@ -285,6 +285,10 @@ TEST_CASE("processed dataset: the adjacency cache is keyed by the stored fingerp
   const uint64_t key = adjacency_fingerprint(mapped, gcn_graph_options());
   CHECK(cached_adjacency_entries(adjacency_cache_path(dir / "cache", key), key) == hit.adjacency.nnz());
   CHECK_FALSE(cached_adjacency_entries(adjacency_cache_path(dir / "cache", key), key + 1).has_value());
+  // The lookup a memory check makes before make_graph: the same file, keyed by the same options.
+  CHECK(adjacency_cache_entry(dir / "cache", mapped, gcn_graph_options()).file.string() == hit.statistics.cache_path);
+  CHECK(cached_adjacency_entries(dir / "cache", mapped, gcn_graph_options()) == hit.adjacency.nnz());
+  CHECK_FALSE(cached_adjacency_entries(dir / "cache", mapped, gat_graph_options()).has_value());
 }
 
 TEST_CASE("processed dataset: written on a thread of its own, complete once the last copy of the dataset is gone") {

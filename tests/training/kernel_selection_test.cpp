@@ -46,6 +46,18 @@ TEST_CASE("kernel selection: auto with a choice of HRPB and no cache folder keep
   CHECK(selection.spmm_description(16) == "auto: hrpb");
 }
 
+TEST_CASE("kernel selection: auto on the CPU with nothing stored builds no HRPB layout; hrpb asked for does") {
+  graph_io::Graph graph = small_graph("");
+  KernelSelection selection(graph, SpmmFormat::Auto, resolved(), true);
+  CHECK(graph.adjacency.hrpb == nullptr);  // the CPU times nothing: CSR, nothing to build
+  CHECK(selection.hrpb_ms() == 0);
+  CHECK(selection.spmm_description(16) == "auto: csr");
+  graph_io::Graph asked = small_graph("");
+  const KernelSelection explicit_hrpb(asked, SpmmFormat::Hrpb, resolved(), true);
+  CHECK(asked.adjacency.hrpb != nullptr);  // the CPU's HRPB kernel runs it
+  CHECK(explicit_hrpb.spmm_description(16) == "hrpb");
+}
+
 TEST_CASE("kernel selection: an SDDMM choice of the HRPB kernel keeps the layout that SpMM did not choose") {
   graph_io::Graph graph = small_graph("");
   ops::import_kernel_choices(graph.adjacency.csr,

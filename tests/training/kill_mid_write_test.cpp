@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "graph_io/adjacency_cache.hpp"
+#include "graph_io/graph.hpp"
 #include "graph_io/section_file.hpp"
 #include "tests/graph_io/adjacency_equality.hpp"
 #include "tests/graph_io/temp_files.hpp"

@@ -10,6 +10,7 @@
 #include "graph_io/ogb_writer.hpp"
 #include "tests/graph_io/temp_files.hpp"
 #include "tests/support/synthetic_datasets.hpp"
+#include "training/experiment.hpp"
 #include "training/memory_estimate_check.hpp"
 
 using namespace sgnn;
