@@ -20,7 +20,7 @@
 #include "distributed/multi_gpu_training.hpp"
 #include "graph_io/load_dataset.hpp"
 #include "ops/loss.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/trainer.hpp"
 
 using namespace sgnn;

@@ -7,8 +7,8 @@
 #include "ops/loss.hpp"
 #include "ops/reduce.hpp"
 #include "ops/spmm.hpp"
-#include "training/gat_conv.hpp"
-#include "training/gcn_conv.hpp"
+#include "training/nn/gat_conv.hpp"
+#include "training/nn/gcn_conv.hpp"
 #include "training/metrics.hpp"
 
 namespace sgnn::distributed {

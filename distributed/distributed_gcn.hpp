@@ -19,7 +19,7 @@
 #include "distributed/communicator.hpp"
 #include "distributed/halo_exchange.hpp"
 #include "distributed/rank_shard.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/optimizer.hpp"
 #include "training/trainer.hpp"
 

@@ -12,7 +12,7 @@
 #include "distributed/halo_plan.hpp"
 #include "graph_io/graph.hpp"
 #include "training/experiment.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/trainer.hpp"
 
 namespace sgnn::distributed {
@@ -29,7 +29,7 @@ struct MultiGpuOptions {
   int64_t epochs = 200;
   uint64_t seed = 0;
   std::optional<HaloMode> halo;  // unset: choose_halo_mode
-  training::Precision precision = training::Precision::Fp32;  // bf16: mixed precision (training/precision.hpp)
+  training::Precision precision = training::Precision::Fp32;  // bf16: mixed precision (training/nn/precision.hpp)
 };
 
 struct MultiGpuEpoch {

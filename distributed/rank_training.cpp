@@ -5,7 +5,7 @@
 #include "core/memory.hpp"
 #include "distributed/distributed_gcn.hpp"
 #include "graph_io/feature_transforms.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 
 namespace sgnn::distributed {
 

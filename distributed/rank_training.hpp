@@ -27,7 +27,7 @@ struct RankTrainingOptions {
   uint64_t seed = 0;       // initial weights (equal on every rank) and dropout masks (each rank's own)
   std::optional<HaloMode> halo;  // unset: choose_halo_mode(halo_volume(shard.partition))
   bool row_normalize_features = true;  // each feature row scaled to sum 1 (row-wise: as on one device)
-  // fp32, or bf16 mixed precision (training/precision.hpp): bfloat16
+  // fp32, or bf16 mixed precision (training/nn/precision.hpp): bfloat16
   // activations, float32 masters whose gradients are summed over ranks.
   training::Precision precision = training::Precision::Fp32;
 };

@@ -37,7 +37,7 @@
 #include "distributed/thread_communicator.hpp"
 #include "distributed/watchdog.hpp"
 #include "graph_io/load_dataset.hpp"
-#include "training/json.hpp"
+#include "training/output/json.hpp"
 
 using namespace sgnn;
 using namespace sgnn::distributed;

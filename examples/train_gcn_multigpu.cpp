@@ -17,7 +17,7 @@
 #include "distributed/multi_gpu_training.hpp"
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/load_dataset.hpp"
-#include "training/json.hpp"
+#include "training/output/json.hpp"
 
 using namespace sgnn;
 

@@ -14,8 +14,8 @@
 #include "core/error.hpp"
 #include "fetch_missing.hpp"
 #include "training/experiment.hpp"
-#include "training/progress.hpp"
-#include "training/svg_plot.hpp"
+#include "training/output/progress.hpp"
+#include "training/output/svg_plot.hpp"
 
 namespace sgnn::examples {
 

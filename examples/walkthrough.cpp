@@ -33,8 +33,8 @@
 #include "training/checkpoint.hpp"
 #include "training/inference.hpp"
 #include "training/metrics.hpp"
-#include "training/models.hpp"
-#include "training/prediction_writer.hpp"
+#include "training/nn/models.hpp"
+#include "training/output/prediction_writer.hpp"
 #include "training/optimizer.hpp"
 #include "training/trainer.hpp"
 
@@ -205,7 +205,7 @@ int run(std::string name_or_path, int64_t epochs, const std::filesystem::path& w
   // Per node its id as in the dataset, class and probabilities: CSV, or
   // NumPy's .npy when the name ends so. Written atomically.
   const training::OutputRows rows = training::output_rows(graph.num_nodes, graph.node_order);
-  training::write_predictions(work / "predictions.csv", predictions, rows);
+  training::write_predictions(work / "predictions.csv", predictions.probabilities, predictions.classes, rows);
   training::write_embeddings(work / "embeddings.npy", embeddings, rows);
   // [walkthrough:end]
   const double predicted_accuracy = [&] {

@@ -17,10 +17,10 @@
 #include "ops/spmm_hrpb.hpp"
 #include "training/checkpoint.hpp"
 #include "training/device_warm_up.hpp"
+#include "training/inference.hpp"
 #include "training/kernel_selection.hpp"
 #include "training/memory_estimate_check.hpp"
 #include "training/numerics_check.hpp"
-#include "training/prediction_writer.hpp"
 
 namespace sgnn::training {
 

@@ -52,10 +52,10 @@ struct ExperimentOptions {
   // (ops/determinism.hpp, docs/determinism.md). The process-wide mode is set
   // for the run and restored after it.
   bool deterministic = false;
-  // Float32, or BFloat16 mixed precision (training/precision.hpp): features
+  // Float32, or BFloat16 mixed precision (training/nn/precision.hpp): features
   // normalised straight to bfloat16, bfloat16 activations, float32 masters.
   Precision precision = Precision::Fp32;
-  // The trained model's outputs (runs = 1; training/prediction_writer.hpp):
+  // The trained model's outputs (runs = 1; training/output/prediction_writer.hpp):
   // per node class probabilities, and the last hidden layer. They come from
   // the parameters training ends with, those of the best validation epoch
   // (the final checkpoint's "best" ones, which sgnn_predict uses).

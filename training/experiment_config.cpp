@@ -4,7 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "training/json.hpp"
+#include "training/output/json.hpp"
 
 namespace sgnn::training {
 

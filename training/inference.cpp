@@ -77,4 +77,14 @@ Tensor embed(Model& model, const GraphInput& graph, const Tensor& features) {
   return ops::cast(x, DType::Float32);
 }
 
+Predictions write_model_outputs(const OutputFiles& files, Model& model, const GraphInput& graph,
+                                const Tensor& features, const OutputRows& rows) {
+  Predictions predictions = predict(model, graph, features);
+  if (!files.embeddings.empty()) write_embeddings(files.embeddings, embed(model, graph, features), rows);
+  if (!files.predictions.empty()) {
+    write_predictions(files.predictions, predictions.probabilities, predictions.classes, rows);
+  }
+  return predictions;
+}
+
 }  // namespace sgnn::training

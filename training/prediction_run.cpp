@@ -4,7 +4,7 @@
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/readers.hpp"
 #include "training/metrics.hpp"
-#include "training/prediction_writer.hpp"
+#include "training/inference.hpp"
 
 namespace sgnn::training {
 

@@ -37,7 +37,7 @@
 #include "ops/spmm_backend.hpp"
 #include "ops/spmm_hrpb.hpp"
 #include "ops/spmm_hrpb_backend.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/trainer.hpp"
 
 using namespace sgnn;

@@ -12,7 +12,7 @@
 
 #include "distributed/rank_training.hpp"
 #include "tests/distributed/distributed_graphs.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/trainer.hpp"
 
 namespace sgnn::testing {

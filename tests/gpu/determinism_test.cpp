@@ -19,7 +19,7 @@
 #include "tests/support/gpu_testing.hpp"
 #include "tests/support/synthetic_datasets.hpp"
 #include "training/experiment.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/trainer.hpp"
 
 using namespace sgnn;

@@ -11,9 +11,9 @@
 #include "tests/support/synthetic_datasets.hpp"
 #include "tests/support/testing.hpp"
 #include "training/experiment.hpp"
-#include "training/npy_header.hpp"
+#include "training/output/npy_header.hpp"
 #include "training/prediction_run.hpp"
-#include "training/prediction_writer.hpp"
+#include "training/output/prediction_writer.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;

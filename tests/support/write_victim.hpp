@@ -10,7 +10,7 @@
 
 #include "core/adjacency.hpp"
 #include "core/generator.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/optimizer.hpp"
 
 namespace sgnn::testing {

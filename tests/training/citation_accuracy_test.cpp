@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "tests/training/planetoid_fixture.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;

@@ -10,8 +10,8 @@
 #include "ops/softmax.hpp"
 #include "tests/graph_io/temp_files.hpp"
 #include "tests/support/training_task.hpp"
-#include "training/npy_header.hpp"
-#include "training/prediction_writer.hpp"
+#include "training/output/npy_header.hpp"
+#include "training/inference.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;
@@ -179,7 +179,7 @@ TEST_CASE("prediction and embedding files: CSV and NPY hold each listed node's i
   const auto hidden = embeddings.to_vector<float>();
   TempDir dir;
 
-  write_predictions(dir / "p.csv", predictions, rows);
+  write_predictions(dir / "p.csv", predictions.probabilities, predictions.classes, rows);
   const std::vector<std::string> csv = lines_of(sgnn::testing::read_bytes(dir / "p.csv"));
   REQUIRE(csv.size() == 4);
   CHECK(csv[0] == "node,class,p0,p1,p2");
@@ -199,7 +199,7 @@ TEST_CASE("prediction and embedding files: CSV and NPY hold each listed node's i
   CHECK(fields_of(embedding_csv[1])[0] == "5");
   CHECK(parse_float(fields_of(embedding_csv[1])[8]) == hidden[static_cast<std::size_t>(rows.rows[0]) * 8 + 7]);
 
-  write_predictions(dir / "p.npy", predictions, rows);
+  write_predictions(dir / "p.npy", predictions.probabilities, predictions.classes, rows);
   const std::string npy = sgnn::testing::read_bytes(dir / "p.npy");
   const std::string header = npy_header("[('node', '<i8'), ('class', '<i4'), ('probabilities', '<f4', (3,))]", 3);
   REQUIRE(npy.size() == header.size() + 3 * (8 + 4 + 12));
@@ -230,13 +230,15 @@ TEST_CASE("output files: a missing folder or a folder as the name is refused and
                        doctest::Contains("does not exist"), IoError);
   CHECK_THROWS_WITH_AS(require_output_path(dir.path(), "--predictions"), doctest::Contains("is a folder"), IoError);
   CHECK_NOTHROW(require_output_path(dir / "p.csv", "--predictions"));
-  CHECK_THROWS_AS(write_predictions(dir / "missing" / "p.csv", predictions, rows), IoError);
+  CHECK_THROWS_AS(write_predictions(dir / "missing" / "p.csv", predictions.probabilities, predictions.classes, rows),
+                  IoError);
   CHECK_FALSE(std::filesystem::exists(dir / "missing"));
   // An existing file survives a failed write untouched: here a row past the end.
   sgnn::testing::write_text(dir / "p.csv", "old\n");
   OutputRows bad = rows;
   bad.rows.back() = t.task.data.features.size(0);
-  CHECK_THROWS_AS(write_predictions(dir / "p.csv", predictions, bad), InvalidArgument);
+  CHECK_THROWS_AS(write_predictions(dir / "p.csv", predictions.probabilities, predictions.classes, bad),
+                  InvalidArgument);
   CHECK(sgnn::testing::read_bytes(dir / "p.csv") == "old\n");
   CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()) == 1);
 }

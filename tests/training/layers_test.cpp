@@ -5,11 +5,11 @@
 #include <vector>
 
 #include "core/autograd.hpp"
-#include "training/basic_layers.hpp"
-#include "training/gat_conv.hpp"
-#include "training/gcn_conv.hpp"
+#include "training/nn/basic_layers.hpp"
+#include "training/nn/gat_conv.hpp"
+#include "training/nn/gcn_conv.hpp"
 #include "graph_io/prepare.hpp"
-#include "training/linear.hpp"
+#include "training/nn/linear.hpp"
 #include "tests/support/sparse_graphs.hpp"
 #include "tests/support/testing.hpp"
 

@@ -2,7 +2,7 @@
 // make_model rebuilding the same architecture (or refusing what it cannot).
 #include <doctest/doctest.h>
 
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;

@@ -1,4 +1,4 @@
-#include "training/basic_layers.hpp"
+#include "training/nn/basic_layers.hpp"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "training/layer.hpp"
+#include "training/nn/layer.hpp"
 
 #include "ops/spmm.hpp"
 

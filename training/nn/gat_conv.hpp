@@ -16,7 +16,7 @@
 #include <functional>
 
 #include "core/generator.hpp"
-#include "training/layer.hpp"
+#include "training/nn/layer.hpp"
 
 namespace sgnn::training {
 

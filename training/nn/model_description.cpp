@@ -1,4 +1,4 @@
-#include "training/model_description.hpp"
+#include "training/nn/model_description.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/generator.hpp"
-#include "training/layer.hpp"
+#include "training/nn/layer.hpp"
 
 namespace sgnn::training {
 

@@ -8,7 +8,7 @@
 // Both return logits [N, classes] (the loss applies the softmax), of the
 // model's activation dtype (bfloat16 in bf16 precision: the loss reads them
 // as float and is float32), and both record their ModelDescription
-// (training/model_description.hpp), from which make_model builds the same
+// (training/nn/model_description.hpp), from which make_model builds the same
 // architecture again.
 #pragma once
 
@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "core/generator.hpp"
-#include "training/basic_layers.hpp"
-#include "training/model_description.hpp"
-#include "training/optimizer.hpp"
+#include "training/nn/basic_layers.hpp"
+#include "training/nn/model_description.hpp"
+#include "training/nn/parameter_group.hpp"
 
 namespace sgnn::training {
 

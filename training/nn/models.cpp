@@ -1,8 +1,8 @@
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 
 #include "ops/cast.hpp"
-#include "training/gat_conv.hpp"
-#include "training/gcn_conv.hpp"
+#include "training/nn/gat_conv.hpp"
+#include "training/nn/gcn_conv.hpp"
 
 namespace sgnn::training {
 

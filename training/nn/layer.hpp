@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/adjacency.hpp"
-#include "training/module.hpp"
+#include "training/nn/module.hpp"
 
 namespace sgnn::training {
 

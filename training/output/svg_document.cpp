@@ -1,4 +1,4 @@
-#include "training/svg_document.hpp"
+#include "training/output/svg_document.hpp"
 
 #include <cstdio>
 

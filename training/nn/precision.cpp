@@ -1,4 +1,4 @@
-#include "training/precision.hpp"
+#include "training/nn/precision.hpp"
 
 #include "core/error.hpp"
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "training/epoch_record.hpp"
+#include "training/output/epoch_record.hpp"
 
 namespace sgnn::training {
 

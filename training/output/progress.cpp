@@ -1,4 +1,4 @@
-#include "training/progress.hpp"
+#include "training/output/progress.hpp"
 
 #include <unistd.h>
 

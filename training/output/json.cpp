@@ -1,4 +1,4 @@
-#include "training/json.hpp"
+#include "training/output/json.hpp"
 
 #include <cmath>
 #include <cstdio>

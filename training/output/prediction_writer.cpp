@@ -1,11 +1,11 @@
-#include "training/prediction_writer.hpp"
+#include "training/output/prediction_writer.hpp"
 
 #include <bit>
 #include <charconv>
 #include <cstring>
 
 #include "graph_io/atomic_file.hpp"
-#include "training/npy_header.hpp"
+#include "training/output/npy_header.hpp"
 
 namespace sgnn::training {
 
@@ -133,12 +133,13 @@ OutputRows output_rows(int64_t num_nodes, const Tensor& node_order, const std::v
   return out;
 }
 
-void write_predictions(const std::filesystem::path& file, const Predictions& predictions, const OutputRows& rows) {
-  const Tensor probabilities = host_rows(predictions.probabilities, rows, "probabilities");
-  check_dtype(predictions.classes, DType::Int32, "write_predictions", "classes");
-  SGNN_CHECK(predictions.classes.device().is_cpu() && predictions.classes.numel() == probabilities.size(0),
-             "write_predictions: expected host classes for each of the ", probabilities.size(0), " rows");
-  write_table(file, probabilities, predictions.classes.data<int32_t>(), rows, "p", "probabilities");
+void write_predictions(const std::filesystem::path& file, const Tensor& probabilities, const Tensor& classes,
+                       const OutputRows& rows) {
+  const Tensor host_probabilities = host_rows(probabilities, rows, "probabilities");
+  check_dtype(classes, DType::Int32, "write_predictions", "classes");
+  SGNN_CHECK(classes.device().is_cpu() && classes.numel() == host_probabilities.size(0),
+             "write_predictions: expected host classes for each of the ", host_probabilities.size(0), " rows");
+  write_table(file, host_probabilities, classes.data<int32_t>(), rows, "p", "probabilities");
 }
 
 void write_embeddings(const std::filesystem::path& file, const Tensor& embeddings, const OutputRows& rows) {
@@ -152,14 +153,6 @@ void require_output_path(const std::filesystem::path& file, const std::string& f
   if (!std::filesystem::is_directory(folder, error)) {
     throw IoError(file.string(), 0, flag + ": the folder " + folder.string() + " does not exist");
   }
-}
-
-Predictions write_model_outputs(const OutputFiles& files, Model& model, const GraphInput& graph,
-                                const Tensor& features, const OutputRows& rows) {
-  Predictions predictions = predict(model, graph, features);
-  if (!files.embeddings.empty()) write_embeddings(files.embeddings, embed(model, graph, features), rows);
-  if (!files.predictions.empty()) write_predictions(files.predictions, predictions, rows);
-  return predictions;
 }
 
 }  // namespace sgnn::training

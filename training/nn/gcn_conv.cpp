@@ -1,9 +1,9 @@
-#include "training/gcn_conv.hpp"
+#include "training/nn/gcn_conv.hpp"
 
 #include "ops/elementwise.hpp"
 #include "ops/matmul.hpp"
-#include "training/init.hpp"
-#include "training/linear.hpp"
+#include "training/nn/init.hpp"
+#include "training/nn/linear.hpp"
 
 namespace sgnn::training {
 

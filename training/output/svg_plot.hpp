@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "training/epoch_record.hpp"
-#include "training/svg_document.hpp"
+#include "training/output/epoch_record.hpp"
+#include "training/output/svg_document.hpp"
 
 namespace sgnn::training {
 

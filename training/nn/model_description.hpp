@@ -29,7 +29,7 @@
 
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/graph.hpp"
-#include "training/precision.hpp"
+#include "training/nn/precision.hpp"
 
 namespace sgnn::training {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/generator.hpp"
-#include "training/layer.hpp"
+#include "training/nn/layer.hpp"
 
 namespace sgnn::training {
 

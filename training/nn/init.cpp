@@ -1,4 +1,4 @@
-#include "training/init.hpp"
+#include "training/nn/init.hpp"
 
 #include <cmath>
 

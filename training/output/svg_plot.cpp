@@ -1,4 +1,4 @@
-#include "training/svg_plot.hpp"
+#include "training/output/svg_plot.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "training/svg_document.hpp"
+#include "training/output/svg_document.hpp"
 
 namespace sgnn::training {
 

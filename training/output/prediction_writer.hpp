@@ -3,7 +3,7 @@
 // (predictions) or the last hidden layer (embeddings). Layouts:
 // docs/predictions.md.
 //
-// The format follows the name: "*.npy" is a NumPy array (training/npy_header.hpp),
+// The format follows the name: "*.npy" is a NumPy array (training/output/npy_header.hpp),
 // anything else CSV.
 //   CSV predictions   header "node,class,p0,...,p<C-1>", then one row per node
 //   CSV embeddings    header "node,e0,...,e<H-1>"
@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "core/tensor.hpp"
-#include "training/inference.hpp"
 
 namespace sgnn::training {
 
@@ -40,22 +39,14 @@ struct OutputRows {
 // is empty. InvalidArgument for an id outside [0, num_nodes).
 OutputRows output_rows(int64_t num_nodes, const Tensor& node_order, const std::vector<int32_t>& ids = {});
 
-void write_predictions(const std::filesystem::path& file, const Predictions& predictions, const OutputRows& rows);
+// probabilities: [N, C] float32 (any device); classes: host int32 [N], the
+// predicted class of each row (training::predict gives both).
+void write_predictions(const std::filesystem::path& file, const Tensor& probabilities, const Tensor& classes,
+                       const OutputRows& rows);
 void write_embeddings(const std::filesystem::path& file, const Tensor& embeddings, const OutputRows& rows);
 
 // Refuses, before any work, an output path whose folder does not exist or
 // that names a folder: IoError(file, 0, reason), `flag` naming the option.
 void require_output_path(const std::filesystem::path& file, const std::string& flag);
-
-// What to write; an empty path is not written.
-struct OutputFiles {
-  std::filesystem::path predictions;
-  std::filesystem::path embeddings;
-};
-
-// Runs predict (always: the caller may score it) and embed (when asked) on
-// `model` and writes the files asked for. Returns the predictions.
-Predictions write_model_outputs(const OutputFiles& files, Model& model, const GraphInput& graph,
-                                const Tensor& features, const OutputRows& rows);
 
 }  // namespace sgnn::training

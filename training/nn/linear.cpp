@@ -1,8 +1,8 @@
-#include "training/linear.hpp"
+#include "training/nn/linear.hpp"
 
 #include "ops/elementwise.hpp"
 #include "ops/matmul.hpp"
-#include "training/init.hpp"
+#include "training/nn/init.hpp"
 
 namespace sgnn::training {
 

@@ -1,4 +1,4 @@
-#include "training/npy_header.hpp"
+#include "training/output/npy_header.hpp"
 
 #include "core/error.hpp"
 

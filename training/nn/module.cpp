@@ -1,4 +1,4 @@
-#include "training/module.hpp"
+#include "training/nn/module.hpp"
 
 #include "core/memory.hpp"
 #include "ops/cast.hpp"

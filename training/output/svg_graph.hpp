@@ -15,7 +15,7 @@
 
 #include "core/csr.hpp"
 #include "core/hrpb.hpp"
-#include "training/svg_document.hpp"  // write_svg_file writes these pictures
+#include "training/output/svg_document.hpp"  // write_svg_file writes these pictures
 
 namespace sgnn::training {
 

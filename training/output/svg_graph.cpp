@@ -1,4 +1,4 @@
-#include "training/svg_graph.hpp"
+#include "training/output/svg_graph.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
-#include "training/svg_document.hpp"
+#include "training/output/svg_document.hpp"
 
 namespace sgnn::training {
 

@@ -1,4 +1,4 @@
-#include "training/gat_conv.hpp"
+#include "training/nn/gat_conv.hpp"
 
 #include "ops/attention_softmax.hpp"
 #include "ops/dropout.hpp"
@@ -7,8 +7,8 @@
 #include "ops/reduce.hpp"
 #include "ops/shape.hpp"
 #include "ops/spmm.hpp"
-#include "training/init.hpp"
-#include "training/linear.hpp"
+#include "training/nn/init.hpp"
+#include "training/nn/linear.hpp"
 
 namespace sgnn::training {
 

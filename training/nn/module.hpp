@@ -10,7 +10,7 @@
 // Names are dotted paths: "layers.0.weight". Registration order is the order
 // of parameters() (and of the optimizer state and checkpoints).
 //
-// Precision (training/precision.hpp): in BFloat16 every parameter (a float32
+// Precision (training/nn/precision.hpp): in BFloat16 every parameter (a float32
 // master) has a bfloat16 compute copy that layers multiply with
 // (ops::matmul_weight). The optimizer refreshes the copies in its update
 // (ParameterGroup::compute_copies, filled by Model::parameter_groups); whoever
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "core/tensor.hpp"
-#include "training/precision.hpp"
+#include "training/nn/precision.hpp"
 
 namespace sgnn::training {
 
