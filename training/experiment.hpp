@@ -1,5 +1,6 @@
-// Experiment: what train_gcn / train_gat run. Loads a dataset, prepares the
-// graph once (cached when asked), trains `runs` models with seeds seed,
+// Experiment: what sgnn_train (and train_gcn, train_gat) run. Loads a
+// dataset, prepares the graph once as the model's kind asks (cached when
+// asked), trains `runs` models with seeds seed,
 // seed+1, ... and summarises them (mean ± std of test accuracy at the best
 // validation epoch, step times, memory, preprocessing time). Also the JSON
 // document of --out / --print-json (schema: docs/results-json.md).
@@ -14,30 +15,24 @@
 
 #include "graph_io/graph.hpp"
 #include "training/gradient_ranges.hpp"
+#include "training/nn/model_registry.hpp"
 #include "training/trainer.hpp"
 
 namespace sgnn::training {
 
-enum class ModelKind : unsigned char { Gcn, Gat };
-const char* model_name(ModelKind kind);  // "gcn", "gat"
-// How the model's graph is prepared: graph_io::gat_graph_options(), or
-// gcn_graph_options() with PrepareOptions::symmetric_scale (the training
-// programs keep D^-1/2 per node instead of nnz weights on the device).
-graph_io::GraphOptions model_graph_options(ModelKind kind);
-
-// Flags left unset take the paper's value for the model and dataset.
 struct ExperimentOptions {
-  ModelKind model = ModelKind::Gcn;
-  std::string dataset;  // a name (cora, citeseer, pubmed, ...) or a path
-  std::optional<int64_t> epochs, hidden, heads, output_heads, patience;
-  std::optional<float> learning_rate, weight_decay, dropout;
-  std::optional<Monitor> monitor;
-  std::optional<bool> projected_dropout;  // GAT only
-  bool row_normalize_features = true;
+  std::string model = "gcn";  // a registered kind (training/nn/model_registry.hpp)
+  std::string dataset;        // a name (cora, citeseer, pubmed, ...) or a path
+  // The model's hyperparameters by name, as text ({"hidden", "32"}, {"lr",
+  // "0.005"}); those left out take the kind's default for the dataset.
+  std::map<std::string, std::string> hyperparameters;
+  // Scale each feature row to sum 1 (true) or use the features as stored
+  // (false); unset: the model's default (ModelEntry::feature_transform).
+  std::optional<bool> row_normalize_features;
   uint64_t seed = 0;
   int64_t runs = 1;
   std::string device = "cpu";  // cpu | cuda | cuda:k
-  std::string spmm = "auto";   // csr | hrpb | auto (ops/spmm_format.hpp); GAT always uses csr
+  std::string spmm = "auto";   // csr | hrpb | auto (ops/spmm_format.hpp); models of learned edge weights use csr
   std::string cache_dir;       // empty: no adjacency cache
   std::string cuda_graph = "auto";  // auto | on | off: capture the training step (TrainerOptions::capture_step)
   std::string checkpoint;      // save here after every `checkpoint_every` epochs and at the end (runs = 1)
@@ -63,22 +58,18 @@ struct ExperimentOptions {
   std::string embeddings;
 };
 
-// The resolved hyperparameters of one experiment.
-struct Hyperparameters {
-  int64_t epochs = 200, hidden = 16, heads = 1, output_heads = 1, patience = 0;
-  float learning_rate = 0.01f, weight_decay = 5e-4f, dropout = 0.5f;
+// What the trainer and the optimizer take of the resolved hyperparameters
+// (the common training ones: training_hyperparameters()).
+struct TrainingSettings {
+  int64_t epochs = 200, patience = 0;
+  float learning_rate = 0.01f, weight_decay = 5e-4f;
   Monitor monitor = Monitor::ValidationAccuracy;
-  bool projected_dropout = false;  // GAT: dropout on W·x too
 };
+TrainingSettings training_settings(const std::map<std::string, std::string>& hyperparameters);
 
-// Kipf & Welling / Veličković et al. settings; `dataset_name` matters for
-// GAT on Pubmed (8 output heads, lr 0.01, weight decay 1e-3).
-Hyperparameters paper_defaults(ModelKind model, const std::string& dataset_name);
-// paper_defaults overridden by the options that are set. InvalidArgument on
-// out-of-range values (epochs < 1, dropout outside [0, 1), ...).
-Hyperparameters resolve_hyperparameters(const ExperimentOptions& options, const std::string& dataset_name);
-// Checks the options that do not depend on the dataset (device string, spmm
-// kind, runs, checkpoint with several runs, ...). InvalidArgument otherwise.
+// Checks the options that do not depend on the dataset (the model and its
+// hyperparameters' names and values, device string, spmm kind, runs,
+// checkpoint with several runs, ...). InvalidArgument otherwise.
 void validate_options(const ExperimentOptions& options);
 
 struct RunSummary {
@@ -88,7 +79,8 @@ struct RunSummary {
 
 struct ExperimentResult {
   std::string dataset, dataset_source, model, device, spmm;
-  Hyperparameters hyperparameters;
+  // Every hyperparameter of the model as it trained (resolve_hyperparameters).
+  std::map<std::string, std::string> hyperparameters;
   std::vector<RunSummary> runs;
   std::vector<std::string> notes;  // e.g. a fallback that was taken
   int64_t nodes = 0, edges = 0, features = 0, classes = 0;

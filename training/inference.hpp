@@ -32,6 +32,9 @@ Predictions predict(Model& model, const GraphInput& graph, const Tensor& feature
 // parameters (GCN: after ReLU, [N, hidden]; GAT: after ELU, the heads
 // concatenated, [N, heads · hidden]), on the model's device.
 Tensor embed(Model& model, const GraphInput& graph, const Tensor& features);
+// Whether `model` has embeddings: two layers with parameters or more (SGC,
+// one linear layer after the propagation, has none).
+bool has_embeddings(const Model& model);
 
 // What to write; an empty path is not written.
 struct OutputFiles {

@@ -11,10 +11,7 @@ TEST_CASE("GCN with the paper's settings reaches at least 79% test accuracy on C
   const Planetoid cora = load_planetoid("cora", /*symmetric_normalization=*/true);
   REQUIRE(cora.data.train_index.numel() == 140);
   Generator generator(0);
-  GcnConfig config;
-  config.in_features = cora.features;
-  config.classes = cora.classes;
-  const auto model = make_gcn(config, generator);
+  const auto model = make_model({.kind = "gcn", .in_features = cora.features, .classes = cora.classes}, generator);
   Adam optimizer(model->parameter_groups(5e-4f), ops::AdamHyperparameters{0.01f});
   Trainer trainer(*model, optimizer, cora.data, {});
   const TrainResult result = trainer.fit();
@@ -28,10 +25,11 @@ TEST_CASE("GCN with the paper's settings reaches at least 79% test accuracy on C
 TEST_CASE("GAT with the paper's settings learns Cora on the CPU (seed 0)" * doctest::test_suite("accuracy")) {
   const Planetoid cora = load_planetoid("cora", /*symmetric_normalization=*/false);
   Generator generator(0);
-  GatConfig config;
-  config.in_features = cora.features;
-  config.classes = cora.classes;
-  const auto model = make_gat(config, generator);
+  const auto model = make_model({.kind = "gat",
+                                 .in_features = cora.features,
+                                 .classes = cora.classes,
+                                 .hyperparameters = {{"projected_dropout", "off"}}},
+                                generator);
   Adam optimizer(model->parameter_groups(5e-4f), ops::AdamHyperparameters{0.005f});
   TrainerOptions options;
   options.patience = 100;

@@ -139,12 +139,9 @@ TEST_CASE("predict and embed refuse inputs that do not fit the model") {
   const Tensor short_rows = t.task.data.features.narrow_rows(0, 3);
   CHECK_THROWS_WITH_AS(embed(*t.model, t.task.data.graph, short_rows), doctest::Contains("3 feature rows"),
                        InvalidArgument);
-  GcnConfig one_layer;
-  one_layer.in_features = 8;
-  one_layer.classes = 3;
-  one_layer.layers = 1;
   Generator generator(1);
-  const std::shared_ptr<Model> linear = make_gcn(one_layer, generator);
+  const std::shared_ptr<Model> linear =
+      make_model({.kind = "gcn", .in_features = 8, .classes = 3, .hyperparameters = {{"layers", "1"}}}, generator);
   CHECK_THROWS_WITH_AS(embed(*linear, t.task.data.graph, t.task.data.features), doctest::Contains("no hidden layer"),
                        InvalidArgument);
 }

@@ -1,37 +1,16 @@
 #include "training/nn/model_description.hpp"
 
+#include <algorithm>
 #include <charconv>
-#include <cmath>
 
 #include "core/error.hpp"
+#include "training/nn/model_registry.hpp"
 
 namespace sgnn::training {
 
 namespace {
 
-const char* normalization_name(graph_io::Normalization normalization) {
-  switch (normalization) {
-    case graph_io::Normalization::Symmetric: return "symmetric";
-    case graph_io::Normalization::Row: return "row";
-    case graph_io::Normalization::None: return "none";
-  }
-  return "?";
-}
-
-std::string join(const std::vector<int64_t>& values, const char* separator) {
-  std::string text;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) text += separator;
-    text += std::to_string(values[i]);
-  }
-  return text;
-}
-
-std::string shortest(float value) {
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, result.ptr);
-}
+constexpr const char* kHyperparameterPrefix = "model.hyperparameter.";
 
 // Reads one metadata key; every failure is IoError(source, 0, ...) naming it.
 class MetadataReader {
@@ -87,12 +66,13 @@ class MetadataReader {
     if (text(key) != "false") malformed(key, "expected true or false");
     return false;
   }
-  graph_io::Normalization normalization(const std::string& key) const {
-    for (const graph_io::Normalization n :
-         {graph_io::Normalization::None, graph_io::Normalization::Symmetric, graph_io::Normalization::Row}) {
-      if (text(key) == normalization_name(n)) return n;
+  const std::string& one_of(const std::string& key, const std::vector<std::string>& words) const {
+    for (const std::string& word : words) {
+      if (text(key) == word) return text(key);
     }
-    malformed(key, "expected symmetric, row or none");
+    std::string expected;
+    for (const std::string& word : words) expected += (expected.empty() ? "" : ", ") + word;
+    malformed(key, "expected " + expected);
   }
   template <typename Parse>
   auto parsed(const std::string& key, const Parse& parse) const {
@@ -108,35 +88,86 @@ class MetadataReader {
   const std::string& source_;
 };
 
+// The per-layer form of checkpoints written before the registry, converted
+// by the kind's entry.
+std::map<std::string, std::string> layer_list_hyperparameters(const std::string& kind, const MetadataReader& read,
+                                                              int64_t classes) {
+  LayerListDescription layers;
+  layers.widths = read.sizes("model.widths");
+  layers.heads = read.sizes("model.heads");
+  if (layers.heads.size() != layers.widths.size()) {
+    read.malformed("model.heads", "one entry per layer of model.widths expected");
+  }
+  if (layers.widths.back() != classes) read.malformed("model.widths", "the last layer's width is not model.classes");
+  layers.activation = read.text("model.activation");
+  layers.normalization = read.one_of("model.normalization", {"symmetric", "row", "none"});
+  layers.dropout = read.probability("model.dropout");
+  layers.projected_dropout = read.flag("model.projected_dropout");
+  const ModelEntry* entry = find_model_entry(kind);
+  if (entry == nullptr || !entry->from_layer_list) {
+    read.malformed("model", "a model described per layer (an older checkpoint) of a kind this build cannot convert");
+  }
+  try {
+    return entry->from_layer_list(layers);
+  } catch (const InvalidArgument& error) {
+    read.malformed("model.widths", error.what());
+  }
+}
+
+const std::string& hyperparameter_text(const ModelDescription& d, const std::string& name) {
+  const auto found = d.hyperparameters.find(name);
+  SGNN_CHECK(found != d.hyperparameters.end(), "model ", d.kind, ": no hyperparameter \"", name,
+             "\" in its description");
+  return found->second;
+}
+
 }  // namespace
+
+int64_t ModelDescription::integer(const std::string& name) const {
+  return integer_value(hyperparameter_text(*this, name), name, "model " + kind);
+}
+
+float ModelDescription::number(const std::string& name) const {
+  return number_value(hyperparameter_text(*this, name), name, "model " + kind);
+}
+
+bool ModelDescription::enabled(const std::string& name) const {
+  return switch_value(hyperparameter_text(*this, name), name, "model " + kind);
+}
+
+const std::string& ModelDescription::text(const std::string& name) const { return hyperparameter_text(*this, name); }
 
 std::string description_summary(const ModelDescription& d) {
   if (!d.described()) return "a model without a description";
-  std::string layers = std::to_string(d.in_features);
-  for (std::size_t i = 0; i < d.widths.size(); ++i) {
-    const int64_t heads = i < d.heads.size() ? d.heads[i] : 1;
-    const bool last = i + 1 == d.widths.size();
-    layers += " -> " + (heads == 1 ? std::to_string(d.widths[i])
-                                   : detail::concat(heads, (last ? " heads (mean) x " : " heads x "), d.widths[i]));
+  const ModelEntry* entry = find_model_entry(d.kind);
+  std::string layers;
+  if (entry != nullptr && entry->layers_text) {
+    layers = entry->layers_text(d);
+  } else {
+    std::string settings;
+    for (const auto& [name, value] : d.hyperparameters) {
+      const Hyperparameter* declared = nullptr;
+      if (entry != nullptr) {
+        for (const Hyperparameter& h : entry->hyperparameters) declared = h.name == name ? &h : declared;
+      }
+      if (declared != nullptr && declared->role != HyperparameterRole::Architecture) continue;
+      settings += (settings.empty() ? "" : ", ") + name + " " + value;
+    }
+    layers = detail::concat(d.in_features, " -> ", d.classes, settings.empty() ? "" : " (" + settings + ")");
   }
-  return detail::concat(d.kind, " ", layers, " (", d.activation, "), ", normalization_name(d.normalization),
-                        " adjacency, ", graph_io::feature_transform_name(d.feature_transform), " features, ",
-                        precision_name(d.precision));
+  return detail::concat(d.kind, " ", layers, ", ", graph_io::feature_transform_name(d.feature_transform),
+                        " features, ", precision_name(d.precision));
 }
 
 std::map<std::string, std::string> description_metadata(const ModelDescription& d) {
   SGNN_CHECK(d.described(), "description_metadata: the model has no description (built by hand?)");
-  return {{"model", d.kind},
-          {"model.in_features", std::to_string(d.in_features)},
-          {"model.classes", std::to_string(d.classes)},
-          {"model.widths", join(d.widths, ",")},
-          {"model.heads", join(d.heads, ",")},
-          {"model.activation", d.activation},
-          {"model.normalization", normalization_name(d.normalization)},
-          {"model.dropout", shortest(d.dropout)},
-          {"model.projected_dropout", d.projected_dropout ? "true" : "false"},
-          {"features.transform", graph_io::feature_transform_name(d.feature_transform)},
-          {"precision", precision_name(d.precision)}};
+  std::map<std::string, std::string> metadata{{"model", d.kind},
+                                              {"model.in_features", std::to_string(d.in_features)},
+                                              {"model.classes", std::to_string(d.classes)},
+                                              {"features.transform", graph_io::feature_transform_name(d.feature_transform)},
+                                              {"precision", precision_name(d.precision)}};
+  for (const auto& [name, value] : d.hyperparameters) metadata[kHyperparameterPrefix + name] = value;
+  return metadata;
 }
 
 ModelDescription description_from_metadata(const std::map<std::string, std::string>& metadata,
@@ -147,14 +178,14 @@ ModelDescription description_from_metadata(const std::map<std::string, std::stri
   if (d.kind.empty()) read.malformed("model", "empty model kind");
   d.in_features = read.size("model.in_features");
   d.classes = read.size("model.classes");
-  d.widths = read.sizes("model.widths");
-  d.heads = read.sizes("model.heads");
-  if (d.heads.size() != d.widths.size()) read.malformed("model.heads", "one entry per layer of model.widths expected");
-  if (d.widths.back() != d.classes) read.malformed("model.widths", "the last layer's width is not model.classes");
-  d.activation = read.text("model.activation");
-  d.normalization = read.normalization("model.normalization");
-  d.dropout = read.probability("model.dropout");
-  d.projected_dropout = read.flag("model.projected_dropout");
+  if (metadata.contains("model.widths")) {
+    d.hyperparameters = layer_list_hyperparameters(d.kind, read, d.classes);
+  } else {
+    const std::string prefix = kHyperparameterPrefix;
+    for (auto it = metadata.lower_bound(prefix); it != metadata.end() && it->first.starts_with(prefix); ++it) {
+      d.hyperparameters[it->first.substr(prefix.size())] = it->second;
+    }
+  }
   d.feature_transform = read.parsed("features.transform", graph_io::parse_feature_transform);
   d.precision = read.parsed("precision", parse_precision);
   return d;
@@ -172,13 +203,26 @@ std::string description_difference(const ModelDescription& checkpoint, const Mod
   if (checkpoint.classes != model.classes) {
     return differ("predicts", std::to_string(checkpoint.classes) + " classes", std::to_string(model.classes));
   }
-  if (checkpoint.widths != model.widths || checkpoint.heads != model.heads) {
-    return differ("has layers", description_summary(checkpoint), description_summary(model) + " (--hidden, --heads?)");
+  const ModelEntry* entry = find_model_entry(model.kind);
+  const auto regularization = [entry](const std::string& name) {
+    if (entry == nullptr) return false;
+    for (const Hyperparameter& h : entry->hyperparameters) {
+      if (h.name == name) return h.role == HyperparameterRole::Regularization;
+    }
+    return false;
+  };
+  std::map<std::string, std::string> names;  // every name either side has, with its flag
+  for (const auto* side : {&checkpoint.hyperparameters, &model.hyperparameters}) {
+    for (const auto& entry_value : *side) names[entry_value.first] = "--" + entry_value.first;
   }
-  if (checkpoint.activation != model.activation) return differ("uses", checkpoint.activation, model.activation);
-  if (checkpoint.normalization != model.normalization) {
-    return differ("aggregates over a", std::string(normalization_name(checkpoint.normalization)) + " adjacency",
-                  normalization_name(model.normalization));
+  for (auto& [name, flag] : names) {
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    if (regularization(name)) continue;
+    const auto theirs = checkpoint.hyperparameters.find(name);
+    const auto ours = model.hyperparameters.find(name);
+    const std::string their_value = theirs == checkpoint.hyperparameters.end() ? "(none)" : theirs->second;
+    const std::string our_value = ours == model.hyperparameters.end() ? "(none)" : ours->second;
+    if (their_value != our_value) return differ("has " + name, their_value, our_value + " (" + flag + "?)");
   }
   if (checkpoint.feature_transform != model.feature_transform) {
     return differ("reads", std::string(graph_io::feature_transform_name(checkpoint.feature_transform)) + " features",
@@ -191,9 +235,7 @@ std::string description_difference(const ModelDescription& checkpoint, const Mod
 }
 
 graph_io::GraphOptions description_graph_options(const ModelDescription& description) {
-  graph_io::GraphOptions options = graph_io::gcn_graph_options();
-  options.prepare.normalization = description.normalization;
-  return options;
+  return model_entry(description.kind).graph;
 }
 
 }  // namespace sgnn::training

@@ -1,15 +1,14 @@
-// The two models of the papers, built from the layers.
+// Model: a registered kind's layers (training/nn/model_registry.hpp), run
+// in order on a graph, with the description that rebuilds it and the
+// parameters its kind gives weight decay. Returns logits [N, classes] (the
+// loss applies the softmax) of the model's activation dtype (bfloat16 in
+// bf16 precision: the loss reads them as float and is float32).
 //
-// GCN (Kipf & Welling 2017): dropout → GCNConv(in, hidden) → ReLU → dropout →
-//   GCNConv(hidden, classes). Weight decay on the first layer only.
-// GAT (Veličković et al. 2018): dropout → GATConv(in, hidden, heads, concat,
-//   attention dropout) → ELU → dropout → GATConv(hidden·heads, classes,
-//   output_heads, mean over heads). Weight decay on every parameter.
-// Both return logits [N, classes] (the loss applies the softmax), of the
-// model's activation dtype (bfloat16 in bf16 precision: the loss reads them
-// as float and is float32), and both record their ModelDescription
-// (training/nn/model_description.hpp), from which make_model builds the same
-// architecture again.
+// make_model builds a model of any registered kind from its description:
+//   ModelDescription d;
+//   d.kind = "gcn"; d.in_features = 1433; d.classes = 7;
+//   d.hyperparameters = {{"hidden", "32"}};  // the others: the kind's defaults
+//   std::shared_ptr<Model> model = make_model(d, generator);
 #pragma once
 
 #include <memory>
@@ -36,7 +35,7 @@ class Model : public Module {
   Tensor forward(const GraphInput& graph, const Tensor& x);
   const std::string& kind() const { return kind_; }
   const Sequential& layers() const { return *layers_; }
-  // As recorded by make_gcn / make_gat, with the precision the model computes in now (set_precision).
+  // As recorded by make_model, with the precision the model computes in now (set_precision).
   ModelDescription description() const;
   // Two groups: the decayed parameters (weight_decay) and the rest (0), in
   // named_parameters order; the second is left out when empty. In BFloat16
@@ -50,39 +49,12 @@ class Model : public Module {
   ModelDescription description_;
 };
 
-struct GcnConfig {
-  int64_t in_features = 0;
-  int64_t classes = 0;
-  int64_t hidden = 16;
-  int64_t layers = 2;  // GCNConv layers (>= 1); hidden ones all of width `hidden`
-  float dropout = 0.5f;
-  // Recorded in the description (the caller transforms the features:
-  // graph_io::apply_feature_transform) and the precision of the parameters.
-  graph_io::FeatureTransform feature_transform = graph_io::FeatureTransform::RowNormalize;
-  Precision precision = Precision::Fp32;
-};
-
-struct GatConfig {
-  int64_t in_features = 0;
-  int64_t classes = 0;
-  int64_t hidden = 8;        // per head
-  int64_t heads = 8;
-  int64_t output_heads = 1;  // averaged
-  float dropout = 0.6f;      // on features and on attention
-  bool projected_dropout = false;  // also on W·x before aggregation (Veličković et al.'s code)
-  graph_io::FeatureTransform feature_transform = graph_io::FeatureTransform::RowNormalize;  // as in GcnConfig
-  Precision precision = Precision::Fp32;
-};
-
-// Initial weights come from `generator`, and so do the dropout masks during
-// training: it must outlive the model. InvalidArgument on sizes <= 0.
-std::shared_ptr<Model> make_gcn(const GcnConfig& config, Generator& generator);
-std::shared_ptr<Model> make_gat(const GatConfig& config, Generator& generator);
-// The model `description` describes (kind "gcn" or "gat"), with fresh
-// parameters. InvalidArgument naming the problem for a description this
-// build cannot make (an unknown kind, a GCN with unequal hidden widths, a
-// GAT with other than two layers, an activation or normalisation the kind
-// does not use, ...).
+// A model of `description`'s kind with fresh parameters, its description
+// completed with the kind's defaults (complete_description) and its
+// precision set. Initial weights come from `generator`, and so do the
+// dropout masks during training: it must outlive the model.
+// InvalidArgument for an unknown kind, sizes <= 0, an unknown hyperparameter
+// or a bad value (naming the model and the hyperparameter).
 std::shared_ptr<Model> make_model(const ModelDescription& description, Generator& generator);
 
 }  // namespace sgnn::training

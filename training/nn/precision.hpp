@@ -1,5 +1,5 @@
 // Precision: the number format a model computes in, set per model
-// (Module::set_precision, GcnConfig/GatConfig::precision, recorded in its
+// (Module::set_precision, ModelDescription::precision for make_model, recorded in its
 // ModelDescription) or per experiment (ExperimentOptions::precision,
 // --precision), never globally.
 //
