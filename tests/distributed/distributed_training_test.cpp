@@ -106,3 +106,20 @@ TEST_CASE("distributed training: bad rank data and shards of another run are rej
                        }),
                        doctest::Contains("the shard of rank 0 of 2 on the communicator of rank 1"), InvalidArgument);
 }
+
+TEST_CASE("distributed training refuses a model whose layers row partitions cannot run, naming the layer") {
+  const Adjacency a = random_gcn_graph(30, 60, 35);
+  const Task task = random_task(30, 4, 2, 36);
+  const GraphPartition partition = partition_graph(a, 1);
+  const RankShard shard = make_rank_shard(partition, 0, task.features, task.labels, task.train_index,
+                                          task.valid_index, task.test_index, task.classes);
+  ThreadRanks one(1);
+  for (const auto& [kind, expected] : {std::pair<const char*, const char*>{"sgc", "cannot run layer 0 of the sgc"},
+                                        {"appnp", "cannot run layer 5 of the appnp"}}) {
+    CAPTURE(kind);
+    RankTrainingOptions options;
+    options.model = kind;
+    CHECK_THROWS_WITH_AS(one.run([&](Communicator& communicator) { (void)train_rank(communicator, shard, options); }),
+                         doctest::Contains(expected), InvalidArgument);
+  }
+}

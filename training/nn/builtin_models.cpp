@@ -2,6 +2,6 @@
 
 namespace sgnn::training {
 
-std::vector<ModelEntry> builtin_models() { return {gcn_model(), gat_model()}; }
+std::vector<ModelEntry> builtin_models() { return {gcn_model(), gat_model(), sgc_model(), appnp_model()}; }
 
 }  // namespace sgnn::training

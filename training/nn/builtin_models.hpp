@@ -1,7 +1,7 @@
 // The model kinds of the library, registered before the first registry
 // lookup (training/nn/model_registry.cpp). Each is one file,
 // training/nn/<name>_model.cpp, defining its entry; its layers have files
-// of their own (gcn_conv, gat_conv). A new
+// of their own (gcn_conv, gat_conv, sg_conv, appnp_propagation). A new
 // built-in kind: its layer file(s), its <name>_model.cpp, and one line here
 // and in builtin_models() (docs/extending.md).
 #pragma once
@@ -12,8 +12,10 @@
 
 namespace sgnn::training {
 
-ModelEntry gcn_model();  // gcn_model.cpp
-ModelEntry gat_model();  // gat_model.cpp
+ModelEntry gcn_model();    // gcn_model.cpp
+ModelEntry gat_model();    // gat_model.cpp
+ModelEntry sgc_model();    // sgc_model.cpp
+ModelEntry appnp_model();  // appnp_model.cpp
 
 // In the order --list-models shows them.
 std::vector<ModelEntry> builtin_models();
