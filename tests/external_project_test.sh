@@ -2,7 +2,9 @@
 # CPU tier: installs this build into a temporary prefix, builds
 # examples/external_project against it with find_package(sparsegnn), and runs
 # it (a few epochs of GCN on the Cora the install bundles), linked against
-# libsparsegnn.so and against the static libraries.
+# libsparsegnn.so and against the static libraries; then its own model
+# (skip-gcn, docs/extending.md) is trained, checkpointed, and predicted again
+# by this build's sgnn_predict through the plugin, bit for bit.
 #   external_project_test.sh <build dir> <source dir>
 set -euo pipefail
 build="$1"
@@ -25,3 +27,41 @@ if ldd "$work/build/train_cora_static" | grep "libsparsegnn.so" > /dev/null; the
 fi
 "$work/build/train_cora_static" "$cora" 20 >"$work/static.log"
 cmp "$work/run.log" "$work/static.log" || { echo "the static build ran differently:"; cat "$work/static.log"; exit 1; }
+
+# The model defined and registered outside the library (docs/extending.md):
+# trained and checkpointed by its own program, rebuilt from the checkpoint by
+# the library's sgnn_predict through the plugin, the predictions bit for bit.
+fail() { echo "external_project_test: $*" >&2; exit 1; }
+plugin="$work/build/libskip_gcn.so"
+[ -f "$plugin" ] || fail "no plugin at $plugin"
+"$work/build/train_skip_gcn" "$cora" 15 "$work/skip.ckpt" "$work/trained.csv" >"$work/skip.log" \
+  || fail "train_skip_gcn failed: $(cat "$work/skip.log")"
+grep -q "skip-gcn on cora: test accuracy" "$work/skip.log" || fail "train_skip_gcn printed $(cat "$work/skip.log")"
+cmp "$work/trained.csv" "$work/trained.csv.again.csv" || fail "run_prediction in the program predicted differently"
+"$build/examples/sgnn_predict" --plugin "$plugin" --checkpoint "$work/skip.ckpt" --dataset "$cora" \
+  --predictions "$work/predicted.csv" --embeddings "$work/embeddings.npy" >"$work/predict.log" \
+  || fail "sgnn_predict --plugin failed: $(cat "$work/predict.log")"
+cmp "$work/trained.csv" "$work/predicted.csv" || fail "sgnn_predict --plugin predicted differently from training"
+grep -q "^skip-gcn 1433 -> 7 (hidden 32), row-normalize features, fp32" "$work/predict.log" \
+  || fail "sgnn_predict described $(head -n1 "$work/predict.log")"
+# sgnn_train lists and trains it from the plugin, its flags from the entry.
+"$build/examples/sgnn_train" --plugin "$plugin" --list-models >"$work/models.txt"
+grep -q "^skip-gcn  GCN with a root weight" "$work/models.txt" || fail "--list-models: $(cat "$work/models.txt")"
+"$build/examples/sgnn_train" --plugin "$plugin" --model skip-gcn --dataset "$cora" --epochs 3 --hidden 8 --quiet \
+  --print-json | tail -n1 | grep -q '"model":"skip-gcn"' || fail "sgnn_train --plugin did not train skip-gcn"
+# Refusals, each with its reason.
+refused() {  # refused <pattern> <program> <args...>
+  local pattern="$1"; shift
+  if "$@" >"$work/refusal" 2>&1; then fail "'$*' succeeded, expected a refusal"; fi
+  grep -q -- "$pattern" "$work/refusal" || fail "'$*' printed $(cat "$work/refusal"), expected '$pattern'"
+}
+refused 'unknown model "skip-gcn".*--plugin' "$build/examples/sgnn_predict" --checkpoint "$work/skip.ckpt" \
+  --dataset "$cora" --predictions "$work/x.csv"
+# Loaded a second time, the plugin registers nothing more.
+refused "registers no model" "$build/examples/sgnn_predict" --plugin "$plugin" --plugin "$plugin" \
+  --checkpoint "$work/skip.ckpt" --dataset "$cora" --predictions "$work/x.csv"
+refused "cannot be loaded" "$build/examples/sgnn_predict" --plugin "$work/install.log" --checkpoint "$work/skip.ckpt" \
+  --dataset "$cora" --predictions "$work/x.csv"
+refused "cannot be loaded" "$build/examples/sgnn_train" --plugin "$work/missing.so" --model skip-gcn --dataset "$cora"
+[ ! -e "$work/x.csv" ] || fail "a refused sgnn_predict left an output file"
+echo "external_project_test: all passed"
