@@ -40,6 +40,7 @@
 #include "distributed/watchdog.hpp"
 #include "graph_io/load_dataset.hpp"
 #include "examples/model_flags.hpp"
+#include "training/experiment.hpp"
 #include "training/output/json.hpp"
 
 using namespace sgnn;

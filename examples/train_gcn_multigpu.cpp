@@ -46,6 +46,7 @@ std::string json_report(const std::string& dataset, const graph_io::Graph& graph
   json.begin_object();
   json.field("dataset", dataset).field("nodes", graph.num_nodes).field("edges", graph.adjacency.nnz());
   json.field("gpus", int64_t{options.gpus}).field("model", options.training.model);
+  json.field("hidden", training::integer_value(options.training.hyperparameters.at("hidden"), "hidden", ""));
   json.key("hyperparameters").begin_object();
   for (const auto& [name, value] : options.training.hyperparameters) json.field(name, value);
   json.end_object();

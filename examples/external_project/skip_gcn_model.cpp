@@ -49,12 +49,7 @@ training::ModelEntry skip_gcn_entry() {
                                .range = ValueRange::probability(),
                                .dataset_defaults = {{"citeseer", "0.6"}}},
                               // A common training setting with another default for this model.
-                              {.name = "epochs",
-                               .type = HyperparameterType::Integer,
-                               .default_value = "100",
-                               .help = "training epochs",
-                               .role = HyperparameterRole::Optimization,
-                               .range = ValueRange::positive()}},
+                              training::training_default("epochs", "100")},
           .graph = graph_io::gcn_graph_options(),  // symmetrised, self loops, D^-1/2 (A+I) D^-1/2
           .build = build};
 }

@@ -199,10 +199,10 @@ TEST_CASE("run_experiment --precision bf16 --deterministic on CUDA: resuming giv
     options.hyperparameters = {{"patience", "0"}, {"epochs", "12"}};
     const ExperimentResult uninterrupted = run_experiment(options);
     CHECK(uninterrupted.precision == "bf16");
-    options.hyperparameters["epochs"] = "5";
+    options.hyperparameters = {{"patience", "0"}, {"epochs", "5"}};
     options.checkpoint = (folder / "run.ckpt").string();
     run_experiment(options);
-    options.hyperparameters["epochs"] = "12";
+    options.hyperparameters = {{"patience", "0"}, {"epochs", "12"}};
     options.checkpoint.clear();
     options.resume = (folder / "run.ckpt").string();
     const ExperimentResult resumed = run_experiment(options);

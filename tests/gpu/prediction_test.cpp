@@ -79,7 +79,8 @@ TEST_CASE("a CPU-trained checkpoint predicts on CUDA what it predicts on the CPU
                                         cpu_probabilities) < 2e-3);
     CHECK(sgnn::testing::read_bytes(dir / "gpu.npy").substr(0, header.size()) == header);
 
-    const int64_t width = on_cpu.description.widths.front() * on_cpu.description.heads.front();
+    const ModelDescription& d = on_cpu.description;  // the hidden layer's width: GAT's heads concatenated
+    const int64_t width = d.integer("hidden") * (kind == "gat" ? d.integer("heads") : 1);
     const std::string embedding_header =
         npy_header(detail::concat("[('node', '<i8'), ('embedding', '<f4', (", width, ",))]"), 500);
     const std::size_t embedding_record = 8 + 4 * static_cast<std::size_t>(width);

@@ -7,6 +7,7 @@
 
 #include "tests/support/sparse_graphs.hpp"
 #include "tests/support/testing.hpp"
+#include "tests/training/dense_reference.hpp"
 #include "training/nn/appnp_propagation.hpp"
 #include "training/nn/sg_conv.hpp"
 
@@ -15,43 +16,6 @@ using namespace sgnn::training;
 using namespace sgnn::testing;
 
 namespace {
-
-using Matrix = std::vector<std::vector<double>>;
-
-Matrix to_matrix(const Tensor& t) {
-  const std::vector<double> flat = to_double(t);
-  const auto rows = static_cast<std::size_t>(t.size(0));
-  const std::size_t columns = flat.size() / rows;
-  Matrix m(rows, std::vector<double>(columns));
-  for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = 0; j < columns; ++j) m[i][j] = flat[i * columns + j];
-  return m;
-}
-
-Matrix multiply(const Matrix& a, const Matrix& b) {
-  Matrix c(a.size(), std::vector<double>(b[0].size(), 0.0));
-  for (std::size_t i = 0; i < a.size(); ++i)
-    for (std::size_t k = 0; k < b.size(); ++k)
-      for (std::size_t j = 0; j < b[0].size(); ++j) c[i][j] += a[i][k] * b[k][j];
-  return c;
-}
-
-std::vector<double> flatten(const Matrix& m) {
-  std::vector<double> out;
-  for (const auto& row : m) out.insert(out.end(), row.begin(), row.end());
-  return out;
-}
-
-Matrix dense_adjacency(const Adjacency& adjacency) {
-  const EdgeCoordinates coordinates = edge_coordinates(adjacency);
-  const std::vector<double> values = to_double(adjacency.values);
-  Matrix a(static_cast<std::size_t>(adjacency.num_rows()),
-           std::vector<double>(static_cast<std::size_t>(adjacency.num_cols()), 0.0));
-  for (std::size_t e = 0; e < values.size(); ++e) {
-    a[static_cast<std::size_t>(coordinates.row[e])][static_cast<std::size_t>(coordinates.column[e])] += values[e];
-  }
-  return a;
-}
 
 // Â^K · x · W + b in float64.
 std::vector<double> sg_reference(const Adjacency& adjacency, const Tensor& x, int64_t hops, const Linear& linear) {

@@ -62,13 +62,12 @@ ModelEntry appnp_model() {
       {.name = "hops", .type = Type::Integer, .default_value = "10", .help = "propagation steps K",
        .range = ValueRange::between(1, 1000)},
       {.name = "alpha", .type = Type::Number, .default_value = "0.1",
-       .help = "teleport probability: the share of the predictions restored each step", .range = ValueRange::unit_interval()},
+       .help = "teleport probability: the share of the predictions restored each step",
+       .range = ValueRange::unit_interval()},
       {.name = "dropout", .type = Type::Number, .default_value = "0.5",
        .help = "dropout probability before each Linear", .role = Role::Regularization,
        .range = ValueRange::probability()},
-      {.name = "monitor", .type = Type::Choice, .default_value = "loss",
-       .help = training_hyperparameters()[4].help, .role = Role::Optimization,
-       .choices = {"accuracy", "loss", "loss+accuracy"}},
+      training_default("monitor", "loss"),
   };
   entry.graph = graph_io::gcn_graph_options();
   entry.graph.prepare.symmetric_scale = true;  // D^-1/2 per node: the SpMM multiplies it in

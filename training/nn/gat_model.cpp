@@ -109,18 +109,11 @@ ModelEntry gat_model() {
        .role = Role::Regularization},
       // Training until 100 epochs pass without a better validation loss or
       // accuracy; 1000 epochs bound a run (Cora and Citeseer stop earlier).
-      {.name = "epochs", .type = Type::Integer, .default_value = "1000", .help = "training epochs (at most)",
-       .role = Role::Optimization, .range = ValueRange::positive()},
-      {.name = "lr", .type = Type::Number, .default_value = "0.005", .help = "Adam learning rate",
-       .role = Role::Optimization, .range = ValueRange::positive(), .dataset_defaults = {{"pubmed", "0.01"}}},
-      {.name = "weight_decay", .type = Type::Number, .default_value = "5e-4", .help = "L2 weight decay",
-       .role = Role::Optimization, .range = ValueRange::non_negative(), .dataset_defaults = {{"pubmed", "1e-3"}}},
-      {.name = "patience", .type = Type::Integer, .default_value = "100",
-       .help = "stop after this many epochs without a better validation score, 0 = never", .role = Role::Optimization,
-       .range = ValueRange::non_negative()},
-      {.name = "monitor", .type = Type::Choice, .default_value = "loss+accuracy",
-       .help = training_hyperparameters()[4].help, .role = Role::Optimization,
-       .choices = {"accuracy", "loss", "loss+accuracy"}},
+      training_default("epochs", "1000", {}, "training epochs (at most)"),
+      training_default("lr", "0.005", {{"pubmed", "0.01"}}),
+      training_default("weight_decay", "5e-4", {{"pubmed", "1e-3"}}),
+      training_default("patience", "100"),
+      training_default("monitor", "loss+accuracy"),
   };
   entry.graph = graph_io::gat_graph_options();
   entry.fixed_weights = false;  // learned per-head attention weights: CSR only

@@ -87,9 +87,7 @@ ModelEntry gcn_model() {
       {.name = "dropout", .type = HyperparameterType::Number, .default_value = "0.5",
        .help = "dropout probability before each GCNConv", .role = HyperparameterRole::Regularization,
        .range = ValueRange::probability()},
-      {.name = "weight_decay", .type = HyperparameterType::Number, .default_value = "5e-4",
-       .help = "L2 weight decay, first layer only", .role = HyperparameterRole::Optimization,
-       .range = ValueRange::non_negative()},
+      training_default("weight_decay", "5e-4", {}, "L2 weight decay, first layer only"),
   };
   entry.graph = graph_io::gcn_graph_options();
   entry.graph.prepare.symmetric_scale = true;  // D^-1/2 per node, not nnz weights: the SpMM multiplies it in

@@ -136,6 +136,18 @@ const std::vector<Hyperparameter>& training_hyperparameters() {
   return list;
 }
 
+Hyperparameter training_default(const std::string& name, std::string default_value,
+                                std::map<std::string, std::string> dataset_defaults, std::string help) {
+  const Hyperparameter* common = find_hyperparameter(training_hyperparameters(), name);
+  SGNN_CHECK(common != nullptr, "training_default: \"", name, "\" is not a common training hyperparameter (",
+             names_of(training_hyperparameters()), ")");
+  Hyperparameter changed = *common;
+  changed.default_value = std::move(default_value);
+  changed.dataset_defaults = std::move(dataset_defaults);
+  if (!help.empty()) changed.help = std::move(help);
+  return changed;
+}
+
 void register_model(ModelEntry entry) { add(registry(), std::move(entry)); }
 
 ModelRegistration::ModelRegistration(ModelEntry entry) noexcept {

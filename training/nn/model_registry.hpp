@@ -115,6 +115,12 @@ std::vector<std::string> model_names();  // in registration order: the built-ins
 // settings), all of role Optimization. A registered entry's list holds
 // them too, after its own.
 const std::vector<Hyperparameter>& training_hyperparameters();
+// The common training hyperparameter `name` with another default for a
+// model (and per-dataset ones, and another help line when given), for an
+// entry's list: training_default("lr", "0.005", {{"pubmed", "0.01"}}).
+// InvalidArgument for a name that is not a common one.
+Hyperparameter training_default(const std::string& name, std::string default_value,
+                                std::map<std::string, std::string> dataset_defaults = {}, std::string help = "");
 
 // Every hyperparameter of `entry` in its stored form: those `given` (by
 // name), the others the entry's default for `dataset` (a name or path;

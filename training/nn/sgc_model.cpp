@@ -33,21 +33,16 @@ std::string layers_text(const ModelDescription& d) {
 }  // namespace
 
 ModelEntry sgc_model() {
-  using Type = HyperparameterType;
-  using Role = HyperparameterRole;
   ModelEntry entry;
   entry.name = "sgc";
   entry.about = "SGC (Wu et al. 2019): the features propagated K hops over the symmetric-normalised adjacency once, "
                 "then a linear classifier";
   entry.hyperparameters = {
-      {.name = "hops", .type = Type::Integer, .default_value = "2", .help = "propagation steps K",
+      {.name = "hops", .type = HyperparameterType::Integer, .default_value = "2", .help = "propagation steps K",
        .range = ValueRange::between(1, 64)},
-      {.name = "epochs", .type = Type::Integer, .default_value = "100", .help = "training epochs",
-       .role = Role::Optimization, .range = ValueRange::positive()},
-      {.name = "lr", .type = Type::Number, .default_value = "0.2", .help = "Adam learning rate",
-       .role = Role::Optimization, .range = ValueRange::positive()},
-      {.name = "weight_decay", .type = Type::Number, .default_value = "5e-3", .help = "L2 weight decay",
-       .role = Role::Optimization, .range = ValueRange::non_negative()},
+      training_default("epochs", "100"),
+      training_default("lr", "0.2"),
+      training_default("weight_decay", "5e-3"),
   };
   entry.graph = graph_io::gcn_graph_options();
   entry.graph.prepare.symmetric_scale = true;  // D^-1/2 per node: the SpMM multiplies it in
