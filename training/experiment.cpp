@@ -94,6 +94,7 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
       !options.row_normalize_features ? entry.feature_transform
       : *options.row_normalize_features ? graph_io::FeatureTransform::RowNormalize
                                         : graph_io::FeatureTransform::None;
+  result.feature_transform = graph_io::feature_transform_name(feature_transform);
   const ModelDescription description =
       describe_model(entry, dataset.features.size(1), dataset.num_classes, result.hyperparameters, feature_transform,
                      options.precision);

@@ -110,6 +110,7 @@ struct ExperimentResult {
   bool step_captured = false;  // every run replayed its training step from a CUDA Graph
   bool deterministic = false;  // the --deterministic option the runs used
   std::string precision = "fp32";  // the --precision the runs used (fp32, bf16)
+  std::string feature_transform;   // what the features went through: "row-normalize" or "none"
   std::map<std::string, GradientRange> gradient_ranges;  // run 1's, when asked (per layer)
   std::string predictions, embeddings;  // the files written (empty: none)
 };

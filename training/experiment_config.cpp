@@ -95,6 +95,7 @@ std::string experiment_json(const ExperimentResult& result, const std::string& p
       .field("step_captured", result.step_captured)
       .field("deterministic", result.deterministic)
       .field("precision", result.precision)
+      .field("feature_transform", result.feature_transform)
       .field("nodes", result.nodes)
       .field("edges", result.edges)
       .field("features", result.features)
