@@ -186,3 +186,22 @@ TEST_CASE("hyperparameter values: stored forms, ranges and flags") {
   CHECK(dataset_key("/data/PubMed/") == "pubmed");
   CHECK(defaults_text(model_entry("gat").hyperparameters[2]) == "1; 8 on pubmed");
 }
+
+TEST_CASE("a refused check names the library function, not a source file an install does not ship") {
+  Generator generator(1);
+  std::string message;
+  try {
+    (void)make_model({.kind = "gcn", .in_features = 0, .classes = 3}, generator);
+  } catch (const InvalidArgument& error) {
+    message = error.what();
+  }
+  CAPTURE(message);
+  CHECK(message.find("in sgnn::training::complete_description]") != std::string::npos);
+  CHECK(message.find(".cpp") == std::string::npos);
+  CHECK(message.find(".hpp") == std::string::npos);
+  CHECK(sgnn::detail::function_name("sgnn::Tensor sgnn::training::SGConv::forward(const sgnn::training::GraphInput&, "
+                                    "const sgnn::Tensor&)") == "sgnn::training::SGConv::forward");
+  CHECK(sgnn::detail::function_name("std::map<int, int> sgnn::f(int) [with T = int]") == "sgnn::f");
+  CHECK(sgnn::detail::function_name("void sgnn::Holder<std::pair<int, int> >::run(int)") ==
+        "sgnn::Holder<std::pair<int, int> >::run");
+}
