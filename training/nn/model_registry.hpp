@@ -45,9 +45,10 @@ struct GraphSize {
 };
 
 struct ModelEntry {
-  // Lowercase letters, digits, '_' and '-': "gcn". --model gcn, the checkpoint's "model".
   // Every member has an initializer, so that an entry names only what it sets:
   // register_model({.name = "mlp", .about = "...", .hyperparameters = {...}, .build = build_mlp}).
+
+  // Lowercase letters, digits, '_' and '-': "gcn". --model gcn, the checkpoint's "model".
   std::string name{};
   std::string about{};  // one line for --list-models: "GCN (Kipf & Welling 2017): ..."
   // The model's hyperparameters, and any of the common training ones
@@ -67,8 +68,8 @@ struct ModelEntry {
   // with weight decay: those starting with one of these; empty: all.
   std::vector<std::string> decayed_parameters{};
   // Required. The layers of a model of this kind; `description` holds every
-  // hyperparameter of the kind (make_model fills the defaults), with
-  // Model-role values read by description.integer("hidden") etc.
+  // Architecture and Regularization hyperparameter of the kind (make_model
+  // fills the defaults), read by description.integer("hidden") etc.
   // Parameters and dropout masks draw from `generator`.
   std::function<std::shared_ptr<Sequential>(const ModelDescription& description, Generator& generator)> build{};
   // Optional: the training step's device memory (the experiment refuses a

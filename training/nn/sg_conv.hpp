@@ -7,7 +7,9 @@
 // matmul. The cache is keyed by the input's and the adjacency's storage
 // (both held, so neither address can be reused while cached); an input that
 // requires a gradient is propagated every time (its gradient flows through
-// Â^K). In BFloat16 precision the propagation runs in bfloat16.
+// Â^K). In BFloat16 precision the propagation runs in bfloat16. A captured
+// training step (CUDA Graph) holds the matmul only: the trainer's first
+// step, eager, fills the cache.
 #pragma once
 
 #include <memory>
