@@ -2,8 +2,10 @@
 // the timed epochs, after warm-up), communication bytes per epoch (counted by
 // the communicators), speedup and scaling efficiency (speedup / GPUs).
 //
-//   bench_multigpu --dataset /tmp/d/products-scale --gpus 2 --hidden 256 [--markdown FILE]
+//   bench_multigpu --dataset /tmp/d/products-scale --gpus 2 --hidden 256 [--model gat] [--markdown FILE]
 //
+// The model flags are the registry's (examples/model_flags.hpp), but for
+// --epochs, here the timed epochs, and --hidden, whose default here is 256.
 // One GPU runs the library's ordinary single-device step (model.forward,
 // cross entropy, backward, Adam); N GPUs run distributed::train_gcn_multi_gpu.
 // GCC 12 reports -Wnull-dereference inside CLI11's inlined string code (a
@@ -20,17 +22,22 @@
 #include "distributed/multi_gpu_training.hpp"
 #include "graph_io/load_dataset.hpp"
 #include "ops/loss.hpp"
-#include "training/models.hpp"
+#include "examples/model_flags.hpp"
+#include "training/experiment.hpp"
+#include "training/nn/models.hpp"
 #include "training/trainer.hpp"
 
 using namespace sgnn;
 
 namespace {
 
+const std::vector<std::string> kRowPartitionModels{"gcn", "gat"};
+
 struct Options {
   std::string dataset;
   int gpus = 2;
-  int64_t hidden = 256;
+  std::string model = "gcn";
+  std::map<std::string, std::string> hyperparameters{{"hidden", "256"}};  // resolved in run()
   int64_t epochs = 20;
   int64_t warmup = 3;
   std::string halo = "auto";
@@ -46,13 +53,15 @@ double single_gpu_epoch_ms(const graph_io::Graph& host_graph, const Options& opt
   const Tensor labels = host_graph.labels.to(device);
   const Tensor train_index = host_graph.train_index.to(device);
   Generator generator(0);
-  training::GcnConfig config;
-  config.in_features = features.size(1);
-  config.classes = host_graph.num_classes;
-  config.hidden = options.hidden;
-  const auto model = training::make_gcn(config, generator);
+  const training::ModelDescription description =
+      training::describe_model(training::model_entry(options.model), features.size(1), host_graph.num_classes,
+                               options.hyperparameters, graph_io::FeatureTransform::None, training::Precision::Fp32);
+  const training::TrainingSettings settings = training::training_settings(options.hyperparameters);
+  const auto model = training::make_model(description, generator);
   model->to(device);
-  training::Adam optimizer(model->parameter_groups(5e-4f), ops::AdamHyperparameters{});
+  ops::AdamHyperparameters adam;
+  adam.learning_rate = settings.learning_rate;
+  training::Adam optimizer(model->parameter_groups(settings.weight_decay), adam);
   const training::GraphInput graph(adjacency);
   std::vector<double> times;
   for (int64_t epoch = 0; epoch < options.warmup + options.epochs; ++epoch) {
@@ -69,16 +78,19 @@ double single_gpu_epoch_ms(const graph_io::Graph& host_graph, const Options& opt
   return training::median(times);
 }
 
-int run(const Options& options) {
+int run(Options& options) {
   const graph_io::Dataset dataset = graph_io::load_dataset(options.dataset);
+  options.hyperparameters =
+      training::resolve_hyperparameters(training::model_entry(options.model), dataset.name, options.hyperparameters);
   const graph_io::Graph graph =
       graph_io::make_graph(dataset, graph_io::gcn_graph_options(), Device::cpu(), options.cache_dir);
   const double one_gpu_ms = single_gpu_epoch_ms(graph, options);
 
   distributed::MultiGpuOptions training;
   training.devices = distributed::first_devices(options.gpus);
-  training.hidden = options.hidden;
-  training.epochs = options.warmup + options.epochs;
+  training.model = options.model;
+  training.hyperparameters = options.hyperparameters;
+  training.hyperparameters["epochs"] = std::to_string(options.warmup + options.epochs);
   training.halo = distributed::parse_halo_mode(options.halo);
   const distributed::MultiGpuResult result = distributed::train_gcn_multi_gpu(graph, training);
   std::vector<double> times;
@@ -97,7 +109,8 @@ int run(const Options& options) {
                 "%lld warm-up\n\n",
                 dataset.name.c_str(), static_cast<long long>(graph.num_nodes),
                 static_cast<long long>(graph.adjacency.nnz()), static_cast<long long>(graph.features.size(1)),
-                static_cast<long long>(options.hidden), result.nccl_version.c_str(),
+                static_cast<long long>(training::integer_value(options.hyperparameters.at("hidden"), "hidden", "")),
+                result.nccl_version.c_str(),
                 static_cast<long long>(options.epochs), static_cast<long long>(options.warmup));
   table += line;
   std::snprintf(line, sizeof line,
@@ -122,11 +135,17 @@ int run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app("Multi-GPU GCN training (NCCL) against one GPU: epoch time, communication, scaling");
+  CLI::App app("Multi-GPU GCN or GAT training (NCCL) against one GPU: epoch time, communication, scaling; "
+               "--hidden defaults to 256 here");
   Options options;
   app.add_option("--dataset", options.dataset, "dataset name or path")->required();
   app.add_option("--gpus", options.gpus, "GPUs of the distributed run (default 2)")->check(CLI::Range(2, 64));
-  app.add_option("--hidden", options.hidden, "hidden features (default 256)")->check(CLI::PositiveNumber);
+  options.model = examples::requested_model(argc, argv, "gcn");
+  examples::add_model_option(app, options.model, kRowPartitionModels,
+                             "the models whose layers run on row partitions (docs/distributed.md)");
+  if (const training::ModelEntry* entry = training::find_model_entry(options.model)) {
+    examples::add_model_flags(app, *entry, options.hyperparameters, {"epochs", "patience", "monitor"});
+  }
   app.add_option("--epochs", options.epochs, "timed epochs (default 20)")->check(CLI::PositiveNumber);
   app.add_option("--warmup", options.warmup, "untimed epochs first (default 3)")->check(CLI::NonNegativeNumber);
   app.add_option("--halo", options.halo, "auto, sendrecv or allgather (default auto)")

@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
-"""Program-level benchmark: trains our GCN and GAT (examples/train_gcn,
-train_gat) and PyG's (bench/pyg_train.py) on the same OGB raw-layout files in
-one run on the GPU machine, and writes a markdown table with our ÷ PyG ratios
-to OUT/bench_training.md (JSON of every run beside it).
+"""Program-level benchmark: trains our models (examples/sgnn_train --model
+NAME) and PyG's (bench/pyg_train.py) on the same OGB raw-layout files in one
+run on the GPU machine, and writes a markdown table with our ÷ PyG ratios to
+OUT/bench_training.md (JSON of every run beside it).
 
     python3 bench/compare_pyg.py --build build --data data --out OUT [--sets citation,large,degree] [--quick]
-                                 [--precisions fp32,bf16] [--datasets reddit-scale,...] [--models gcn,gat]
+                                 [--precisions fp32,bf16] [--datasets reddit-scale,...] [--models gcn,gat,sgc,appnp]
                                  [--pyg-inputs edge_index]
 
-Sets: citation = the bundled cora and citeseer (<build>/share/sparsegnn/datasets); large = the Reddit-scale and
-products-scale synthetic graphs (GCN, and GAT on Reddit-scale); degree = GAT
-on the degree-50 and degree-100 graphs of issue 7. Synthetic graphs are
+Sets: citation = the bundled cora and citeseer (<build>/share/sparsegnn/datasets), every model of
+pyg_train.py (gcn, gat, sgc, appnp); large = the Reddit-scale and products-scale synthetic graphs (GCN, and GAT
+on Reddit-scale); degree = GAT on the degree-50 and degree-100 graphs of issue 7. Synthetic graphs are
 generated with sgnn_gen into --data first. --quick = --sets citation.
-Our GAT runs PyG's procedure here (200 epochs, no early stopping, no dropout
-on W·x) so that both sides do the same work per epoch and in total.
+Same settings on both sides: PyG trains with the hyperparameters and the
+feature transform our run reports (its JSON's `hyperparameters` and
+`feature_transform`, passed as pyg_train.py --settings), and our runs follow
+PyG's procedure (every epoch runs, no early stopping, the test accuracy at the
+best validation accuracy; GAT without dropout on W·x and 200 epochs) so that
+both sides do the same work per epoch and in total.
 --precisions fp32,bf16 runs every case in both precisions: ours with
 --precision bf16, PyG under torch.autocast(dtype=torch.bfloat16)
 (bench/pyg_train.py --precision bf16), side by side in the table.
@@ -36,6 +40,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "support"))
 import results_section  # noqa: E402  (bench/support: writes this run's section of bench/RESULTS.md)
+MODELS = ("gcn", "gat", "sgc", "appnp")  # the registered models pyg_train.py has a PyG counterpart of
 
 
 def run_json(command, log):
@@ -54,10 +59,10 @@ def run_json(command, log):
     return {"status": "no JSON output"}
 
 
-def ours(build, program, dataset, extra, out, cache, log):
-    target = os.path.join(out, f"{program}-{os.path.basename(dataset)}-{len(os.listdir(out))}.json")
-    command = [os.path.join(build, "examples", program), "--dataset", dataset, "--device", "cuda",
-               "--out", target, "--quiet"] + extra
+def ours(build, model, dataset, extra, out, cache, log):
+    target = os.path.join(out, f"{model}-{os.path.basename(dataset)}-{len(os.listdir(out))}.json")
+    command = [os.path.join(build, "examples", "sgnn_train"), "--model", model, "--dataset", dataset,
+               "--device", "cuda", "--out", target, "--quiet"] + extra
     if cache:
         command += ["--cache", cache]
     result = run_json(command + ["--print-json"], log)
@@ -196,7 +201,8 @@ def main():
     parser.add_argument("--precisions", default="fp32", help="comma-separated: fp32, bf16 (default fp32)")
     parser.add_argument("--datasets", default="",
                         help="comma-separated labels (cora, reddit-scale, degree-50, ...): only these cases of the sets")
-    parser.add_argument("--models", default="gcn,gat", help="comma-separated: only these models' cases (gcn, gat)")
+    parser.add_argument("--models", default=",".join(MODELS),
+                        help="comma-separated: only these models' cases (" + ", ".join(MODELS) + ")")
     parser.add_argument("--pyg-inputs", default="edge_index,csr",
                         help="PyG adjacency inputs to run where a case has them (default edge_index,csr)")
     results_section.add_arguments(parser, "pyg-SET")
@@ -206,35 +212,38 @@ def main():
     cache = os.path.join(args.out, "cache")
 
     sets = {"citation"} if args.quick else set(args.sets.split(","))
-    pyg_procedure = ["--patience", "0", "--projected-dropout", "off", "--monitor", "accuracy"]
+    pyg_procedure = ["--patience", "0", "--monitor", "accuracy"]  # every model's
+    gat_procedure = pyg_procedure + ["--projected-dropout", "off"]
     wanted = set(filter(None, args.datasets.split(",")))
     chosen = lambda label: not wanted or label in wanted
     cases = []  # (label, model, dataset dir, our extra flags, pyg extra flags, pyg adjacency modes)
     for name in [n for n in ("cora", "citeseer") if chosen(n)] if "citation" in sets else ():
         directory = os.path.join(args.build, "share", "sparsegnn", "datasets", name)  # the bundled copies
-        cases.append((name, "gcn", directory, [], [], ["edge_index", "csr"]))
-        cases.append((name, "gat", directory, ["--epochs", "200"] + pyg_procedure, [], ["edge_index"]))
+        cases.append((name, "gcn", directory, pyg_procedure, [], ["edge_index", "csr"]))
+        cases.append((name, "gat", directory, ["--epochs", "200"] + gat_procedure, [], ["edge_index"]))
+        for model in ("sgc", "appnp"):  # PyG's SGConv and APPNP normalise a CSR input as GCNConv does
+            cases.append((name, model, directory, pyg_procedure, [], ["edge_index", "csr"]))
     gat_big = ["--epochs", "20", "--runs", "1"]
     if "large" in sets:
         big = ["--epochs", "20", "--runs", "1", "--hidden", "128"]
         if chosen("reddit-scale"):
             reddit = generate(args.build, args.data, "reddit-scale", ["--preset", "reddit-scale"], log)
-            cases.append(("reddit-scale", "gcn", reddit, big, big, ["edge_index", "csr"]))
-            cases.append(("reddit-scale", "gat", reddit, gat_big + pyg_procedure, gat_big, ["edge_index"]))
+            cases.append(("reddit-scale", "gcn", reddit, big + pyg_procedure, big, ["edge_index", "csr"]))
+            cases.append(("reddit-scale", "gat", reddit, gat_big + gat_procedure, gat_big, ["edge_index"]))
         if chosen("products-scale"):
             products = generate(args.build, args.data, "products-scale", ["--preset", "products-scale"], log)
-            cases.append(("products-scale", "gcn", products, big, big, ["edge_index", "csr"]))
+            cases.append(("products-scale", "gcn", products, big + pyg_procedure, big, ["edge_index", "csr"]))
     if "degree" in sets:
         for degree in [d for d in (50, 100) if chosen(f"degree-{d}")]:
             directory = generate(args.build, args.data, f"degree-{degree}",
                                  ["--kind", "rmat", "--nodes", "232965", "--edges", str(232965 * degree // 2),
                                   "--symmetric", "--features", "602", "--classes", "41", "--seed", "3"], log)
-            cases.append((f"degree-{degree}", "gat", directory, gat_big + pyg_procedure, gat_big, ["edge_index"]))
+            cases.append((f"degree-{degree}", "gat", directory, gat_big + gat_procedure, gat_big, ["edge_index"]))
 
     models = set(args.models.split(","))
-    unknown = models - {"gcn", "gat"}
+    unknown = models - set(MODELS)
     if unknown:
-        sys.exit(f"compare_pyg: unknown model {sorted(unknown)[0]!r} (gcn, gat)")
+        sys.exit(f"compare_pyg: unknown model {sorted(unknown)[0]!r} ({', '.join(MODELS)})")
     cases = [case for case in cases if case[1] in models]
     precisions = args.precisions.split(",")
     for precision in precisions:
@@ -243,15 +252,18 @@ def main():
     rows = []
     for label, model, directory, our_flags, pyg_flags, modes in cases:
         runs = ["--runs", str(args.runs)] if "--runs" not in our_flags else []
-        program = "train_gcn" if model == "gcn" else "train_gat"
         for precision in precisions:
             flags = our_flags + runs + ["--precision", precision]
-            cold = ours(args.build, program, directory, flags, args.out, cache + "-" + label, log)
-            warm = ours(args.build, program, directory, flags, args.out, cache + "-" + label, log)
+            cold = ours(args.build, model, directory, flags, args.out, cache + "-" + label, log)
+            warm = ours(args.build, model, directory, flags, args.out, cache + "-" + label, log)
+            # PyG trains with the settings our run used (a failed run of ours: pyg_train.py's defaults).
+            same = ["--settings", json.dumps(warm.get("hyperparameters", {}))]
+            if warm.get("feature_transform") == "none":
+                same.append("--no-row-normalise")
             for mode in [m for m in modes if m in args.pyg_inputs.split(",")]:
                 pyg = run_json([sys.executable, os.path.join(HERE, "pyg_train.py"), "--dataset", directory,
-                                "--model", model, "--adjacency", mode, "--precision", precision] + pyg_flags + runs,
-                               log)
+                                "--model", model, "--adjacency", mode, "--precision", precision] + same + pyg_flags
+                               + runs, log)
                 rows.append((label, model, precision, mode, cold, warm, pyg))
                 print(label, model, precision, mode, json.dumps({"ours": warm, "pyg": pyg}), flush=True)
                 write_tables(rows, args.out)

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""PyTorch Geometric baseline for bench/compare_pyg.py: trains PyG's GCN or
-GAT on an OGB raw-layout dataset (the same files our programs read) and
-prints one JSON object with the same fields as `train_gcn --out`.
+"""PyTorch Geometric baseline for bench/compare_pyg.py: trains PyG's GCN, GAT,
+SGC or APPNP on an OGB raw-layout dataset (the same files our programs read)
+and prints one JSON object with the same fields as `sgnn_train --out`.
+
+`--settings JSON` takes the `hyperparameters` object of our run's results
+(sgnn_train --out): epochs, lr, weight_decay and the model's own (hidden,
+heads, output_heads, dropout, hops, alpha), so that both sides train with the
+same settings; a flag given explicitly wins over it.
 
 Runs on the GPU machine (torch 2.11, torch-geometric 2.8). Settings are
 PyG's ordinary best: GCNConv(cached=True), the official examples' models,
-Adam. `--adjacency csr` feeds a torch.sparse CSR adjacency (GCN only; PyG's
+Adam. `--adjacency csr` feeds a torch.sparse CSR adjacency (not GAT: PyG's
 GATConv needs edge_index for per-edge attention). `--precision bf16` runs the
 forward passes and the loss under torch.autocast(dtype=torch.bfloat16), PyG's
 way of mixed precision (FP32 weights, no loss scaling needed for BF16); a run
@@ -23,7 +28,7 @@ import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
-from torch_geometric.nn import GATConv, GCNConv
+from torch_geometric.nn import APPNP, GATConv, GCNConv, SGConv
 from torch_geometric.utils import to_torch_csr_tensor
 
 
@@ -73,6 +78,30 @@ class GAT(torch.nn.Module):
         return self.conv2(x, adjacency)
 
 
+class SGC(torch.nn.Module):
+    def __init__(self, features, classes, hops):
+        super().__init__()
+        self.conv = SGConv(features, classes, K=hops, cached=True)
+
+    def forward(self, x, adjacency):
+        return self.conv(x, adjacency)
+
+
+class APPNPNet(torch.nn.Module):  # PyG's benchmark/citation/appnp.py
+    def __init__(self, features, hidden, classes, hops, alpha, dropout):
+        super().__init__()
+        self.lin1 = torch.nn.Linear(features, hidden)
+        self.lin2 = torch.nn.Linear(hidden, classes)
+        self.prop = APPNP(hops, alpha)
+        self.dropout = dropout
+
+    def forward(self, x, adjacency):
+        x = F.dropout(x, p=self.dropout, training=self.training)
+        x = F.relu(self.lin1(x))
+        x = F.dropout(x, p=self.dropout, training=self.training)
+        return self.prop(self.lin2(x), adjacency)
+
+
 def row_normalise(x):
     sums = x.sum(dim=1, keepdim=True).clamp(min=1e-12)
     return x / sums
@@ -89,7 +118,13 @@ def run(args, seed, data, log):
             dict(params=model.conv1.parameters(), weight_decay=args.weight_decay),
             dict(params=model.conv2.parameters(), weight_decay=0.0)], lr=args.lr)
     else:
-        model = GAT(x.size(1), args.hidden, args.heads, classes, args.output_heads, args.dropout).to(device)
+        if args.model == "gat":
+            model = GAT(x.size(1), args.hidden, args.heads, classes, args.output_heads, args.dropout)
+        elif args.model == "sgc":
+            model = SGC(x.size(1), classes, args.hops)
+        else:
+            model = APPNPNet(x.size(1), args.hidden, classes, args.hops, args.alpha, args.dropout)
+        model = model.to(device)
         optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
 
     def precision():
@@ -139,35 +174,55 @@ def run(args, seed, data, log):
     return best[1], statistics.median(warm), total_s
 
 
+# Each model's settings when neither a flag nor --settings gives them: our
+# registry's defaults (sgnn_train --list-models).
+COMMON = {"epochs": 200, "lr": 0.01, "weight_decay": 5e-4, "hidden": 16, "heads": 8, "output_heads": 1,
+          "dropout": 0.5, "hops": 2, "alpha": 0.1}
+DEFAULTS = {
+    "gcn": dict(COMMON),
+    "gat": dict(COMMON, hidden=8, lr=0.005, dropout=0.6),
+    "sgc": dict(COMMON, epochs=100, lr=0.2, weight_decay=5e-3, dropout=0.0),
+    "appnp": dict(COMMON, hidden=64, hops=10),
+}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--dataset", required=True, help="OGB raw-layout directory (containing raw/)")
-    parser.add_argument("--model", choices=["gcn", "gat"], default="gcn")
+    parser.add_argument("--model", choices=sorted(DEFAULTS), default="gcn")
     parser.add_argument("--adjacency", choices=["edge_index", "csr"], default="edge_index")
-    parser.add_argument("--epochs", type=int, default=200)
+    parser.add_argument("--epochs", type=int)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hidden", type=int)
-    parser.add_argument("--heads", type=int, default=8)
-    parser.add_argument("--output-heads", type=int, default=1)
+    parser.add_argument("--heads", type=int)
+    parser.add_argument("--output-heads", type=int)
     parser.add_argument("--lr", type=float)
-    parser.add_argument("--weight-decay", type=float, default=5e-4)
+    parser.add_argument("--weight-decay", type=float)
     parser.add_argument("--dropout", type=float)
+    parser.add_argument("--hops", type=int, help="SGC's and APPNP's K")
+    parser.add_argument("--alpha", type=float, help="APPNP's teleport probability")
+    parser.add_argument("--settings", default="{}",
+                        help="our run's `hyperparameters` JSON object; explicit flags win over it")
     parser.add_argument("--no-row-normalise", action="store_true")
     parser.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
                         help="bf16: forward and loss under torch.autocast(dtype=torch.bfloat16)")
     parser.add_argument("--log", action="store_true")
     args = parser.parse_args()
-    gcn = args.model == "gcn"
-    args.hidden = args.hidden or (16 if gcn else 8)
-    args.lr = args.lr or (0.01 if gcn else 0.005)
-    args.dropout = args.dropout if args.dropout is not None else (0.5 if gcn else 0.6)
-    if args.adjacency == "csr" and not gcn:
-        sys.exit("pyg_train: --adjacency csr is for GCN only")
+    settings = json.loads(args.settings)
+    if settings.get("layers", 2) != 2:
+        sys.exit(f"pyg_train: the GCN here has 2 layers, not {settings['layers']}")
+    for name, default in DEFAULTS[args.model].items():
+        if getattr(args, name) is None:
+            setattr(args, name, type(default)(settings.get(name, default)))
+    if args.adjacency == "csr" and args.model == "gat":
+        sys.exit("pyg_train: --adjacency csr is not for GAT (PyG's GATConv needs edge_index for per-edge attention)")
 
     result = {"framework": "pyg", "model": args.model, "adjacency": args.adjacency, "precision": args.precision,
               "dataset": os.path.basename(os.path.normpath(args.dataset)), "runs": args.runs,
-              "device": torch.cuda.get_device_name()}
+              "device": torch.cuda.get_device_name(),
+              "hyperparameters": {name: getattr(args, name) for name in DEFAULTS[args.model]},
+              "feature_transform": "none" if args.no_row_normalise else "row-normalize"}
     load_start = time.perf_counter()
     edges, features, labels, splits = load(args.dataset)
     read_s = time.perf_counter() - load_start

@@ -38,8 +38,9 @@ set_target_properties(sparsegnn_shared PROPERTIES CUDA_RESOLVE_DEVICE_SYMBOLS OF
 # requirements, stated once more here since the objects come without them).
 target_include_directories(sparsegnn_shared PUBLIC
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}> $<INSTALL_INTERFACE:include/sparsegnn>)
-target_include_directories(sparsegnn_shared SYSTEM PUBLIC
-  $<BUILD_INTERFACE:${SGNN_THRUST_INCLUDE}> $<INSTALL_INTERFACE:${SGNN_THRUST_INCLUDE}>)
+# Thrust: this machine's for the build; an install's consumer finds its own
+# (cmake/sparsegnnConfig.cmake.in), so the exported targets name no toolkit path.
+target_include_directories(sparsegnn_shared SYSTEM PUBLIC $<BUILD_INTERFACE:${SGNN_THRUST_INCLUDE}>)
 target_include_directories(sparsegnn_shared SYSTEM INTERFACE ${Boost_INCLUDE_DIRS})
 target_link_libraries(sparsegnn_shared PUBLIC OpenMP::OpenMP_CXX)
 if(SGNN_CUDA)

@@ -1,6 +1,6 @@
 #include "core/error.hpp"
 
-#include <filesystem>
+#include <string_view>
 
 namespace sgnn {
 
@@ -18,11 +18,32 @@ IoError::IoError(std::string file, int64_t line, std::string reason)
       reason_(std::move(reason)) {}
 
 namespace detail {
-void throw_check_failure(const char* condition, const char* file, int line,
-                         const std::string& message) {
-  // The message is for the user; the source location helps us when they report it.
-  const std::string where = std::filesystem::path(file).filename().string();
-  throw InvalidArgument(concat(message, " [check '", condition, "' at ", where, ":", line, "]"));
+void throw_check_failure(const char* condition, const char* signature, const std::string& message) {
+  // The message is for the user; the function helps us when they report it.
+  throw InvalidArgument(concat(message, " [check '", condition, "' in ", function_name(signature), "]"));
+}
+
+std::string function_name(const char* signature) {
+  const std::string_view text = signature;
+  // The parameter list opens at the first '(' outside template arguments
+  // (a lambda's "<lambda(...)>" is part of the name).
+  std::size_t open = std::string_view::npos;
+  int angle = 0;
+  for (std::size_t i = 0; i < text.size() && open == std::string_view::npos; ++i) {
+    if (text[i] == '<') ++angle;
+    if (text[i] == '>') --angle;
+    if (text[i] == '(' && angle == 0) open = i;
+  }
+  const std::string_view head = text.substr(0, open);
+  // The return type ends at the last space outside template arguments.
+  std::size_t start = 0;
+  angle = 0;
+  for (std::size_t i = 0; i < head.size(); ++i) {
+    if (head[i] == '<') ++angle;
+    if (head[i] == '>') --angle;
+    if (head[i] == ' ' && angle == 0) start = i + 1;
+  }
+  return std::string(head.substr(start));
 }
 }  // namespace detail
 

@@ -72,8 +72,14 @@ std::string concat(const Parts&... parts) {
   (out << ... << parts);
   return out.str();
 }
-[[noreturn]] void throw_check_failure(const char* condition, const char* file, int line,
-                                      const std::string& message);
+// Throws InvalidArgument(message + " [check '<condition>' in <function>]"):
+// the function's qualified name (of `signature`, the compiler's
+// __PRETTY_FUNCTION__), not a source file, which an install does not ship.
+[[noreturn]] void throw_check_failure(const char* condition, const char* signature, const std::string& message);
+// "sgnn::training::SGConv::forward" of "sgnn::Tensor
+// sgnn::training::SGConv::forward(const ...)": the name without the return
+// type and the parameters.
+std::string function_name(const char* signature);
 }  // namespace detail
 
 }  // namespace sgnn
@@ -83,7 +89,7 @@ std::string concat(const Parts&... parts) {
 #define SGNN_CHECK(condition, ...)                                                          \
   do {                                                                                      \
     if (!(condition)) [[unlikely]] {                                                        \
-      ::sgnn::detail::throw_check_failure(#condition, __FILE__, __LINE__,                   \
+      ::sgnn::detail::throw_check_failure(#condition, __PRETTY_FUNCTION__,                  \
                                           ::sgnn::detail::concat(__VA_ARGS__));             \
     }                                                                                       \
   } while (false)

@@ -42,65 +42,6 @@ int64_t hrpb_bytes(int64_t rows, int64_t nnz) {
          + (panels + 1) * 4 * 5;              // the schedule, at most a few words per panel
 }
 
-// Activations of one training step: the tensors the tape saves for backward
-// (dropout outputs a matmul or spmm reads back, ReLU/ELU outputs, the
-// attention tensors of GAT, the loss's probabilities), which stay alive until
-// backward reaches them, plus the gradients live at once during backward.
-// Intermediate outputs no backward needs (matmul before spmm, bias sums,
-// score sums) are freed as the forward goes and are not counted.
-int64_t gcn_activation_elements(const ModelShape& m) {
-  int64_t saved = 0;
-  int64_t width = m.features;
-  for (int64_t layer = 0; layer < m.layers; ++layer) {
-    const bool last = layer + 1 == m.layers;
-    const int64_t out = last ? m.classes : m.hidden;
-    saved += m.nodes * width;           // the dropout output the layer's matmul saves
-    if (!last) saved += m.nodes * out;  // the ReLU output
-    width = out;
-  }
-  saved += 2 * m.nodes * m.classes;  // the loss's probabilities and the logits' gradient
-  const int64_t gradients = 2 * m.nodes * std::max(m.hidden, m.classes);
-  return saved + gradients;
-}
-
-// One GATConv: its input (saved by x·W) and the projected features (saved by
-// the attention products and the spmm), and per edge and head two tensors:
-// the attention (saved by its backward) and the attention after dropout
-// (saved by the spmm; its backward on Aᵀ reads it through the edge map, no
-// copy in Aᵀ's order); all in the activation dtype (ops/attention_softmax.hpp).
-int64_t gat_layer_saved_bytes(const ModelShape& m, int64_t in, int64_t heads, int64_t per_head) {
-  return (m.nodes * in + m.nodes * heads * per_head + 2 * m.nnz * heads) * m.activation_bytes;
-}
-
-int64_t gat_activation_bytes(const ModelShape& m) {
-  const int64_t hidden_width = m.hidden * m.heads;
-  const int64_t saved = gat_layer_saved_bytes(m, m.features, m.heads, m.hidden) +
-                        m.nodes * hidden_width * m.activation_bytes  // the ELU output
-                        + gat_layer_saved_bytes(m, hidden_width, m.output_heads, m.classes) +
-                        2 * m.nodes * m.classes * m.activation_bytes;  // the loss
-  const int64_t gradients = 2 * std::max(m.nnz * std::max(m.heads, m.output_heads),
-                                         m.nodes * std::max(hidden_width, m.classes)) * m.activation_bytes;
-  return saved + gradients;
-}
-
-int64_t parameter_floats(const ModelShape& m) {
-  if (m.kind == ModelKind::Gcn) {
-    int64_t floats = 0;
-    int64_t width = m.features;
-    for (int64_t layer = 0; layer < m.layers; ++layer) {
-      const int64_t out = layer + 1 == m.layers ? m.classes : m.hidden;
-      floats += width * out + out;
-      width = out;
-    }
-    return floats;
-  }
-  const auto gat_layer = [](int64_t in, int64_t heads, int64_t per_head, bool concat) {
-    return in * heads * per_head + 2 * heads * per_head + (concat ? heads * per_head : per_head);
-  };
-  return gat_layer(m.features, m.heads, m.hidden, true) +
-         gat_layer(m.hidden * m.heads, m.output_heads, m.classes, false);
-}
-
 std::atomic<int64_t> free_override{-1};
 
 }  // namespace
@@ -171,29 +112,19 @@ Estimate estimate_graph(const GraphShape& graph) {
   return estimate;
 }
 
-Estimate estimate_model(const ModelShape& model) {
-  SGNN_CHECK(model.nodes >= 0 && model.nnz >= 0 && model.features > 0 && model.hidden > 0 && model.heads > 0 &&
-                 model.output_heads > 0 && model.classes > 0 && model.layers >= 1,
-             "estimate_model: sizes must be positive (features ", model.features, ", hidden ", model.hidden,
-             ", heads ", model.heads, ", output heads ", model.output_heads, ", classes ", model.classes,
-             ", layers ", model.layers, ")");
-  SGNN_CHECK(model.activation_bytes == 4 || model.activation_bytes == 2,
-             "estimate_model: activation_bytes must be 4 (float32) or 2 (bfloat16), got ", model.activation_bytes);
-  const int64_t parameters = parameter_floats(model);
+Estimate estimate_model(int64_t parameters, int64_t activation_bytes, bool bfloat16_compute_copies) {
+  SGNN_CHECK(parameters >= 0 && activation_bytes >= 0, "estimate_model: negative size (parameters ", parameters,
+             ", activation bytes ", activation_bytes, ")");
+  const int64_t copy_bytes = bfloat16_compute_copies ? 2 : 0;
   Estimate estimate;
-  // Gradients, Adam's two moments and the trainer's best copy: 4 more per
-  // parameter, all float32; mixed precision adds the 2-byte compute copies.
-  const int64_t copy_bytes = model.activation_bytes == 2 ? 2 : 0;
   estimate.parts.push_back({"parameters and optimizer state", parameters * (5 * kFloat + copy_bytes), false});
-  const int64_t activations = model.kind == ModelKind::Gcn ? gcn_activation_elements(model) * model.activation_bytes
-                                                           : gat_activation_bytes(model);
-  estimate.parts.push_back({"activations", activations, false});
+  estimate.parts.push_back({"activations", activation_bytes, false});
   return estimate;
 }
 
-Estimate estimate_training(const GraphShape& graph, const ModelShape& model) {
+Estimate estimate_training(const GraphShape& graph, const Estimate& model) {
   Estimate estimate = estimate_graph(graph);
-  for (EstimatePart& part : estimate_model(model).parts) estimate.parts.push_back(std::move(part));
+  estimate.parts.insert(estimate.parts.end(), model.parts.begin(), model.parts.end());
   return estimate;
 }
 

@@ -6,9 +6,9 @@
 // transpose, edge weights, an HRPB layout when asked, features and labels)
 // and a model's training step (parameters, gradients, Adam's two moments,
 // the trainer's copy of the best parameters, and the activations one
-// forward + backward keeps alive). Given the real entry count they aim at
+// forward + backward keeps alive, as the model's kind counts them). Given the real entry count they aim at
 // the peak of memory::usage()
-// within a factor of 2 (tests/core/memory_estimate_test.cpp checks that on
+// within a factor of 2 (tests/training/memory_estimate_test.cpp checks that on
 // the CPU); allocations outside sparsegnn tensors (cuBLAS, Thrust's sort
 // scratch) are not counted.
 #pragma once
@@ -38,24 +38,6 @@ struct GraphShape {
   int64_t training_feature_bytes = 4;
 };
 
-enum class ModelKind : unsigned char { Gcn, Gat };
-
-struct ModelShape {
-  ModelKind kind = ModelKind::Gcn;
-  int64_t nodes = 0;
-  int64_t nnz = 0;            // entries of the prepared adjacency (upper bound is fine)
-  int64_t features = 0;
-  int64_t hidden = 16;        // per head for GAT
-  int64_t heads = 1;          // GAT hidden layer
-  int64_t output_heads = 1;   // GAT output layer
-  int64_t classes = 2;
-  int64_t layers = 2;         // GCN convolutions (GAT: always 2)
-  // Bytes per activation element (and per activation gradient element): 4
-  // for float32, 2 for bfloat16 (mixed precision, which also keeps a 2-byte
-  // compute copy of every parameter beside its float32 master).
-  int64_t activation_bytes = 4;
-};
-
 struct EstimatePart {
   std::string what;
   int64_t bytes = 0;
@@ -76,9 +58,15 @@ struct Estimate {
 // (graph_io::count_prepared_entries) before it refuses a run.
 int64_t prepared_nnz_bound(const GraphShape& graph);
 Estimate estimate_graph(const GraphShape& graph);
-Estimate estimate_model(const ModelShape& model);
+// A model's training step from what its kind estimates (the model registry,
+// training/nn/model_registry.hpp, holds each kind's own count): its
+// parameters, each with its gradient, Adam's two moments and the trainer's
+// best copy (5 float32), plus a 2-byte compute copy when
+// `bfloat16_compute_copies` (mixed precision); and its activations.
+// InvalidArgument for negative counts.
+Estimate estimate_model(int64_t parameters, int64_t activation_bytes, bool bfloat16_compute_copies);
 // Both, as one list.
-Estimate estimate_training(const GraphShape& graph, const ModelShape& model);
+Estimate estimate_training(const GraphShape& graph, const Estimate& model);
 
 // Bytes free on `device` now: cudaMemGetInfo for a CUDA device; none for
 // the CPU (no check there) unless a test override is set.

@@ -7,8 +7,9 @@
 #include "ops/loss.hpp"
 #include "ops/reduce.hpp"
 #include "ops/spmm.hpp"
-#include "training/gat_conv.hpp"
-#include "training/gcn_conv.hpp"
+#include "training/nn/gat_conv.hpp"
+#include "training/nn/gcn_conv.hpp"
+#include "training/nn/linear.hpp"
 #include "training/metrics.hpp"
 
 namespace sgnn::distributed {
@@ -35,6 +36,22 @@ Tensor rank_loss(const Tensor& logits, const RankData& data) {
 }
 
 }  // namespace
+
+void check_row_partition_layers(const training::Model& model) {
+  const training::Sequential& layers = model.layers();
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const training::Layer* layer = layers[i].get();
+    const bool supported = dynamic_cast<const training::GCNConv*>(layer) != nullptr ||
+                           dynamic_cast<const training::GATConv*>(layer) != nullptr ||
+                           dynamic_cast<const training::Dropout*>(layer) != nullptr ||
+                           dynamic_cast<const training::Relu*>(layer) != nullptr ||
+                           dynamic_cast<const training::Elu*>(layer) != nullptr ||
+                           dynamic_cast<const training::Linear*>(layer) != nullptr;
+    SGNN_CHECK(supported, "row partitions cannot run layer ", i, " of the ", model.kind(),
+               " model: training across ranks knows GCNConv, GATConv and row-wise layers (Dropout, ReLU, ELU, "
+               "Linear), the models gcn and gat");
+  }
+}
 
 Tensor distributed_forward(training::Model& model, const RankData& data, const HaloExchange& halo,
                            Communicator& communicator, const Tensor& x) {

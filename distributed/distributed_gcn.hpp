@@ -19,7 +19,7 @@
 #include "distributed/communicator.hpp"
 #include "distributed/halo_exchange.hpp"
 #include "distributed/rank_shard.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/optimizer.hpp"
 #include "training/trainer.hpp"
 
@@ -29,10 +29,16 @@ namespace sgnn::distributed {
 // the halo exchange and the local SpMM (as GCNConv::forward, on the narrower
 // side), GATConv attends over the block with the halo of its projections
 // (GATConv::forward_block), every other layer runs as is (row-wise).
-// `model` is a GCN or GAT (make_gcn, make_gat); the block's adjacency may
+// `model` is a GCN or GAT (make_model; check_row_partition_layers); the block's adjacency may
 // carry GCN-normalised values, which GAT ignores (it uses the pattern).
 Tensor distributed_forward(training::Model& model, const RankData& data, const HaloExchange& halo,
                            Communicator& communicator, const Tensor& x);
+
+// InvalidArgument naming the layer when `model` has one that row partitions
+// cannot run: a layer that reads the graph other than GCNConv and GATConv
+// (only row-wise layers may stand beside them: Dropout, ReLU, ELU, Linear).
+// Of the built-in kinds, gcn and gat qualify.
+void check_row_partition_layers(const training::Model& model);
 
 class DistributedTrainer {
  public:

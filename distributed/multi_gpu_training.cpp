@@ -31,7 +31,9 @@ MultiGpuResult train_gcn_multi_gpu(const graph_io::Graph& graph, const MultiGpuO
   SGNN_CHECK(graph.features.defined() && graph.labels.defined() && graph.train_index.defined() &&
                  graph.valid_index.defined(),
              "train_gcn_multi_gpu: the graph needs features, labels and train/valid splits");
-  SGNN_CHECK(options.epochs >= 1, "train_gcn_multi_gpu: epochs must be at least 1, got ", options.epochs);
+  const training::ModelEntry& entry = training::model_entry(options.model);
+  const int64_t epochs =
+      training::training_settings(training::resolve_hyperparameters(entry, "", options.hyperparameters)).epochs;
   const int ranks = static_cast<int>(options.devices.size());
   SGNN_CHECK(graph.num_nodes >= ranks, "train_gcn_multi_gpu: ", graph.num_nodes, " nodes cannot fill ", ranks,
              " GPUs");
@@ -59,21 +61,14 @@ MultiGpuResult train_gcn_multi_gpu(const graph_io::Graph& graph, const MultiGpuO
   result.nccl_version = nccl.nccl_version();
   RankTrainingOptions training;
   training.model = options.model;
-  training.hyperparameters.epochs = options.epochs;
-  training.hyperparameters.hidden = options.hidden;
-  training.hyperparameters.heads = options.heads;
-  training.hyperparameters.output_heads = 1;
-  training.hyperparameters.dropout = options.dropout;
-  training.hyperparameters.learning_rate = options.learning_rate;
-  training.hyperparameters.weight_decay = options.weight_decay;
-  training.gcn_layers = options.layers;
+  training.hyperparameters = options.hyperparameters;
   training.seed = options.seed;
   training.halo = result.halo;
   training.precision = options.precision;
   training.row_normalize_features = false;  // the caller's features as given
   // [rank][epoch]; each rank thread writes its own row only.
   std::vector<std::vector<int64_t>> bytes(static_cast<std::size_t>(ranks),
-                                          std::vector<int64_t>(static_cast<std::size_t>(options.epochs), 0));
+                                          std::vector<int64_t>(static_cast<std::size_t>(epochs), 0));
   nccl.run([&](Communicator& communicator) {
     const int rank = communicator.rank();
     const RankShard shard = make_rank_shard(partition, rank, features, labels, train_index, valid_index, test_index,
@@ -88,7 +83,7 @@ MultiGpuResult train_gcn_multi_gpu(const graph_io::Graph& graph, const MultiGpuO
     });
     if (rank == 0) result.final = trained.final;
   });
-  for (std::size_t epoch = 0; epoch < static_cast<std::size_t>(options.epochs); ++epoch) {
+  for (std::size_t epoch = 0; epoch < static_cast<std::size_t>(epochs); ++epoch) {
     int64_t total = 0;
     for (const std::vector<int64_t>& rank_bytes : bytes) total += rank_bytes[epoch];
     result.epoch_bytes.push_back(total);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,24 +13,20 @@
 #include "distributed/halo_plan.hpp"
 #include "graph_io/graph.hpp"
 #include "training/experiment.hpp"
-#include "training/models.hpp"
 #include "training/trainer.hpp"
 
 namespace sgnn::distributed {
 
 struct MultiGpuOptions {
   std::vector<int> devices{0, 1};  // one rank per GPU
-  training::ModelKind model = training::ModelKind::Gcn;
-  int64_t hidden = 16;  // per head for GAT
-  int64_t heads = 8;    // GAT: heads of the hidden layer (one averaged output head)
-  int64_t layers = 2;
-  float dropout = 0.5f;
-  float learning_rate = 0.01f;
-  float weight_decay = 5e-4f;
-  int64_t epochs = 200;
+  // A registered kind whose layers run on row partitions (gcn, gat:
+  // distributed_gcn.hpp) and its hyperparameters by name (those left out
+  // take the kind's general defaults; every epoch runs).
+  std::string model = "gcn";
+  std::map<std::string, std::string> hyperparameters;
   uint64_t seed = 0;
   std::optional<HaloMode> halo;  // unset: choose_halo_mode
-  training::Precision precision = training::Precision::Fp32;  // bf16: mixed precision (training/precision.hpp)
+  training::Precision precision = training::Precision::Fp32;  // bf16: mixed precision (training/nn/precision.hpp)
 };
 
 struct MultiGpuEpoch {

@@ -5,7 +5,8 @@
 #include "core/memory.hpp"
 #include "distributed/distributed_gcn.hpp"
 #include "graph_io/feature_transforms.hpp"
-#include "training/models.hpp"
+#include "training/experiment.hpp"
+#include "training/nn/model_registry.hpp"
 
 namespace sgnn::distributed {
 
@@ -15,29 +16,14 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
-std::shared_ptr<training::Model> make_rank_model(const RankTrainingOptions& options, int64_t features, int64_t classes,
-                                                 Generator& generator) {
-  const training::Hyperparameters& h = options.hyperparameters;
-  if (options.model == training::ModelKind::Gcn) {
-    training::GcnConfig config;
-    config.in_features = features;
-    config.classes = classes;
-    config.hidden = h.hidden;
-    config.layers = options.gcn_layers;
-    config.dropout = h.dropout;
-    config.precision = options.precision;
-    return training::make_gcn(config, generator);
-  }
-  training::GatConfig config;
-  config.in_features = features;
-  config.classes = classes;
-  config.hidden = h.hidden;
-  config.heads = h.heads;
-  config.output_heads = h.output_heads;
-  config.dropout = h.dropout;
-  config.projected_dropout = h.projected_dropout;
-  config.precision = options.precision;
-  return training::make_gat(config, generator);
+training::ModelDescription rank_model_description(const RankTrainingOptions& options, int64_t features,
+                                                  int64_t classes) {
+  const training::ModelEntry& entry = training::model_entry(options.model);
+  return training::describe_model(entry, features, classes,
+                                  training::resolve_hyperparameters(entry, "", options.hyperparameters),
+                                  options.row_normalize_features ? graph_io::FeatureTransform::RowNormalize
+                                                                 : graph_io::FeatureTransform::None,
+                                  options.precision);
 }
 
 RankTrainingResult train_rank(Communicator& communicator, const RankShard& shard, const RankTrainingOptions& options,
@@ -47,19 +33,21 @@ RankTrainingResult train_rank(Communicator& communicator, const RankShard& shard
              part.rank, " of ", part.num_ranks(), " on the communicator of rank ", communicator.rank(), " of ",
              communicator.size());
   SGNN_CHECK(shard.num_classes >= 2, "train_rank: the task needs at least 2 classes, got ", shard.num_classes);
-  SGNN_CHECK(options.hyperparameters.epochs >= 1, "train_rank: epochs must be at least 1, got ",
-             options.hyperparameters.epochs);
+  const training::TrainingSettings settings = training::training_settings(
+      training::resolve_hyperparameters(training::model_entry(options.model), "", options.hyperparameters));
   const Device device = communicator.device();
   RankTrainingResult result;
   result.halo = options.halo.value_or(choose_halo_mode(halo_volume(part)));
 
   // Same seed everywhere: equal initial weights. Dropout masks then differ per rank (distributed_gcn.hpp).
   Generator generator(options.seed);
-  const auto model = make_rank_model(options, shard.features.size(1), shard.num_classes, generator);
+  const auto model =
+      training::make_model(rank_model_description(options, shard.features.size(1), shard.num_classes), generator);
+  check_row_partition_layers(*model);
   model->to(device);
   ops::AdamHyperparameters adam;
-  adam.learning_rate = options.hyperparameters.learning_rate;
-  training::Adam optimizer(model->parameter_groups(options.hyperparameters.weight_decay), adam);
+  adam.learning_rate = settings.learning_rate;
+  training::Adam optimizer(model->parameter_groups(settings.weight_decay), adam);
   RankData data = rank_data(shard, device);
   // bf16: the normalisation writes bfloat16 directly (the model converts features used as stored).
   if (options.row_normalize_features) {
@@ -68,7 +56,7 @@ RankTrainingResult train_rank(Communicator& communicator, const RankShard& shard
   const HaloExchange halo(part, result.halo, device);
   DistributedTrainer trainer(*model, optimizer, data, halo, communicator);
   memory::synchronize(device);
-  for (int64_t epoch = 1; epoch <= options.hyperparameters.epochs; ++epoch) {
+  for (int64_t epoch = 1; epoch <= settings.epochs; ++epoch) {
     const int64_t bytes_before = communicator.bytes_sent();
     const Clock::time_point start = Clock::now();
     const double loss = trainer.train_step();  // ends with item(): the step is complete here

@@ -8,26 +8,31 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <vector>
 
 #include "distributed/communicator.hpp"
 #include "distributed/halo_plan.hpp"
 #include "distributed/rank_shard.hpp"
-#include "training/experiment.hpp"
+#include "training/nn/models.hpp"
+#include "training/trainer.hpp"
 
 namespace sgnn::distributed {
 
 struct RankTrainingOptions {
-  training::ModelKind model = training::ModelKind::Gcn;
-  // epochs, hidden, heads, output_heads, learning_rate, weight_decay, dropout,
-  // projected_dropout are used (patience and monitor are not: every epoch runs).
-  training::Hyperparameters hyperparameters;
-  int64_t gcn_layers = 2;  // GCNConv layers of a GCN
+  // A registered kind whose layers run on row partitions (distributed_gcn.hpp:
+  // GCNConv, GATConv and row-wise layers; of the built-in kinds gcn and gat).
+  std::string model = "gcn";
+  // The model's hyperparameters by name (training::resolve_hyperparameters;
+  // those left out take the kind's general defaults). epochs, lr and
+  // weight_decay are used of the training ones (patience and monitor are
+  // not: every epoch runs).
+  std::map<std::string, std::string> hyperparameters;
   uint64_t seed = 0;       // initial weights (equal on every rank) and dropout masks (each rank's own)
   std::optional<HaloMode> halo;  // unset: choose_halo_mode(halo_volume(shard.partition))
   bool row_normalize_features = true;  // each feature row scaled to sum 1 (row-wise: as on one device)
-  // fp32, or bf16 mixed precision (training/precision.hpp): bfloat16
+  // fp32, or bf16 mixed precision (training/nn/precision.hpp): bfloat16
   // activations, float32 masters whose gradients are summed over ranks.
   training::Precision precision = training::Precision::Fp32;
 };
@@ -46,14 +51,15 @@ struct RankTrainingResult {
   std::vector<Tensor> parameters;    // host copies after the last epoch (equal on every rank)
 };
 
-// The model replica train_rank builds (make_gcn or make_gat from the options);
-// the same call gives a single-device run the same initial weights.
-std::shared_ptr<training::Model> make_rank_model(const RankTrainingOptions& options, int64_t features, int64_t classes,
-                                                 Generator& generator);
+// The description of the model replica train_rank builds (make_model of it
+// with the same seed gives a single-device run the same initial weights).
+training::ModelDescription rank_model_description(const RankTrainingOptions& options, int64_t features,
+                                                  int64_t classes);
 
 // Collective: every rank calls it with its own shard and the same options.
 // on_epoch runs on the calling thread after each step. InvalidArgument on a
-// shard that does not fit the communicator (rank or size) or the options.
+// shard that does not fit the communicator (rank or size) or the options, or
+// a model with a layer row partitions cannot run (naming it).
 RankTrainingResult train_rank(Communicator& communicator, const RankShard& shard, const RankTrainingOptions& options,
                               const std::function<void(const RankEpoch&)>& on_epoch = {});
 

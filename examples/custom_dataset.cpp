@@ -25,7 +25,7 @@
 #include "graph_io/dataset.hpp"
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/graph.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/optimizer.hpp"
 #include "training/trainer.hpp"
 
@@ -165,10 +165,8 @@ int main(int argc, char** argv) {
     const graph_io::Graph graph = graph_io::make_graph(dataset, graph_io::gcn_graph_options(), device);
     // 3. Build the model and its optimizer (weight decay on the first layer only, as Kipf & Welling).
     Generator generator(seed);
-    training::GcnConfig config;
-    config.in_features = dataset.features.size(1);
-    config.classes = graph.num_classes;
-    const auto model = training::make_gcn(config, generator);
+    const auto model = training::make_model(
+        {.kind = "gcn", .in_features = dataset.features.size(1), .classes = graph.num_classes}, generator);
     model->to(device);
     training::Adam optimizer(model->parameter_groups(5e-4f), ops::AdamHyperparameters{0.01f});
     // 4. Train, keeping the parameters of the best validation epoch.

@@ -14,7 +14,7 @@
 #include "graph_io/dataset_locations.hpp"
 #include "fetch/download_progress.hpp"
 #include "fetch/fetch_dataset.hpp"
-#include "training/progress.hpp"
+#include "training/output/progress.hpp"
 
 namespace sgnn::examples {
 

@@ -26,7 +26,7 @@
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/prepare.hpp"
 #include "graph_io/reordering.hpp"
-#include "training/svg_graph.hpp"
+#include "training/output/svg_graph.hpp"
 
 using namespace sgnn;
 

@@ -7,6 +7,7 @@
 //   sgnn_predict --checkpoint gcn.ckpt --dataset cora --predictions cora.csv
 //   sgnn_predict --checkpoint gcn.ckpt --dataset my-graph --nodes new.txt
 //                --predictions new.npy --embeddings new-embeddings.npy --device cuda
+//   sgnn_predict --plugin libmy_model.so --checkpoint mine.ckpt --dataset cora --predictions mine.csv
 // GCC 12 reports -Wnull-dereference inside CLI11's inlined string code (a
 // false positive the system-header exemption misses).
 #pragma GCC diagnostic ignored "-Wnull-dereference"
@@ -16,17 +17,18 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "training/nn/model_plugin.hpp"
 #include "training/prediction_run.hpp"
 
 int main(int argc, char** argv) {
   using namespace sgnn;
-  CLI::App app{"Predict with a trained GCN or GAT: per-node classes, class probabilities and embeddings from a "
-               "checkpoint of train_gcn / train_gat",
+  CLI::App app{"Predict with a trained model: per-node classes, class probabilities and embeddings from a "
+               "checkpoint of sgnn_train (train_gcn, train_gat) or of any program training a registered model",
                "sgnn_predict"};
   training::PredictionOptions options;
   std::string parameters = "best";
   bool quiet = false;
-  app.add_option("--checkpoint", options.checkpoint, "a checkpoint written by train_gcn or train_gat --checkpoint")
+  app.add_option("--checkpoint", options.checkpoint, "a checkpoint written by sgnn_train --checkpoint (or train_gcn, ...)")
       ->required()
       ->check(CLI::ExistingFile);
   app.add_option("--dataset", options.dataset,
@@ -48,8 +50,14 @@ int main(int argc, char** argv) {
                  "and reports the test accuracy of) or last (after the last epoch); default best")
       ->check(CLI::IsMember({"best", "last"}));
   app.add_flag("--quiet", quiet, "print nothing on success");
+  std::vector<std::string> plugins;
+  app.add_option("--plugin", plugins,
+                 "a shared library registering the checkpoint's model kind, for a model defined outside the library "
+                 "(linked against libsparsegnn.so; docs/extending.md); repeatable")
+      ->check(CLI::ExistingFile);
   CLI11_PARSE(app, argc, argv);
   try {
+    for (const std::string& plugin : plugins) training::load_model_plugin(plugin);
     options.parameters = training::parse_checkpoint_parameters(parameters);
     const training::PredictionReport report = training::run_prediction(options);
     if (!quiet) {
@@ -67,7 +75,10 @@ int main(int argc, char** argv) {
     }
     return 0;
   } catch (const Error& error) {
-    std::fprintf(stderr, "sgnn_predict: error: %s\n", error.what());
+    const std::string message = error.what();
+    const bool unknown = message.find("unknown model") != std::string::npos;
+    std::fprintf(stderr, "sgnn_predict: error: %s%s\n", message.c_str(),
+                 unknown ? " (a model defined outside the library: load its registration with --plugin LIB.so)" : "");
     return 1;
   }
 }

@@ -14,6 +14,8 @@
 // then holds the whole graph while it partitions). Losses equal single-process
 // training (dropout masks aside). A rank that fails ends every rank, which
 // exit non-zero naming the failed rank and why (docs/distributed.md).
+// The models whose layers run on row partitions: gcn and gat; their flags
+// come from the model registry (examples/model_flags.hpp).
 // GCC 12 reports -Wnull-dereference inside CLI11's inlined string code (a
 // false positive the system-header exemption misses).
 #pragma GCC diagnostic ignored "-Wnull-dereference"
@@ -37,7 +39,9 @@
 #include "distributed/thread_communicator.hpp"
 #include "distributed/watchdog.hpp"
 #include "graph_io/load_dataset.hpp"
-#include "training/json.hpp"
+#include "examples/model_flags.hpp"
+#include "training/experiment.hpp"
+#include "training/output/json.hpp"
 
 using namespace sgnn;
 using namespace sgnn::distributed;
@@ -49,14 +53,19 @@ struct Options {
   std::string dataset;
   std::string model = "gcn";
   std::string device = "cpu";
-  training::ExperimentOptions flags;  // the training flags left unset take the papers' values
-  int64_t gcn_layers = 2;
+  std::map<std::string, std::string> hyperparameters;  // given; the others take the model's defaults for the dataset
+  uint64_t seed = 0;
+  bool row_normalize_features = true;
+  training::Precision precision = training::Precision::Fp32;
   std::string halo = "auto";
   bool print_json = false;
   LaunchFlags launch;
   double rendezvous_timeout = 300;  // seconds
   double progress_timeout = 600;    // seconds, 0 = none
 };
+
+// The registered models this program trains: those whose layers run on row partitions.
+const std::vector<std::string> kRowPartitionModels{"gcn", "gat"};
 
 // What the failure path needs to end this rank and tell the others.
 struct Process {
@@ -120,9 +129,13 @@ void report(const Options& options, const Process& process, const RankFile& file
   for (const Tensor& parameter : result.parameters) {
     for (const float value : parameter.to_vector<float>()) squares += static_cast<double>(value) * static_cast<double>(value);
   }
-  const training::Hyperparameters& h = training.hyperparameters;
+  const training::TrainingSettings h = training::training_settings(training.hyperparameters);
+  const auto integer = [&](const char* name) {
+    const auto found = training.hyperparameters.find(name);
+    return found == training.hyperparameters.end() ? int64_t{0} : training::integer_value(found->second, name, "");
+  };
   if (!options.print_json) {
-    std::printf("%s on %s: %d rank(s) (%s, %s), halo %s; rows/halo per rank:", training::model_name(training.model),
+    std::printf("%s on %s: %d rank(s) (%s, %s), halo %s; rows/halo per rank:", training.model.c_str(),
                 file.info.dataset.c_str(), process.size, launch_mode_name(process.launch.mode), transport.c_str(),
                 halo_mode_name(result.halo));
     for (const std::vector<int64_t>& rank_sizes : sizes) {
@@ -139,12 +152,15 @@ void report(const Options& options, const Process& process, const RankFile& file
   json.begin_object();
   json.field("program", "train_gcn_distributed").field("mode", launch_mode_name(process.launch.mode));
   json.field("ranks", int64_t{process.size}).field("device", options.device).field("transport", transport);
-  json.field("model", training::model_name(training.model)).field("dataset", file.info.dataset);
+  json.field("model", training.model).field("dataset", file.info.dataset);
   json.field("nodes", file.shard.partition.num_nodes).field("halo", halo_mode_name(result.halo));
   json.key("hyperparameters").begin_object();
-  json.field("epochs", h.epochs).field("hidden", h.hidden).field("heads", h.heads).field("output_heads", h.output_heads);
+  json.field("epochs", h.epochs).field("hidden", integer("hidden"));
   json.field("lr", static_cast<double>(h.learning_rate)).field("weight_decay", static_cast<double>(h.weight_decay));
-  json.field("dropout", static_cast<double>(h.dropout)).field("seed", static_cast<int64_t>(training.seed));
+  for (const auto& [name, value] : training.hyperparameters) {
+    if (name != "epochs" && name != "hidden" && name != "lr" && name != "weight_decay") json.field(name, value);
+  }
+  json.field("seed", static_cast<int64_t>(training.seed));
   json.field("precision", training::precision_name(training.precision));
   json.end_object();
   for (const auto& [name, column] : {std::pair{"rank_rows", 0}, std::pair{"rank_entries", 1}, std::pair{"rank_halo", 2}}) {
@@ -178,15 +194,13 @@ void train(const Options& options, Process& process, const RankFile& file, Commu
            const std::string& transport, Watchdog* watchdog) {
   if (!options.partitions.empty()) check_same_partition(communicator, file.info.partition_id);
   RankTrainingOptions training;
-  training.model = options.model == "gat" ? training::ModelKind::Gat : training::ModelKind::Gcn;
-  training::ExperimentOptions flags = options.flags;
-  flags.model = training.model;
-  training.hyperparameters = training::resolve_hyperparameters(flags, file.info.dataset);
-  training.gcn_layers = options.gcn_layers;
-  training.seed = flags.seed;
+  training.model = options.model;
+  training.hyperparameters = training::resolve_hyperparameters(training::model_entry(options.model),
+                                                               file.info.dataset, options.hyperparameters);
+  training.seed = options.seed;
   training.halo = parse_halo_mode(options.halo);
-  training.row_normalize_features = flags.row_normalize_features;
-  training.precision = flags.precision;
+  training.row_normalize_features = options.row_normalize_features;
+  training.precision = options.precision;
   const RankTrainingResult result = train_rank(communicator, file.shard, training, [&](const RankEpoch& epoch) {
     if (watchdog != nullptr) watchdog->progress();
     if (process.rank == 0 && !options.print_json) {
@@ -275,42 +289,32 @@ int run(const Options& options, Process& process) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app("Full-graph GCN/GAT training with one process per rank (mpirun, srun, or a rendezvous file)");
+  CLI::App app("Full-graph GCN/GAT training with one process per rank (mpirun, srun, or a rendezvous file); the "
+               "models whose layers run on row partitions: gcn and gat");
   Options options;
-  training::ExperimentOptions& flags = options.flags;
   auto* partitions = app.add_option("--partitions", options.partitions,
                                     "folder of per-rank files from sgnn_partition (each rank reads only its own)");
   auto* dataset = app.add_option("--dataset", options.dataset,
                                  "dataset name or path, partitioned by every rank at start (small graphs)");
   partitions->excludes(dataset);
-  app.add_option("--model", options.model, "gcn or gat (default gcn)")->check(CLI::IsMember({"gcn", "gat"}));
+  options.model = examples::requested_model(argc, argv, "gcn");
+  examples::add_model_option(app, options.model, kRowPartitionModels,
+                             "the models whose layers run on row partitions (docs/distributed.md)");
   app.add_option("--device", options.device, "cpu (ranks talk over MPI) or cuda (NCCL; one GPU per rank)")
       ->check(CLI::IsMember({"cpu", "cuda", "cuda:0", "cuda:1", "cuda:2", "cuda:3", "cuda:4", "cuda:5", "cuda:6",
                              "cuda:7"}));
-  const auto optional_int = [&](const char* name, std::optional<int64_t>& target, const char* help) {
-    app.add_option_function<int64_t>(name, [&target](const int64_t& value) { target = value; }, help)
-        ->check(CLI::PositiveNumber);
-  };
-  const auto optional_float = [&](const char* name, std::optional<float>& target, const char* help,
-                                  const CLI::Validator& check) {
-    app.add_option_function<float>(name, [&target](const float& value) { target = value; }, help)->check(check);
-  };
-  optional_int("--epochs", flags.epochs, "training epochs, all of them run (default: the paper's, 200 for GCN)");
-  optional_int("--hidden", flags.hidden, "hidden features (per head for GAT; default 16 GCN, 8 GAT)");
-  optional_int("--heads", flags.heads, "GAT: attention heads of the hidden layer (default 8)");
-  optional_int("--output-heads", flags.output_heads, "GAT: heads of the output layer, averaged (default 1)");
-  optional_float("--lr", flags.learning_rate, "Adam learning rate (default 0.01 GCN, 0.005 GAT)", CLI::PositiveNumber);
-  optional_float("--weight-decay", flags.weight_decay, "L2 weight decay (default 5e-4)", CLI::NonNegativeNumber);
-  optional_float("--dropout", flags.dropout, "dropout probability (default 0.5 GCN, 0.6 GAT; masks differ per rank)",
-                 CLI::Range(0.0, 0.999));
-  app.add_option("--layers", options.gcn_layers, "GCN: GCNConv layers (default 2)")->check(CLI::PositiveNumber);
-  app.add_option("--seed", flags.seed, "seed of the initial weights and dropout (default 0)");
+  if (const training::ModelEntry* entry = training::find_model_entry(options.model)) {
+    // Every epoch runs (dropout masks differ per rank).
+    examples::add_model_flags(app, *entry, options.hyperparameters, {"patience", "monitor"});
+  }
+  app.add_option("--seed", options.seed, "seed of the initial weights and dropout (default 0)");
   app.add_option("--halo", options.halo, "halo exchange: auto, sendrecv or allgather (default auto: by size)")
       ->check(CLI::IsMember({"auto", "sendrecv", "allgather"}));
-  app.add_flag_function("--no-row-normalize", [&flags](int64_t) { flags.row_normalize_features = false; },
+  app.add_flag_function("--no-row-normalize", [&options](int64_t) { options.row_normalize_features = false; },
                         "use the features as stored (default: rows scaled to sum 1)");
   app.add_option_function<std::string>(
-         "--precision", [&flags](const std::string& value) { flags.precision = training::parse_precision(value); },
+         "--precision",
+         [&options](const std::string& value) { options.precision = training::parse_precision(value); },
          "fp32, or bf16 for mixed precision: bfloat16 activations and gradients, float32 master weights summed over "
          "ranks (default fp32)")
       ->check(CLI::IsMember({"fp32", "bf16"}));

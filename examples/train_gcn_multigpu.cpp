@@ -1,6 +1,8 @@
 // Full-graph GCN or GAT training on several GPUs of this host with NCCL (one
 // thread per GPU, see distributed/; one process per GPU: train_gcn_distributed). Prints the loss per epoch and the final
-// metrics; --print-json prints one JSON object instead.
+// metrics; --print-json prints one JSON object instead. The models whose
+// layers run on row partitions: gcn and gat (docs/distributed.md); their
+// flags come from the model registry (examples/model_flags.hpp).
 //
 //   train_gcn_multigpu --dataset /data/products-scale --gpus 2 --hidden 256 --epochs 100
 //
@@ -17,7 +19,8 @@
 #include "distributed/multi_gpu_training.hpp"
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/load_dataset.hpp"
-#include "training/json.hpp"
+#include "examples/model_flags.hpp"
+#include "training/output/json.hpp"
 
 using namespace sgnn;
 
@@ -30,16 +33,23 @@ struct Options {
   std::string cache_dir;
   bool row_normalize = true;
   bool print_json = false;
+  std::map<std::string, std::string> hyperparameters;  // given on the command line
   distributed::MultiGpuOptions training;
 };
+
+// The registered models this program trains: those whose layers run on row partitions.
+const std::vector<std::string> kRowPartitionModels{"gcn", "gat"};
 
 std::string json_report(const std::string& dataset, const graph_io::Graph& graph, const Options& options,
                         const distributed::MultiGpuResult& result) {
   training::JsonWriter json;
   json.begin_object();
   json.field("dataset", dataset).field("nodes", graph.num_nodes).field("edges", graph.adjacency.nnz());
-  json.field("gpus", int64_t{options.gpus}).field("model", training::model_name(options.training.model));
-  json.field("hidden", options.training.hidden);
+  json.field("gpus", int64_t{options.gpus}).field("model", options.training.model);
+  json.field("hidden", training::integer_value(options.training.hyperparameters.at("hidden"), "hidden", ""));
+  json.key("hyperparameters").begin_object();
+  for (const auto& [name, value] : options.training.hyperparameters) json.field(name, value);
+  json.end_object();
   json.field("precision", training::precision_name(options.training.precision));
   json.field("halo", distributed::halo_mode_name(result.halo)).field("nccl", result.nccl_version);
   json.key("rank_rows").begin_array();
@@ -64,8 +74,10 @@ std::string json_report(const std::string& dataset, const graph_io::Graph& graph
   return json.str();
 }
 
-int run(const Options& options) {
+int run(Options& options) {
   const graph_io::Dataset dataset = graph_io::load_dataset(options.dataset);
+  options.training.hyperparameters = training::resolve_hyperparameters(training::model_entry(options.training.model),
+                                                                       dataset.name, options.hyperparameters);
   graph_io::Graph graph = graph_io::make_graph(dataset, graph_io::gcn_graph_options(), Device::cpu(), options.cache_dir);
   if (options.row_normalize) graph.features = graph_io::normalize_feature_rows(graph.features);
   distributed::MultiGpuOptions training = options.training;
@@ -105,28 +117,17 @@ int run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app("Full-graph GCN/GAT training on several GPUs of one host (NCCL, one thread per GPU)");
+  CLI::App app("Full-graph GCN/GAT training on several GPUs of one host (NCCL, one thread per GPU); the models whose "
+               "layers run on row partitions: gcn and gat");
   Options options;
   app.add_option("--dataset", options.dataset, "dataset name or path (as train_gcn)")->required();
   app.add_option("--gpus", options.gpus, "GPUs to use, cuda:0 .. cuda:N-1 (default 2)")->check(CLI::Range(1, 64));
-  app.add_option_function<std::string>(
-         "--model",
-         [&options](const std::string& model) {
-           options.training.model = model == "gat" ? training::ModelKind::Gat : training::ModelKind::Gcn;
-         },
-         "gcn or gat (default gcn)")
-      ->check(CLI::IsMember({"gcn", "gat"}));
-  app.add_option("--hidden", options.training.hidden, "hidden features, per head for GAT (default 16)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--heads", options.training.heads, "GAT: attention heads of the hidden layer (default 8)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--layers", options.training.layers, "GCNConv layers (default 2)")->check(CLI::PositiveNumber);
-  app.add_option("--epochs", options.training.epochs, "training epochs (default 200)")->check(CLI::PositiveNumber);
-  app.add_option("--lr", options.training.learning_rate, "Adam learning rate (default 0.01)")->check(CLI::PositiveNumber);
-  app.add_option("--weight-decay", options.training.weight_decay, "L2 weight decay of the first layer (default 5e-4)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--dropout", options.training.dropout, "dropout probability (default 0.5; masks differ per GPU)")
-      ->check(CLI::Range(0.0, 0.999));
+  options.training.model = examples::requested_model(argc, argv, "gcn");
+  examples::add_model_option(app, options.training.model, kRowPartitionModels,
+                             "the models whose layers run on row partitions (docs/distributed.md)");
+  if (const training::ModelEntry* entry = training::find_model_entry(options.training.model)) {
+    examples::add_model_flags(app, *entry, options.hyperparameters, {"patience", "monitor"});  // every epoch runs
+  }
   app.add_option("--seed", options.training.seed, "seed of the initial weights and dropout (default 0)");
   app.add_option("--halo", options.halo, "halo exchange: auto, sendrecv or allgather (default auto: by size)")
       ->check(CLI::IsMember({"auto", "sendrecv", "allgather"}));

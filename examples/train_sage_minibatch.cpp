@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 #include "examples/minibatch_cli.hpp"
-#include "training/progress.hpp"
+#include "training/output/progress.hpp"
 
 int main(int argc, char** argv) {
   namespace training = sgnn::training;

@@ -1,6 +1,8 @@
-// The command line shared by train_gcn and train_gat: flags (CLI11), the
-// progress line, the final summary, and the --out / --plot / --print-json
-// outputs. Header-only so each example stays one .cpp file.
+// The command line of sgnn_train (and of train_gcn and train_gat, its names
+// for one model): flags (CLI11; each model's own from its registry entry,
+// examples/model_flags.hpp), the progress line, the final summary, and the
+// --out / --plot / --print-json outputs. Header-only so each example stays
+// one .cpp file.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -13,9 +15,11 @@
 
 #include "core/error.hpp"
 #include "fetch_missing.hpp"
+#include "model_flags.hpp"
+#include "training/nn/model_plugin.hpp"
 #include "training/experiment.hpp"
-#include "training/progress.hpp"
-#include "training/svg_plot.hpp"
+#include "training/output/progress.hpp"
+#include "training/output/svg_plot.hpp"
 
 namespace sgnn::examples {
 
@@ -42,29 +46,20 @@ inline CLI::Validator number_check(const std::string& description, bool (*accept
           used = 0;
         }
         if (used == 0 || used != text.size()) return "expected a number, got \"" + text + "\"";
-        if (!accept(value)) return "must be " + description + ", got " + text;
-        return "";
+        return accept(value) ? "" : "must be " + description + ", got " + text;
       },
       description);
 }
 inline const CLI::Validator kPositive = number_check("positive", [](double v) { return v > 0; });
 inline const CLI::Validator kNonNegative = number_check("non-negative", [](double v) { return v >= 0; });
 inline const CLI::Validator kProbability = number_check("in [0, 1)", [](double v) { return v >= 0 && v < 1; });
-
-// Binds an option whose unset state means "the paper's default".
-template <typename T>
-void optional_flag(CLI::App& app, const std::string& name, std::optional<T>& target, const std::string& help,
-                   const CLI::Validator& check) {
-  auto* option = app.add_option_function<T>(name, [&target](const T& value) { target = value; }, help);
-  option->check(check);
-}
 }  // namespace detail
 
-inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramOptions& options) {
+// The flags of training `entry`'s model: the dataset and run flags every
+// model shares, then the model's hyperparameters.
+inline void add_training_flags(CLI::App& app, const training::ModelEntry& entry, ProgramOptions& options) {
   training::ExperimentOptions& e = options.experiment;
-  e.model = kind;
-  const bool gat = kind == training::ModelKind::Gat;
-  const training::Hyperparameters d = training::paper_defaults(kind, "");
+  e.model = entry.name;
   app.add_option("--dataset", e.dataset,
                  "dataset name (cora, citeseer, pubmed: searched in $SGNN_DATA, ./data, ~/.local/share/sparsegnn, the bundled datasets) or a path "
                  "(OGB raw-layout directory, edge list, Matrix Market file)")
@@ -72,62 +67,25 @@ inline void add_training_flags(CLI::App& app, training::ModelKind kind, ProgramO
   app.add_flag("--download", options.download,
                "fetch the --dataset first when it is missing and sgnn_data can fetch it (as `sgnn_data fetch "
                "NAME` does: into the user data folder; $SGNN_DATA_MIRROR is honoured)");
-  detail::optional_flag(app, "--epochs", e.epochs, "training epochs (default " + std::to_string(d.epochs) + ")",
-                        detail::kPositive);
-  detail::optional_flag(app, "--lr", e.learning_rate,
-                        std::string("Adam learning rate (default ") + (gat ? "0.005; 0.01 on pubmed" : "0.01") + ")",
-                        detail::kPositive);
-  detail::optional_flag(app, "--weight-decay", e.weight_decay,
-                        std::string("L2 weight decay (default 5e-4") + (gat ? "; 1e-3 on pubmed" : ", first layer only") +
-                            ")",
-                        detail::kNonNegative);
-  detail::optional_flag(app, "--hidden", e.hidden,
-                        std::string("hidden features") + (gat ? " per head" : "") + " (default " +
-                            std::to_string(d.hidden) + ")",
-                        detail::kPositive);
-  if (gat) {
-    detail::optional_flag(app, "--heads", e.heads, "attention heads of the hidden layer (default 8)",
-                          detail::kPositive);
-    detail::optional_flag(app, "--output-heads", e.output_heads,
-                          "attention heads of the output layer, averaged (default 1; 8 on pubmed)",
-                          detail::kPositive);
-  }
-  detail::optional_flag(app, "--dropout", e.dropout,
-                        std::string("dropout probability in [0, 1)") + (gat ? " on features and attention" : "") +
-                            " (default " + (gat ? "0.6" : "0.5") + ")",
-                        detail::kProbability);
-  detail::optional_flag(app, "--patience", e.patience,
-                        std::string("stop after this many epochs without a better validation score, 0 = never "
-                                    "(default ") +
-                            std::to_string(d.patience) + ")",
-                        detail::kNonNegative);
-  if (gat) {
-    app.add_option_function<std::string>(
-           "--projected-dropout", [&e](const std::string& value) { e.projected_dropout = value == "on"; },
-           std::string("also drop W·x before aggregation, as Veličković et al.'s code does (PyG does not): on or "
-                       "off (default ") +
-               (d.projected_dropout ? "on" : "off") + ")")
-        ->check(CLI::IsMember({"on", "off"}));
-  }
-  app.add_option_function<std::string>(
-         "--monitor",
-         [&e](const std::string& value) {
-           e.monitor = value == "loss"       ? training::Monitor::ValidationLoss
-                       : value == "accuracy" ? training::Monitor::ValidationAccuracy
-                                             : training::Monitor::ValidationLossAndAccuracy;
-         },
-         std::string("validation score for early stopping and the best epoch: accuracy, loss, or loss+accuracy "
-                     "(patience resets when either improves, the best epoch needs both; default ") +
-             training::monitor_name(d.monitor) + ")")
-      ->check(CLI::IsMember({"accuracy", "loss", "loss+accuracy"}));
+  add_model_flags(app, entry, e.hyperparameters);
+  const std::string rows_default = entry.feature_transform == graph_io::FeatureTransform::RowNormalize
+                                     ? "rows scaled to sum 1"
+                                     : "the features as stored";
+  auto* normalize = app.add_flag_function(
+      "--row-normalize", [&e](int64_t) { e.row_normalize_features = true; },
+      "scale each feature row to sum 1 (default for " + entry.name + ": " + rows_default + ")");
   app.add_flag_function(
-      "--no-row-normalize", [&e](int64_t) { e.row_normalize_features = false; },
-      "use the features as stored (default: rows scaled to sum 1)");
+         "--no-row-normalize", [&e](int64_t) { e.row_normalize_features = false; },
+         "use the features as stored (default for " + entry.name + ": " + rows_default + ")")
+      ->excludes(normalize);
   app.add_option("--seed", e.seed, "seed of run 1; run k uses seed + k - 1 (default 0)");
   app.add_option("--runs", e.runs, "independent runs; the summary gives mean ± std (default 1)")
       ->check(detail::kPositive);
   app.add_option("--device", e.device, "cpu, cuda or cuda:<k> (default cpu)");
-  app.add_option("--spmm", e.spmm, "GCN aggregation kernel: csr (FP32), hrpb (TF32 tensor cores) or auto (hrpb where the graph's brick density pays; default auto); GAT always uses csr")
+  app.add_option("--spmm", e.spmm,
+                 "aggregation kernel of models of fixed edge weights (gcn, sgc, appnp): csr (FP32), hrpb (TF32 tensor "
+                 "cores) or auto (hrpb where the graph's brick density pays; default auto); models of learned edge "
+                 "weights (gat) use csr")
       ->check(CLI::IsMember({"csr", "hrpb", "auto"}));
   app.add_option("--cuda-graph", e.cuda_graph,
                  "capture the training step in a CUDA Graph and replay it each epoch: auto (on CUDA for graphs "
@@ -191,15 +149,40 @@ inline void print_summary(const training::ExperimentResult& r, std::FILE* stream
   }
 }
 
-inline int training_main(training::ModelKind kind, int argc, char** argv) {
-  const std::string program = kind == training::ModelKind::Gcn ? "train_gcn" : "train_gat";
-  CLI::App app{kind == training::ModelKind::Gcn
-                   ? "Train a GCN (Kipf & Welling 2017) for node classification; flags left out take the paper's values"
-                   : "Train a GAT (Velickovic et al. 2018) for node classification; flags left out take the paper's "
-                     "values",
+// sgnn_train (`fixed_model` empty: --model NAME, --list-models), or one of
+// its names for one model (train_gcn: "gcn"), whose flags and outputs are
+// those of sgnn_train --model gcn without --model.
+inline int training_main(const std::string& program, const std::string& fixed_model, int argc, char** argv) {
+  std::vector<std::string> plugins;
+  if (fixed_model.empty()) {
+    try {
+      for (const std::string& path : plugin_arguments(argc, argv)) training::load_model_plugin(path);
+    } catch (const Error& error) {
+      std::fprintf(stderr, "%s: error: %s\n", program.c_str(), error.what());
+      return 1;
+    }
+  }
+  const std::string model = fixed_model.empty() ? requested_model(argc, argv, "gcn") : fixed_model;
+  const training::ModelEntry* entry = training::find_model_entry(model);
+  CLI::App app{(entry != nullptr ? "Train " + entry->about : std::string("Train a graph neural network")) +
+                   ". Node classification; flags left out take the model's defaults",
                program};
   ProgramOptions options;
-  add_training_flags(app, kind, options);
+  if (fixed_model.empty()) {
+    options.experiment.model = "gcn";
+    add_model_option(app, options.experiment.model, training::model_names(),
+                     "its flags follow it (--list-models: every model and its flags)");
+    app.add_flag_callback(
+        "--list-models",
+        [] {
+          std::fputs(model_list(training::model_names()).c_str(), stdout);
+          throw CLI::Success();
+        },
+        "list the models, each with its flags, and exit");
+    add_plugin_option(app, plugins);
+  }
+  // An unknown --model has no flags to add: its check names the models.
+  if (entry != nullptr) add_training_flags(app, *entry, options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -207,6 +190,7 @@ inline int training_main(training::ModelKind kind, int argc, char** argv) {
   }
   try {
     if (options.download) fetch_if_missing(options.experiment.dataset, options.quiet);
+    options.experiment.model = model;
     training::ProgressLine progress(stderr, options.quiet ? training::ProgressLine::Mode::Quiet
                                                           : training::ProgressLine::Mode::Auto);
     training::ExperimentHooks hooks;

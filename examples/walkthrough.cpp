@@ -33,8 +33,9 @@
 #include "training/checkpoint.hpp"
 #include "training/inference.hpp"
 #include "training/metrics.hpp"
-#include "training/models.hpp"
-#include "training/prediction_writer.hpp"
+#include "training/nn/model_registry.hpp"
+#include "training/nn/models.hpp"
+#include "training/output/prediction_writer.hpp"
 #include "training/optimizer.hpp"
 #include "training/trainer.hpp"
 
@@ -107,22 +108,23 @@ int run(std::string name_or_path, int64_t epochs, const std::filesystem::path& w
   SGNN_CHECK(cached.statistics.cache_hit, "the second make_graph did not hit the cache");
 
   // [walkthrough:model]
-  // Weights and dropout masks are drawn from the generator: same seed, same run.
+  // A model of a registered kind (sgnn_train --list-models) from its
+  // description: the input and output widths and any hyperparameters that
+  // differ from the kind's defaults. Weights and dropout masks are drawn
+  // from the generator: same seed, same run.
   Generator generator(0);
-  training::GcnConfig gcn;
-  gcn.in_features = graph.features.size(1);
-  gcn.classes = graph.num_classes;
-  const std::shared_ptr<training::Model> model = training::make_gcn(gcn, generator);
+  const training::ModelDescription gcn{
+      .kind = "gcn", .in_features = graph.features.size(1), .classes = graph.num_classes};
+  const std::shared_ptr<training::Model> model = training::make_model(gcn, generator);
   model->to(device);
 
-  // GAT attends over the unnormalised graph: prepare it with gat_graph_options().
-  const graph_io::Graph gat_graph = graph_io::make_graph(dataset, graph_io::gat_graph_options(), device);
-  training::GatConfig gat;
-  gat.in_features = gat_graph.features.size(1);
-  gat.classes = gat_graph.num_classes;
-  gat.hidden = 8;
-  gat.heads = 8;
-  const std::shared_ptr<training::Model> gat_model = training::make_gat(gat, generator);
+  // GAT attends over the unnormalised graph: each kind prepares its graph
+  // as its registry entry says (model_entry("gat").graph).
+  const graph_io::Graph gat_graph = graph_io::make_graph(dataset, training::model_entry("gat").graph, device);
+  const std::shared_ptr<training::Model> gat_model = training::make_model(
+      {.kind = "gat", .in_features = gat_graph.features.size(1), .classes = gat_graph.num_classes,
+       .hyperparameters = {{"hidden", "8"}, {"heads", "8"}}},
+      generator);
   gat_model->to(device);
   // [walkthrough:end]
 
@@ -175,7 +177,7 @@ int run(std::string name_or_path, int64_t epochs, const std::filesystem::path& w
   // A model, optimizer and trainer of the same shape take everything back
   // (and a run resumed this way continues exactly where it stopped).
   Generator restored_generator(1);
-  const std::shared_ptr<training::Model> restored = training::make_gcn(gcn, restored_generator);
+  const std::shared_ptr<training::Model> restored = training::make_model(gcn, restored_generator);
   restored->to(device);
   training::Adam restored_optimizer(restored->parameter_groups(5e-4f), ops::AdamHyperparameters{0.01f});
   training::Trainer restored_trainer(*restored, restored_optimizer, data, options);
@@ -205,7 +207,7 @@ int run(std::string name_or_path, int64_t epochs, const std::filesystem::path& w
   // Per node its id as in the dataset, class and probabilities: CSV, or
   // NumPy's .npy when the name ends so. Written atomically.
   const training::OutputRows rows = training::output_rows(graph.num_nodes, graph.node_order);
-  training::write_predictions(work / "predictions.csv", predictions, rows);
+  training::write_predictions(work / "predictions.csv", predictions.probabilities, predictions.classes, rows);
   training::write_embeddings(work / "embeddings.npy", embeddings, rows);
   // [walkthrough:end]
   const double predicted_accuracy = [&] {

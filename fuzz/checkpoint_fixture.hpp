@@ -14,7 +14,8 @@ struct CheckpointFixture {
   explicit CheckpointFixture(uint64_t seed)
       : adjacency(std::make_shared<Adjacency>(ring())),
         generator(seed),
-        model(training::make_gcn(training::GcnConfig{2, 2, 3, 2, 0.5f}, generator)),
+        model(training::make_model({.kind = "gcn", .in_features = 2, .classes = 2, .hyperparameters = {{"hidden", "3"}}},
+                                   generator)),
         optimizer(model->parameter_groups(5e-4f)),
         trainer(*model, optimizer, data(*adjacency), options()) {}
 

@@ -41,9 +41,22 @@ Dataset parse_path(const fs::path& path) {
   return dataset;
 }
 
-// Where the processed file of `path` may be: beside it, then in the cache folder.
+// Whether `path` lies in the bundled datasets' folder (an install prefix's
+// share/sparsegnn/datasets, or the build tree's copy).
+bool bundled(const fs::path& path) {
+  const std::optional<fs::path> folder = bundled_dataset_folder();
+  if (!folder) return false;
+  std::error_code error;
+  const fs::path relative = fs::weakly_canonical(path, error).lexically_relative(fs::weakly_canonical(*folder, error));
+  return !error && !relative.empty() && *relative.begin() != "..";
+}
+
+// Where the processed file of `path` may be: beside it, then in the cache
+// folder; a bundled dataset's only in the cache folder, since an install
+// prefix is never written into (even where its files are writable).
 std::vector<fs::path> processed_candidates(const fs::path& path, const LoadOptions& options) {
-  std::vector<fs::path> candidates{processed_path_beside(path)};
+  std::vector<fs::path> candidates;
+  if (!bundled(path)) candidates.push_back(processed_path_beside(path));
   std::optional<fs::path> cache = options.cache_dir.empty() ? user_cache_folder() : fs::path(options.cache_dir);
   if (cache) candidates.push_back(processed_path_in_cache(path, *cache));
   return candidates;
@@ -94,8 +107,8 @@ Dataset parse_and_store(const fs::path& path, const std::vector<fs::path>& candi
 }
 
 Dataset load_path(const fs::path& path, const LoadOptions& options) {
-  if (!options.processed) return parse_path(path);
   const std::vector<fs::path> candidates = processed_candidates(path, options);
+  if (!options.processed || candidates.empty()) return parse_path(path);  // empty: bundled, and no cache folder
   if (!options.rebuild) {
     for (const fs::path& candidate : candidates) {
       std::string problem;

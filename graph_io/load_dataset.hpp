@@ -30,8 +30,9 @@ struct LoadOptions {
   // the caller (Dataset::unchecked), who folds them into a pass it makes
   // anyway (make_graph: the upload) or skips them when it never reads them.
   bool defer_checks = false;
-  // Where the processed file goes when the dataset's folder is not writable
-  // ("" = user_cache_folder()).
+  // Where the processed file goes when the dataset's folder is not writable,
+  // and always for a bundled dataset: an install prefix is never written
+  // into ("" = user_cache_folder()).
   std::string cache_dir;
   // Write the processed file after a parse on a thread of its own, so that a
   // first run does not wait for it (Dataset::load.pending_store); a failure

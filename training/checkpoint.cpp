@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "graph_io/section_file.hpp"
+#include "training/nn/model_registry.hpp"
 
 namespace sgnn::training {
 
@@ -67,10 +68,6 @@ std::vector<Tensor> numbered(const graph_io::SectionFile& contents, const std::s
 // Version 2 of a described model (a model built by hand has only "model").
 bool has_description(const graph_io::SectionFile& contents) {
   return contents.kind_version >= 2 && contents.metadata.contains("model.in_features");
-}
-
-const char* training_program(const std::string& kind) {
-  return kind == "gcn" ? "train_gcn" : kind == "gat" ? "train_gat" : "train_gcn or train_gat";
 }
 
 TrainingState decode_state(const graph_io::SectionFile& contents, const std::filesystem::path& path) {
@@ -217,33 +214,32 @@ TrainedModel load_trained_model(const std::filesystem::path& path, CheckpointPar
     throw IoError(name, 0, detail::concat(
         "checkpoint format version ", contents.kind_version, " (an older sparsegnn) does not describe its ", kind,
         " model, so it cannot be rebuilt from the file alone. Convert it by resuming it for no more epochs with the "
-        "program and flags that trained it; the new checkpoint describes the model: ", training_program(kind),
+        "program and flags that trained it; the new checkpoint describes the model: sgnn_train --model ", kind,
         " --dataset <its dataset> <its flags> --resume ", name, " --epochs ", epochs, " --checkpoint <new file>"));
   }
   if (!has_description(contents)) {
     throw IoError(name, 0, detail::concat("holds a \"", kind, "\" model built by hand, without a description; only "
-                                          "models made by make_gcn or make_gat can be rebuilt from a checkpoint"));
+                                          "models made by make_model (a registered kind) can be rebuilt from a "
+                                          "checkpoint"));
   }
   TrainedModel trained;
   trained.description = description_from_metadata(contents.metadata, name);
-  // The layers' weights alone (in × width · heads each) cannot outnumber the
-  // stored parameters: a damaged or crafted description is refused here,
-  // before the model it describes is allocated.
-  double described_weights = 0;
+  // The parameters its kind counts for the description cannot outnumber the
+  // stored ones: a damaged or crafted description is refused here, before
+  // the model it describes is allocated.
   double stored_elements = 0;
-  int64_t width_in = trained.description.in_features;
-  for (std::size_t layer = 0; layer < trained.description.widths.size(); ++layer) {
-    const int64_t width_out = trained.description.widths[layer] * trained.description.heads[layer];
-    described_weights += static_cast<double>(width_in) * static_cast<double>(width_out);
-    width_in = width_out;
-  }
   for (const auto& [section, tensor] : contents.sections) {
     if (section.starts_with("param.")) stored_elements += static_cast<double>(tensor.numel());
   }
-  if (described_weights > stored_elements) {
-    throw IoError(name, 0, detail::concat("describes a model (", description_summary(trained.description), ") of ",
-                                          described_weights, " weights, but holds ", stored_elements,
-                                          " parameter values"));
+  try {
+    trained.description = complete_description(trained.description);
+    const std::optional<ModelMemory> described = model_memory(trained.description, GraphSize{});
+    if (described && static_cast<double>(described->parameters) > stored_elements) {
+      throw IoError(name, 0, detail::concat("describes a model (", description_summary(trained.description), ") of ",
+                                            described->parameters, " parameter values, but holds ", stored_elements));
+    }
+  } catch (const InvalidArgument& error) {
+    throw IoError(name, 0, error.what());
   }
   trained.generator = std::make_unique<Generator>(0);
   try {

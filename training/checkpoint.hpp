@@ -3,7 +3,7 @@
 // (epoch, best epoch and its parameters, patience counter, history) and the
 // generator's seed and offset (so dropout masks continue where they were).
 //
-// Version 2 also describes the model (training/model_description.hpp: kind,
+// Version 2 also describes the model (training/nn/model_description.hpp: kind,
 // layer widths, heads, activation, adjacency normalisation, feature
 // transform, precision, class count), so the checkpoint alone rebuilds it
 // for inference (load_trained_model).
@@ -30,7 +30,7 @@
 #include <memory>
 
 #include "core/generator.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/optimizer.hpp"
 #include "training/trainer.hpp"
 

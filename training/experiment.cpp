@@ -17,10 +17,10 @@
 #include "ops/spmm_hrpb.hpp"
 #include "training/checkpoint.hpp"
 #include "training/device_warm_up.hpp"
+#include "training/inference.hpp"
 #include "training/kernel_selection.hpp"
 #include "training/memory_estimate_check.hpp"
 #include "training/numerics_check.hpp"
-#include "training/prediction_writer.hpp"
 
 namespace sgnn::training {
 
@@ -28,31 +28,6 @@ namespace {
 
 void note(const ExperimentHooks& hooks, const std::string& text) {
   if (hooks.on_note) hooks.on_note(text);
-}
-
-std::shared_ptr<Model> build_model(ModelKind kind, const Hyperparameters& h, int64_t features, int64_t classes,
-                                   graph_io::FeatureTransform transform, Precision precision, Generator& generator) {
-  if (kind == ModelKind::Gcn) {
-    GcnConfig config;
-    config.in_features = features;
-    config.classes = classes;
-    config.hidden = h.hidden;
-    config.dropout = h.dropout;
-    config.feature_transform = transform;
-    config.precision = precision;
-    return make_gcn(config, generator);
-  }
-  GatConfig config;
-  config.in_features = features;
-  config.classes = classes;
-  config.feature_transform = transform;
-  config.hidden = h.hidden;
-  config.heads = h.heads;
-  config.output_heads = h.output_heads;
-  config.dropout = h.dropout;
-  config.projected_dropout = h.projected_dropout;
-  config.precision = precision;
-  return make_gat(config, generator);
 }
 
 void require_splits(const graph_io::Dataset& dataset) {
@@ -73,16 +48,17 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   require_available(device);
   const ops::DeterministicScope deterministic_scope(options.deterministic);
 
+  const ModelEntry& entry = model_entry(options.model);
   ExperimentResult result;
-  result.model = model_name(options.model);
+  result.model = entry.name;
   result.device = device.str();
   result.deterministic = options.deterministic;
   result.precision = precision_name(options.precision);
   SpmmFormat spmm_format = parse_spmm_format(options.spmm);
-  if (options.model == ModelKind::Gat && spmm_format != SpmmFormat::Csr) {
+  if (!entry.fixed_weights && spmm_format != SpmmFormat::Csr) {
     if (spmm_format == SpmmFormat::Hrpb) {
-      result.notes.push_back("--spmm hrpb: GAT aggregates with learned per-head attention weights, which the HRPB "
-                             "layout (fixed weights) cannot hold; using csr");
+      result.notes.push_back("--spmm hrpb: the " + entry.name + " model aggregates with learned per-edge weights, "
+                             "which the HRPB layout (fixed weights) cannot hold; using csr");
       note(hooks, result.notes.back());
     }
     spmm_format = SpmmFormat::Csr;
@@ -112,17 +88,24 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   require_splits(dataset);
   result.dataset = dataset.name;
   result.dataset_source = dataset.source;
-  result.hyperparameters = resolve_hyperparameters(options, dataset.name);
-  const Hyperparameters& h = result.hyperparameters;
+  result.hyperparameters = resolve_hyperparameters(entry, dataset.name, options.hyperparameters);
+  const TrainingSettings h = training_settings(result.hyperparameters);
+  const graph_io::FeatureTransform feature_transform =
+      !options.row_normalize_features ? entry.feature_transform
+      : *options.row_normalize_features ? graph_io::FeatureTransform::RowNormalize
+                                        : graph_io::FeatureTransform::None;
+  result.feature_transform = graph_io::feature_transform_name(feature_transform);
+  const ModelDescription description =
+      describe_model(entry, dataset.features.size(1), dataset.num_classes, result.hyperparameters, feature_transform,
+                     options.precision);
 
   // Refuse before allocating anything on the device when it cannot fit.
-  const graph_io::GraphOptions graph_options = model_graph_options(options.model);
+  const graph_io::GraphOptions& graph_options = entry.graph;
   std::optional<int64_t> cached_entries;
   if (!options.cache_dir.empty()) {
     cached_entries = graph_io::cached_adjacency_entries(options.cache_dir, dataset, graph_options);
   }
-  require_experiment_fits(options.model, dataset, h, spmm_format != SpmmFormat::Csr, device, cached_entries,
-                          options.precision);
+  require_experiment_fits(description, dataset, spmm_format != SpmmFormat::Csr, device, cached_entries);
   const CheckNumericsScope numerics_scope(options.check_numerics);
 
   graph_io::Graph graph;
@@ -137,14 +120,11 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
     graph = graph_io::make_graph(dataset, graph_options, device, options.cache_dir);
   }
   graph_io::HrpbOptions hrpb_options;
-  hrpb_options.concurrent_blocks = ops::spmm_hrpb_concurrent_blocks(device, h.hidden);
+  hrpb_options.concurrent_blocks = ops::spmm_hrpb_concurrent_blocks(device, aggregation_width(description));
   hrpb_options.deterministic = options.deterministic;  // split panels merged in a fixed order
   KernelSelection kernels(graph, spmm_format, hrpb_options, graph_options.prepare.symmetrize);
   const double hrpb_ms = kernels.hrpb_ms();
   const auto feature_start = std::chrono::steady_clock::now();
-  const graph_io::FeatureTransform feature_transform = options.row_normalize_features
-                                                           ? graph_io::FeatureTransform::RowNormalize
-                                                           : graph_io::FeatureTransform::None;
   // In bf16 the normalisation writes bfloat16 directly; features used as
   // stored are converted once here rather than by every forward.
   const DType feature_dtype = activation_dtype(options.precision);
@@ -196,9 +176,9 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   for (int64_t run = 0; run < options.runs; ++run) {
     const uint64_t seed = options.seed + static_cast<uint64_t>(run);
     Generator generator(seed);
-    const std::shared_ptr<Model> model =
-        build_model(options.model, h, result.features, result.classes, feature_transform, options.precision,
-                    generator);
+    const std::shared_ptr<Model> model = make_model(description, generator);
+    SGNN_CHECK(options.embeddings.empty() || has_embeddings(*model), "--embeddings: the ", entry.name,
+               " model has no hidden layer (one layer with parameters), no embeddings to write");
     model->to(device);
     ops::AdamHyperparameters adam;
     adam.learning_rate = h.learning_rate;
@@ -254,7 +234,7 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
     totals.push_back(summary.result.train_seconds);
     result.runs.push_back(std::move(summary));
   }
-  result.spmm = kernels.spmm_description(h.hidden, activation_dtype(options.precision));
+  result.spmm = kernels.spmm_description(aggregation_width(description), activation_dtype(options.precision));
   result.phases.tuning_ms = ops::timing_milliseconds() - timing_before;
   for (const std::string& text : kernels.notes()) {
     result.notes.push_back(text);

@@ -1,5 +1,6 @@
-// Experiment: what train_gcn / train_gat run. Loads a dataset, prepares the
-// graph once (cached when asked), trains `runs` models with seeds seed,
+// Experiment: what sgnn_train (and train_gcn, train_gat) run. Loads a
+// dataset, prepares the graph once as the model's kind asks (cached when
+// asked), trains `runs` models with seeds seed,
 // seed+1, ... and summarises them (mean ± std of test accuracy at the best
 // validation epoch, step times, memory, preprocessing time). Also the JSON
 // document of --out / --print-json (schema: docs/results-json.md).
@@ -13,25 +14,25 @@
 #include <vector>
 
 #include "graph_io/graph.hpp"
-#include "training/experiment_model.hpp"
 #include "training/gradient_ranges.hpp"
+#include "training/nn/model_registry.hpp"
 #include "training/trainer.hpp"
 
 namespace sgnn::training {
 
-// Flags left unset take the paper's value for the model and dataset.
 struct ExperimentOptions {
-  ModelKind model = ModelKind::Gcn;
-  std::string dataset;  // a name (cora, citeseer, pubmed, ...) or a path
-  std::optional<int64_t> epochs, hidden, heads, output_heads, patience;
-  std::optional<float> learning_rate, weight_decay, dropout;
-  std::optional<Monitor> monitor;
-  std::optional<bool> projected_dropout;  // GAT only
-  bool row_normalize_features = true;
+  std::string model = "gcn";  // a registered kind (training/nn/model_registry.hpp)
+  std::string dataset;        // a name (cora, citeseer, pubmed, ...) or a path
+  // The model's hyperparameters by name, as text ({"hidden", "32"}, {"lr",
+  // "0.005"}); those left out take the kind's default for the dataset.
+  std::map<std::string, std::string> hyperparameters;
+  // Scale each feature row to sum 1 (true) or use the features as stored
+  // (false); unset: the model's default (ModelEntry::feature_transform).
+  std::optional<bool> row_normalize_features;
   uint64_t seed = 0;
   int64_t runs = 1;
   std::string device = "cpu";  // cpu | cuda | cuda:k
-  std::string spmm = "auto";   // csr | hrpb | auto (ops/spmm_format.hpp); GAT always uses csr
+  std::string spmm = "auto";   // csr | hrpb | auto (ops/spmm_format.hpp); models of learned edge weights use csr
   std::string cache_dir;       // empty: no adjacency cache
   std::string cuda_graph = "auto";  // auto | on | off: capture the training step (TrainerOptions::capture_step)
   std::string checkpoint;      // save here after every `checkpoint_every` epochs and at the end (runs = 1)
@@ -46,10 +47,10 @@ struct ExperimentOptions {
   // (ops/determinism.hpp, docs/determinism.md). The process-wide mode is set
   // for the run and restored after it.
   bool deterministic = false;
-  // Float32, or BFloat16 mixed precision (training/precision.hpp): features
+  // Float32, or BFloat16 mixed precision (training/nn/precision.hpp): features
   // normalised straight to bfloat16, bfloat16 activations, float32 masters.
   Precision precision = Precision::Fp32;
-  // The trained model's outputs (runs = 1; training/prediction_writer.hpp):
+  // The trained model's outputs (runs = 1; training/output/prediction_writer.hpp):
   // per node class probabilities, and the last hidden layer. They come from
   // the parameters training ends with, those of the best validation epoch
   // (the final checkpoint's "best" ones, which sgnn_predict uses).
@@ -57,11 +58,18 @@ struct ExperimentOptions {
   std::string embeddings;
 };
 
-// paper_defaults overridden by the options that are set. InvalidArgument on
-// out-of-range values (epochs < 1, dropout outside [0, 1), ...).
-Hyperparameters resolve_hyperparameters(const ExperimentOptions& options, const std::string& dataset_name);
-// Checks the options that do not depend on the dataset (device string, spmm
-// kind, runs, checkpoint with several runs, ...). InvalidArgument otherwise.
+// What the trainer and the optimizer take of the resolved hyperparameters
+// (the common training ones: training_hyperparameters()).
+struct TrainingSettings {
+  int64_t epochs = 200, patience = 0;
+  float learning_rate = 0.01f, weight_decay = 5e-4f;
+  Monitor monitor = Monitor::ValidationAccuracy;
+};
+TrainingSettings training_settings(const std::map<std::string, std::string>& hyperparameters);
+
+// Checks the options that do not depend on the dataset (the model and its
+// hyperparameters' names and values, device string, spmm kind, runs,
+// checkpoint with several runs, ...). InvalidArgument otherwise.
 void validate_options(const ExperimentOptions& options);
 
 struct RunSummary {
@@ -71,7 +79,8 @@ struct RunSummary {
 
 struct ExperimentResult {
   std::string dataset, dataset_source, model, device, spmm;
-  Hyperparameters hyperparameters;
+  // Every hyperparameter of the model as it trained (resolve_hyperparameters).
+  std::map<std::string, std::string> hyperparameters;
   std::vector<RunSummary> runs;
   std::vector<std::string> notes;  // e.g. a fallback that was taken
   int64_t nodes = 0, edges = 0, features = 0, classes = 0;
@@ -101,6 +110,7 @@ struct ExperimentResult {
   bool step_captured = false;  // every run replayed its training step from a CUDA Graph
   bool deterministic = false;  // the --deterministic option the runs used
   std::string precision = "fp32";  // the --precision the runs used (fp32, bf16)
+  std::string feature_transform;   // what the features went through: "row-normalize" or "none"
   std::map<std::string, GradientRange> gradient_ranges;  // run 1's, when asked (per layer)
   std::string predictions, embeddings;  // the files written (empty: none)
 };

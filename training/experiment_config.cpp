@@ -4,37 +4,44 @@
 #include <cmath>
 #include <filesystem>
 
-#include "training/json.hpp"
+#include "training/output/json.hpp"
 
 namespace sgnn::training {
 
-Hyperparameters resolve_hyperparameters(const ExperimentOptions& options, const std::string& dataset_name) {
-  Hyperparameters h = paper_defaults(options.model, dataset_name);
-  h.epochs = options.epochs.value_or(h.epochs);
-  h.hidden = options.hidden.value_or(h.hidden);
-  h.heads = options.heads.value_or(h.heads);
-  h.output_heads = options.output_heads.value_or(h.output_heads);
-  h.patience = options.patience.value_or(h.patience);
-  h.monitor = options.monitor.value_or(h.monitor);
-  h.projected_dropout = options.projected_dropout.value_or(h.projected_dropout);
-  h.learning_rate = options.learning_rate.value_or(h.learning_rate);
-  h.weight_decay = options.weight_decay.value_or(h.weight_decay);
-  h.dropout = options.dropout.value_or(h.dropout);
-  SGNN_CHECK(h.epochs >= 1, "--epochs must be at least 1, got ", h.epochs);
-  SGNN_CHECK(h.hidden >= 1, "--hidden must be at least 1, got ", h.hidden);
-  SGNN_CHECK(h.heads >= 1 && h.output_heads >= 1, "--heads and --output-heads must be at least 1, got ", h.heads,
-             " and ", h.output_heads);
-  SGNN_CHECK(h.patience >= 0, "--patience must be non-negative (0: no early stopping), got ", h.patience);
-  SGNN_CHECK(h.learning_rate > 0.0f && std::isfinite(h.learning_rate), "--lr must be positive, got ",
-             h.learning_rate);
-  SGNN_CHECK(h.weight_decay >= 0.0f && std::isfinite(h.weight_decay), "--weight-decay must be non-negative, got ",
-             h.weight_decay);
-  SGNN_CHECK(h.dropout >= 0.0f && h.dropout < 1.0f, "--dropout must be in [0, 1), got ", h.dropout);
-  return h;
+namespace {
+
+Monitor parse_monitor(const std::string& text) {
+  for (const Monitor monitor :
+       {Monitor::ValidationAccuracy, Monitor::ValidationLoss, Monitor::ValidationLossAndAccuracy}) {
+    if (text == monitor_name(monitor)) return monitor;
+  }
+  throw InvalidArgument("--monitor must be accuracy, loss or loss+accuracy, got \"" + text + "\"");
+}
+
+const std::string& setting(const std::map<std::string, std::string>& hyperparameters, const std::string& name) {
+  const auto found = hyperparameters.find(name);
+  SGNN_CHECK(found != hyperparameters.end(), "training_settings: no \"", name,
+             "\" among the hyperparameters (resolve them with resolve_hyperparameters)");
+  return found->second;
+}
+
+}  // namespace
+
+TrainingSettings training_settings(const std::map<std::string, std::string>& hyperparameters) {
+  const auto integer = [&](const char* name) { return integer_value(setting(hyperparameters, name), name, "training"); };
+  const auto number = [&](const char* name) { return number_value(setting(hyperparameters, name), name, "training"); };
+  TrainingSettings settings;
+  settings.epochs = integer("epochs");
+  settings.patience = integer("patience");
+  settings.learning_rate = number("lr");
+  settings.weight_decay = number("weight_decay");
+  settings.monitor = parse_monitor(setting(hyperparameters, "monitor"));
+  return settings;
 }
 
 void validate_options(const ExperimentOptions& options) {
   SGNN_CHECK(!options.dataset.empty(), "--dataset is required (a name such as cora, or a path)");
+  (void)resolve_hyperparameters(model_entry(options.model), options.dataset, options.hyperparameters);
   SGNN_CHECK(options.runs >= 1, "--runs must be at least 1, got ", options.runs);
   SGNN_CHECK(options.spmm == "csr" || options.spmm == "hrpb" || options.spmm == "auto",
              "--spmm must be csr, hrpb or auto, got \"", options.spmm, "\"");
@@ -49,10 +56,6 @@ void validate_options(const ExperimentOptions& options) {
   SGNN_CHECK(capture != StepCapture::On || Device::parse(options.device).is_cuda(),
              "--cuda-graph on needs a CUDA device (--device cuda), got --device ", options.device);
   SGNN_CHECK(options.checkpoint_every >= 1, "--checkpoint-every must be at least 1, got ", options.checkpoint_every);
-  SGNN_CHECK(options.model == ModelKind::Gat || (!options.heads && !options.output_heads),
-             "--heads and --output-heads apply to GAT only");
-  SGNN_CHECK(options.model == ModelKind::Gat || !options.projected_dropout,
-             "--projected-dropout applies to GAT only");
 }
 
 std::pair<double, double> mean_and_std(const std::vector<double>& values) {
@@ -66,7 +69,6 @@ std::pair<double, double> mean_and_std(const std::vector<double>& values) {
 }
 
 std::string experiment_json(const ExperimentResult& result, const std::string& program) {
-  const Hyperparameters& h = result.hyperparameters;
   JsonWriter json;
   json.begin_object()
       .field("program", program)
@@ -93,6 +95,7 @@ std::string experiment_json(const ExperimentResult& result, const std::string& p
       .field("step_captured", result.step_captured)
       .field("deterministic", result.deterministic)
       .field("precision", result.precision)
+      .field("feature_transform", result.feature_transform)
       .field("nodes", result.nodes)
       .field("edges", result.edges)
       .field("features", result.features)
@@ -118,19 +121,22 @@ std::string experiment_json(const ExperimentResult& result, const std::string& p
       .field("first_epoch_ms", p.first_epoch_ms)
       .field("start_to_first_epoch_s", p.start_to_first_epoch_s)
       .end_object();
-  json.key("hyperparameters")
-      .begin_object()
-      .field("epochs", h.epochs)
-      .field("hidden", h.hidden)
-      .field("heads", h.heads)
-      .field("output_heads", h.output_heads)
-      .field("patience", h.patience)
-      .field("monitor", monitor_name(h.monitor))
-      .field("lr", static_cast<double>(h.learning_rate))
-      .field("weight_decay", static_cast<double>(h.weight_decay))
-      .field("dropout", static_cast<double>(h.dropout))
-      .field("projected_dropout", h.projected_dropout)
-      .end_object();
+  // Each in its type: integers and numbers as JSON numbers, switches as booleans, choices as strings.
+  json.key("hyperparameters").begin_object();
+  const ModelEntry* entry = find_model_entry(result.model);
+  for (const auto& [name, value] : result.hyperparameters) {
+    HyperparameterType type = HyperparameterType::Choice;
+    for (const Hyperparameter& h : entry != nullptr ? entry->hyperparameters : std::vector<Hyperparameter>{}) {
+      if (h.name == name) type = h.type;
+    }
+    switch (type) {
+      case HyperparameterType::Integer: json.field(name, integer_value(value, name, result.model)); break;
+      case HyperparameterType::Number: json.field(name, static_cast<double>(number_value(value, name, result.model))); break;
+      case HyperparameterType::Switch: json.field(name, switch_value(value, name, result.model)); break;
+      case HyperparameterType::Choice: json.field(name, value); break;
+    }
+  }
+  json.end_object();
   json.key("per_run").begin_array();
   for (const RunSummary& run : result.runs) {
     json.begin_object()

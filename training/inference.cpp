@@ -77,4 +77,21 @@ Tensor embed(Model& model, const GraphInput& graph, const Tensor& features) {
   return ops::cast(x, DType::Float32);
 }
 
+bool has_embeddings(const Model& model) {
+  int64_t with_parameters = 0;
+  const Sequential& layers = model.layers();
+  for (std::size_t i = 0; i < layers.size(); ++i) with_parameters += layers[i]->parameters().empty() ? 0 : 1;
+  return with_parameters >= 2;
+}
+
+Predictions write_model_outputs(const OutputFiles& files, Model& model, const GraphInput& graph,
+                                const Tensor& features, const OutputRows& rows) {
+  Predictions predictions = predict(model, graph, features);
+  if (!files.embeddings.empty()) write_embeddings(files.embeddings, embed(model, graph, features), rows);
+  if (!files.predictions.empty()) {
+    write_predictions(files.predictions, predictions.probabilities, predictions.classes, rows);
+  }
+  return predictions;
+}
+
 }  // namespace sgnn::training

@@ -11,7 +11,10 @@
 // device that does not match.
 #pragma once
 
-#include "training/models.hpp"
+#include <filesystem>
+
+#include "training/nn/models.hpp"
+#include "training/output/prediction_writer.hpp"
 
 namespace sgnn::training {
 
@@ -29,5 +32,19 @@ Predictions predict(Model& model, const GraphInput& graph, const Tensor& feature
 // parameters (GCN: after ReLU, [N, hidden]; GAT: after ELU, the heads
 // concatenated, [N, heads · hidden]), on the model's device.
 Tensor embed(Model& model, const GraphInput& graph, const Tensor& features);
+// Whether `model` has embeddings: two layers with parameters or more (SGC,
+// one linear layer after the propagation, has none).
+bool has_embeddings(const Model& model);
+
+// What to write; an empty path is not written.
+struct OutputFiles {
+  std::filesystem::path predictions;
+  std::filesystem::path embeddings;
+};
+
+// Runs predict (always: the caller may score it) and embed (when asked) on
+// `model` and writes the files asked for. Returns the predictions.
+Predictions write_model_outputs(const OutputFiles& files, Model& model, const GraphInput& graph,
+                                const Tensor& features, const OutputRows& rows);
 
 }  // namespace sgnn::training

@@ -13,7 +13,7 @@
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/prepare.hpp"
 #include "ops/cast.hpp"
-#include "training/json.hpp"
+#include "training/output/json.hpp"
 
 namespace sgnn::training {
 

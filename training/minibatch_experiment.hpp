@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "training/minibatch_trainer.hpp"
-#include "training/precision.hpp"
+#include "training/nn/precision.hpp"
 
 namespace sgnn::training {
 

@@ -14,7 +14,7 @@
 
 #include "core/generator.hpp"
 #include "training/optimizer.hpp"
-#include "training/sage_conv.hpp"
+#include "training/nn/sage_conv.hpp"
 
 namespace sgnn::training {
 

@@ -19,7 +19,7 @@
 #include <unordered_map>
 
 #include "core/autograd.hpp"
-#include "training/module.hpp"
+#include "training/nn/module.hpp"
 
 namespace sgnn::training {
 

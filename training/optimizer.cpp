@@ -4,7 +4,7 @@
 
 #include "core/replay_parameters.hpp"
 #include "ops/cast.hpp"
-#include "training/module.hpp"
+#include "training/nn/module.hpp"
 
 namespace sgnn::training {
 

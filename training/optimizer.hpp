@@ -25,18 +25,9 @@
 
 #include "core/tensor.hpp"
 #include "ops/optimizer_step.hpp"
+#include "training/nn/parameter_group.hpp"
 
 namespace sgnn::training {
-
-struct ParameterGroup {
-  std::vector<Tensor> parameters;
-  std::optional<float> learning_rate;  // unset: the optimizer's
-  std::optional<float> weight_decay;   // unset: the optimizer's
-  // Empty, or one per parameter: its bfloat16 compute copy (undefined: none),
-  // which every update rewrites from the updated master (Adam in the same
-  // pass). Model::parameter_groups fills it in BFloat16 precision.
-  std::vector<Tensor> compute_copies{};
-};
 
 class Optimizer {
  public:

@@ -4,7 +4,7 @@
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/readers/readers.hpp"
 #include "training/metrics.hpp"
-#include "training/prediction_writer.hpp"
+#include "training/inference.hpp"
 
 namespace sgnn::training {
 
@@ -40,6 +40,8 @@ PredictionReport run_prediction(const PredictionOptions& options) {
   require_available(device);
 
   TrainedModel trained = load_trained_model(options.checkpoint, options.parameters);
+  SGNN_CHECK(options.embeddings.empty() || has_embeddings(*trained.model), "--embeddings: the ",
+             trained.description.kind, " model has no hidden layer (one layer with parameters), no embeddings to write");
   graph_io::LoadOptions load_options;
   load_options.cache_dir = options.cache_dir;  // the processed file's place when the dataset's folder is read-only
   const graph_io::Dataset dataset = graph_io::load_dataset(options.dataset, load_options);

@@ -2,7 +2,7 @@
 // (load_trained_model), prepares a dataset's graph as the model was trained
 // (the description's adjacency and feature transform; the adjacency cache
 // when a folder is given), runs the model in evaluation mode and writes its
-// predictions and/or embeddings (training/prediction_writer.hpp) for every
+// predictions and/or embeddings (training/output/prediction_writer.hpp) for every
 // node or the listed ones, in the dataset's ids.
 //
 // The dataset may be another graph than the training one (inductive use: new

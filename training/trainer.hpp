@@ -32,10 +32,10 @@
 
 #include "core/cuda_graph.hpp"
 
-#include "training/epoch_record.hpp"
-#include "training/layer.hpp"
+#include "training/output/epoch_record.hpp"
+#include "training/nn/layer.hpp"
 #include "training/metrics.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/optimizer.hpp"
 
 namespace sgnn::training {

@@ -38,7 +38,7 @@
 #include "ops/spmm_choice.hpp"
 #include "ops/spmm_hrpb.hpp"
 #include "ops/spmm_hrpb_backend.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/trainer.hpp"
 
 using namespace sgnn;
@@ -167,7 +167,7 @@ TrainingOutcome train(const training::TrainingData& data, int64_t classes, int64
   const ops::DeterministicScope mode(deterministic);
   Generator generator(1);
   const std::shared_ptr<training::Model> model =
-      training::make_gcn({data.features.size(1), classes, 16, 2, 0.5f}, generator);
+      training::make_model({.kind = "gcn", .in_features = data.features.size(1), .classes = classes}, generator);
   model->to(kGpu);
   training::Adam optimizer(model->parameter_groups(5e-4f), ops::AdamHyperparameters{});
   training::TrainerOptions options;

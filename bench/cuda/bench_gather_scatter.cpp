@@ -45,7 +45,7 @@
 #include "ops/cast.hpp"
 #include "ops/edge_endpoints.hpp"
 #include "ops/gather_scatter.hpp"
-#include "training/npy_header.hpp"
+#include "training/output/npy_header.hpp"
 
 using namespace sgnn;
 using ops::ReduceKind;

@@ -37,7 +37,7 @@
 #include "ops/cast.hpp"
 #include "ops/gsddmm.hpp"
 #include "ops/gspmm.hpp"
-#include "training/npy_header.hpp"
+#include "training/output/npy_header.hpp"
 
 namespace {
 

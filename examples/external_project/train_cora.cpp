@@ -10,7 +10,7 @@
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/graph.hpp"
 #include "graph_io/load_dataset.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/optimizer.hpp"
 #include "training/trainer.hpp"
 
@@ -23,10 +23,8 @@ int main(int argc, char** argv) {
     const graph_io::Graph graph = graph_io::make_graph(dataset, graph_io::gcn_graph_options(), Device::cpu());
 
     Generator generator(0);
-    training::GcnConfig config;
-    config.in_features = graph.features.size(1);
-    config.classes = graph.num_classes;
-    const auto model = training::make_gcn(config, generator);
+    const auto model = training::make_model(
+        {.kind = "gcn", .in_features = graph.features.size(1), .classes = graph.num_classes}, generator);
     training::Adam optimizer(model->parameter_groups(5e-4f), ops::AdamHyperparameters{0.01f});
 
     training::TrainingData data;

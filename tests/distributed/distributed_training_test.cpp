@@ -47,8 +47,8 @@ TEST_CASE("distributed GAT: losses and parameters equal single-device training")
   for (const auto& [ranks, mode] : {std::pair{2, HaloMode::SendRecv}, std::pair{3, HaloMode::AllGather}}) {
     CAPTURE(ranks);
     ThreadRanks threads(ranks);
-    check_same_training(single_device_run(a, task, 4, Device::cpu(), training::ModelKind::Gat),
-                        distributed_runs(threads, a, task, 4, mode, training::ModelKind::Gat), 1e-5);
+    check_same_training(single_device_run(a, task, 4, Device::cpu(), "gat"),
+                        distributed_runs(threads, a, task, 4, mode, "gat"), 1e-5);
   }
 }
 
@@ -58,8 +58,8 @@ TEST_CASE("distributed GAT: losses and parameters equal single-device training")
 TEST_CASE("distributed bf16 GCN and GAT: close to single-device bf16 training, float32 master weights") {
   const Adjacency a = random_gcn_graph(100, 450, 39);
   const Task task = random_task(100, 6, 3, 40);
-  for (const training::ModelKind kind : {training::ModelKind::Gcn, training::ModelKind::Gat}) {
-    CAPTURE(training::model_name(kind));
+  for (const std::string kind : {"gcn", "gat"}) {
+    CAPTURE(kind);
     ThreadRanks threads(2);
     const TrainingRun reference = single_device_run(a, task, 4, Device::cpu(), kind, training::Precision::Bf16);
     const std::vector<TrainingRun> runs = distributed_runs(threads, a, task, 4, HaloMode::SendRecv, kind,
@@ -102,7 +102,24 @@ TEST_CASE("distributed training: bad rank data and shards of another run are rej
                                                     task.valid_index, task.test_index, task.classes);
   ThreadRanks ranks(2);
   CHECK_THROWS_WITH_AS(ranks.run([&](Communicator& communicator) {
-                         (void)train_rank(communicator, shard_of_rank_0, comparison_options(4, training::ModelKind::Gcn));
+                         (void)train_rank(communicator, shard_of_rank_0, comparison_options(4, "gcn"));
                        }),
                        doctest::Contains("the shard of rank 0 of 2 on the communicator of rank 1"), InvalidArgument);
+}
+
+TEST_CASE("distributed training refuses a model whose layers row partitions cannot run, naming the layer") {
+  const Adjacency a = random_gcn_graph(30, 60, 35);
+  const Task task = random_task(30, 4, 2, 36);
+  const GraphPartition partition = partition_graph(a, 1);
+  const RankShard shard = make_rank_shard(partition, 0, task.features, task.labels, task.train_index,
+                                          task.valid_index, task.test_index, task.classes);
+  ThreadRanks one(1);
+  for (const auto& [kind, expected] : {std::pair<const char*, const char*>{"sgc", "cannot run layer 0 of the sgc"},
+                                        {"appnp", "cannot run layer 5 of the appnp"}}) {
+    CAPTURE(kind);
+    RankTrainingOptions options;
+    options.model = kind;
+    CHECK_THROWS_WITH_AS(one.run([&](Communicator& communicator) { (void)train_rank(communicator, shard, options); }),
+                         doctest::Contains(expected), InvalidArgument);
+  }
 }

@@ -94,7 +94,7 @@ TEST_CASE("partition files: training from the files equals single-device trainin
   threads.run([&](Communicator& communicator) {
     const RankFile file = read_rank_file(folder.path(), communicator.rank(), 3);
     check_same_partition(communicator, file.info.partition_id);
-    const RankTrainingResult result = train_rank(communicator, file.shard, comparison_options(6, training::ModelKind::Gcn));
+    const RankTrainingResult result = train_rank(communicator, file.shard, comparison_options(6, "gcn"));
     TrainingRun& run = runs[static_cast<std::size_t>(communicator.rank())];
     for (const RankEpoch& epoch : result.epochs) run.losses.push_back(epoch.train_loss);
     run.parameters = result.parameters;

@@ -12,7 +12,7 @@
 
 #include "distributed/rank_training.hpp"
 #include "tests/distributed/distributed_graphs.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/trainer.hpp"
 
 namespace sgnn::testing {
@@ -20,18 +20,17 @@ namespace sgnn::testing {
 inline constexpr uint64_t kTrainingSeed = 42;
 inline constexpr int kTrainingEpochs = 6;
 
-inline distributed::RankTrainingOptions comparison_options(int64_t hidden, training::ModelKind kind,
+inline distributed::RankTrainingOptions comparison_options(int64_t hidden, const std::string& kind,
                                                           training::Precision precision = training::Precision::Fp32) {
   distributed::RankTrainingOptions options;
   options.model = kind;
   options.precision = precision;
-  options.hyperparameters.epochs = kTrainingEpochs;
-  options.hyperparameters.hidden = hidden;
-  options.hyperparameters.heads = 2;
-  options.hyperparameters.output_heads = 1;
-  options.hyperparameters.dropout = 0.0f;  // masks would differ between one and several ranks
-  options.hyperparameters.learning_rate = 0.05f;
-  options.hyperparameters.weight_decay = 5e-4f;
+  options.hyperparameters = {{"epochs", std::to_string(kTrainingEpochs)},
+                             {"hidden", std::to_string(hidden)},
+                             {"dropout", "0"},  // masks would differ between one and several ranks
+                             {"lr", "0.05"},
+                             {"weight_decay", "5e-4"}};
+  if (kind == "gat") options.hyperparameters.insert({{"heads", "2"}, {"output_heads", "1"}});
   options.seed = kTrainingSeed;
   options.row_normalize_features = false;
   return options;
@@ -45,15 +44,16 @@ struct TrainingRun {
 
 // The library's Trainer on one device (`a` and `task` on the host).
 inline TrainingRun single_device_run(const Adjacency& a, const Task& task, int64_t hidden, Device device,
-                                     training::ModelKind kind = training::ModelKind::Gcn,
+                                     const std::string& kind = "gcn",
                                      training::Precision precision = training::Precision::Fp32) {
   const distributed::RankTrainingOptions options = comparison_options(hidden, kind, precision);
   Generator generator(kTrainingSeed);
-  const auto model = distributed::make_rank_model(options, task.features.size(1), task.classes, generator);
+  const auto model = training::make_model(
+      distributed::rank_model_description(options, task.features.size(1), task.classes), generator);
   model->to(device);
   ops::AdamHyperparameters adam;
-  adam.learning_rate = options.hyperparameters.learning_rate;
-  training::Adam optimizer(model->parameter_groups(options.hyperparameters.weight_decay), adam);
+  adam.learning_rate = 0.05f;
+  training::Adam optimizer(model->parameter_groups(5e-4f), adam);
   const Adjacency on_device = a.to(device);
   training::TrainingData data{training::GraphInput(on_device), task.features.to(device), task.labels.to(device),
                               task.train_index.to(device), task.valid_index.to(device), task.test_index.to(device)};
@@ -70,7 +70,7 @@ inline TrainingRun single_device_run(const Adjacency& a, const Task& task, int64
 
 // One rank's training of its shard of `a` (train_rank).
 inline TrainingRun rank_run(distributed::Communicator& communicator, const distributed::GraphPartition& partition,
-                            const Task& task, int64_t hidden, distributed::HaloMode mode, training::ModelKind kind,
+                            const Task& task, int64_t hidden, distributed::HaloMode mode, const std::string& kind,
                             training::Precision precision = training::Precision::Fp32) {
   distributed::RankTrainingOptions options = comparison_options(hidden, kind, precision);
   options.halo = mode;
@@ -89,7 +89,7 @@ inline TrainingRun rank_run(distributed::Communicator& communicator, const distr
 template <typename Ranks>
 std::vector<TrainingRun> distributed_runs(Ranks& ranks, const Adjacency& a, const Task& task, int64_t hidden,
                                           distributed::HaloMode mode,
-                                          training::ModelKind kind = training::ModelKind::Gcn,
+                                          const std::string& kind = "gcn",
                                           training::Precision precision = training::Precision::Fp32) {
   const distributed::GraphPartition partition = distributed::partition_graph(a, ranks.size());
   std::vector<TrainingRun> runs(static_cast<std::size_t>(ranks.size()));

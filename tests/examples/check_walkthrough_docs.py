@@ -1,87 +1,113 @@
 #!/usr/bin/env python3
-"""Checks that docs/walkthrough.md shows the code of examples/walkthrough.cpp verbatim.
+"""Checks that a page of the docs shows the code of compiled examples verbatim.
 
-    check_walkthrough_docs.py <walkthrough.cpp> <walkthrough.md>
-    check_walkthrough_docs.py --self-test <walkthrough.cpp> <walkthrough.md>
+    check_walkthrough_docs.py [--self-test] [--marker NAME] <source>... <page.md>
 
-Every region between "// [walkthrough:NAME]" and "// [walkthrough:end]" of the
-example, with its common indentation removed, must appear in the page as a
-```cpp block right after an "<!-- walkthrough:NAME -->" marker, and every
-marked block of the page must come from the example. --self-test also plants
-an edit in a copy of each file and expects the check to fail on both.
+    check_walkthrough_docs.py --self-test examples/walkthrough.cpp docs/walkthrough.md
+    check_walkthrough_docs.py --marker extending examples/external_project/*.cpp \\
+        examples/external_project/CMakeLists.txt docs/extending.md
+
+Every region between "// [NAME:REGION]" and "// [NAME:end]" of the sources
+("# [NAME:REGION]" in CMake files), with its common indentation removed,
+must appear in the page as a ```cpp (or ```cmake) block right after an
+"<!-- NAME:REGION -->" marker, and every marked block of the page must come
+from a source. NAME is "walkthrough" unless --marker says otherwise; region
+names are unique across the sources. --self-test also plants an edit in a
+copy of a source and of the page and expects the check to fail on both.
 """
 import re
 import sys
 import textwrap
 
-REGION = re.compile(r"^[ \t]*// \[walkthrough:([a-z_]+)\][ \t]*\n(.*?)^[ \t]*// \[walkthrough:end\][ \t]*$",
-                    re.MULTILINE | re.DOTALL)
-DOC_BLOCK = re.compile(r"<!-- walkthrough:([a-z_]+) -->\n```cpp\n(.*?)```\n", re.DOTALL)
+
+def patterns(marker):
+    comment = r"(?://|#)"
+    region = re.compile(rf"^[ \t]*{comment} \[{marker}:([a-z_]+)\][ \t]*\n(.*?)^[ \t]*{comment} \[{marker}:end\][ \t]*$",
+                        re.MULTILINE | re.DOTALL)
+    start = re.compile(rf"^[ \t]*{comment} \[{marker}:[a-z_]+\][ \t]*$", re.MULTILINE)
+    end = re.compile(rf"^[ \t]*{comment} \[{marker}:end\][ \t]*$", re.MULTILINE)
+    block = re.compile(rf"<!-- {marker}:([a-z_]+) -->\n```(?:cpp|cmake)\n(.*?)```\n", re.DOTALL)
+    return region, start, end, block
 
 
-def regions(source):
+def regions(sources, marker):
+    region, start, end, _ = patterns(marker)
     found = {}
-    for name, body in REGION.findall(source):
-        if name == "end" or name in found:
-            raise ValueError(f"walkthrough.cpp: region '{name}' repeated or misnamed")
-        found[name] = textwrap.dedent(body)
-    ends = re.findall(r"^[ \t]*// \[walkthrough:end\][ \t]*$", source, re.MULTILINE)
-    starts = re.findall(r"^[ \t]*// \[walkthrough:[a-z_]+\][ \t]*$", source, re.MULTILINE)
-    if len(ends) != len(found) or len(starts) != 2 * len(found):
-        raise ValueError("walkthrough.cpp: unbalanced // [walkthrough:...] markers")
+    for path, source in sources:
+        names = 0
+        for name, body in region.findall(source):
+            if name == "end" or name in found:
+                raise ValueError(f"{path}: region '{name}' repeated or misnamed")
+            found[name] = textwrap.dedent(body)
+            names += 1
+        if len(end.findall(source)) != names or len(start.findall(source)) != 2 * names:
+            raise ValueError(f"{path}: unbalanced [{marker}:...] markers")
     return found
 
 
-def problems(source, page):
-    code = regions(source)
+def problems(sources, page, marker):
+    code = regions(sources, marker)
     if not code:
-        return ["walkthrough.cpp has no // [walkthrough:NAME] regions"]
+        return [f"the sources have no [{marker}:NAME] regions"]
+    *_, block = patterns(marker)
     shown = {}
-    for name, body in DOC_BLOCK.findall(page):
+    for name, body in block.findall(page):
         if name in shown:
-            return [f"walkthrough.md shows region '{name}' twice"]
+            return [f"the page shows region '{name}' twice"]
         shown[name] = body
     out = []
     for name, body in code.items():
         if name not in shown:
-            out.append(f"walkthrough.md lacks region '{name}' (a ```cpp block after <!-- walkthrough:{name} -->)")
+            out.append(f"the page lacks region '{name}' (a ```cpp block after <!-- {marker}:{name} -->)")
         elif shown[name] != body:
-            out.append(f"walkthrough.md's '{name}' block differs from examples/walkthrough.cpp:\n"
-                       f"--- example\n{body}--- docs\n{shown[name]}")
+            out.append(f"the page's '{name}' block differs from the source:\n--- source\n{body}--- page\n{shown[name]}")
     for name in shown:
         if name not in code:
-            out.append(f"walkthrough.md shows '{name}', which examples/walkthrough.cpp no longer has")
-    if page.count("<!-- walkthrough:") != len(shown):
-        out.append("walkthrough.md has a <!-- walkthrough: --> marker not followed by a ```cpp block")
+            out.append(f"the page shows '{name}', which no source has any more")
+    if page.count(f"<!-- {marker}:") != len(shown):
+        out.append(f"the page has a <!-- {marker}: --> marker not followed by a ```cpp or ```cmake block")
     return out
 
 
 def main(argv):
-    self_test = argv[1:2] == ["--self-test"]
-    source_path, page_path = argv[2:4] if self_test else argv[1:3]
-    source = open(source_path, encoding="utf-8").read()
+    arguments = argv[1:]
+    self_test = "--self-test" in arguments
+    if self_test:
+        arguments.remove("--self-test")
+    marker = "walkthrough"
+    if "--marker" in arguments:
+        at = arguments.index("--marker")
+        marker = arguments[at + 1]
+        del arguments[at:at + 2]
+    if len(arguments) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    *source_paths, page_path = arguments
+    sources = [(path, open(path, encoding="utf-8").read()) for path in source_paths]
     page = open(page_path, encoding="utf-8").read()
     try:
-        found = problems(source, page)
+        found = problems(sources, page, marker)
     except ValueError as error:
         found = [str(error)]
     for problem in found:
-        print(f"check_walkthrough_docs: {problem}", file=sys.stderr)
+        print(f"check_walkthrough_docs: {page_path}: {problem}", file=sys.stderr)
     if found:
         return 1
     if self_test:
-        # A planted edit in either file must be caught.
-        first = next(iter(regions(source).values())).splitlines()[1]
-        edited_source = source.replace(first, first + " ", 1)
+        # A planted edit in a source or in the page must be caught.
+        first = next(iter(regions(sources, marker).values())).splitlines()[1]
+        holder = next(i for i, (_, source) in enumerate(sources) if first in source)
+        edited_sources = list(sources)
+        edited_sources[holder] = (sources[holder][0], sources[holder][1].replace(first, first + " ", 1))
         edited_page = page.replace(first, first.replace("(", "( ", 1) if "(" in first else first + "x", 1)
-        for label, s, p in (("example", edited_source, page), ("docs", source, edited_page)):
-            if s == source and p == page:
+        for label, s, p in (("source", edited_sources, page), ("docs", sources, edited_page)):
+            if s == sources and p == page:
                 print(f"check_walkthrough_docs: self-test could not plant an edit in the {label}", file=sys.stderr)
                 return 1
-            if not problems(s, p):
+            if not problems(s, p, marker):
                 print(f"check_walkthrough_docs: self-test: an edit in the {label} went unnoticed", file=sys.stderr)
                 return 1
-    print(f"check_walkthrough_docs: {len(regions(source))} regions shown verbatim")
+    print(f"check_walkthrough_docs: {page_path}: {len(regions(sources, marker))} regions shown verbatim")
     return 0
 
 

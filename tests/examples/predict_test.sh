@@ -16,7 +16,7 @@ bin="$1"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 unset SGNN_DATA  # the bundled Cora only
-export XDG_DATA_HOME="$work/xdg"
+export XDG_DATA_HOME="$work/xdg" XDG_CACHE_HOME="$work/cache"  # a bundled dataset's processed file goes to the cache
 cd "$work"
 fail() { echo "predict_test: $*" >&2; exit 1; }
 cora="$bin/../share/sparsegnn/datasets/cora"

@@ -19,7 +19,7 @@
 #include "tests/support/gpu_testing.hpp"
 #include "tests/support/synthetic_datasets.hpp"
 #include "training/experiment.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/trainer.hpp"
 
 using namespace sgnn;
@@ -64,7 +64,11 @@ struct Outcome {
 Outcome train_gcn(const graph_io::Graph& graph, uint64_t seed) {
   Generator generator(seed);
   const std::shared_ptr<Model> model =
-      make_gcn({graph.features.size(1), graph.num_classes, 32, 2, 0.5f}, generator);
+      make_model({.kind = "gcn",
+                  .in_features = graph.features.size(1),
+                  .classes = graph.num_classes,
+                  .hyperparameters = {{"hidden", "32"}, {"dropout", "0.5"}}},
+                 generator);
   model->to(kGpu);
   Adam optimizer(model->parameter_groups(5e-4f), ops::AdamHyperparameters{});
   TrainerOptions options;
@@ -159,7 +163,7 @@ TEST_CASE("run_experiment --deterministic on CUDA: two runs give the same loss h
     options.dataset = (folder / "hub").string();
     options.device = "cuda";
     options.spmm = spmm;
-    options.epochs = 4;
+    options.hyperparameters = {{"epochs", "4"}};
     options.seed = 3;
     options.deterministic = true;
     const ExperimentResult first = run_experiment(options);

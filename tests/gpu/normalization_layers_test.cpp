@@ -12,8 +12,8 @@
 #include "tests/support/testing.hpp"
 #include "tests/support/training_task.hpp"
 #include "training/checkpoint.hpp"
-#include "training/linear.hpp"
-#include "training/normalization_layers.hpp"
+#include "training/nn/linear.hpp"
+#include "training/nn/normalization_layers.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;

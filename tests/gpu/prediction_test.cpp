@@ -11,9 +11,9 @@
 #include "tests/support/synthetic_datasets.hpp"
 #include "tests/support/testing.hpp"
 #include "training/experiment.hpp"
-#include "training/npy_header.hpp"
+#include "training/output/npy_header.hpp"
 #include "training/prediction_run.hpp"
-#include "training/prediction_writer.hpp"
+#include "training/output/prediction_writer.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;
@@ -42,13 +42,12 @@ std::vector<float> record_floats(const std::filesystem::path& file, std::size_t 
 TEST_CASE("a CPU-trained checkpoint predicts on CUDA what it predicts on the CPU (GCN and GAT)") {
   TempDir dir;
   const std::string dataset = sgnn::testing::write_symmetric_synthetic(dir.path(), "sbm", 500, 3000, 16, 9);
-  for (const ModelKind kind : {ModelKind::Gcn, ModelKind::Gat}) {
-    CAPTURE(model_name(kind));
+  for (const std::string kind : {"gcn", "gat"}) {
+    CAPTURE(kind);
     ExperimentOptions training;
     training.model = kind;
     training.dataset = dataset;
-    training.epochs = 10;
-    training.patience = 0;
+    training.hyperparameters = {{"epochs", "10"}, {"patience", "0"}};
     training.checkpoint = (dir / "model.ckpt").string();
     run_experiment(training);
     PredictionOptions options;
@@ -80,7 +79,8 @@ TEST_CASE("a CPU-trained checkpoint predicts on CUDA what it predicts on the CPU
                                         cpu_probabilities) < 2e-3);
     CHECK(sgnn::testing::read_bytes(dir / "gpu.npy").substr(0, header.size()) == header);
 
-    const int64_t width = on_cpu.description.widths.front() * on_cpu.description.heads.front();
+    const ModelDescription& d = on_cpu.description;  // the hidden layer's width: GAT's heads concatenated
+    const int64_t width = d.integer("hidden") * (kind == "gat" ? d.integer("heads") : 1);
     const std::string embedding_header =
         npy_header(detail::concat("[('node', '<i8'), ('embedding', '<f4', (", width, ",))]"), 500);
     const std::size_t embedding_record = 8 + 4 * static_cast<std::size_t>(width);

@@ -14,10 +14,10 @@
 #include "tests/support/gpu_testing.hpp"
 #include "tests/support/testing.hpp"
 #include "tests/support/training_task.hpp"
-#include "training/basic_layers.hpp"
-#include "training/gcn_conv.hpp"
-#include "training/models.hpp"
-#include "training/module.hpp"
+#include "training/nn/basic_layers.hpp"
+#include "training/nn/gcn_conv.hpp"
+#include "training/nn/models.hpp"
+#include "training/nn/module.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;

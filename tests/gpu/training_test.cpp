@@ -5,7 +5,7 @@
 #include "tests/support/gpu_testing.hpp"
 #include "tests/support/testing.hpp"
 #include "tests/support/training_task.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;

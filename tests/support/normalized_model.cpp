@@ -1,7 +1,7 @@
 #include "tests/support/normalized_model.hpp"
 
-#include "training/linear.hpp"
-#include "training/normalization_layers.hpp"
+#include "training/nn/linear.hpp"
+#include "training/nn/normalization_layers.hpp"
 
 namespace sgnn::testing {
 

@@ -57,22 +57,20 @@ TinyTask tiny_task(uint64_t seed, Device device) {
 }
 
 std::shared_ptr<training::Model> tiny_gcn(const TinyTask& task, Generator& generator) {
-  training::GcnConfig config;
-  config.in_features = task.features;
-  config.classes = task.classes;
-  config.hidden = 8;
-  config.dropout = 0.5f;
-  return training::make_gcn(config, generator);
+  return training::make_model({.kind = "gcn",
+                               .in_features = task.features,
+                               .classes = task.classes,
+                               .hyperparameters = {{"hidden", "8"}, {"dropout", "0.5"}}},
+                              generator);
 }
 
 std::shared_ptr<training::Model> tiny_gat(const TinyTask& task, Generator& generator) {
-  training::GatConfig config;
-  config.in_features = task.features;
-  config.classes = task.classes;
-  config.hidden = 4;
-  config.heads = 3;
-  config.output_heads = 2;
-  return training::make_gat(config, generator);
+  return training::make_model(
+      {.kind = "gat",
+       .in_features = task.features,
+       .classes = task.classes,
+       .hyperparameters = {{"hidden", "4"}, {"heads", "3"}, {"output_heads", "2"}, {"projected_dropout", "off"}}},
+      generator);
 }
 
 }  // namespace sgnn::testing

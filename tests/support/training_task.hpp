@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "core/adjacency.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/trainer.hpp"
 
 namespace sgnn::testing {

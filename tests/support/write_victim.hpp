@@ -10,7 +10,7 @@
 
 #include "core/adjacency.hpp"
 #include "core/generator.hpp"
-#include "training/models.hpp"
+#include "training/nn/models.hpp"
 #include "training/optimizer.hpp"
 
 namespace sgnn::testing {
@@ -18,11 +18,7 @@ namespace sgnn::testing {
 // A GCN whose first weight is [in_features, 16]: its checkpoint (parameters,
 // Adam's two moments) holds about 12 · in_features · 16 bytes.
 inline std::shared_ptr<training::Model> victim_model(int64_t in_features, Generator& generator) {
-  training::GcnConfig config;
-  config.in_features = in_features;
-  config.classes = 2;
-  config.hidden = 16;
-  return training::make_gcn(config, generator);
+  return training::make_model({.kind = "gcn", .in_features = in_features, .classes = 2}, generator);
 }
 
 // A directed ring on `nodes` nodes (i -> i+1), prepared without any sort:

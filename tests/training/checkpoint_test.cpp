@@ -160,21 +160,16 @@ TEST_CASE("corrupt, truncated, foreign or wrong-model checkpoints give clear err
 
   // A wider model: same kind, other shapes.
   Generator generator(0);
-  GcnConfig wide;
-  wide.in_features = task.features;
-  wide.classes = task.classes;
-  wide.hidden = 12;
-  const auto wide_model = make_gcn(wide, generator);
+  const auto wide_model = make_model(
+      {.kind = "gcn", .in_features = task.features, .classes = task.classes, .hyperparameters = {{"hidden", "12"}}},
+      generator);
   Adam wide_optimizer(wide_model->parameter_groups(5e-4f));
   Trainer wide_trainer(*wide_model, wide_optimizer, task.data, {});
   CHECK_THROWS_WITH_AS(load_checkpoint(path, *wide_model, wide_optimizer, wide_trainer, generator),
-                       doctest::Contains("the checkpoint's model has layers gcn 8 -> 8 -> 3"), InvalidArgument);
+                       doctest::Contains("the checkpoint's model has hidden 8, this one 12 (--hidden?)"), InvalidArgument);
 
   // Another kind of model.
-  GatConfig gat;
-  gat.in_features = task.features;
-  gat.classes = task.classes;
-  const auto gat_model = make_gat(gat, generator);
+  const auto gat_model = make_model({.kind = "gat", .in_features = task.features, .classes = task.classes}, generator);
   Adam gat_optimizer(gat_model->parameter_groups(5e-4f));
   Trainer gat_trainer(*gat_model, gat_optimizer, task.data, {});
   CHECK_THROWS_WITH_AS(load_checkpoint(path, *gat_model, gat_optimizer, gat_trainer, generator),

@@ -11,7 +11,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # A fresh user's environment: nothing but the bundled Cora (share/sparsegnn/datasets beside the programs).
 unset SGNN_DATA
-export XDG_DATA_HOME="$work/xdg"
+export XDG_DATA_HOME="$work/xdg" XDG_CACHE_HOME="$work/cache"  # a bundled dataset's processed file goes to the cache
 cd "$work"
 fail() { echo "examples_test: $*" >&2; exit 1; }
 

@@ -10,8 +10,8 @@
 #include "ops/softmax.hpp"
 #include "tests/graph_io/temp_files.hpp"
 #include "tests/support/training_task.hpp"
-#include "training/npy_header.hpp"
-#include "training/prediction_writer.hpp"
+#include "training/output/npy_header.hpp"
+#include "training/inference.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;
@@ -139,12 +139,9 @@ TEST_CASE("predict and embed refuse inputs that do not fit the model") {
   const Tensor short_rows = t.task.data.features.narrow_rows(0, 3);
   CHECK_THROWS_WITH_AS(embed(*t.model, t.task.data.graph, short_rows), doctest::Contains("3 feature rows"),
                        InvalidArgument);
-  GcnConfig one_layer;
-  one_layer.in_features = 8;
-  one_layer.classes = 3;
-  one_layer.layers = 1;
   Generator generator(1);
-  const std::shared_ptr<Model> linear = make_gcn(one_layer, generator);
+  const std::shared_ptr<Model> linear =
+      make_model({.kind = "gcn", .in_features = 8, .classes = 3, .hyperparameters = {{"layers", "1"}}}, generator);
   CHECK_THROWS_WITH_AS(embed(*linear, t.task.data.graph, t.task.data.features), doctest::Contains("no hidden layer"),
                        InvalidArgument);
 }
@@ -179,7 +176,7 @@ TEST_CASE("prediction and embedding files: CSV and NPY hold each listed node's i
   const auto hidden = embeddings.to_vector<float>();
   TempDir dir;
 
-  write_predictions(dir / "p.csv", predictions, rows);
+  write_predictions(dir / "p.csv", predictions.probabilities, predictions.classes, rows);
   const std::vector<std::string> csv = lines_of(sgnn::testing::read_bytes(dir / "p.csv"));
   REQUIRE(csv.size() == 4);
   CHECK(csv[0] == "node,class,p0,p1,p2");
@@ -199,7 +196,7 @@ TEST_CASE("prediction and embedding files: CSV and NPY hold each listed node's i
   CHECK(fields_of(embedding_csv[1])[0] == "5");
   CHECK(parse_float(fields_of(embedding_csv[1])[8]) == hidden[static_cast<std::size_t>(rows.rows[0]) * 8 + 7]);
 
-  write_predictions(dir / "p.npy", predictions, rows);
+  write_predictions(dir / "p.npy", predictions.probabilities, predictions.classes, rows);
   const std::string npy = sgnn::testing::read_bytes(dir / "p.npy");
   const std::string header = npy_header("[('node', '<i8'), ('class', '<i4'), ('probabilities', '<f4', (3,))]", 3);
   REQUIRE(npy.size() == header.size() + 3 * (8 + 4 + 12));
@@ -230,13 +227,15 @@ TEST_CASE("output files: a missing folder or a folder as the name is refused and
                        doctest::Contains("does not exist"), IoError);
   CHECK_THROWS_WITH_AS(require_output_path(dir.path(), "--predictions"), doctest::Contains("is a folder"), IoError);
   CHECK_NOTHROW(require_output_path(dir / "p.csv", "--predictions"));
-  CHECK_THROWS_AS(write_predictions(dir / "missing" / "p.csv", predictions, rows), IoError);
+  CHECK_THROWS_AS(write_predictions(dir / "missing" / "p.csv", predictions.probabilities, predictions.classes, rows),
+                  IoError);
   CHECK_FALSE(std::filesystem::exists(dir / "missing"));
   // An existing file survives a failed write untouched: here a row past the end.
   sgnn::testing::write_text(dir / "p.csv", "old\n");
   OutputRows bad = rows;
   bad.rows.back() = t.task.data.features.size(0);
-  CHECK_THROWS_AS(write_predictions(dir / "p.csv", predictions, bad), InvalidArgument);
+  CHECK_THROWS_AS(write_predictions(dir / "p.csv", predictions.probabilities, predictions.classes, bad),
+                  InvalidArgument);
   CHECK(sgnn::testing::read_bytes(dir / "p.csv") == "old\n");
   CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()) == 1);
 }

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "training/json.hpp"
+#include "training/output/json.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;

@@ -5,59 +5,20 @@
 #include <vector>
 
 #include "core/autograd.hpp"
-#include "training/basic_layers.hpp"
-#include "training/gat_conv.hpp"
-#include "training/gcn_conv.hpp"
+#include "training/nn/basic_layers.hpp"
+#include "training/nn/gat_conv.hpp"
+#include "training/nn/gcn_conv.hpp"
 #include "graph_io/prepare.hpp"
-#include "training/linear.hpp"
+#include "training/nn/linear.hpp"
 #include "tests/support/sparse_graphs.hpp"
 #include "tests/support/testing.hpp"
+#include "tests/training/dense_reference.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;
 using namespace sgnn::testing;
 
 namespace {
-
-using Matrix = std::vector<std::vector<double>>;
-
-Matrix to_matrix(const Tensor& t) {
-  const std::vector<double> flat = to_double(t);
-  const auto rows = static_cast<std::size_t>(t.size(0));
-  const std::size_t columns = flat.size() / rows;
-  Matrix m(rows, std::vector<double>(columns));
-  for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = 0; j < columns; ++j) m[i][j] = flat[i * columns + j];
-  return m;
-}
-
-Matrix multiply(const Matrix& a, const Matrix& b) {
-  Matrix c(a.size(), std::vector<double>(b[0].size(), 0.0));
-  for (std::size_t i = 0; i < a.size(); ++i)
-    for (std::size_t k = 0; k < b.size(); ++k)
-      for (std::size_t j = 0; j < b[0].size(); ++j) c[i][j] += a[i][k] * b[k][j];
-  return c;
-}
-
-std::vector<double> flatten(const Matrix& m) {
-  std::vector<double> out;
-  for (const auto& row : m) out.insert(out.end(), row.begin(), row.end());
-  return out;
-}
-
-// Dense A (weights or 1) from the adjacency, for references.
-Matrix dense_adjacency(const Adjacency& adjacency) {
-  const EdgeCoordinates coordinates = edge_coordinates(adjacency);
-  const std::vector<double> values = adjacency.has_values()
-                                         ? to_double(adjacency.values)
-                                         : std::vector<double>(coordinates.row.size(), 1.0);
-  Matrix a(static_cast<std::size_t>(adjacency.num_rows()),
-           std::vector<double>(static_cast<std::size_t>(adjacency.num_cols()), 0.0));
-  for (std::size_t e = 0; e < values.size(); ++e) {
-    a[static_cast<std::size_t>(coordinates.row[e])][static_cast<std::size_t>(coordinates.column[e])] += values[e];
-  }
-  return a;
-}
 
 Tensor parameter(const Module& module, const std::string& name) {
   for (const auto& [key, value] : module.named_parameters())

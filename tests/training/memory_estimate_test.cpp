@@ -12,6 +12,7 @@
 #include "tests/support/synthetic_datasets.hpp"
 #include "training/experiment.hpp"
 #include "training/memory_estimate_check.hpp"
+#include "training/nn/builtin_models.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;
@@ -51,15 +52,17 @@ void check_within_factor_two(int64_t estimate, int64_t measured) {
 
 }  // namespace
 
-TEST_CASE("the graph and model estimates are within 2x of the measured CPU peak (GCN and GAT, fp32 and bf16)") {
+TEST_CASE("the graph and model estimates are within 2x of the measured CPU peak (every built-in model, fp32 and bf16)") {
   const graph_io::Dataset dataset = synthetic(3000, 30000, 200);
-  for (const ModelKind kind : {ModelKind::Gcn, ModelKind::Gat}) {
+  for (const ModelEntry& builtin : builtin_models()) {
+    const std::string& kind = builtin.name;
+    const ModelEntry& entry = model_entry(kind);
     for (const Precision precision : {Precision::Fp32, Precision::Bf16}) {
-      const std::string label = std::string(model_name(kind)) + " " + precision_name(precision);
+      const std::string label = kind + " " + precision_name(precision);
       CAPTURE(label);
-      Hyperparameters h = paper_defaults(kind, "synthetic");
-      h.hidden = kind == ModelKind::Gcn ? 64 : 8;
-      h.heads = 8;
+      std::map<std::string, std::string> given;
+      if (kind == "gcn") given["hidden"] = "64";
+      const std::map<std::string, std::string> h = resolve_hyperparameters(entry, "synthetic", given);
       graph_io::Graph graph;
       Tensor features;
       // The model's features first: on a GPU they are uploaded while the
@@ -68,64 +71,68 @@ TEST_CASE("the graph and model estimates are within 2x of the measured CPU peak 
       // are the dataset's own tensor, the same values).
       const int64_t graph_peak = measured_peak([&] {
         features = graph_io::normalize_feature_rows(dataset.features, activation_dtype(precision));
-        graph = graph_io::make_graph(dataset, model_graph_options(kind), Device::cpu());
+        graph = graph_io::make_graph(dataset, entry.graph, Device::cpu());
       });
       // The estimator given the real entry count (the experiment's check uses an
       // upper bound, up to 2x over for a dataset stored in both directions).
-      memory::GraphShape graph_shape = experiment_graph_shape(kind, dataset, false, precision);
+      memory::GraphShape graph_shape = experiment_graph_shape(entry, dataset, false, precision);
       graph_shape.nnz = graph.adjacency.nnz();
       // On the CPU the graph's features, labels and edge list are the dataset's own tensors (no copy).
       const int64_t feature_copy = graph_shape.nodes * graph_shape.features * 4;
       check_within_factor_two(memory::estimate_graph(graph_shape).total_bytes() - feature_copy, graph_peak);
 
+      const ModelDescription description = describe_model(entry, dataset.features.size(1), dataset.num_classes, h,
+                                                          graph_io::FeatureTransform::RowNormalize, precision);
       const TrainingData data{GraphInput(graph.adjacency), features, graph.labels, graph.train_index,
                               graph.valid_index, Tensor()};
       const int64_t model_peak = measured_peak([&] {
         Generator generator(1);
-        std::shared_ptr<Model> model;
-        if (kind == ModelKind::Gcn) {
-          GcnConfig config{dataset.features.size(1), dataset.num_classes, h.hidden, 2, h.dropout};
-          config.precision = precision;
-          model = make_gcn(config, generator);
-        } else {
-          GatConfig config{dataset.features.size(1), dataset.num_classes, h.hidden, h.heads, h.output_heads, h.dropout};
-          config.precision = precision;
-          model = make_gat(config, generator);
-        }
-        Adam optimizer(model->parameter_groups(h.weight_decay), ops::AdamHyperparameters{});
+        const std::shared_ptr<Model> model = make_model(description, generator);
+        Adam optimizer(model->parameter_groups(training_settings(h).weight_decay), ops::AdamHyperparameters{});
         TrainerOptions options;
         options.epochs = 2;
         Trainer trainer(*model, optimizer, data, options);
         trainer.fit();
+        int64_t parameters = 0;
+        for (const Tensor& parameter : model->parameters()) parameters += parameter.numel();
+        CHECK(model_memory(description, {}).value().parameters == parameters);  // the count is exact
       });
-      memory::ModelShape model_shape = experiment_model_shape(kind, dataset, h, precision);
-      model_shape.nnz = graph.adjacency.nnz();
-      MESSAGE(label, ": model estimate ", memory::estimate_model(model_shape).total_bytes(), " bytes, measured ",
-              model_peak);
-      check_within_factor_two(memory::estimate_model(model_shape).total_bytes(), model_peak);
+      const memory::Estimate model_estimate =
+          experiment_model_estimate(description, {graph.num_nodes, graph.adjacency.nnz()});
+      MESSAGE(label, ": model estimate ", model_estimate.total_bytes(), " bytes, measured ", model_peak);
+      check_within_factor_two(model_estimate.total_bytes(), model_peak);
     }
   }
 }
 
+namespace {
+
+ModelDescription gcn_of(const graph_io::Dataset& dataset, int64_t hidden) {
+  return describe_model(model_entry("gcn"), dataset.features.size(1), dataset.num_classes,
+                        resolve_hyperparameters(model_entry("gcn"), "", {{"hidden", std::to_string(hidden)}}),
+                        graph_io::FeatureTransform::RowNormalize, Precision::Fp32);
+}
+
+}  // namespace
+
 TEST_CASE("an experiment that does not fit is refused with needed vs free bytes and what would fit") {
   const graph_io::Dataset dataset = synthetic(2000, 20000, 64);
-  Hyperparameters h;
-  h.hidden = 256;
+  const ModelDescription gcn = gcn_of(dataset, 256);
   // A refusal is judged on the real entry count (the bound is only a first look).
-  memory::ModelShape model = experiment_model_shape(ModelKind::Gcn, dataset, h);
-  memory::GraphShape graph = experiment_graph_shape(ModelKind::Gcn, dataset, true);
-  graph.nnz = model.nnz = experiment_prepared_entries(ModelKind::Gcn, dataset);
-  const int64_t needed = memory::estimate_training(graph, model).total_bytes();
+  memory::GraphShape graph = experiment_graph_shape(model_entry("gcn"), dataset, true);
+  graph.nnz = experiment_prepared_entries(model_entry("gcn"), dataset);
+  const int64_t needed =
+      memory::estimate_training(graph, experiment_model_estimate(gcn, {graph.nodes, graph.nnz})).total_bytes();
   {
     FreeBytes override_free(needed);  // exactly enough
-    CHECK_NOTHROW(require_experiment_fits(ModelKind::Gcn, dataset, h, true, Device::cpu()));
+    CHECK_NOTHROW(require_experiment_fits(gcn, dataset, true, Device::cpu()));
   }
   {
     FreeBytes override_free(needed - 1);
-    CHECK_THROWS_WITH_AS(require_experiment_fits(ModelKind::Gcn, dataset, h, true, Device::cpu()),
+    CHECK_THROWS_WITH_AS(require_experiment_fits(gcn, dataset, true, Device::cpu()),
                          doctest::Contains("not enough memory on cpu for gcn on"), OutOfMemoryError);
     try {
-      require_experiment_fits(ModelKind::Gcn, dataset, h, true, Device::cpu());
+      require_experiment_fits(gcn, dataset, true, Device::cpu());
     } catch (const OutOfMemoryError& error) {
       const std::string message = error.what();
       CHECK(message.find("needs about " + memory::mebibytes(needed)) != std::string::npos);
@@ -137,39 +144,39 @@ TEST_CASE("an experiment that does not fit is refused with needed vs free bytes 
   }
   {
     FreeBytes override_free(0);
-    CHECK_THROWS_WITH_AS(require_experiment_fits(ModelKind::Gcn, dataset, h, false, Device::cpu()),
+    CHECK_THROWS_WITH_AS(require_experiment_fits(gcn, dataset, false, Device::cpu()),
                          doctest::Contains("No smaller setting tried would fit"), OutOfMemoryError);
   }
   // Without the override the CPU is never refused (its free memory is not queried).
-  CHECK_NOTHROW(require_experiment_fits(ModelKind::Gcn, dataset, h, true, Device::cpu()));
+  CHECK_NOTHROW(require_experiment_fits(gcn, dataset, true, Device::cpu()));
 }
 
 TEST_CASE("a dataset stored in both directions is judged on its real entries, not on the 2·edges + nodes bound") {
   const graph_io::Dataset dataset = synthetic(20000, 200000, 16);  // symmetric: both directions stored
-  Hyperparameters h;
-  h.hidden = 16;
-  const memory::GraphShape bound_graph = experiment_graph_shape(ModelKind::Gcn, dataset, false);
-  const memory::ModelShape bound_model = experiment_model_shape(ModelKind::Gcn, dataset, h);
-  const int64_t bound_needed = memory::estimate_training(bound_graph, bound_model).total_bytes();
+  const ModelDescription gcn = gcn_of(dataset, 16);
+  const memory::GraphShape bound_graph = experiment_graph_shape(model_entry("gcn"), dataset, false);
+  const int64_t bound = memory::prepared_nnz_bound(bound_graph);
+  const int64_t bound_needed =
+      memory::estimate_training(bound_graph, experiment_model_estimate(gcn, {bound_graph.nodes, bound})).total_bytes();
 
-  const int64_t entries = experiment_prepared_entries(ModelKind::Gcn, dataset);
+  const int64_t entries = experiment_prepared_entries(model_entry("gcn"), dataset);
   CHECK(entries == graph_io::make_graph(dataset, graph_io::gcn_graph_options(), Device::cpu()).adjacency.nnz());
-  CHECK(entries < memory::prepared_nnz_bound(bound_graph) * 6 / 10);  // the bound is about twice the truth
+  CHECK(entries < bound * 6 / 10);  // the bound is about twice the truth
   memory::GraphShape tight_graph = bound_graph;
-  memory::ModelShape tight_model = bound_model;
-  tight_graph.nnz = tight_model.nnz = entries;
-  const int64_t tight_needed = memory::estimate_training(tight_graph, tight_model).total_bytes();
+  tight_graph.nnz = entries;
+  const int64_t tight_needed =
+      memory::estimate_training(tight_graph, experiment_model_estimate(gcn, {tight_graph.nodes, entries})).total_bytes();
   REQUIRE(memory::mebibytes(tight_needed) != memory::mebibytes(bound_needed));
   {
     FreeBytes override_free(tight_needed);  // the bound alone would refuse this
     REQUIRE(tight_needed < bound_needed);
-    CHECK_NOTHROW(require_experiment_fits(ModelKind::Gcn, dataset, h, false, Device::cpu()));
+    CHECK_NOTHROW(require_experiment_fits(gcn, dataset, false, Device::cpu()));
   }
   {
     FreeBytes override_free(tight_needed - 1);
     std::string message;
     try {
-      require_experiment_fits(ModelKind::Gcn, dataset, h, false, Device::cpu());
+      require_experiment_fits(gcn, dataset, false, Device::cpu());
     } catch (const OutOfMemoryError& error) {
       message = error.what();
     }
@@ -186,7 +193,7 @@ TEST_CASE("run_experiment refuses before preparing the graph when the estimate d
   graph_io::write_ogb_dataset(synthetic(500, 3000, 16), folder / "tiny");
   ExperimentOptions options;
   options.dataset = (folder / "tiny").string();
-  options.epochs = 1;
+  options.hyperparameters = {{"epochs", "1"}};
   FreeBytes override_free(1000);
   CHECK_THROWS_WITH_AS(run_experiment(options), doctest::Contains("1 MiB are free"), OutOfMemoryError);
 }

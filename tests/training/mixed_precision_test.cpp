@@ -251,22 +251,22 @@ TEST_CASE("checkpoints record the precision with float32 masters; a model of the
 }
 
 TEST_CASE("--precision reaches the experiment, the results JSON and a bit-identical resume through run_experiment") {
-  for (const ModelKind kind : {ModelKind::Gcn, ModelKind::Gat}) {
+  for (const std::string kind : {"gcn", "gat"}) {
     CLI::App app{"test"};
     examples::ProgramOptions options;
-    examples::add_training_flags(app, kind, options);
+    examples::add_training_flags(app, model_entry(kind), options);
     app.parse("--dataset cora --precision bf16", false);
     CHECK(options.experiment.precision == Precision::Bf16);
     CLI::App bad{"test"};
     examples::ProgramOptions ignored;
-    examples::add_training_flags(bad, kind, ignored);
+    examples::add_training_flags(bad, model_entry(kind), ignored);
     CHECK_THROWS_AS(bad.parse("--dataset cora --precision fp16", false), CLI::ValidationError);
   }
   ExperimentOptions options;
   options.dataset = "cora";
   options.precision = Precision::Bf16;
   options.deterministic = true;
-  options.epochs = 12;
+  options.hyperparameters = {{"epochs", "12"}};
   options.predictions = scratch("predictions.csv").string();
   options.embeddings = scratch("embeddings.npy").string();
   const ExperimentResult uninterrupted = run_experiment(options);
@@ -278,10 +278,10 @@ TEST_CASE("--precision reaches the experiment, the results JSON and a bit-identi
   CHECK(experiment_json(uninterrupted, "train_gcn").find("\"precision\":\"bf16\"") != std::string::npos);
 
   const fs::path path = scratch("experiment.ckpt");
-  options.epochs = 5;
+  options.hyperparameters = {{"epochs", "5"}};
   options.checkpoint = path.string();
   run_experiment(options);
-  options.epochs = 12;
+  options.hyperparameters = {{"epochs", "12"}};
   options.checkpoint.clear();
   options.resume = path.string();
   const ExperimentResult resumed = run_experiment(options);
@@ -294,36 +294,26 @@ TEST_CASE("--precision reaches the experiment, the results JSON and a bit-identi
 }
 
 TEST_CASE("the memory estimate counts 2-byte activations in BF16 and suggests --precision bf16 when it fits") {
-  memory::ModelShape model;
-  model.nodes = 232965;
-  model.nnz = 114'848'857;
-  model.features = 602;
-  model.hidden = 128;
-  model.classes = 41;
+  const GraphSize reddit{232965, 114'848'857};
   const auto part = [](const memory::Estimate& estimate, const std::string& what) {
     for (const memory::EstimatePart& p : estimate.parts) {
       if (p.what == what) return p.bytes;
     }
     return int64_t{-1};
   };
-  const memory::Estimate wide = memory::estimate_model(model);
-  model.activation_bytes = 2;
-  const memory::Estimate narrow = memory::estimate_model(model);
+  ModelDescription gcn{.kind = "gcn", .in_features = 602, .classes = 41, .hyperparameters = {{"hidden", "128"}}};
+  const memory::Estimate wide = experiment_model_estimate(gcn, reddit);
+  gcn.precision = Precision::Bf16;
+  const memory::Estimate narrow = experiment_model_estimate(gcn, reddit);
   CHECK(part(narrow, "activations") * 2 == part(wide, "activations"));
   CHECK(part(narrow, "parameters and optimizer state") > part(wide, "parameters and optimizer state"));  // + copies
-  model.activation_bytes = 3;
-  CHECK_THROWS_AS(memory::estimate_model(model), InvalidArgument);
+  CHECK_THROWS_AS(memory::estimate_model(-1, 0, false), InvalidArgument);
   // GAT: the per-edge attention tensors are in the activation dtype too (ops/attention_softmax.hpp): all halves.
-  model.kind = memory::ModelKind::Gat;
-  model.hidden = 8;
-  model.heads = 8;
-  model.activation_bytes = 4;
-  const memory::Estimate gat_wide = memory::estimate_model(model);
-  model.activation_bytes = 2;
-  const memory::Estimate gat_narrow = memory::estimate_model(model);
+  ModelDescription gat{.kind = "gat", .in_features = 602, .classes = 41};
+  const memory::Estimate gat_wide = experiment_model_estimate(gat, reddit);
+  gat.precision = Precision::Bf16;
+  const memory::Estimate gat_narrow = experiment_model_estimate(gat, reddit);
   CHECK(part(gat_narrow, "activations") * 2 == part(gat_wide, "activations"));
-  model.kind = memory::ModelKind::Gcn;
-  model.hidden = 128;
 
   // With the HRPB layout, BF16 also keeps the tensor-core kernel's A fragments: 512 bytes a block of A and of Aᵀ,
   // one layout (and one set of fragments) when the graph is symmetrised.
@@ -346,21 +336,24 @@ TEST_CASE("the memory estimate counts 2-byte activations in BF16 and suggests --
 
   // A device with room for the BF16 run only: the refusal names --precision bf16.
   const graph_io::Dataset dataset = graph_io::load_dataset("cora");
-  Hyperparameters h;
-  h.hidden = 4096;
-  const memory::Estimate needs_fp32 =
-      memory::estimate_training(experiment_graph_shape(ModelKind::Gcn, dataset, false, Precision::Fp32),
-                                experiment_model_shape(ModelKind::Gcn, dataset, h, Precision::Fp32));
-  const memory::Estimate needs_bf16 =
-      memory::estimate_training(experiment_graph_shape(ModelKind::Gcn, dataset, false, Precision::Bf16),
-                                experiment_model_shape(ModelKind::Gcn, dataset, h, Precision::Bf16));
+  const ModelEntry& entry = model_entry("gcn");
+  ModelDescription big{.kind = "gcn",
+                       .in_features = dataset.features.size(1),
+                       .classes = dataset.num_classes,
+                       .hyperparameters = {{"hidden", "4096"}}};
+  const auto needs = [&](const ModelDescription& d) {
+    const memory::GraphShape shape = experiment_graph_shape(entry, dataset, false, d.precision);
+    return memory::estimate_training(shape, experiment_model_estimate(d, {shape.nodes, memory::prepared_nnz_bound(shape)}));
+  };
+  const memory::Estimate needs_fp32 = needs(big);
+  ModelDescription big_bf16 = big;
+  big_bf16.precision = Precision::Bf16;
+  const memory::Estimate needs_bf16 = needs(big_bf16);
   REQUIRE(needs_bf16.total_bytes() < needs_fp32.total_bytes());
   memory::set_free_bytes_override((needs_bf16.total_bytes() + needs_fp32.total_bytes()) / 2);
-  CHECK_THROWS_WITH_AS(
-      require_experiment_fits(ModelKind::Gcn, dataset, h, false, Device::cpu(), std::nullopt, Precision::Fp32),
-      doctest::Contains("--precision bf16"), OutOfMemoryError);
-  CHECK_NOTHROW(
-      require_experiment_fits(ModelKind::Gcn, dataset, h, false, Device::cpu(), std::nullopt, Precision::Bf16));
+  CHECK_THROWS_WITH_AS(require_experiment_fits(big, dataset, false, Device::cpu()),
+                       doctest::Contains("--precision bf16"), OutOfMemoryError);
+  CHECK_NOTHROW(require_experiment_fits(big_bf16, dataset, false, Device::cpu()));
   memory::set_free_bytes_override(std::nullopt);
 }
 
@@ -410,11 +403,8 @@ TEST_CASE("BF16 GCN on Cora trains to within 1.5 points of float32 (mean of seed
   for (uint64_t seed = 0; seed < kSeeds; ++seed) {
     for (const Precision precision : {Precision::Fp32, Precision::Bf16}) {
       Generator generator(seed);
-      GcnConfig config;
-      config.in_features = cora.features;
-      config.classes = cora.classes;
-      config.precision = precision;
-      const auto model = make_gcn(config, generator);
+      const auto model = make_model(
+          {.kind = "gcn", .in_features = cora.features, .classes = cora.classes, .precision = precision}, generator);
       Adam optimizer(model->parameter_groups(5e-4f), ops::AdamHyperparameters{0.01f});
       Trainer trainer(*model, optimizer, cora.data, {});
       const double accuracy = trainer.fit().best.test.accuracy;
@@ -431,11 +421,12 @@ TEST_CASE("BF16 GAT on Cora trains to within 2 points of float32 (seed 0, PyG's 
   double accuracy[2] = {0.0, 0.0};
   for (const Precision precision : {Precision::Fp32, Precision::Bf16}) {
     Generator generator(0);
-    GatConfig config;
-    config.in_features = cora.features;
-    config.classes = cora.classes;
-    config.precision = precision;
-    const auto model = make_gat(config, generator);
+    const auto model = make_model({.kind = "gat",
+                                   .in_features = cora.features,
+                                   .classes = cora.classes,
+                                   .hyperparameters = {{"projected_dropout", "off"}},
+                                   .precision = precision},
+                                  generator);
     Adam optimizer(model->parameter_groups(5e-4f), ops::AdamHyperparameters{0.005f});
     TrainerOptions options;
     options.patience = 100;

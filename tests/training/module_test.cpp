@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "training/init.hpp"
-#include "training/module.hpp"
+#include "training/nn/init.hpp"
+#include "training/nn/module.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;

@@ -18,6 +18,7 @@
 #include "tests/support/synthetic_datasets.hpp"
 #include "tests/training/planetoid_fixture.hpp"
 #include "training/experiment.hpp"
+#include "training/nn/builtin_models.hpp"
 #include "training/prediction_run.hpp"
 
 using namespace sgnn;
@@ -71,19 +72,18 @@ double file_test_accuracy(const CsvPredictions& predictions, const graph_io::Dat
   return static_cast<double>(correct) / static_cast<double>(test.size());
 }
 
-ExperimentOptions short_training(ModelKind model, const std::string& dataset, const fs::path& dir) {
+ExperimentOptions short_training(const std::string& model, const std::string& dataset, const fs::path& dir) {
   ExperimentOptions options;
   options.model = model;
   options.dataset = dataset;
-  options.epochs = 8;
-  if (model == ModelKind::Gat) {
-    options.hidden = 4;
-    options.heads = 2;
-    options.patience = 0;
+  options.hyperparameters = {{"epochs", "8"}, {"patience", "0"}};
+  if (model == "gat") {
+    options.hyperparameters["hidden"] = "4";
+    options.hyperparameters["heads"] = "2";
   }
   options.checkpoint = (dir / "model.ckpt").string();
   options.predictions = (dir / "trained.csv").string();
-  options.embeddings = (dir / "trained-embeddings.npy").string();
+  if (model != "sgc") options.embeddings = (dir / "trained-embeddings.npy").string();  // SGC: no hidden layer
   return options;
 }
 
@@ -92,22 +92,26 @@ ExperimentOptions short_training(ModelKind model, const std::string& dataset, co
 TEST_CASE("predictions from the final checkpoint equal the trained model's, bit for bit, with its test accuracy") {
   TempDir dir;
   const std::string dataset = sgnn::testing::write_symmetric_synthetic(dir.path(), "sbm", 300, 1500, 16, 5);
-  for (const ModelKind kind : {ModelKind::Gcn, ModelKind::Gat}) {
-    CAPTURE(model_name(kind));
-    const ExperimentResult trained = run_experiment(short_training(kind, dataset, dir.path()));
+  for (const ModelEntry& builtin : builtin_models()) {
+    const std::string& kind = builtin.name;
+    CAPTURE(kind);
+    const ExperimentOptions training = short_training(kind, dataset, dir.path());
+    const ExperimentResult trained = run_experiment(training);
     CHECK(trained.predictions == (dir / "trained.csv").string());
     PredictionOptions options;
     options.checkpoint = (dir / "model.ckpt").string();
     options.dataset = dataset;
     options.predictions = (dir / "predicted.csv").string();
-    options.embeddings = (dir / "predicted-embeddings.npy").string();
+    if (!training.embeddings.empty()) options.embeddings = (dir / "predicted-embeddings.npy").string();
     const PredictionReport report = run_prediction(options);
-    CHECK(report.description.kind == model_name(kind));
+    CHECK(report.description.kind == kind);
     CHECK(report.parameters_epoch == trained.runs.front().result.best_epoch);
     CHECK(report.written == 300);
     CHECK(sgnn::testing::read_bytes(dir / "predicted.csv") == sgnn::testing::read_bytes(dir / "trained.csv"));
-    CHECK(sgnn::testing::read_bytes(dir / "predicted-embeddings.npy") ==
-          sgnn::testing::read_bytes(dir / "trained-embeddings.npy"));
+    if (!training.embeddings.empty()) {
+      CHECK(sgnn::testing::read_bytes(dir / "predicted-embeddings.npy") ==
+            sgnn::testing::read_bytes(dir / "trained-embeddings.npy"));
+    }
     const CsvPredictions predictions = read_predictions_csv(dir / "predicted.csv");
     CHECK(file_test_accuracy(predictions, graph_io::load_dataset(dataset)) == trained.test_accuracy);
     REQUIRE(report.test_accuracy.has_value());
@@ -118,7 +122,7 @@ TEST_CASE("predictions from the final checkpoint equal the trained model's, bit 
 TEST_CASE("run_prediction writes the listed nodes in the listed order") {
   TempDir dir;
   const std::string dataset = sgnn::testing::write_symmetric_synthetic(dir.path(), "sbm", 300, 1500, 16, 5);
-  run_experiment(short_training(ModelKind::Gcn, dataset, dir.path()));
+  run_experiment(short_training("gcn", dataset, dir.path()));
   sgnn::testing::write_text(dir / "nodes.txt", "# wanted\n17\n3\n\n299\n");
   PredictionOptions options;
   options.checkpoint = (dir / "model.ckpt").string();
@@ -137,7 +141,7 @@ TEST_CASE("run_prediction writes the listed nodes in the listed order") {
 TEST_CASE("run_prediction refuses each mismatch with its reason and leaves no output file") {
   TempDir dir;
   const std::string dataset = sgnn::testing::write_symmetric_synthetic(dir.path(), "sbm", 300, 1500, 16, 5);
-  ExperimentOptions training = short_training(ModelKind::Gcn, dataset, dir.path());
+  ExperimentOptions training = short_training("gcn", dataset, dir.path());
   training.predictions.clear();
   training.embeddings.clear();
   run_experiment(training);
@@ -152,8 +156,8 @@ TEST_CASE("run_prediction refuses each mismatch with its reason and leaves no ou
   old.metadata = {{"model", "gcn"}};
   graph_io::write_section_file(dir / "v1.ckpt", old);
   graph_io::SectionFile unknown = contents;
-  unknown.metadata["model"] = "sage";
-  graph_io::write_section_file(dir / "sage.ckpt", unknown);
+  unknown.metadata["model"] = "resnet";
+  graph_io::write_section_file(dir / "resnet.ckpt", unknown);
   std::string damaged = sgnn::testing::read_bytes(checkpoint);
   damaged[damaged.size() / 2] = static_cast<char>(damaged[damaged.size() / 2] ^ 0x10);
   sgnn::testing::write_text(dir / "damaged.ckpt", damaged);
@@ -167,7 +171,7 @@ TEST_CASE("run_prediction refuses each mismatch with its reason and leaves no ou
       {"classes", checkpoint.string(), (dir / "six-classes").string(), "",
        "labels go up to 5 (6 classes), the model predicts 4 classes"},
       {"version 1", (dir / "v1.ckpt").string(), dataset, "", "--epochs 8 --checkpoint <new file>"},
-      {"model kind", (dir / "sage.ckpt").string(), dataset, "", "unknown model kind \"sage\""},
+      {"model kind", (dir / "resnet.ckpt").string(), dataset, "", "unknown model \"resnet\" (registered: gcn"},
       {"damaged", (dir / "damaged.ckpt").string(), dataset, "", "checksum mismatch"},
       {"node list", checkpoint.string(), dataset, (dir / "bad-nodes.txt").string(), "node id 300 >="},
       {"dataset", checkpoint.string(), (dir / "missing").string(), "", "no such file or folder"},
@@ -196,7 +200,7 @@ TEST_CASE("run_prediction refuses each mismatch with its reason and leaves no ou
 TEST_CASE("a version 1 checkpoint resumed for no more epochs is re-saved as version 2 and predicts as training did") {
   TempDir dir;
   const std::string dataset = sgnn::testing::write_symmetric_synthetic(dir.path(), "sbm", 300, 1500, 16, 5);
-  run_experiment(short_training(ModelKind::Gcn, dataset, dir.path()));
+  run_experiment(short_training("gcn", dataset, dir.path()));
   graph_io::SectionFile old =
       graph_io::read_section_file(dir / "model.ckpt", "checkpoint", kOldestCheckpointVersion, kCheckpointVersion);
   old.kind_version = 1;
@@ -205,7 +209,7 @@ TEST_CASE("a version 1 checkpoint resumed for no more epochs is re-saved as vers
 
   ExperimentOptions convert;
   convert.dataset = dataset;
-  convert.epochs = 8;  // the epochs it ran: nothing more to train
+  convert.hyperparameters = {{"epochs", "8"}};  // the epochs it ran: nothing more to train
   convert.resume = (dir / "v1.ckpt").string();
   convert.checkpoint = (dir / "converted.ckpt").string();
   const ExperimentResult resumed = run_experiment(convert);
@@ -274,7 +278,7 @@ TEST_CASE("inductive: trained on Cora with a fifth of its nodes removed, it pred
 
   ExperimentOptions training;
   training.dataset = (dir / "cora-sub").string();
-  training.epochs = 30;
+  training.hyperparameters = {{"epochs", "30"}};
   training.checkpoint = (dir / "sub.ckpt").string();
   const ExperimentResult trained = run_experiment(training);
   REQUIRE(trained.nodes == k);
@@ -292,10 +296,8 @@ TEST_CASE("inductive: trained on Cora with a fifth of its nodes removed, it pred
   // its best parameters restored, run on the full graph.
   const graph_io::Graph graph = graph_io::make_graph(full, graph_io::gcn_graph_options(), Device::cpu());
   Generator generator(0);
-  GcnConfig config;
-  config.in_features = width;
-  config.classes = full.num_classes;
-  const std::shared_ptr<Model> model = make_gcn(config, generator);
+  const std::shared_ptr<Model> model =
+      make_model({.kind = "gcn", .in_features = width, .classes = full.num_classes}, generator);
   Adam optimizer(model->parameter_groups(5e-4f));
   TrainingData data;
   data.graph = GraphInput(graph.adjacency);

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "training/progress.hpp"
+#include "training/output/progress.hpp"
 
 using namespace sgnn::training;
 

@@ -51,12 +51,12 @@ TEST_CASE("a CPU trainer with capture On is refused; with Auto it trains eagerly
 TEST_CASE("--cuda-graph parses auto|on|off; on with --device cpu is refused") {
   CLI::App app{"test"};
   examples::ProgramOptions options;
-  examples::add_training_flags(app, ModelKind::Gcn, options);
+  examples::add_training_flags(app, model_entry("gcn"), options);
   app.parse("--dataset cora --cuda-graph off", false);
   CHECK(options.experiment.cuda_graph == "off");
   CLI::App other{"test"};
   examples::ProgramOptions bad;
-  examples::add_training_flags(other, ModelKind::Gcn, bad);
+  examples::add_training_flags(other, model_entry("gcn"), bad);
   CHECK_THROWS_AS(other.parse("--dataset cora --cuda-graph maybe", false), CLI::ValidationError);
 
   ExperimentOptions experiment;

@@ -15,7 +15,7 @@
 #include "tests/graph_io/temp_files.hpp"
 #include "tests/support/hrpb_graphs.hpp"
 #include "tests/training/svg_checker.hpp"
-#include "training/svg_graph.hpp"
+#include "training/output/svg_graph.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "training/svg_plot.hpp"
+#include "training/output/svg_plot.hpp"
 #include "tests/training/svg_checker.hpp"
 
 using namespace sgnn;

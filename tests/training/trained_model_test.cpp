@@ -117,7 +117,7 @@ TEST_CASE("a version 1 checkpoint still resumes, and inference refuses it with h
                        doctest::Contains("checkpoint format version 1 (an older sparsegnn) does not describe its gcn"),
                        IoError);
   CHECK_THROWS_WITH_AS(load_trained_model(dir / "v1.ckpt"),
-                       doctest::Contains(("train_gcn --dataset <its dataset> <its flags> --resume " +
+                       doctest::Contains(("sgnn_train --model gcn --dataset <its dataset> <its flags> --resume " +
                                           (dir / "v1.ckpt").string() + " --epochs 6 --checkpoint <new file>")
                                              .c_str()),
                        IoError);
@@ -134,12 +134,12 @@ TEST_CASE("resuming into a model of another description is refused with the diff
   train_and_save(run, dir / "c.ckpt");
   // Same parameter shapes, but the features were meant to be used as stored.
   Generator generator(1);
-  GcnConfig config;
-  config.in_features = task.features;
-  config.classes = task.classes;
-  config.hidden = 8;
-  config.feature_transform = graph_io::FeatureTransform::None;
-  const std::shared_ptr<Model> other = make_gcn(config, generator);
+  const std::shared_ptr<Model> other = make_model({.kind = "gcn",
+                                                  .in_features = task.features,
+                                                  .classes = task.classes,
+                                                  .hyperparameters = {{"hidden", "8"}},
+                                                  .feature_transform = graph_io::FeatureTransform::None},
+                                                 generator);
   Adam optimizer(other->parameter_groups(5e-4f));
   Trainer trainer(*other, optimizer, task.data, {});
   const std::vector<float> before = other->parameters().front().to_vector<float>();
@@ -162,21 +162,30 @@ TEST_CASE("load_trained_model refuses damaged, hand-built and inconsistent check
   };
 
   graph_io::SectionFile bad = contents;
-  bad.metadata["model"] = "sage";
-  refused(bad, "unknown model kind \"sage\"");
+  bad.metadata["model"] = "resnet";
+  refused(bad, "unknown model \"resnet\" (registered: gcn, gat");
   bad = contents;
-  bad.metadata["model.widths"] = "4,3";  // the parameters are 8 wide
+  bad.metadata["model.hyperparameter.hidden"] = "4";  // the parameters are 8 wide
   refused(bad, "parameter \"layers.1.weight\" is [8, 8], the model it describes has [8, 4]");
   bad = contents;
+  bad.metadata["model.hyperparameter.dropout"] = "2";
+  refused(bad, "model gcn: --dropout must be in [0, 1), got \"2\"");
+  bad = contents;
+  bad.metadata["model.hyperparameter.heads"] = "2";
+  refused(bad, "model gcn has no hyperparameter \"heads\"");
+  bad = contents;
   std::erase_if(bad.sections, [](const auto& section) { return section.first == "param.layers.4.bias"; });
-  refused(bad, "holds 3 parameters, the model it describes");
+  refused(bad, "of 99 parameter values, but holds 96");
+  bad = contents;
+  bad.add("param.extra", Tensor::zeros({0}));  // no values more, one parameter more
+  refused(bad, "holds 5 parameters, the model it describes");
   bad = contents;  // a description far larger than the file: refused before anything is allocated
   bad.metadata["model.in_features"] = "2000000000";
-  bad.metadata["model.widths"] = "2000000000,3";
-  refused(bad, "weights, but holds");
+  bad.metadata["model.hyperparameter.hidden"] = "1048576";
+  refused(bad, "parameter values, but holds");
   bad = contents;
-  bad.metadata.erase("model.activation");
-  refused(bad, "missing model description entry \"model.activation\"");
+  bad.metadata.erase("precision");
+  refused(bad, "missing model description entry \"precision\"");
   bad = contents;
   bad.metadata = {{"model", "synchronizing"}};
   refused(bad, "built by hand, without a description");
@@ -195,4 +204,71 @@ TEST_CASE("load_trained_model refuses damaged, hand-built and inconsistent check
   graph_io::write_section_file(dir / "newer.ckpt", bad);
   CHECK_THROWS_WITH_AS(load_trained_model(dir / "newer.ckpt"), doctest::Contains("this build reads versions 1 to 2"),
                        IoError);
+}
+
+namespace {
+
+// The description keys a checkpoint had before the model registry (one width
+// and head count per layer), as that code wrote them.
+std::map<std::string, std::string> layer_list_keys(const graph_io::SectionFile& contents, const std::string& widths,
+                                                   const std::string& heads, const std::string& activation,
+                                                   const std::string& normalization, const std::string& dropout) {
+  return {{"model", contents.metadata.at("model")},
+          {"model.in_features", contents.metadata.at("model.in_features")},
+          {"model.classes", contents.metadata.at("model.classes")},
+          {"model.widths", widths},
+          {"model.heads", heads},
+          {"model.activation", activation},
+          {"model.normalization", normalization},
+          {"model.dropout", dropout},
+          {"model.projected_dropout", "false"},
+          {"features.transform", "row-normalize"},
+          {"precision", "fp32"}};
+}
+
+}  // namespace
+
+TEST_CASE("a checkpoint written before the registry (per-layer description) loads, predicts the same and resumes") {
+  const TinyTask task = sgnn::testing::tiny_task(2);
+  TempDir dir;
+  Run run(task, 7, 4);
+  train_and_save(run, dir / "gcn.ckpt");
+  graph_io::SectionFile old = contents_of(dir / "gcn.ckpt");
+  CHECK(old.metadata.at("model.hyperparameter.hidden") == "8");
+  old.metadata = layer_list_keys(old, "8,3", "1,1", "relu", "symmetric", "0.5");
+  graph_io::write_section_file(dir / "old-gcn.ckpt", old);
+
+  const TrainedModel now = load_trained_model(dir / "gcn.ckpt");
+  const TrainedModel before = load_trained_model(dir / "old-gcn.ckpt");
+  CHECK(description_difference(before.description, now.description).empty());
+  CHECK(before.description.hyperparameters == now.description.hyperparameters);
+  CHECK(before.description.hyperparameters.at("layers") == "2");
+  CHECK(logits_of(*before.model, task) == logits_of(*now.model, task));
+  Run resumed(task, 1, 6);
+  CHECK_NOTHROW(load_checkpoint(dir / "old-gcn.ckpt", *resumed.model, resumed.optimizer, resumed.trainer,
+                                resumed.generator));
+  CHECK(resumed.trainer.state().epoch == 4);
+
+  // GAT: two layers of widths and heads.
+  Generator generator(3);
+  const std::shared_ptr<Model> gat = sgnn::testing::tiny_gat(task, generator);
+  Adam optimizer(gat->parameter_groups(5e-4f));
+  Trainer trainer(*gat, optimizer, task.data, Run::options(2));
+  trainer.fit();
+  save_checkpoint(dir / "gat.ckpt", *gat, optimizer, trainer.state(), generator);
+  graph_io::SectionFile old_gat = contents_of(dir / "gat.ckpt");
+  old_gat.metadata = layer_list_keys(old_gat, "4,3", "3,2", "elu", "none", "0.6");
+  graph_io::write_section_file(dir / "old-gat.ckpt", old_gat);
+  const TrainedModel gat_before = load_trained_model(dir / "old-gat.ckpt");
+  CHECK(gat_before.description.hyperparameters == gat->description().hyperparameters);
+  CHECK(logits_of(*gat_before.model, task) == logits_of(*load_trained_model(dir / "gat.ckpt").model, task));
+
+  // What that format could say but no built-in kind builds is refused with the reason.
+  old.metadata["model.activation"] = "elu";
+  graph_io::write_section_file(dir / "elu.ckpt", old);
+  CHECK_THROWS_WITH_AS(load_trained_model(dir / "elu.ckpt"), doctest::Contains("a GCN uses relu, not elu"), IoError);
+  old_gat.metadata["model.widths"] = "4,4,3";
+  old_gat.metadata["model.heads"] = "3,3,2";
+  graph_io::write_section_file(dir / "deep.ckpt", old_gat);
+  CHECK_THROWS_WITH_AS(load_trained_model(dir / "deep.ckpt"), doctest::Contains("a GAT has 2 layers, not 3"), IoError);
 }

@@ -2,7 +2,7 @@
 
 #include "core/autograd.hpp"
 #include "tests/support/training_task.hpp"
-#include "training/gcn_conv.hpp"
+#include "training/nn/gcn_conv.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;

@@ -1,0 +1,39 @@
+#include "training/nn/basic_layers.hpp"
+
+#include <string>
+
+#include "ops/activation.hpp"
+#include "ops/dropout.hpp"
+
+namespace sgnn::training {
+
+Dropout::Dropout(float probability, Generator& generator) : probability_(probability), generator_(&generator) {
+  SGNN_CHECK(probability >= 0.0f && probability < 1.0f, "Dropout: probability must be in [0, 1), got ",
+             probability);
+}
+
+Tensor Dropout::forward(const GraphInput&, const Tensor& x) {
+  return ops::dropout(x, probability_, is_training(), *generator_);
+}
+
+Tensor Relu::forward(const GraphInput&, const Tensor& x) { return ops::relu(x); }
+
+Tensor Elu::forward(const GraphInput&, const Tensor& x) { return ops::elu(x, alpha_); }
+
+Sequential::Sequential(const std::vector<std::shared_ptr<Layer>>& layers) {
+  for (const auto& layer : layers) append(layer);
+}
+
+Sequential& Sequential::append(std::shared_ptr<Layer> layer) {
+  register_module(std::to_string(layers_.size()), layer);
+  layers_.push_back(std::move(layer));
+  return *this;
+}
+
+Tensor Sequential::forward(const GraphInput& graph, const Tensor& x) {
+  Tensor y = x;
+  for (const auto& layer : layers_) y = layer->forward(graph, y);
+  return y;
+}
+
+}  // namespace sgnn::training

@@ -1,0 +1,7 @@
+#include "training/nn/builtin_models.hpp"
+
+namespace sgnn::training {
+
+std::vector<ModelEntry> builtin_models() { return {gcn_model(), gat_model(), sgc_model(), appnp_model()}; }
+
+}  // namespace sgnn::training
