@@ -63,9 +63,14 @@ std::size_t AdjacencyVariants::derived_count() const {
   return derived_.size();
 }
 
-const Adjacency& AdjacencyVariants::get(const AdjacencyForm& form) {
+bool AdjacencyVariants::is_prepared(const AdjacencyForm& form) const {
   const SelfLoops loops = form.self_loops == SelfLoops::Keep ? options_.self_loops : form.self_loops;
-  if (loops == options_.self_loops && form.normalization == options_.normalization) return prepared_;
+  return loops == options_.self_loops && form.normalization == options_.normalization;
+}
+
+const Adjacency& AdjacencyVariants::get(const AdjacencyForm& form) {
+  if (is_prepared(form)) return prepared_;
+  const SelfLoops loops = form.self_loops == SelfLoops::Keep ? options_.self_loops : form.self_loops;
   const std::lock_guard<std::mutex> lock(mutex_);
   const std::pair<int, int> key{static_cast<int>(loops), static_cast<int>(form.normalization)};
   if (const auto found = derived_.find(key); found != derived_.end()) return *found->second;

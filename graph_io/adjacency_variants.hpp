@@ -45,6 +45,8 @@ class AdjacencyVariants {
   AdjacencyVariants(Adjacency prepared, const PrepareOptions& options);
 
   const Adjacency& prepared() const { return prepared_; }
+  // Whether `form` is the one the adjacency was prepared in (get returns it then).
+  bool is_prepared(const AdjacencyForm& form) const;
   // The adjacency in `form`; the reference stays valid while this object lives.
   const Adjacency& get(const AdjacencyForm& form);
   // Adjacencies derived so far (not counting the prepared one), for tests and reports.

@@ -118,6 +118,7 @@ Graph make_graph(const Dataset& dataset, const GraphOptions& options, Device dev
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - adjacency_started).count();
   graph.adjacency = std::move(prepared->adjacency);
   graph.node_order = prepared->node_order;
+  graph.forms = std::make_shared<AdjacencyVariants>(graph.adjacency, options.prepare);
   NodeTensors nodes;
   if (nodes_uploaded.valid()) {
     nodes = nodes_uploaded.get();

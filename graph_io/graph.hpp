@@ -19,8 +19,10 @@
 // edges, IoError for a damaged processed file, device errors).
 #pragma once
 
+#include <memory>
 #include <string>
 
+#include "graph_io/adjacency_variants.hpp"
 #include "graph_io/dataset.hpp"
 #include "graph_io/graph_options.hpp"
 
@@ -44,6 +46,10 @@ struct Graph {
   PreparationStatistics statistics;
   // Host int32 [N]: node_order[i] = the dataset's id of node i (undefined without reordering).
   Tensor node_order;
+  // The adjacency in the other forms layers may ask for (another
+  // normalisation or self-loop choice), each derived once on request
+  // (graph_io/adjacency_variants.hpp); set by make_graph.
+  std::shared_ptr<AdjacencyVariants> forms;
 };
 
 Graph make_graph(const Dataset& dataset, const GraphOptions& options, Device device, const std::string& cache_dir = "");

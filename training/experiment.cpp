@@ -157,7 +157,7 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   result.classes = graph.num_classes;
 
   TrainingData data;
-  data.graph = GraphInput(graph.adjacency);
+  data.graph = GraphInput(graph);
   data.features = features;
   data.labels = graph.labels;
   data.train_index = graph.train_index;

@@ -64,7 +64,7 @@ PredictionReport run_prediction(const PredictionOptions& options) {
   const Tensor features = graph_io::apply_feature_transform(graph.features, trained.description.feature_transform);
   Model& model = *trained.model;
   model.to(device);
-  const GraphInput input(graph.adjacency);
+  const GraphInput input(graph);
   const OutputRows rows = output_rows(graph.num_nodes, graph.node_order, selected);
   report.written = static_cast<int64_t>(rows.ids.size());
   const Predictions predictions =

@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
     training::Adam optimizer(model->parameter_groups(5e-4f), ops::AdamHyperparameters{0.01f});
 
     training::TrainingData data;
-    data.graph = training::GraphInput(graph.adjacency);
+    data.graph = training::GraphInput(graph);
     data.features = graph_io::normalize_feature_rows(graph.features);
     data.labels = graph.labels;
     data.train_index = graph.train_index;

@@ -9,6 +9,16 @@ const Adjacency& GraphInput::graph() const {
   return *adjacency;
 }
 
+const Adjacency& GraphInput::adjacency_in(const graph_io::AdjacencyForm& form) const {
+  if (forms == nullptr) {
+    SGNN_CHECK(form.self_loops == graph_io::SelfLoops::Keep && form.normalization == graph_io::Normalization::None,
+               "GraphInput: a layer asks for another form of the adjacency (normalisation or self loops), but this "
+               "input holds only the prepared adjacency: build it from the graph, GraphInput(graph)");
+    return graph();
+  }
+  return forms->is_prepared(form) ? graph() : forms->get(form);
+}
+
 Tensor GraphInput::aggregate(const Tensor& x) const {
   if (weighted_spmm) return weighted_spmm(x);
   return ops::spmm(graph(), x);

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "core/adjacency.hpp"
+#include "graph_io/graph.hpp"
 #include "training/nn/module.hpp"
 
 namespace sgnn::training {
@@ -17,8 +19,13 @@ namespace sgnn::training {
 struct GraphInput {
   GraphInput() = default;
   explicit GraphInput(const Adjacency& graph_adjacency) : adjacency(&graph_adjacency) {}
+  // The graph's prepared adjacency and its other forms (graph.forms).
+  explicit GraphInput(const graph_io::Graph& graph) : adjacency(&graph.adjacency), forms(graph.forms) {}
 
   const Adjacency* adjacency = nullptr;
+  // The other forms of the graph's adjacency, derived on request
+  // (graph_io/adjacency_variants.hpp); null for a GraphInput of a bare adjacency.
+  std::shared_ptr<graph_io::AdjacencyVariants> forms;
   // The fixed-weight aggregation A·X used by GCNConv, taking and returning x's
   // dtype (float32 or bfloat16). Empty: ops::spmm, which runs CSR or HRPB as
   // adjacency.spmm_format says; another kernel is plugged in here without
@@ -28,6 +35,11 @@ struct GraphInput {
   std::string spmm_name = "csr";
 
   const Adjacency& graph() const;    // InvalidArgument when adjacency is null
+  // The adjacency in the form a layer asks for: graph() when it is the
+  // prepared form, else the derived one (once per graph, cached). A
+  // GraphInput of a bare adjacency has only graph(): asking another form is
+  // an InvalidArgument saying to build the input from its graph_io::Graph.
+  const Adjacency& adjacency_in(const graph_io::AdjacencyForm& form) const;
   Tensor aggregate(const Tensor& x) const;  // weighted_spmm(x) or ops::spmm(graph(), x)
 };
 
