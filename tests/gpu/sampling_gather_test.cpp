@@ -111,13 +111,16 @@ TEST_CASE("GPU label gathers (int32, one per row) from host memory") {
   CHECK(got == expected);
 }
 
-TEST_CASE("HostAccess page-locks pageable memory for the device and leaves pinned memory as it is") {
-  const Tensor pageable = Tensor::zeros({1 << 16});
-  const sampling::HostAccess registered(pageable, kGpu);
-  CHECK(registered.registered());
+TEST_CASE("HostAccess reads pinned memory in place, refuses pageable memory; make_host_readable pins a copy") {
   const Tensor pinned = Tensor::empty_pinned({1 << 16});
   const sampling::HostAccess as_is(pinned, kGpu);
-  CHECK_FALSE(as_is.registered());
+  CHECK(as_is.device_pointer() == pinned.raw_data());
+  const Tensor pageable = sgnn::testing::random_tensor({1 << 16}, 225);
+  CHECK_THROWS_AS(sampling::HostAccess(pageable, kGpu), InvalidArgument);
+  std::unique_ptr<sampling::HostAccess> access;
+  const Tensor readable = sampling::make_host_readable(pageable, kGpu, access);
+  CHECK_FALSE(readable.shares_storage_with(pageable));
+  CHECK(readable.to_vector<float>() == pageable.to_vector<float>());
   CHECK_THROWS_AS(sampling::HostAccess(Tensor::zeros({4}, DType::Float32, kGpu), kGpu), InvalidArgument);
 }
 
@@ -125,17 +128,18 @@ TEST_CASE("GPU gather_rows writes every row asked for (outputs poisoned first), 
   const int64_t rows = 4096, width = 96;
   const Tensor table = sgnn::testing::random_tensor({rows, width}, 220);
   const Tensor on_device = table.to(kGpu);
-  const sampling::HostAccess host(table, kGpu);
+  std::unique_ptr<sampling::HostAccess> host;
+  const Tensor readable = sampling::make_host_readable(table, kGpu, host);
   const std::vector<int32_t> wanted_ids = random_ids(10000, rows, 10);
   const Tensor ids = Tensor::from_vector(wanted_ids, {10000}, kGpu);
-  for (const void* rows_pointer : std::initializer_list<const void*>{on_device.raw_data(), host.device_pointer()}) {
+  for (const void* rows_pointer : std::initializer_list<const void*>{on_device.raw_data(), host->device_pointer()}) {
     Tensor out = sgnn::testing::poisoned({10000, width}, kGpu);
     sampling::gather_rows({rows_pointer, DType::Float32, rows, width}, ids, out, sampling::WorkContext::on(kGpu));
     check_rows(out, table, wanted_ids);
   }
 }
 
-TEST_CASE("HostAccess: tables sharing pages (adjacent sections of one buffer) are read correctly, before and after one goes") {
+TEST_CASE("host tables of adjacent sections of one buffer are read correctly, before and after one goes") {
   const int64_t width = 10;  // 40-byte rows: the two halves share a page
   const Tensor whole = sgnn::testing::random_tensor({3001, width}, 230);
   const Tensor first = whole.narrow_rows(0, 1500);
@@ -148,6 +152,6 @@ TEST_CASE("HostAccess: tables sharing pages (adjacent sections of one buffer) ar
   const sampling::FeatureStore store_second(second, kGpu, options);
   check_rows(store_first->gather(ids), first, wanted_ids);
   check_rows(store_second.gather(ids), second, wanted_ids);
-  store_first.reset();  // unlocks only the pages no other table uses
+  store_first.reset();
   check_rows(store_second.gather(ids), second, wanted_ids);
 }
