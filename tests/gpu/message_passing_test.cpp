@@ -32,19 +32,6 @@ std::vector<Adjacency> message_graphs() {
           rmat_graph(4096, 60000, 6), hub_graph(100001, 100000, 77)};
 }
 
-Shape with_rows(int64_t rows, const Shape& features) {
-  Shape shape{rows};
-  shape.insert(shape.end(), features.begin(), features.end());
-  return shape;
-}
-
-Tensor away_from_zero(const Shape& shape, uint64_t seed) {
-  Tensor x = random_tensor(shape, seed, 0.5, 1.5);
-  std::vector<float> values = x.to_vector<float>();
-  for (std::size_t i = 0; i < values.size(); i += 3) values[i] = -values[i];
-  return Tensor::from_vector(values, shape);
-}
-
 // Forward on both devices (the GPU's output poisoned), and the gradients of
 // Σ w ⊙ out for every input that requires them.
 void check_gspmm(const Adjacency& cpu, const Adjacency& gpu, MessageKind message, ReduceKind reduce, const Tensor& u,

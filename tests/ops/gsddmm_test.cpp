@@ -26,20 +26,6 @@ int64_t rows_of(const Adjacency& a, Target target) {
   return target == Target::U ? a.num_cols() : target == Target::V ? a.num_rows() : a.nnz();
 }
 
-Shape with_rows(int64_t rows, const Shape& features) {
-  Shape shape{rows};
-  shape.insert(shape.end(), features.begin(), features.end());
-  return shape;
-}
-
-// Away from 0 (a divisor), both signs.
-Tensor operand(const Shape& shape, uint64_t seed) {
-  Tensor x = random_tensor(shape, seed, 0.5, 1.5);
-  std::vector<float> values = x.to_vector<float>();
-  for (std::size_t i = 1; i < values.size(); i += 3) values[i] = -values[i];
-  return Tensor::from_vector(values, shape);
-}
-
 Tensor lhs_of(BinaryKind op, const Tensor& x) { return op == BinaryKind::CopyRhs ? Tensor() : x; }
 Tensor rhs_of(BinaryKind op, const Tensor& y) { return op == BinaryKind::CopyLhs ? Tensor() : y; }
 
@@ -55,8 +41,8 @@ TEST_CASE("gsddmm matches a float64 reference for every operation, target pair a
     for (const auto& [lhs_shape, rhs_shape] : shapes) {
       for (Target lhs_target : kTargets) {
         for (Target rhs_target : kTargets) {
-          const Tensor x = operand(with_rows(rows_of(a, lhs_target), lhs_shape), ++seed);
-          const Tensor y = operand(with_rows(rows_of(a, rhs_target), rhs_shape), ++seed);
+          const Tensor x = away_from_zero(with_rows(rows_of(a, lhs_target), lhs_shape), ++seed);
+          const Tensor y = away_from_zero(with_rows(rows_of(a, rhs_target), rhs_shape), ++seed);
           for (BinaryKind op : kOps) {
             if (op == BinaryKind::Dot && (x.dim() != y.dim() || x.size(-1) != y.size(-1))) continue;
             CAPTURE(ops::binary_kind_name(op));
@@ -99,10 +85,10 @@ TEST_CASE("gsddmm gradients match finite differences") {
           CAPTURE(shape_str(lhs_shape));
           std::vector<Tensor> inputs;
           if (op != BinaryKind::CopyRhs) {
-            inputs.push_back(operand(with_rows(rows_of(a, lhs_target), lhs_shape), 32).set_requires_grad(true));
+            inputs.push_back(away_from_zero(with_rows(rows_of(a, lhs_target), lhs_shape), 32).set_requires_grad(true));
           }
           if (op != BinaryKind::CopyLhs) {
-            inputs.push_back(operand(with_rows(rows_of(a, rhs_target), rhs_shape), 33).set_requires_grad(true));
+            inputs.push_back(away_from_zero(with_rows(rows_of(a, rhs_target), rhs_shape), 33).set_requires_grad(true));
           }
           const auto f = [&](const std::vector<Tensor>& in) {
             const Tensor lhs = op == BinaryKind::CopyRhs ? Tensor() : in[0];
@@ -118,8 +104,8 @@ TEST_CASE("gsddmm gradients match finite differences") {
 
 TEST_CASE("gsddmm in bfloat16 rounds each output once; dot stays float32") {
   const Adjacency a = rmat_graph(300, 3000, 41);
-  const Tensor x = ops::cast(operand({a.num_rows(), 2, 16}, 42), DType::BFloat16);
-  const Tensor y = ops::cast(operand({a.num_cols(), 2, 16}, 43), DType::BFloat16);
+  const Tensor x = ops::cast(away_from_zero({a.num_rows(), 2, 16}, 42), DType::BFloat16);
+  const Tensor y = ops::cast(away_from_zero({a.num_cols(), 2, 16}, 43), DType::BFloat16);
   for (BinaryKind op : {BinaryKind::Add, BinaryKind::Mul, BinaryKind::Div, BinaryKind::Dot}) {
     CAPTURE(ops::binary_kind_name(op));
     const Tensor got = ops::gsddmm(a, op, x, y, Target::V, Target::U);

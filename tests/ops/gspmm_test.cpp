@@ -33,20 +33,6 @@ const std::vector<ShapePair> kShapes = {
     {{5}, {}},  {{5}, {1}},     {{5}, {5}},        {{3, 4}, {3, 1}}, {{3, 4}, {3, 4}},
     {{3, 4}, {}}, {{3, 1}, {3, 4}}, {{}, {}},      {{1}, {6}},       {{3, 8}, {1}}};
 
-Shape with_rows(int64_t rows, const Shape& features) {
-  Shape shape{rows};
-  shape.insert(shape.end(), features.begin(), features.end());
-  return shape;
-}
-
-// Edge data away from 0 for division: |e| in [0.5, 1.5].
-Tensor edge_data(const Shape& shape, uint64_t seed) {
-  Tensor e = random_tensor(shape, seed, 0.5, 1.5);
-  std::vector<float> values = e.to_vector<float>();
-  for (std::size_t i = 0; i < values.size(); i += 3) values[i] = -values[i];
-  return Tensor::from_vector(values, shape);
-}
-
 std::vector<Adjacency> test_graphs() {
   return {random_graph(1, 1, 1),    random_graph(9, 0, 2),   random_graph(7, 3, 3),
           random_graph(60, 400, 4), rmat_graph(256, 2000, 6), hub_graph(300, 250, 17)};
@@ -67,7 +53,7 @@ TEST_CASE("gspmm matches a float64 reference for every message, reduction and br
   for (const Adjacency& a : test_graphs()) {
     for (const ShapePair& shapes : kShapes) {
       const Tensor u = random_tensor(with_rows(a.num_cols(), shapes.u), ++seed);
-      const Tensor e = edge_data(with_rows(a.nnz(), shapes.e), ++seed);
+      const Tensor e = away_from_zero(with_rows(a.nnz(), shapes.e), ++seed);
       for (MessageKind message : kMessages) {
         for (ReduceKind reduce : kReduces) {
           CAPTURE(ops::message_kind_name(message));
@@ -96,7 +82,7 @@ TEST_CASE("gspmm aggregates a hub row of 100000 entries, empty rows and duplicat
     // Row 0 holds column 2 three times and column 1 twice; row 3 is empty.
     const Adjacency a = adjacency_from_entries(4, {0, 0, 0, 1, 0, 2, 0}, {2, 1, 2, 0, 2, 3, 1});
     const Tensor x = random_tensor({4, 3}, 4);
-    const Tensor e = edge_data({7, 1}, 5);
+    const Tensor e = away_from_zero({7, 1}, 5);
     for (ReduceKind reduce : kReduces) {
       for (MessageKind message : {MessageKind::CopyU, MessageKind::UMulE, MessageKind::UAddE}) {
         CAPTURE(ops::reduce_kind_name(reduce));
@@ -168,7 +154,7 @@ TEST_CASE("gspmm gradients match finite differences for every message and reduct
           inputs.push_back(random_tensor(with_rows(a.num_cols(), shapes.u), 32).set_requires_grad(true));
         }
         if (ops::message_uses_e(message)) {
-          inputs.push_back(edge_data(with_rows(a.nnz(), shapes.e), 33).set_requires_grad(true));
+          inputs.push_back(away_from_zero(with_rows(a.nnz(), shapes.e), 33).set_requires_grad(true));
         }
         const auto f = [&](const std::vector<Tensor>& in) {
           const Tensor u = ops::message_uses_u(message) ? in[0] : Tensor();
@@ -189,7 +175,7 @@ TEST_CASE("gspmm in bfloat16 is within one rounding of the float32 result of the
       CAPTURE(ops::message_kind_name(message));
       CAPTURE(ops::reduce_kind_name(reduce));
       const Tensor u = ops::cast(random_tensor({a.num_cols(), 2, 16}, ++seed), DType::BFloat16);
-      const Tensor e = ops::cast(edge_data({a.nnz(), 2, 1}, ++seed), DType::BFloat16);
+      const Tensor e = ops::cast(away_from_zero({a.nnz(), 2, 1}, ++seed), DType::BFloat16);
       const Tensor u_arg = ops::message_uses_u(message) ? u : Tensor();
       const Tensor e_arg = ops::message_uses_e(message) ? e : Tensor();
       const Tensor got = ops::gspmm(a, message, reduce, u_arg, e_arg);

@@ -123,6 +123,19 @@ std::vector<double> reference_gsddmm(const Adjacency& adjacency, ops::BinaryKind
   return out;
 }
 
+Shape with_rows(int64_t rows, const Shape& features) {
+  Shape shape{rows};
+  shape.insert(shape.end(), features.begin(), features.end());
+  return shape;
+}
+
+Tensor away_from_zero(const Shape& shape, uint64_t seed) {
+  Tensor x = random_tensor(shape, seed, 0.5, 1.5);
+  std::vector<float> values = x.to_vector<float>();
+  for (std::size_t i = 0; i < values.size(); i += 3) values[i] = -values[i];
+  return Tensor::from_vector(values, shape);
+}
+
 Adjacency adjacency_from_entries(int64_t nodes, const std::vector<int64_t>& rows, const std::vector<int64_t>& columns) {
   const std::size_t count = rows.size();
   // A's order: entries sorted by row, stably (duplicates keep their order).

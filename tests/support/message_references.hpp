@@ -36,6 +36,12 @@ ReferenceResult reference_gspmm(const Adjacency& adjacency, ops::MessageKind mes
 std::vector<double> reference_gsddmm(const Adjacency& adjacency, ops::BinaryKind op, const HostValues& lhs,
                                      ops::Target lhs_target, const HostValues& rhs, ops::Target rhs_target);
 
+// [rows] followed by `features` (an operand's shape from its feature shape).
+Shape with_rows(int64_t rows, const Shape& features);
+// Uniform in [0.5, 1.5) with every third value negated: both signs, away
+// from 0 (a divisor).
+Tensor away_from_zero(const Shape& shape, uint64_t seed);
+
 // An adjacency of `nodes` nodes from entries (row, column) in the given
 // order, duplicates kept, rows sorted stably: CSR, transpose and edge map.
 Adjacency adjacency_from_entries(int64_t nodes, const std::vector<int64_t>& rows, const std::vector<int64_t>& columns);
