@@ -5,24 +5,25 @@ run on the GPU machine, and writes a markdown table with our ÷ PyG ratios to
 OUT/bench_training.md (JSON of every run beside it).
 
     python3 bench/compare_pyg.py --build build --data data --out OUT [--sets citation,large,degree] [--quick]
-                                 [--precisions fp32,bf16] [--datasets reddit-scale,...] [--models gcn,gat,sgc,appnp]
-                                 [--pyg-inputs edge_index]
+                                 [--precisions fp32,bf16] [--datasets reddit-scale,...] [--models gcn,gat,...]
+                                 [--pyg-inputs edge_index] [--runs 10]
 
 Sets: citation = the bundled cora and citeseer (<build>/share/sparsegnn/datasets), every model of
-pyg_train.py (gcn, gat, sgc, appnp); large = the Reddit-scale and products-scale synthetic graphs (GCN, and GAT
-on Reddit-scale); degree = GAT on the degree-50 and degree-100 graphs of issue 7. Synthetic graphs are
-generated with sgnn_gen into --data first. --quick = --sets citation.
+pyg_train.py (gcn, gat, sgc, appnp, sage, gin, gatv2, transformer); large = the Reddit-scale and
+products-scale synthetic graphs (GCN, and GAT on Reddit-scale); degree = GAT on the degree-50 and degree-100
+graphs of issue 7. Synthetic graphs are generated with sgnn_gen into --data first. --quick = --sets citation.
 Same settings on both sides: PyG trains with the hyperparameters and the
 feature transform our run reports (its JSON's `hyperparameters` and
 `feature_transform`, passed as pyg_train.py --settings), and our runs follow
 PyG's procedure (every epoch runs, no early stopping, the test accuracy at the
-best validation accuracy; GAT without dropout on W·x and 200 epochs) so that
-both sides do the same work per epoch and in total.
+best validation accuracy; GAT without dropout on W·x; GAT, GATv2 and the
+transformer 200 epochs) so that both sides do the same work per epoch and in
+total. sage, gin, gatv2 and transformer: PyG on edge_index only.
 --precisions fp32,bf16 runs every case in both precisions: ours with
 --precision bf16, PyG under torch.autocast(dtype=torch.bfloat16)
 (bench/pyg_train.py --precision bf16), side by side in the table.
 --datasets keeps only the named cases of the sets, --models only those
-models' (gcn, gat), --pyg-inputs only those PyG inputs (edge_index, csr). The table and JSON are rewritten after every
+models' (gcn, gat, ...), --pyg-inputs only those PyG inputs (edge_index, csr). The table and JSON are rewritten after every
 case, so a run stopped by a time limit keeps the cases it finished.
 At the end each set's table replaces its section of bench/RESULTS.md
 (pyg-citation, pyg-large, pyg-degree; --section puts every row in one
@@ -40,7 +41,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "support"))
 import results_section  # noqa: E402  (bench/support: writes this run's section of bench/RESULTS.md)
-MODELS = ("gcn", "gat", "sgc", "appnp")  # the registered models pyg_train.py has a PyG counterpart of
+# The registered models pyg_train.py has a PyG counterpart of.
+MODELS = ("gcn", "gat", "sgc", "appnp", "sage", "gin", "gatv2", "transformer")
 
 
 def run_json(command, log):
@@ -164,8 +166,8 @@ TITLES = {"citation": "Training step against PyG: Cora and Citeseer",
 NOTES = """step: forward + backward + optimizer, median over epochs ("(graph)": replayed from a CUDA Graph);
 train s: the whole run with evaluation; peak: device bytes at peak (ours: the pool's high-water mark from
 load on; PyG: torch.cuda.max_memory_allocated); prep: our read + prepare with a cold / warm adjacency
-cache; ÷ = ours ÷ PyG (under 1: ours is faster or smaller). Our GAT runs PyG's procedure here (no early
-stopping, no dropout on W·x)."""
+cache; ÷ = ours ÷ PyG (under 1: ours is faster or smaller). Our GAT, GATv2 and transformer run PyG's
+procedure here (200 epochs, no early stopping; GAT without dropout on W·x)."""
 
 
 def pyg_version():
@@ -182,7 +184,8 @@ def write_sections(rows, args):
         name = args.section if args.section != "pyg-SET" else "pyg-" + SET_OF.get(row[0], "other")
         groups.setdefault(name, []).append(row)
     baseline = (f"PyTorch Geometric {pyg_version()} through bench/pyg_train.py on the same files and GPU: "
-                "GCNConv(cached=True) on edge_index and on a torch.sparse CSR adjacency, GATConv on edge_index; "
+                "GCNConv(cached=True), SGConv(cached=True) and APPNP on edge_index and on a torch.sparse CSR "
+                "adjacency; GATConv, SAGEConv, GINConv, GATv2Conv and TransformerConv on edge_index; "
                 "bf16 rows under torch.autocast")
     for name, group in groups.items():
         title = TITLES.get(name[len("pyg-"):], "Training against PyG") if name.startswith("pyg-") else name
@@ -223,6 +226,10 @@ def main():
         cases.append((name, "gat", directory, ["--epochs", "200"] + gat_procedure, [], ["edge_index"]))
         for model in ("sgc", "appnp"):  # PyG's SGConv and APPNP normalise a CSR input as GCNConv does
             cases.append((name, model, directory, pyg_procedure, [], ["edge_index", "csr"]))
+        for model in ("sage", "gin"):
+            cases.append((name, model, directory, pyg_procedure, [], ["edge_index"]))
+        for model in ("gatv2", "transformer"):  # GAT's procedure without its W·x dropout switch
+            cases.append((name, model, directory, ["--epochs", "200"] + pyg_procedure, [], ["edge_index"]))
     gat_big = ["--epochs", "20", "--runs", "1"]
     if "large" in sets:
         big = ["--epochs", "20", "--runs", "1", "--hidden", "128"]

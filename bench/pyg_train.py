@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """PyTorch Geometric baseline for bench/compare_pyg.py: trains PyG's GCN, GAT,
-SGC or APPNP on an OGB raw-layout dataset (the same files our programs read)
-and prints one JSON object with the same fields as `sgnn_train --out`.
+SGC, APPNP, GraphSAGE, GIN, GATv2 or TransformerConv model on an OGB
+raw-layout dataset (the same files our programs read) and prints one JSON
+object with the same fields as `sgnn_train --out`.
 
 `--settings JSON` takes the `hyperparameters` object of our run's results
 (sgnn_train --out): epochs, lr, weight_decay and the model's own (hidden,
-heads, output_heads, dropout, hops, alpha), so that both sides train with the
-same settings; a flag given explicitly wins over it.
+layers, heads, output_heads, dropout, hops, alpha, aggregator, train_eps), so
+that both sides train with the same settings; a flag given explicitly wins
+over it. sage, gin, gatv2 and transformer take edge_index only (the GPU
+machine's PyG has no torch-sparse).
 
 Runs on the GPU machine (torch 2.11, torch-geometric 2.8). Settings are
 PyG's ordinary best: GCNConv(cached=True), the official examples' models,
@@ -28,7 +31,7 @@ import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
-from torch_geometric.nn import APPNP, GATConv, GCNConv, SGConv
+from torch_geometric.nn import APPNP, GATConv, GATv2Conv, GCNConv, GINConv, SAGEConv, SGConv, TransformerConv
 from torch_geometric.utils import to_torch_csr_tensor
 
 
@@ -102,6 +105,53 @@ class APPNPNet(torch.nn.Module):  # PyG's benchmark/citation/appnp.py
         return self.prop(self.lin2(x), adjacency)
 
 
+class SAGE(torch.nn.Module):  # our sage model: dropout before every SAGEConv, ReLU between
+    def __init__(self, features, hidden, classes, layers, aggregator, dropout):
+        super().__init__()
+        widths = [features] + [hidden] * (layers - 1) + [classes]
+        options = dict(aggr="max", project=True) if aggregator == "max-pool" else dict(aggr="mean")
+        self.convs = torch.nn.ModuleList(SAGEConv(a, b, **options) for a, b in zip(widths, widths[1:]))
+        self.dropout = dropout
+
+    def forward(self, x, adjacency):
+        for index, conv in enumerate(self.convs):
+            x = conv(F.dropout(x, p=self.dropout, training=self.training), adjacency)
+            if index + 1 < len(self.convs):
+                x = x.relu()
+        return x
+
+
+class GIN(torch.nn.Module):  # examples/gin.py's, per node: GINConv layers, then MLP([hidden, hidden, classes])
+    def __init__(self, features, hidden, classes, layers, train_eps, dropout):
+        super().__init__()
+        Linear, BatchNorm, ReLU = torch.nn.Linear, torch.nn.BatchNorm1d, torch.nn.ReLU
+        self.convs = torch.nn.ModuleList(
+            GINConv(torch.nn.Sequential(Linear(features if i == 0 else hidden, hidden), BatchNorm(hidden), ReLU(),
+                                        Linear(hidden, hidden)), train_eps=train_eps)
+            for i in range(layers))
+        self.head = torch.nn.Sequential(Linear(hidden, hidden), ReLU(), torch.nn.Dropout(dropout),
+                                        Linear(hidden, classes))
+
+    def forward(self, x, adjacency):
+        for conv in self.convs:
+            x = conv(x, adjacency).relu()
+        return self.head(x)
+
+
+class Attention(torch.nn.Module):  # GAT's architecture with GATv2Conv or TransformerConv layers
+    def __init__(self, layer, features, hidden, heads, classes, output_heads, dropout):
+        super().__init__()
+        self.conv1 = layer(features, hidden, heads=heads, dropout=dropout)
+        self.conv2 = layer(hidden * heads, classes, heads=output_heads, concat=False, dropout=dropout)
+        self.dropout = dropout
+
+    def forward(self, x, adjacency):
+        x = F.dropout(x, p=self.dropout, training=self.training)
+        x = F.elu(self.conv1(x, adjacency))
+        x = F.dropout(x, p=self.dropout, training=self.training)
+        return self.conv2(x, adjacency)
+
+
 def row_normalise(x):
     sums = x.sum(dim=1, keepdim=True).clamp(min=1e-12)
     return x / sums
@@ -122,8 +172,15 @@ def run(args, seed, data, log):
             model = GAT(x.size(1), args.hidden, args.heads, classes, args.output_heads, args.dropout)
         elif args.model == "sgc":
             model = SGC(x.size(1), classes, args.hops)
-        else:
+        elif args.model == "appnp":
             model = APPNPNet(x.size(1), args.hidden, classes, args.hops, args.alpha, args.dropout)
+        elif args.model == "sage":
+            model = SAGE(x.size(1), args.hidden, classes, args.layers, args.aggregator, args.dropout)
+        elif args.model == "gin":
+            model = GIN(x.size(1), args.hidden, classes, args.layers, args.train_eps, args.dropout)
+        else:
+            layer = GATv2Conv if args.model == "gatv2" else TransformerConv
+            model = Attention(layer, x.size(1), args.hidden, args.heads, classes, args.output_heads, args.dropout)
         model = model.to(device)
         optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
 
@@ -183,6 +240,10 @@ DEFAULTS = {
     "gat": dict(COMMON, hidden=8, lr=0.005, dropout=0.6),
     "sgc": dict(COMMON, epochs=100, lr=0.2, weight_decay=5e-3, dropout=0.0),
     "appnp": dict(COMMON, hidden=64, hops=10),
+    "sage": dict(COMMON, hidden=64, layers=2, aggregator="mean"),
+    "gin": dict(COMMON, hidden=64, layers=2, train_eps=True),
+    "gatv2": dict(COMMON, hidden=8, lr=0.005, dropout=0.6),
+    "transformer": dict(COMMON, hidden=8, lr=0.005, dropout=0.6),
 }
 
 
@@ -202,6 +263,10 @@ def main():
     parser.add_argument("--dropout", type=float)
     parser.add_argument("--hops", type=int, help="SGC's and APPNP's K")
     parser.add_argument("--alpha", type=float, help="APPNP's teleport probability")
+    parser.add_argument("--layers", type=int, help="graph layers of sage and gin (gcn: 2 only)")
+    parser.add_argument("--aggregator", choices=["mean", "max-pool"], help="sage's aggregator")
+    parser.add_argument("--train-eps", type=lambda text: text in ("on", "true", "1"),
+                        help="gin: learn eps (on/off)")
     parser.add_argument("--settings", default="{}",
                         help="our run's `hyperparameters` JSON object; explicit flags win over it")
     parser.add_argument("--no-row-normalise", action="store_true")
@@ -210,13 +275,14 @@ def main():
     parser.add_argument("--log", action="store_true")
     args = parser.parse_args()
     settings = json.loads(args.settings)
-    if settings.get("layers", 2) != 2:
+    if args.model == "gcn" and settings.get("layers", 2) != 2:
         sys.exit(f"pyg_train: the GCN here has 2 layers, not {settings['layers']}")
     for name, default in DEFAULTS[args.model].items():
         if getattr(args, name) is None:
             setattr(args, name, type(default)(settings.get(name, default)))
-    if args.adjacency == "csr" and args.model == "gat":
-        sys.exit("pyg_train: --adjacency csr is not for GAT (PyG's GATConv needs edge_index for per-edge attention)")
+    if args.adjacency == "csr" and args.model not in ("gcn", "sgc", "appnp"):
+        sys.exit(f"pyg_train: --adjacency csr is not for {args.model} (edge_index only: per-edge attention, "
+                 "max or sum aggregation without torch-sparse)")
 
     result = {"framework": "pyg", "model": args.model, "adjacency": args.adjacency, "precision": args.precision,
               "dataset": os.path.basename(os.path.normpath(args.dataset)), "runs": args.runs,

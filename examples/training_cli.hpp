@@ -17,6 +17,7 @@
 #include "fetch_missing.hpp"
 #include "model_flags.hpp"
 #include "training/nn/model_plugin.hpp"
+#include "training/nn/model_registry.hpp"
 #include "training/experiment.hpp"
 #include "training/output/progress.hpp"
 #include "training/output/svg_plot.hpp"
@@ -53,6 +54,16 @@ inline CLI::Validator number_check(const std::string& description, bool (*accept
 inline const CLI::Validator kPositive = number_check("positive", [](double v) { return v > 0; });
 inline const CLI::Validator kNonNegative = number_check("non-negative", [](double v) { return v >= 0; });
 inline const CLI::Validator kProbability = number_check("in [0, 1)", [](double v) { return v >= 0 && v < 1; });
+
+// The registered models that aggregate with the prepared fixed weights
+// (`fixed`) or with weights of their own, comma-separated.
+inline std::string models_with_fixed_weights(bool fixed) {
+  std::string names;
+  for (const std::string& name : training::model_names()) {
+    if (training::model_entry(name).fixed_weights == fixed) names += (names.empty() ? "" : ", ") + name;
+  }
+  return names;
+}
 }  // namespace detail
 
 // The flags of training `entry`'s model: the dataset and run flags every
@@ -83,9 +94,9 @@ inline void add_training_flags(CLI::App& app, const training::ModelEntry& entry,
       ->check(detail::kPositive);
   app.add_option("--device", e.device, "cpu, cuda or cuda:<k> (default cpu)");
   app.add_option("--spmm", e.spmm,
-                 "aggregation kernel of models of fixed edge weights (gcn, sgc, appnp): csr (FP32), hrpb (TF32 tensor "
-                 "cores) or auto (hrpb where the graph's brick density pays; default auto); models of learned edge "
-                 "weights (gat) use csr")
+                 "aggregation kernel of models of fixed edge weights (" + detail::models_with_fixed_weights(true) +
+                     "): csr (FP32), hrpb (TF32 tensor cores) or auto (hrpb where the graph's brick density pays; "
+                     "default auto); the others (" + detail::models_with_fixed_weights(false) + ") use csr")
       ->check(CLI::IsMember({"csr", "hrpb", "auto"}));
   app.add_option("--cuda-graph", e.cuda_graph,
                  "capture the training step in a CUDA Graph and replay it each epoch: auto (on CUDA for graphs "

@@ -70,6 +70,8 @@ bool has_description(const graph_io::SectionFile& contents) {
   return contents.kind_version >= 2 && contents.metadata.contains("model.in_features");
 }
 
+constexpr const char* kBestBufferPrefix = "best_buffer.";
+
 TrainingState decode_state(const graph_io::SectionFile& contents, const std::filesystem::path& path) {
   TrainingState state;
   state.epoch = int64_entry(contents, "trainer.epoch", path);
@@ -92,6 +94,7 @@ TrainingState decode_state(const graph_io::SectionFile& contents, const std::fil
                                         history[i + 3], history[i + 4], history[i + 5]});
   }
   state.best_parameters = numbered(contents, "best.");
+  state.best_buffers = numbered(contents, kBestBufferPrefix);
   return state;
 }
 
@@ -139,6 +142,9 @@ void save_checkpoint(const std::filesystem::path& path, const Model& model, cons
   for (std::size_t i = 0; i < optimizer_state.size(); ++i) file.add("optimizer." + std::to_string(i), optimizer_state[i]);
   for (std::size_t i = 0; i < state.best_parameters.size(); ++i) {
     file.add("best." + std::to_string(i), state.best_parameters[i]);
+  }
+  for (std::size_t i = 0; i < state.best_buffers.size(); ++i) {
+    file.add(kBestBufferPrefix + std::to_string(i), state.best_buffers[i]);
   }
   for (auto& [name, tensor] : encode_state(state, generator)) file.add(name, tensor);
   graph_io::write_section_file(path, file);
@@ -286,9 +292,33 @@ TrainedModel load_trained_model(const std::filesystem::path& path, CheckpointPar
     }
     values = state.best_parameters;
   }
+  // The best epoch's buffers when the file kept them (BatchNorm's running
+  // statistics of that epoch), else those after the last epoch.
+  const auto named_buffers = trained.model->named_buffers();
+  const bool best_buffers = best && !state.best_buffers.empty();
+  if (best_buffers) {
+    if (state.best_buffers.size() != named_buffers.size()) {
+      throw IoError(name, 0, detail::concat("holds ", state.best_buffers.size(), " best-epoch buffers for ",
+                                            named_buffers.size(), " buffers"));
+    }
+    for (std::size_t i = 0; i < named_buffers.size(); ++i) {
+      const Tensor& buffer = named_buffers[i].second;
+      if (state.best_buffers[i].shape() != buffer.shape() || state.best_buffers[i].dtype() != buffer.dtype()) {
+        throw IoError(name, 0, detail::concat("best-epoch buffer \"", named_buffers[i].first, "\" is ",
+                                              shape_str(state.best_buffers[i].shape()), ", the model's ",
+                                              shape_str(buffer.shape())));
+      }
+    }
+  }
   std::vector<Tensor> parameters = trained.model->parameters();
   for (std::size_t i = 0; i < parameters.size(); ++i) copy_into(parameters[i], values[i]);
   load_buffers(contents, *trained.model);
+  if (best_buffers) {
+    for (std::size_t i = 0; i < named_buffers.size(); ++i) {
+      Tensor buffer = named_buffers[i].second;
+      copy_into(buffer, state.best_buffers[i]);
+    }
+  }
   trained.model->refresh_compute_copies();
   trained.parameters_epoch = best ? state.best_epoch : state.epoch;
   return trained;

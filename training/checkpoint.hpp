@@ -13,7 +13,10 @@
 // "param.<name>" (the parameters after the last epoch), "buffer.<name>" (the
 // model's buffers after the last epoch: BatchNorm's running statistics; a
 // model with none stores none, so older files still load), "best.<i>" (those
-// of the best validation epoch, in Model::parameters() order), the
+// of the best validation epoch, in Model::parameters() order),
+// "best_buffer.<i>" (the buffers of that epoch, in Model::named_buffers()
+// order; absent in older files, whose best parameters come with the last
+// epoch's buffers), the
 // optimizer state, the trainer's progress and the generator — with CRC-32s.
 // Written atomically: a temporary file in the same folder, fsync, rename — a
 // crash never leaves a half-written checkpoint under `path`. Resuming on the

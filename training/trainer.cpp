@@ -264,20 +264,39 @@ EpochRecord Trainer::run_epoch() {
 
 bool Trainer::finished() const { return state_.stopped_early || state_.epoch >= options_.epochs; }
 
-void Trainer::remember_best() {
-  const std::vector<Tensor> parameters = model_.parameters();
-  if (state_.best_parameters.size() != parameters.size()) {
-    state_.best_parameters.clear();
-    for (const Tensor& parameter : parameters) state_.best_parameters.push_back(parameter.detach().clone());
+namespace {
+
+// Copies `values` into `copies` (clones them the first time).
+void keep_copies(std::vector<Tensor>& copies, const std::vector<Tensor>& values) {
+  if (copies.size() != values.size()) {
+    copies.clear();
+    for (const Tensor& value : values) copies.push_back(value.detach().clone());
     return;
   }
-  for (std::size_t i = 0; i < parameters.size(); ++i) copy_into(state_.best_parameters[i], parameters[i]);
+  for (std::size_t i = 0; i < values.size(); ++i) copy_into(copies[i], values[i]);
+}
+
+std::vector<Tensor> buffers_of(const Module& model) {
+  std::vector<Tensor> buffers;
+  for (const auto& named : model.named_buffers()) buffers.push_back(named.second);
+  return buffers;
+}
+
+}  // namespace
+
+void Trainer::remember_best() {
+  keep_copies(state_.best_parameters, model_.parameters());
+  keep_copies(state_.best_buffers, buffers_of(model_));
 }
 
 void Trainer::restore_best() {
   std::vector<Tensor> parameters = model_.parameters();
   if (state_.best_parameters.size() != parameters.size()) return;  // no epoch ran
   for (std::size_t i = 0; i < parameters.size(); ++i) copy_into(parameters[i], state_.best_parameters[i]);
+  std::vector<Tensor> buffers = buffers_of(model_);
+  if (state_.best_buffers.size() == buffers.size()) {
+    for (std::size_t i = 0; i < buffers.size(); ++i) copy_into(buffers[i], state_.best_buffers[i]);
+  }
   model_.refresh_compute_copies();
 }
 
@@ -312,6 +331,16 @@ void Trainer::set_state(TrainingState state) {
                " has shape ", shape_str(state.best_parameters[i].shape()), ", the model's ",
                shape_str(parameters[i].shape()));
     state.best_parameters[i] = state.best_parameters[i].to(parameters[i].device());
+  }
+  const std::vector<Tensor> buffers = buffers_of(model_);
+  SGNN_CHECK(state.best_buffers.empty() || state.best_buffers.size() == buffers.size(), "Trainer::set_state: ",
+             state.best_buffers.size(), " best buffers for a model with ", buffers.size());
+  for (std::size_t i = 0; i < state.best_buffers.size(); ++i) {
+    SGNN_CHECK(state.best_buffers[i].shape() == buffers[i].shape() && state.best_buffers[i].dtype() == buffers[i].dtype(),
+               "Trainer::set_state: best buffer ", i, " is ", shape_str(state.best_buffers[i].shape()), " ",
+               dtype_name(state.best_buffers[i].dtype()), ", the model's ", shape_str(buffers[i].shape()), " ",
+               dtype_name(buffers[i].dtype()));
+    state.best_buffers[i] = state.best_buffers[i].to(buffers[i].device());
   }
   SGNN_CHECK(state.epoch >= 0 && state.epoch == static_cast<int64_t>(state.history.size()),
              "Trainer::set_state: epoch ", state.epoch, " with ", state.history.size(), " history records");

@@ -3,9 +3,9 @@
 // Each epoch: one optimizer step on the training rows (train mode, dropout
 // on), then an evaluation of every split in eval mode under NoGradGuard (no
 // dropout, no tape). The best epoch by the monitored validation metric is
-// remembered with a copy of its parameters; training stops after `patience`
-// epochs without improvement (0: never early) and the best parameters are
-// restored at the end. Deterministic from the generator's seed on the CPU.
+// remembered with a copy of its parameters and buffers; training stops after
+// `patience` epochs without improvement (0: never early) and the best
+// parameters and buffers are restored at the end. Deterministic from the generator's seed on the CPU.
 // A NaN or Inf training loss stops training with NumericalError naming the
 // epoch; in the numerics check mode (training/numerics_check.hpp) the error
 // also names the layer and the op that first produced a non-finite value.
@@ -90,6 +90,11 @@ struct TrainingState {
   bool stopped_early = false;
   std::vector<EpochRecord> history;
   std::vector<Tensor> best_parameters;  // copies, in Model::parameters() order; empty before the first epoch
+  // The buffers of the same epoch (BatchNorm's running statistics), in
+  // Model::named_buffers() order: restored with the parameters, so that the
+  // best epoch's model evaluates as it did then. Empty for a model without
+  // buffers (and in checkpoints written before they were kept).
+  std::vector<Tensor> best_buffers;
 };
 
 struct TrainResult {
@@ -119,7 +124,7 @@ class Trainer {
   Evaluation evaluate();
 
   const TrainingState& state() const { return state_; }
-  // For checkpoints: InvalidArgument when best_parameters do not match the model.
+  // For checkpoints: InvalidArgument when best_parameters or best_buffers do not match the model.
   void set_state(TrainingState state);
   const TrainerOptions& options() const { return options_; }
   const TrainingData& data() const { return data_; }

@@ -2,9 +2,10 @@
 # sgnn_predict end to end on the bundled Cora (CPU tier), run by ctest:
 #   predict_test.sh <build/examples>
 # - the predictions and embeddings sgnn_predict writes from train_gcn's (and
-#   train_gat's) final checkpoint equal, byte for byte, those the training
-#   program wrote at the end of training (CSV and .npy), and their accuracy
-#   on Cora's test split equals the test accuracy of the results JSON;
+#   train_gat's, and sgnn_train's sage, gin, gatv2 and transformer) final
+#   checkpoint equal, byte for byte, those the training program wrote at the
+#   end of training (CSV and .npy), and their accuracy on Cora's test split
+#   equals the test accuracy of the results JSON;
 # - NumPy loads the .npy files without pickle, with the documented layout;
 # - --nodes and --parameters last; a checkpoint re-saved by resuming for no
 #   more epochs predicts the same;
@@ -69,6 +70,22 @@ PY
   --quiet
 "$bin/sgnn_predict" --checkpoint gat.ckpt --dataset cora --predictions gat-predicted.npy --quiet
 cmp gat-trained.npy gat-predicted.npy || fail "sgnn_predict's GAT predictions differ from train_gat's"
+
+# The other built-in models (a few epochs each; gin's best epoch comes with its batch-norm statistics).
+for model in sage gin gatv2 transformer; do
+  "$bin/sgnn_train" --model "$model" --dataset cora --epochs 4 --hidden 8 --checkpoint "$model.ckpt" \
+    --predictions "$model-trained.npy" --embeddings "$model-trained-embeddings.npy" --quiet
+  "$bin/sgnn_predict" --checkpoint "$model.ckpt" --dataset cora --predictions "$model-predicted.npy" \
+    --embeddings "$model-predicted-embeddings.npy" --quiet
+  cmp "$model-trained.npy" "$model-predicted.npy" || fail "sgnn_predict's $model predictions differ from sgnn_train's"
+  cmp "$model-trained-embeddings.npy" "$model-predicted-embeddings.npy" \
+    || fail "sgnn_predict's $model embeddings differ from sgnn_train's"
+done
+"$bin/sgnn_train" --model sage --aggregator max-pool --dataset cora --epochs 3 --hidden 8 --checkpoint pool.ckpt \
+  --predictions pool-trained.csv --quiet
+"$bin/sgnn_predict" --checkpoint pool.ckpt --dataset cora --predictions pool-predicted.csv >pool.out
+cmp pool-trained.csv pool-predicted.csv || fail "sgnn_predict's max-pool sage predictions differ from sgnn_train's"
+grep -q "sage 1433 -> 8 -> 7 (relu), max-pool aggregator" pool.out || fail "unexpected description: $(cat pool.out)"
 
 # --nodes: the listed nodes in their order; --parameters last: another epoch's parameters.
 printf '# a few nodes\n2707\n0\n1500\n' >nodes.txt

@@ -83,7 +83,7 @@ TEST_CASE("the graph and model estimates are within 2x of the measured CPU peak 
 
       const ModelDescription description = describe_model(entry, dataset.features.size(1), dataset.num_classes, h,
                                                           graph_io::FeatureTransform::RowNormalize, precision);
-      const TrainingData data{GraphInput(graph.adjacency), features, graph.labels, graph.train_index,
+      const TrainingData data{GraphInput(graph), features, graph.labels, graph.train_index,
                               graph.valid_index, Tensor()};
       const int64_t model_peak = measured_peak([&] {
         Generator generator(1);

@@ -2,6 +2,9 @@
 
 namespace sgnn::training {
 
-std::vector<ModelEntry> builtin_models() { return {gcn_model(), gat_model(), sgc_model(), appnp_model()}; }
+std::vector<ModelEntry> builtin_models() {
+  return {gcn_model(), gat_model(), sgc_model(), appnp_model(),
+          sage_model(), gin_model(), gatv2_model(), transformer_model()};
+}
 
 }  // namespace sgnn::training

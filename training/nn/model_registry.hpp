@@ -3,12 +3,13 @@
 // ModelEntry — its name, hyperparameters (flags, defaults, per-dataset
 // overrides), graph preparation, builder, weight decay and memory estimate.
 //
-// The built-in kinds (gcn, gat, sgc, appnp; training/nn/builtin_models.hpp)
-// are registered before the first lookup. A program adds its own with one
-// call, register_model(entry), or a ModelRegistration object at namespace
-// scope (which also registers a kind from a plugin library when it is
-// loaded: sgnn_predict --plugin). Its checkpoints then load, predict and
-// embed like the built-in ones. Guide: docs/extending.md.
+// The built-in kinds (gcn, gat, sgc, appnp, sage, gin, gatv2, transformer;
+// training/nn/builtin_models.hpp) are registered before the first lookup. A
+// program adds its own with one call, register_model(entry), or a
+// ModelRegistration object at namespace scope (which also registers a kind
+// from a plugin library when it is loaded: sgnn_predict --plugin). Its
+// checkpoints then load, predict and embed like the built-in ones. Guide:
+// docs/extending.md.
 //
 // Thread-safe; entries live until the process ends (references stay valid).
 #pragma once

@@ -1,0 +1,99 @@
+// gatv2: GATv2 (Brody et al. 2022) with GAT's architecture and settings
+// (Veličković et al. 2018, as the gat model): dropout → GATv2Conv(in,
+// hidden, heads, concat, attention dropout) → ELU → dropout →
+// GATv2Conv(hidden·heads, classes, output_heads, mean over heads), over the
+// pattern with one self loop per node; 8 heads of 8, dropout 0.6, lr 0.005,
+// weight decay 5e-4 on every parameter (Pubmed: 8 output heads, lr 0.01,
+// weight decay 1e-3), patience 100 on the validation loss and accuracy.
+// PyG's GATv2Conv layers (lin_l and lin_r with biases, no weight sharing).
+#include <algorithm>
+
+#include "training/nn/builtin_models.hpp"
+#include "training/nn/gatv2_conv.hpp"
+
+namespace sgnn::training {
+
+namespace {
+
+std::shared_ptr<Sequential> build(const ModelDescription& d, Generator& generator) {
+  const int64_t hidden = d.integer("hidden");
+  const float dropout = d.number("dropout");
+  const GATv2Options hidden_options{.heads = d.integer("heads"), .concat = true, .attention_dropout = dropout};
+  const GATv2Options output_options{.heads = d.integer("output_heads"), .concat = false, .attention_dropout = dropout};
+  auto sequence = std::make_shared<Sequential>();
+  sequence->append(std::make_shared<Dropout>(dropout, generator));
+  sequence->append(std::make_shared<GATv2Conv>(d.in_features, hidden, generator, hidden_options));
+  sequence->append(std::make_shared<Elu>());
+  sequence->append(std::make_shared<Dropout>(dropout, generator));
+  sequence->append(std::make_shared<GATv2Conv>(hidden * hidden_options.heads, d.classes, generator, output_options));
+  return sequence;
+}
+
+// One GATv2Conv keeps its input (saved by the two products), the two
+// projections (saved by the attention and the spmm) and per edge and head
+// two float32 tensors: the attention (saved by its backward) and the
+// attention after dropout (saved by the spmm) (ops/gatv2_attention.hpp).
+ModelMemory memory(const ModelDescription& d, const GraphSize& graph) {
+  const int64_t hidden = d.integer("hidden");
+  const int64_t heads = d.integer("heads");
+  const int64_t output_heads = d.integer("output_heads");
+  const int64_t bytes = static_cast<int64_t>(dtype_size(activation_dtype(d.precision)));
+  const auto layer_parameters = [](int64_t in, int64_t layer_heads, int64_t per_head, bool concat) {
+    return 2 * (in + 1) * layer_heads * per_head + layer_heads * per_head + (concat ? layer_heads * per_head : per_head);
+  };
+  const auto layer_saved = [&](int64_t in, int64_t layer_heads, int64_t per_head) {
+    return graph.nodes * (in + 2 * layer_heads * per_head) * bytes + 2 * graph.nnz * layer_heads * 4;
+  };
+  const int64_t hidden_width = hidden * heads;
+  ModelMemory m;
+  m.parameters = layer_parameters(d.in_features, heads, hidden, true) +
+                 layer_parameters(hidden_width, output_heads, d.classes, false);
+  const int64_t saved = layer_saved(d.in_features, heads, hidden) + graph.nodes * hidden_width * bytes  // ELU
+                        + layer_saved(hidden_width, output_heads, d.classes) + 2 * graph.nodes * d.classes * bytes;
+  const int64_t gradients = 2 * std::max(graph.nnz * std::max(heads, output_heads) * 4,
+                                         graph.nodes * std::max(hidden_width, d.classes) * bytes);
+  m.activation_bytes = saved + gradients;
+  return m;
+}
+
+std::string layers_text(const ModelDescription& d) {
+  return detail::concat(d.in_features, " -> ", d.integer("heads"), " heads x ", d.integer("hidden"), " -> ",
+                        d.integer("output_heads"), " heads (mean) x ", d.classes, " (elu), self loops");
+}
+
+}  // namespace
+
+ModelEntry gatv2_model() {
+  using Type = HyperparameterType;
+  using Role = HyperparameterRole;
+  ModelEntry entry;
+  entry.name = "gatv2";
+  entry.about = "GATv2 (Brody et al. 2022): two GATv2Conv layers of dynamic multi-head attention over the neighbours "
+                "and self loops, ELU between";
+  entry.hyperparameters = {
+      {.name = "hidden", .type = Type::Integer, .default_value = "8", .help = "hidden features per head",
+       .range = ValueRange::between(1, 1 << 20)},
+      {.name = "heads", .type = Type::Integer, .default_value = "8", .help = "attention heads of the hidden layer",
+       .range = ValueRange::between(1, 1024)},
+      {.name = "output_heads", .type = Type::Integer, .default_value = "1",
+       .help = "attention heads of the output layer, averaged", .range = ValueRange::between(1, 1024),
+       .dataset_defaults = {{"pubmed", "8"}}},
+      {.name = "dropout", .type = Type::Number, .default_value = "0.6",
+       .help = "dropout probability on features and attention", .role = Role::Regularization,
+       .range = ValueRange::probability()},
+      training_default("epochs", "1000", {}, "training epochs (at most)"),
+      training_default("lr", "0.005", {{"pubmed", "0.01"}}),
+      training_default("weight_decay", "5e-4", {{"pubmed", "1e-3"}}),
+      training_default("patience", "100"),
+      training_default("monitor", "loss+accuracy"),
+  };
+  entry.graph = graph_io::gat_graph_options();  // one self loop per node, unnormalised: GATv2Conv's form
+  entry.fixed_weights = false;                  // learned per-head attention weights: CSR only
+  entry.build = build;
+  entry.memory = memory;
+  entry.layers_text = layers_text;
+  entry.aggregation_width = [](const ModelDescription& d) { return d.integer("hidden") * d.integer("heads"); };
+  return entry;
+}
+
+}  // namespace sgnn::training
