@@ -89,9 +89,13 @@ struct EntryEdge {
 
 struct IsLoopKey {
   SGNN_CSR_HD bool operator()(Key key) const { return key_high(key) == key_low(key); }
-  template <typename Rider>
-  SGNN_CSR_HD bool operator()(const thrust::tuple<Key, Rider>& entry) const {
-    return (*this)(thrust::get<0>(entry));
+};
+
+// A zipped (key, rider) entry whose key is a loop (the rider: its weight or its edge).
+struct IsLoopEntry {
+  template <typename Entry>
+  SGNN_CSR_HD bool operator()(const Entry& entry) const {
+    return IsLoopKey{}(thrust::get<0>(entry));
   }
 };
 
@@ -502,7 +506,7 @@ void check_edges(const Policy& policy, const EdgeList& edges) {
 template <typename Policy, typename Rider>
 int64_t remove_loops(const Policy& policy, Key* keys, Rider* riders, int64_t count) {
   auto zipped = thrust::make_zip_iterator(thrust::make_tuple(keys, riders));
-  return thrust::remove_if(policy, zipped, zipped + count, IsLoopKey{}) - zipped;
+  return thrust::remove_if(policy, zipped, zipped + count, IsLoopEntry{}) - zipped;
 }
 
 // The whole build on `device` with `policy` (edges already on `device`).

@@ -2,6 +2,8 @@
 
 namespace sgnn::training {
 
-std::vector<ModelEntry> builtin_models() { return {gcn_model(), gat_model(), sgc_model(), appnp_model()}; }
+std::vector<ModelEntry> builtin_models() {
+  return {gcn_model(), gat_model(), sgc_model(), appnp_model(), gine_model()};
+}
 
 }  // namespace sgnn::training

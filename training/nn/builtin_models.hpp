@@ -16,6 +16,7 @@ ModelEntry gcn_model();    // gcn_model.cpp
 ModelEntry gat_model();    // gat_model.cpp
 ModelEntry sgc_model();    // sgc_model.cpp
 ModelEntry appnp_model();  // appnp_model.cpp
+ModelEntry gine_model();   // gine_model.cpp
 
 // In the order --list-models shows them.
 std::vector<ModelEntry> builtin_models();
