@@ -84,7 +84,12 @@ Estimate estimate_graph(const GraphShape& graph) {
   // Freed once the CSR is built: the edge list copied to the device and the
   // (row << 32 | col) sort keys of the candidate entries with their
   // deduplicated copy (csr_builder.hpp).
-  estimate.parts.push_back({"preparation workspace", graph.edges * 2 * kIndex + 2 * candidates * kKey, true});
+  // Edge features add the entries' edge ids riding with the keys and the
+  // features as read, copied to the device before their gather.
+  const int64_t edge_feature_workspace =
+      graph.edge_features > 0 ? candidates * kKey + graph.edges * graph.edge_features * kFloat : 0;
+  estimate.parts.push_back({"preparation workspace",
+                            graph.edges * 2 * kIndex + 2 * candidates * kKey + edge_feature_workspace, true});
   // A symmetrised pattern is its own transpose (graph_io shares the arrays,
   // and symmetric weights such as GCN's D^-1/2 A D^-1/2 with them).
   const int64_t edge_map = graph.edge_map ? nnz * offset_bytes(nnz) : 0;
@@ -103,6 +108,11 @@ Estimate estimate_graph(const GraphShape& graph) {
     if (graph.training_feature_bytes == 2) {
       estimate.parts.push_back({"HRPB BF16 A fragments", layouts * hrpb_blocks(graph.nodes, nnz) * 512, false});
     }
+  }
+  // In the entries' order, float32 and (mixed precision) the bfloat16 copy the model reads.
+  if (graph.edge_features > 0) {
+    const int64_t copy = graph.training_feature_bytes == kFloat ? 0 : graph.training_feature_bytes;
+    estimate.parts.push_back({"edge features", nnz * graph.edge_features * (kFloat + copy), false});
   }
   // As stored and row-normalised (two copies), labels and the three splits.
   estimate.parts.push_back({"features and labels",

@@ -26,6 +26,7 @@ struct GraphShape {
   int64_t nodes = 0;
   int64_t edges = 0;          // as stored in the dataset, before symmetrizing
   int64_t features = 0;       // feature columns (0: none)
+  int64_t edge_features = 0;  // edge feature columns carried into the entries' order (0: none)
   bool symmetrize = true;     // the prepared graph may hold up to 2·edges + nodes entries
   bool self_loops = true;
   bool edge_weights = false;  // GCN normalisation: values and transpose_values

@@ -13,13 +13,16 @@
 //   sgnn_gen --out data/users-items --kind bipartite --sources 100000 --targets 20000 --edges 1000000
 //   sgnn_gen --out data/hub --kind hub --nodes 2000000 --hub-degree 1000000 --degree 4
 //   sgnn_gen --out data/sparse --kind sparse --nodes 1000000 --degree 2
+//   sgnn_gen --out data/edge-features --kind edge-features --nodes 2000 --partners 4 --edge-features 8 --classes 4
 // A --preset (graph_io/generators/synthetic_presets.hpp) fixes every option of the graph.
 // A family's own options (--exponent, --grid, ...) are refused with another
 // --kind. Classes: SBM's blocks (--classes sets their number); R-MAT's
 // quadrant ranges; for the other families contiguous ranges of node ids
 // (slabs of a grid; no graph signal where ids are shuffled: chung-lu, hub,
 // sparse). A bipartite graph is written as one node set, sources [0, S) then
-// targets [S, S + T), every edge source -> target.
+// targets [S, S + T), every edge source -> target. edge-features writes
+// raw/edge-feat.csv too: labels that only the edge features carry
+// (graph_io/generators/edge_feature_dataset.hpp), for GINE.
 // GCC 12 reports -Wnull-dereference inside CLI11's inlined string code (a
 // false positive the system-header exemption misses).
 #pragma GCC diagnostic ignored "-Wnull-dereference"
@@ -32,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "graph_io/generators/edge_feature_dataset.hpp"
 #include "graph_io/generators/generators.hpp"
 #include "graph_io/ogb_writer.hpp"
 #include "graph_io/generators/synthetic_dataset.hpp"
@@ -55,6 +59,8 @@ struct FamilyFlags {
   int64_t sources = 1000;
   int64_t targets = 100;
   int64_t hub_degree = 1000;
+  int64_t partners = 4;
+  int64_t edge_features = 8;
 };
 
 // --grid N (every axis) or one value per axis of a `dims`-dimensional grid.
@@ -85,6 +91,10 @@ graph_io::StencilOptions stencil_options(const FamilyFlags& f, std::size_t dims)
 }
 
 graph_io::Dataset generate(const std::string& kind, const FamilyFlags& f, const graph_io::SyntheticOptions& o) {
+  if (kind == "edge-features") {
+    return graph_io::generate_edge_feature_dataset({o.num_nodes, f.partners, o.num_features, f.edge_features,
+                                                    o.num_classes, o.train_fraction, o.valid_fraction, o.seed});
+  }
   if (kind == "rmat" || kind == "sbm") {
     if (kind == "rmat" || !f.contiguous_blocks) return graph_io::generate_synthetic_dataset(o);
     graph_io::SbmOptions sbm{o.num_nodes, o.num_classes, o.num_edges, o.homophily, true, o.seed};
@@ -119,7 +129,9 @@ struct OptionScope {
 
 const std::vector<OptionScope>& option_scopes() {
   static const std::vector<OptionScope> scopes{
-      {"--nodes", {"rmat", "sbm", "chung-lu", "hub", "sparse"}},
+      {"--nodes", {"rmat", "sbm", "chung-lu", "hub", "sparse", "edge-features"}},
+      {"--symmetric",
+       {"rmat", "sbm", "chung-lu", "stencil2d", "stencil3d", "fem2d", "fem3d", "bipartite", "hub", "sparse"}},
       {"--edges", {"rmat", "sbm", "bipartite"}},
       {"--homophily", {"sbm"}},
       {"--contiguous-blocks", {"sbm"}},
@@ -133,6 +145,8 @@ const std::vector<OptionScope>& option_scopes() {
       {"--sources", {"bipartite"}},
       {"--targets", {"bipartite"}},
       {"--hub-degree", {"hub"}},
+      {"--partners", {"edge-features"}},
+      {"--edge-features", {"edge-features"}},
   };
   return scopes;
 }
@@ -163,9 +177,9 @@ int main(int argc, char** argv) {
   app.add_option("--kind", kind,
                  "rmat (power-law degrees), sbm (planted classes), chung-lu (degree exponent), stencil2d, stencil3d, "
                  "fem2d, fem3d (element meshes), bipartite (sources -> targets), hub (one huge row), sparse (uniform "
-                 "random)")
+                 "random), edge-features (labels carried by edge features only, raw/edge-feat.csv: for gine)")
       ->check(CLI::IsMember({"rmat", "sbm", "chung-lu", "stencil2d", "stencil3d", "fem2d", "fem3d", "bipartite", "hub",
-                             "sparse"}));
+                             "sparse", "edge-features"}));
   app.add_option("--nodes", options.num_nodes, "number of nodes")->check(CLI::Range(int64_t{1}, int64_t{2147483647}));
   app.add_option("--edges", options.num_edges, "edges drawn (per direction with --symmetric) before removing loops and repeats")
       ->check(CLI::NonNegativeNumber);
@@ -193,11 +207,16 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{1}, int64_t{2147483647}));
   app.add_option("--hub-degree", family.hub_degree, "hub: the hub's distinct neighbours")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--partners", family.partners, "edge-features: edges drawn from each node (default 4)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--edge-features", family.edge_features,
+                 "edge-features: features per edge, at least --classes (default 8)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--train-fraction", options.train_fraction, "share of nodes in the train split")->check(CLI::Range(0.0, 1.0));
   app.add_option("--valid-fraction", options.valid_fraction, "share of nodes in the valid split")->check(CLI::Range(0.0, 1.0));
   app.add_option("--seed", options.seed, "random seed");
-  std::vector<std::string> graph_options{"--kind",           "--symmetric",       "--features", "--classes",
-                                         "--train-fraction", "--valid-fraction", "--seed"};
+  std::vector<std::string> graph_options{"--kind", "--features", "--classes", "--train-fraction", "--valid-fraction",
+                                         "--seed"};
   for (const OptionScope& scope : option_scopes()) graph_options.emplace_back(scope.option);
   for (const std::string& name : graph_options) preset_option->excludes(app.get_option(name));
   app.add_flag("--no-gzip", no_gzip, "plain .csv files (faster to write and read for large graphs)");

@@ -1,7 +1,8 @@
 // The command line of sgnn_train (and of train_gcn and train_gat, its names
 // for one model): flags (CLI11; each model's own from its registry entry,
 // examples/model_flags.hpp), the progress line, the final summary, and the
-// --out / --plot / --print-json outputs. Header-only so each example stays
+// --out / --plot / --print-json outputs; with --batch-size, mini-batch
+// training (examples/minibatch_cli.hpp). Header-only so each example stays
 // one .cpp file.
 #pragma once
 
@@ -14,6 +15,8 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "examples/cli_checks.hpp"
+#include "examples/minibatch_cli.hpp"
 #include "fetch_missing.hpp"
 #include "model_flags.hpp"
 #include "training/nn/model_plugin.hpp"
@@ -26,6 +29,8 @@ namespace sgnn::examples {
 
 struct ProgramOptions {
   training::ExperimentOptions experiment;
+  training::MinibatchOptions minibatch;     // --batch-size and the sampling flags
+  CLI::Option* batch_size = nullptr;        // given: mini-batch training
   std::string out_json;  // --out
   std::string plot;      // --plot
   bool quiet = false;
@@ -34,27 +39,6 @@ struct ProgramOptions {
 };
 
 namespace detail {
-// Number checks with messages a user can act on (CLI11's own print the whole
-// double range for a non-number).
-inline CLI::Validator number_check(const std::string& description, bool (*accept)(double)) {
-  return CLI::Validator(
-      [description, accept](std::string& text) -> std::string {
-        std::size_t used = 0;
-        double value = 0;
-        try {
-          value = std::stod(text, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used == 0 || used != text.size()) return "expected a number, got \"" + text + "\"";
-        return accept(value) ? "" : "must be " + description + ", got " + text;
-      },
-      description);
-}
-inline const CLI::Validator kPositive = number_check("positive", [](double v) { return v > 0; });
-inline const CLI::Validator kNonNegative = number_check("non-negative", [](double v) { return v >= 0; });
-inline const CLI::Validator kProbability = number_check("in [0, 1)", [](double v) { return v >= 0 && v < 1; });
-
 // The registered models that aggregate with the prepared fixed weights
 // (`fixed`) or with weights of their own, comma-separated.
 inline std::string models_with_fixed_weights(bool fixed) {
@@ -91,7 +75,7 @@ inline void add_training_flags(CLI::App& app, const training::ModelEntry& entry,
       ->excludes(normalize);
   app.add_option("--seed", e.seed, "seed of run 1; run k uses seed + k - 1 (default 0)");
   app.add_option("--runs", e.runs, "independent runs; the summary gives mean ± std (default 1)")
-      ->check(detail::kPositive);
+      ->check(checks::kPositive);
   app.add_option("--device", e.device, "cpu, cuda or cuda:<k> (default cpu)");
   app.add_option("--spmm", e.spmm,
                  "aggregation kernel of models of fixed edge weights (" + detail::models_with_fixed_weights(true) +
@@ -107,7 +91,7 @@ inline void add_training_flags(CLI::App& app, const training::ModelEntry& entry,
   app.add_option("--plot", options.plot, "draw loss and train/validation accuracy per epoch of run 1 as SVG here");
   app.add_option("--checkpoint", e.checkpoint, "save model, optimizer and progress here (single run)");
   app.add_option("--checkpoint-every", e.checkpoint_every, "epochs between checkpoint saves (default 1)")
-      ->check(detail::kPositive);
+      ->check(checks::kPositive);
   app.add_option("--resume", e.resume, "continue training from this checkpoint (single run)")
       ->check(CLI::ExistingFile);
   app.add_flag("--check-numerics", e.check_numerics,
@@ -132,6 +116,8 @@ inline void add_training_flags(CLI::App& app, const training::ModelEntry& entry,
                "every gradient is read back; shows that bf16 needs no loss scaling, docs/mixed_precision.md)");
   app.add_flag("--quiet", options.quiet, "no progress line and no summary");
   app.add_flag("--print-json", options.print_json, "print the results JSON as the last line of stdout");
+  options.batch_size = add_minibatch_flags(app, options.minibatch);
+  options.batch_size->excludes(app.get_option("--plot"));  // the curves are full-graph training's
 }
 
 inline void print_summary(const training::ExperimentResult& r, std::FILE* stream) {
@@ -158,6 +144,39 @@ inline void print_summary(const training::ExperimentResult& r, std::FILE* stream
   if (p.start_to_first_epoch_s > 0) {
     std::fprintf(stream, "  process start to the end of epoch 1: %.2f s\n", p.start_to_first_epoch_s);
   }
+}
+
+// Full-graph training of options.experiment with the progress line, the
+// summary, --plot and the gradient ranges; returns the results JSON.
+inline std::string train_full_graph(const std::string& program, const ProgramOptions& options,
+                                    training::ProgressLine& progress) {
+  training::ExperimentHooks hooks;
+  hooks.on_epoch = [&](int64_t run, int64_t epochs, const training::EpochRecord& record) {
+    std::string line = training::format_epoch(record, epochs);
+    if (options.experiment.runs > 1) line = "run " + std::to_string(run + 1) + "  " + line;
+    progress.update(line);
+  };
+  hooks.on_note = [&](const std::string& text) {
+    progress.finish();
+    if (!options.quiet) std::fprintf(stderr, "%s: %s\n", program.c_str(), text.c_str());
+  };
+  const training::ExperimentResult result = training::run_experiment(options.experiment, hooks);
+  progress.finish();
+  if (!options.plot.empty()) {
+    training::write_training_curves_svg(options.plot, result.runs.front().result.history,
+                                        result.model + " on " + result.dataset + " (seed " +
+                                            std::to_string(result.runs.front().seed) + ")");
+  }
+  if (!options.quiet) print_summary(result, stdout);
+  if (!result.gradient_ranges.empty()) {
+    std::printf("gradient magnitudes of run 1 (%s):\n", result.precision.c_str());
+    for (const auto& [layer, range] : result.gradient_ranges) {
+      std::printf("  %-10s smallest non-zero %.3e, largest %.3e (%lld of %lld values zero)\n",
+                  layer.empty() ? "(none)" : layer.c_str(), range.smallest, range.largest,
+                  static_cast<long long>(range.zeros), static_cast<long long>(range.values));
+    }
+  }
+  return training::experiment_json(result, program);
 }
 
 // sgnn_train (`fixed_model` empty: --model NAME, --list-models), or one of
@@ -204,37 +223,14 @@ inline int training_main(const std::string& program, const std::string& fixed_mo
     options.experiment.model = model;
     training::ProgressLine progress(stderr, options.quiet ? training::ProgressLine::Mode::Quiet
                                                           : training::ProgressLine::Mode::Auto);
-    training::ExperimentHooks hooks;
-    hooks.on_epoch = [&](int64_t run, int64_t epochs, const training::EpochRecord& record) {
-      std::string line = training::format_epoch(record, epochs);
-      if (options.experiment.runs > 1) line = "run " + std::to_string(run + 1) + "  " + line;
-      progress.update(line);
-    };
-    hooks.on_note = [&](const std::string& text) {
-      progress.finish();
-      if (!options.quiet) std::fprintf(stderr, "%s: %s\n", program.c_str(), text.c_str());
-    };
-    const training::ExperimentResult result = training::run_experiment(options.experiment, hooks);
-    progress.finish();
-    const std::string json = training::experiment_json(result, program);
+    const std::string json =
+        options.batch_size->count() > 0
+            ? train_minibatch(program, options.experiment, options.minibatch, options.quiet, progress)
+            : train_full_graph(program, options, progress);
     if (!options.out_json.empty()) {
       std::ofstream out(options.out_json, std::ios::trunc);
       out << json << "\n";
       if (!out) throw IoError(options.out_json, 0, "cannot write the results JSON");
-    }
-    if (!options.plot.empty()) {
-      training::write_training_curves_svg(options.plot, result.runs.front().result.history,
-                                          result.model + " on " + result.dataset + " (seed " +
-                                              std::to_string(result.runs.front().seed) + ")");
-    }
-    if (!options.quiet) print_summary(result, stdout);
-    if (!result.gradient_ranges.empty()) {
-      std::printf("gradient magnitudes of run 1 (%s):\n", result.precision.c_str());
-      for (const auto& [layer, range] : result.gradient_ranges) {
-        std::printf("  %-10s smallest non-zero %.3e, largest %.3e (%lld of %lld values zero)\n",
-                    layer.empty() ? "(none)" : layer.c_str(), range.smallest, range.largest,
-                    static_cast<long long>(range.zeros), static_cast<long long>(range.values));
-      }
     }
     if (options.print_json) std::printf("%s\n", json.c_str());
     return 0;

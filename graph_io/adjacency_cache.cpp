@@ -177,7 +177,8 @@ void check_section_shapes(const SectionFile& contents, const Csr& pattern, bool 
   }
 }
 
-uint64_t options_fingerprint(uint64_t state, const GraphOptions& options) {
+uint64_t options_fingerprint(uint64_t state, const GraphOptions& options, bool entry_edges) {
+  if (entry_edges) state = hash_combine(state, 0x5347'4e4e'4544'4745ull);  // only then: other keys stay as they were
   state = hash_combine(state, options.prepare.symmetrize ? 1 : 0);
   state = hash_combine(state, static_cast<uint64_t>(options.prepare.self_loops));
   state = hash_combine(state, static_cast<uint64_t>(options.prepare.duplicates));
@@ -186,22 +187,43 @@ uint64_t options_fingerprint(uint64_t state, const GraphOptions& options) {
   return state;
 }
 
+// The entries' edges of a graph that carries edge features (section
+// "entry_edges", metadata "entry_edges.edges" the edge count they index),
+// read on the host and checked: they index the features on every load.
+Tensor load_entry_edges(SectionFile& contents, int64_t nnz, int64_t& edge_count) {
+  contents.verify("entry_edges");
+  const Tensor& edges = contents.at("entry_edges");
+  if (edges.dtype() != DType::Int64 || edges.shape() != Shape{nnz}) {
+    throw IoError(contents.source, 0, "section \"entry_edges\" does not fit the pattern (shape or dtype)");
+  }
+  edge_count = parse_count(contents, "entry_edges.edges");
+  const int64_t* edge = edges.data<int64_t>();
+  for (int64_t k = 0; k < nnz; ++k) {
+    if (edge[k] < -1 || edge[k] >= edge_count) {
+      throw IoError(contents.source, 0, detail::concat("section \"entry_edges\": entry ", k, " takes edge ", edge[k],
+                                                       ", outside [-1, ", edge_count, ")"));
+    }
+  }
+  return edges;
+}
+
 }  // namespace
 
-uint64_t adjacency_fingerprint(const EdgeList& edges, const GraphOptions& options) {
+uint64_t adjacency_fingerprint(const EdgeList& edges, const GraphOptions& options, bool entry_edges) {
   uint64_t state = hash_combine(0x5347'4e4e'4144'4a00ull, kAdjacencyCacheVersion);
   state = hash_combine(state, static_cast<uint64_t>(edges.num_nodes));
   state = hash_tensor(edges.source, state);
   state = hash_tensor(edges.target, state);
   state = hash_tensor(edges.weight, state);
-  return options_fingerprint(state, options);
+  return options_fingerprint(state, options, entry_edges);
 }
 
 uint64_t adjacency_fingerprint(const Dataset& dataset, const GraphOptions& options) {
-  if (dataset.fingerprint == 0) return adjacency_fingerprint(dataset.edges, options);
+  const bool entry_edges = options.edge_features && dataset.edge_features.defined();
+  if (dataset.fingerprint == 0) return adjacency_fingerprint(dataset.edges, options, entry_edges);
   uint64_t state = hash_combine(0x5347'4e4e'4144'5300ull, kAdjacencyCacheVersion);
   state = hash_combine(state, dataset.fingerprint);
-  return options_fingerprint(state, options);
+  return options_fingerprint(state, options, entry_edges);
 }
 
 std::optional<int64_t> cached_adjacency_entries(const std::filesystem::path& file, uint64_t fingerprint) {
@@ -252,6 +274,13 @@ void store_adjacency_cache(const std::filesystem::path& file, uint64_t fingerpri
   contents.add("csr.indices", a.csr.indices);
   if (mode == kValuesStored) contents.add("values", a.values);
   if (cached.node_order.defined()) contents.add("node_order", cached.node_order);
+  if (cached.entry_edges.defined()) {
+    SGNN_CHECK(cached.entry_edges.dtype() == DType::Int64 && cached.entry_edges.shape() == Shape{a.nnz()},
+               "store_adjacency_cache: entry_edges ", shape_str(cached.entry_edges.shape()),
+               " must be int64 [nnz = ", a.nnz(), "]");
+    contents.add("entry_edges", cached.entry_edges);
+    contents.metadata["entry_edges.edges"] = std::to_string(cached.edge_count);
+  }
   if (has_derived_arrays(a)) add_derived_sections(contents, a, mode == kValuesStored);
   write_section_file(file, contents);
 }
@@ -300,6 +329,7 @@ std::optional<CachedAdjacency> load_adjacency_cache(const std::filesystem::path&
         throw IoError(file.string(), 0, "section \"node_order\" is not a permutation of the nodes");
       }
     }
+    if (contents.has("entry_edges")) cached.entry_edges = load_entry_edges(contents, pattern.nnz, cached.edge_count);
     cached.weighted_edges = mode == kValuesStored;
     cached.normalization = normalization;
     PrepareOptions options = derive;

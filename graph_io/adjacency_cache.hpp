@@ -4,8 +4,11 @@
 //
 // Always stored: what is costly to recompute, the sorted, merged CSR pattern
 // (the sort of all edges, duplicates, symmetrisation, self loops), the node
-// order of a reordering, and the values when they cannot be derived from the
-// pattern (weighted edges). On a GPU, a load derives the rest (the
+// order of a reordering, the values when they cannot be derived from the
+// pattern (weighted edges), and for a graph that carries edge features the
+// entries' edges (prepare_adjacency's entry_edges: the features themselves
+// are gathered from the dataset by them on every load, so a cache hit gives
+// the dataset's current features in the entries' order). On a GPU, a load derives the rest (the
 // transpose, its edge map, the row orders, the normalised values) again by
 // prepare's own code (adjacency_from_pattern), bitwise equal to a fresh
 // prepare_adjacency; that is a few tens of ms at 10^8 edges, far less than
@@ -43,15 +46,22 @@ struct CachedAdjacency {
   // which is right for any adjacency.
   bool weighted_edges = true;
   Normalization normalization = Normalization::None;
+  // int64 [nnz]: the input edge of each entry (-1: an added loop), in
+  // [-1, edge_count); undefined unless the graph carries edge features.
+  // Host after loading (checked there), any device when storing.
+  Tensor entry_edges;
+  int64_t edge_count = 0;  // the input edges entry_edges index
 };
 
 // Fingerprint of the edges (num_nodes, source, target, weight), the prepare
-// options (not the device), the reordering and kAdjacencyCacheVersion.
-uint64_t adjacency_fingerprint(const EdgeList& edges, const GraphOptions& options);
+// options (not the device), the reordering, whether entry edges are kept
+// (options.edge_features on a dataset with edge features) and kAdjacencyCacheVersion.
+uint64_t adjacency_fingerprint(const EdgeList& edges, const GraphOptions& options, bool entry_edges = false);
 
 // The key make_graph uses: the dataset's stored fingerprint (a hash of its
 // files, kept in its processed file) with the options, so a cache hit hashes
-// nothing; the edges' fingerprint above when the dataset has none.
+// nothing; the edges' fingerprint above when the dataset has none. The edge
+// features' values are not in it (the cache holds their order, not them).
 uint64_t adjacency_fingerprint(const Dataset& dataset, const GraphOptions& options);
 
 // The entry count recorded in a valid-looking cache file for `fingerprint`
@@ -83,7 +93,8 @@ void store_adjacency_cache(const std::filesystem::path& file, uint64_t fingerpri
 // The cached adjacency on `device`, or nullopt when the file is missing or
 // unusable (corrupt, truncated, other version, other fingerprint, sections
 // that do not fit together, a pattern that is not sorted and in range,
-// derived arrays that are not those of the pattern);
+// derived arrays that are not those of the pattern, entry edges out of
+// their range);
 // `problem` then says why (empty when the file is simply missing). Device
 // errors while deriving (e.g. out of memory) propagate as exceptions.
 // Of `derive`, edge_map and symmetric_scale say what to derive (the

@@ -11,6 +11,8 @@
 //   sort     stable by key, so "first occurrence" means input order
 //   repeats  Merge: weights summed in input order; Drop (or no weights): first kept
 //   loops    added where missing (SelfLoops::Add), weight 1, by a sorted merge
+//   edges    on request, the input edge of every entry (the first of a run,
+//            -1 for an added loop), for the edge features (prepare.hpp)
 //   CSR      indptr by a vectorised lower_bound over the sorted rows
 //   values   weights, or D^-1/2 A D^-1/2 / D^-1 A with D the float64 row sums
 //   CSC      a symmetric pattern (every reverse entry found by binary search)
@@ -28,6 +30,7 @@
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
 #include <thrust/gather.h>
+#include <thrust/iterator/constant_iterator.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/logical.h>
 #include <thrust/iterator/zip_iterator.h>
@@ -78,11 +81,30 @@ struct EntryWeight {
   SGNN_CSR_HD float operator()(int64_t k) const { return weight[k < num_edges ? k : k - num_edges]; }
 };
 
+// The input edge of entry k: k for an input edge, k − E for the reverse symmetrize adds.
+struct EntryEdge {
+  int64_t num_edges;
+  SGNN_CSR_HD int64_t operator()(int64_t k) const { return k < num_edges ? k : k - num_edges; }
+};
+
 struct IsLoopKey {
   SGNN_CSR_HD bool operator()(Key key) const { return key_high(key) == key_low(key); }
-  SGNN_CSR_HD bool operator()(const thrust::tuple<Key, float>& entry) const {
-    return (*this)(thrust::get<0>(entry));
+};
+
+// A zipped (key, rider) entry whose key is a loop (the rider: its weight or its edge).
+struct IsLoopEntry {
+  template <typename Entry>
+  SGNN_CSR_HD bool operator()(const Entry& entry) const {
+    return IsLoopKey{}(thrust::get<0>(entry));
   }
+};
+
+// values[i] for i >= 0, else `fallback` (an entry merged in from elsewhere).
+template <typename T>
+struct TakeOr {
+  const T* values;
+  T fallback;
+  SGNN_CSR_HD T operator()(int64_t i) const { return i >= 0 ? values[i] : fallback; }
 };
 
 struct OutOfRange {
@@ -479,30 +501,45 @@ void check_edges(const Policy& policy, const EdgeList& edges) {
   }
 }
 
+// Removes the self loops among keys[0, count) and their riders, keeping the
+// order (remove_if is stable: input order survives for the duplicate rules).
+template <typename Policy, typename Rider>
+int64_t remove_loops(const Policy& policy, Key* keys, Rider* riders, int64_t count) {
+  auto zipped = thrust::make_zip_iterator(thrust::make_tuple(keys, riders));
+  return thrust::remove_if(policy, zipped, zipped + count, IsLoopEntry{}) - zipped;
+}
+
 // The whole build on `device` with `policy` (edges already on `device`).
+// With `entry_edges`, also the edge each entry comes from (prepare.hpp's
+// rule): the edge ids ride with the keys through loop removal and the
+// stable sort instead of the weights, which are then gathered by them (the
+// same values in the same order, so the same sums).
 template <typename Policy>
-Adjacency build(const Policy& policy, const EdgeList& edges, const PrepareOptions& options, Device device) {
+Adjacency build(const Policy& policy, const EdgeList& edges, const PrepareOptions& options, Device device,
+                Tensor* entry_edges = nullptr) {
   const int64_t n = edges.num_nodes;
   const int64_t e = edges.num_edges();
   const bool weighted = edges.weight.defined();
+  const bool tracked = entry_edges != nullptr;
   const int64_t m = options.symmetrize ? 2 * e : e;
   Tensor keys = Tensor::empty({m}, DType::Int64, device);
-  Tensor weights = weighted ? Tensor::empty({m}, DType::Float32, device) : Tensor();
+  Tensor weights = weighted && !tracked ? Tensor::empty({m}, DType::Float32, device) : Tensor();
+  Tensor sources = tracked ? Tensor::empty({m}, DType::Int64, device) : Tensor();  // the edge of each entry
   thrust::counting_iterator<int64_t> entries(0);
   if (m > 0) {
     thrust::transform(policy, entries, entries + m, key_data(keys),
                       EntryKey{edges.source.data<int32_t>(), edges.target.data<int32_t>(), e});
-    if (weighted) {
+    if (weights.defined()) {
       thrust::transform(policy, entries, entries + m, weights.data<float>(), EntryWeight{edges.weight.data<float>(), e});
     }
+    if (tracked) thrust::transform(policy, entries, entries + m, sources.data<int64_t>(), EntryEdge{e});
   }
   int64_t count = m;
   if (options.self_loops == SelfLoops::Remove && count > 0) {
-    // remove_if is stable: input order survives for the duplicate rules below.
-    if (weighted) {
-      auto zipped = thrust::make_zip_iterator(thrust::make_tuple(key_data(keys), weights.data<float>()));
-      auto end = thrust::remove_if(policy, zipped, zipped + count, IsLoopKey{});
-      count = end - zipped;
+    if (tracked) {
+      count = remove_loops(policy, key_data(keys), sources.data<int64_t>(), count);
+    } else if (weighted) {
+      count = remove_loops(policy, key_data(keys), weights.data<float>(), count);
     } else {
       count = thrust::remove_if(policy, key_data(keys), key_data(keys) + count, IsLoopKey{}) - key_data(keys);
     }
@@ -512,29 +549,46 @@ Adjacency build(const Policy& policy, const EdgeList& edges, const PrepareOption
   int64_t unique_count = 0;
   Tensor unique_keys;
   Tensor unique_weights;
-  if (!weighted) {
+  Tensor unique_sources;
+  if (!weighted && !tracked) {
     thrust::sort(policy, key_data(keys), key_data(keys) + count);
     unique_count = thrust::unique(policy, key_data(keys), key_data(keys) + count) - key_data(keys);
     unique_keys = keys;
   } else {
-    thrust::stable_sort_by_key(policy, key_data(keys), key_data(keys) + count, weights.data<float>());
+    if (tracked) {
+      thrust::stable_sort_by_key(policy, key_data(keys), key_data(keys) + count, sources.data<int64_t>());
+      if (weighted) {
+        weights = Tensor::empty({count}, DType::Float32, device);
+        thrust::gather(policy, sources.data<int64_t>(), sources.data<int64_t>() + count, edges.weight.data<float>(),
+                       weights.data<float>());
+      }
+    } else {
+      thrust::stable_sort_by_key(policy, key_data(keys), key_data(keys) + count, weights.data<float>());
+    }
     Tensor starts = Tensor::empty({count}, DType::Int64, device);
     int64_t* start = starts.data<int64_t>();
     unique_count = thrust::copy_if(policy, entries, entries + count, start, IsRunStart{key_data(keys)}) - start;
     unique_keys = Tensor::empty({unique_count}, DType::Int64, device);
-    unique_weights = Tensor::empty({unique_count}, DType::Float32, device);
-    thrust::counting_iterator<int64_t> runs(0);
     thrust::transform(policy, start, start + unique_count, key_data(unique_keys), GatherKey{key_data(keys)});
-    if (options.duplicates == Duplicates::Merge) {
-      thrust::transform(policy, runs, runs + unique_count, unique_weights.data<float>(),
-                        RunSum{weights.data<float>(), start, unique_count, count});
-    } else {
-      thrust::gather(policy, start, start + unique_count, weights.data<float>(), unique_weights.data<float>());
+    if (weighted) {
+      unique_weights = Tensor::empty({unique_count}, DType::Float32, device);
+      thrust::counting_iterator<int64_t> runs(0);
+      if (options.duplicates == Duplicates::Merge) {
+        thrust::transform(policy, runs, runs + unique_count, unique_weights.data<float>(),
+                          RunSum{weights.data<float>(), start, unique_count, count});
+      } else {
+        thrust::gather(policy, start, start + unique_count, weights.data<float>(), unique_weights.data<float>());
+      }
+    }
+    if (tracked) {  // a run's first entry in input order
+      unique_sources = Tensor::empty({unique_count}, DType::Int64, device);
+      thrust::gather(policy, start, start + unique_count, sources.data<int64_t>(), unique_sources.data<int64_t>());
     }
   }
 
   Tensor final_keys = unique_keys.numel() == unique_count ? unique_keys : unique_keys.narrow_rows(0, unique_count);
   Tensor final_weights = unique_weights;
+  Tensor final_sources = unique_sources;
   if (options.self_loops == SelfLoops::Add && n > 0) {
     Tensor has_loop = Tensor::zeros({n}, DType::Int32, device);
     thrust::for_each(policy, entries, entries + unique_count, MarkLoop{key_data(final_keys), has_loop.data<int32_t>()});
@@ -549,23 +603,63 @@ Adjacency build(const Policy& policy, const EdgeList& edges, const PrepareOption
                       LoopKey{});
     const int64_t total = unique_count + missing_count;
     Tensor merged_keys = Tensor::empty({total}, DType::Int64, device);
-    if (weighted) {
-      Tensor loop_weights = Tensor::full({missing_count}, 1.0, DType::Float32, device);
-      Tensor merged_weights = Tensor::empty({total}, DType::Float32, device);
-      thrust::merge_by_key(policy, key_data(final_keys), key_data(final_keys) + unique_count, key_data(loop_keys),
-                           key_data(loop_keys) + missing_count, final_weights.data<float>(), loop_weights.data<float>(),
-                           key_data(merged_keys), merged_weights.data<float>());
-      final_weights = merged_weights;
-    } else {
+    if (!weighted && !tracked) {
       thrust::merge(policy, key_data(final_keys), key_data(final_keys) + unique_count, key_data(loop_keys),
                     key_data(loop_keys) + missing_count, key_data(merged_keys));
+    } else {
+      // Where each merged entry comes from: i >= 0 the collapsed entry i, -1 an added loop.
+      Tensor origin = Tensor::empty({total}, DType::Int64, device);
+      thrust::merge_by_key(policy, key_data(final_keys), key_data(final_keys) + unique_count, key_data(loop_keys),
+                           key_data(loop_keys) + missing_count, thrust::counting_iterator<int64_t>(0),
+                           thrust::constant_iterator<int64_t>(-1), key_data(merged_keys), origin.data<int64_t>());
+      const int64_t* from = origin.data<int64_t>();
+      if (weighted) {  // an added loop weighs 1
+        Tensor merged_weights = Tensor::empty({total}, DType::Float32, device);
+        thrust::transform(policy, from, from + total, merged_weights.data<float>(),
+                          TakeOr<float>{final_weights.data<float>(), 1.0f});
+        final_weights = merged_weights;
+      }
+      if (tracked) {  // an added loop comes from no edge
+        Tensor merged_sources = Tensor::empty({total}, DType::Int64, device);
+        thrust::transform(policy, from, from + total, merged_sources.data<int64_t>(),
+                          TakeOr<int64_t>{final_sources.data<int64_t>(), -1});
+        final_sources = merged_sources;
+      }
     }
     final_keys = merged_keys;
   }
+  if (tracked) *entry_edges = final_sources;
   if (csr_offset_dtype(final_keys.numel()) == DType::Int32) {
     return assemble<Policy, int32_t>(policy, final_keys, final_weights, options, n, device);
   }
   return assemble<Policy, int64_t>(policy, final_keys, final_weights, options, n, device);
+}
+
+// Row k of `features` [E, width] float32 at entry k's edge (`entry_edges`
+// int64 [nnz], as build() gives them), zeros for an added loop (edge -1).
+struct EntryFeature {
+  const float* features;
+  const int64_t* entry_edges;
+  int64_t width;
+  SGNN_CSR_HD float operator()(int64_t i) const {
+    const int64_t edge = entry_edges[i / width];
+    return edge < 0 ? 0.0f : features[edge * width + i % width];
+  }
+};
+
+// [nnz, width] float32 on `device`: the edge features in the entries' order
+// (`features` and `entry_edges` on `device`).
+template <typename Policy>
+Tensor entry_features(const Policy& policy, const Tensor& features, const Tensor& entry_edges, Device device) {
+  const int64_t nnz = entry_edges.numel();
+  const int64_t width = features.size(1);
+  Tensor out = Tensor::empty({nnz, width}, DType::Float32, device);
+  thrust::counting_iterator<int64_t> first(0);
+  if (nnz * width > 0) {
+    thrust::transform(policy, first, first + nnz * width, out.data<float>(),
+                      EntryFeature{features.data<float>(), entry_edges.data<int64_t>(), width});
+  }
+  return out;
 }
 
 // Row id of every entry of a CSR pattern: the first entry of each non-empty

@@ -3,6 +3,11 @@
 //   edges        EdgeList (host): num_nodes, source/target int32 [E], optional
 //                weight float32 [E]; directed as stored (an undirected file
 //                lists both directions or is symmetrised by prepare())
+//   edge_features
+//                host [E, F_e] float32, finite: row k belongs to edge k
+//                (OGB's edge-feat.csv); undefined if the files have none.
+//                make_graph moves them into the adjacency's entry order
+//                (Graph::edge_features) when the model asks for them
 //   features     host [N, F] float32 (bfloat16 from a generator that writes
 //                it so: the papers100M-scale preset), finite (undefined if
 //                the files have none)
@@ -44,6 +49,7 @@ struct Dataset {
   std::string name;    // e.g. "cora" (the folder or file name)
   std::string source;  // where it was read from
   EdgeList edges;
+  Tensor edge_features;
   Csr csr;
   Tensor features;
   Tensor labels;
@@ -63,7 +69,8 @@ struct Dataset {
     std::shared_ptr<std::future<void>> pending_store;
   } load;
   // Mapped sections whose CRC-32 is not checked yet: "edges.source",
-  // "edges.target", "edges.weight", "features" -> the CRC stored in load.processed_path.
+  // "edges.target", "edges.weight", "edge_features", "features" -> the CRC
+  // stored in load.processed_path.
   std::map<std::string, uint32_t> unchecked;
 
   int64_t num_nodes() const { return edges.num_nodes; }

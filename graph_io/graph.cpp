@@ -16,20 +16,49 @@ Tensor to_device(const Tensor& tensor, Device device) { return tensor.defined() 
 
 void warn(const std::string& message) { std::cerr << "sparsegnn: warning: " << message << "\n"; }
 
-// Steps 1–2 of make_graph without a cache.
+// Whether the graph carries the dataset's edge features.
+bool carries_edge_features(const Dataset& dataset, const GraphOptions& options) {
+  return options.edge_features && dataset.edge_features.defined();
+}
+
+// Steps 1–2 of make_graph without a cache (the reordering keeps the edges'
+// order, so the entries' edges index the dataset's edge features either way).
 CachedAdjacency build(const Dataset& dataset, const GraphOptions& options, Device device) {
   PrepareOptions prepare = options.prepare;
   prepare.device = device;
   CachedAdjacency built;
+  Tensor* entry_edges = nullptr;
+  if (carries_edge_features(dataset, options)) {
+    entry_edges = &built.entry_edges;
+    built.edge_count = dataset.edges.num_edges();
+  }
   if (options.reordering == Reordering::None) {
-    built.adjacency = prepare_adjacency(dataset.edges, prepare);
+    built.adjacency = prepare_adjacency(dataset.edges, prepare, entry_edges);
     return built;
   }
   built.node_order = compute_node_order(dataset.edges, options.reordering);
   Dataset edges_only;
   edges_only.edges = dataset.edges;
-  built.adjacency = prepare_adjacency(reorder_dataset(edges_only, built.node_order).edges, prepare);
+  built.adjacency = prepare_adjacency(reorder_dataset(edges_only, built.node_order).edges, prepare, entry_edges);
   return built;
+}
+
+// A cache hit's entry edges must index this dataset's edge features.
+std::string entry_edges_problem(const CachedAdjacency& cached, const Dataset& dataset, const GraphOptions& options) {
+  if (!carries_edge_features(dataset, options)) return "";
+  if (!cached.entry_edges.defined()) return "it holds no entry edges for the edge features";
+  if (cached.edge_count != dataset.edges.num_edges()) {
+    return detail::concat("its entry edges index ", cached.edge_count, " edges, the dataset has ",
+                          dataset.edges.num_edges());
+  }
+  return "";
+}
+
+// The dataset's edge features in the adjacency's entry order, on `device`.
+Tensor entry_edge_features(const Dataset& dataset, const Tensor& entry_edges, Device device) {
+  Dataset checked = dataset;  // read now: check what the processed file left unchecked
+  verify_section(checked, "edge_features");
+  return edge_features_in_entry_order(checked.edge_features, entry_edges.to(device));
 }
 
 struct NodeTensors {
@@ -91,6 +120,10 @@ Graph make_graph(const Dataset& dataset, const GraphOptions& options, Device dev
     const auto cache_started = std::chrono::steady_clock::now();
     prepared = load_adjacency_cache(entry.file, fingerprint, problem, device, options.prepare);
     if (prepared) {
+      problem = entry_edges_problem(*prepared, dataset, options);
+      if (!problem.empty()) prepared.reset();
+    }
+    if (prepared) {
       graph.statistics.cache_hit = true;
       graph.statistics.cache_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cache_started).count();
@@ -116,6 +149,9 @@ Graph make_graph(const Dataset& dataset, const GraphOptions& options, Device dev
   memory::synchronize(device);
   graph.statistics.adjacency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - adjacency_started).count();
+  if (carries_edge_features(dataset, options)) {
+    graph.edge_features = entry_edge_features(dataset, prepared->entry_edges, device);
+  }
   graph.adjacency = std::move(prepared->adjacency);
   graph.node_order = prepared->node_order;
   graph.forms = std::make_shared<AdjacencyVariants>(graph.adjacency, options.prepare);

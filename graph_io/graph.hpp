@@ -5,7 +5,10 @@
 //      features, labels and splits, keeping node_order to map results back;
 //   2. prepares the adjacency (prepare_adjacency with options.prepare, on
 //      `device`; options.prepare.device is ignored);
-//   3. moves features, labels and splits to `device`.
+//   3. moves features, labels and splits to `device`;
+//   4. with options.edge_features, moves the dataset's edge features into
+//      the prepared adjacency's entry order on `device` (Graph::edge_features;
+//      the rule: prepare_adjacency's entry_edges, graph_io/prepare.hpp).
 // With a cache_dir, steps 1–2 are replaced by loading
 // <cache_dir>/adjacency-<fingerprint>.sgnn when its fingerprint (the
 // dataset's stored fingerprint, or a hash of its edges, num_nodes and
@@ -41,6 +44,11 @@ struct PreparationStatistics {
 struct Graph {
   Adjacency adjacency;
   Tensor features, labels, train_index, valid_index, test_index;  // on the graph's device (undefined if absent)
+  // float32 [nnz, F_e] on the graph's device: row k the features of entry k
+  // of `adjacency` (not of the other forms in `forms`, whose entries
+  // differ); undefined without GraphOptions::edge_features or without edge
+  // features in the dataset.
+  Tensor edge_features;
   int64_t num_nodes = 0;
   int64_t num_classes = 0;
   PreparationStatistics statistics;

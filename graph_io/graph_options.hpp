@@ -11,6 +11,10 @@ namespace sgnn::graph_io {
 struct GraphOptions {
   PrepareOptions prepare;
   Reordering reordering = Reordering::None;
+  // Carry the dataset's edge features (when it has them) into
+  // Graph::edge_features, in the prepared adjacency's entry order (the rule
+  // of prepare_adjacency's entry_edges). Off: they stay on the host, unread.
+  bool edge_features = false;
 };
 
 GraphOptions gcn_graph_options();  // symmetrize, self loops Add, Normalization::Symmetric

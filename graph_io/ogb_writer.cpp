@@ -81,6 +81,23 @@ void write_column(const fs::path& file, const Tensor& values, bool gzip) {
                gzip);
 }
 
+// A float32 [rows, width] tensor, one line per row.
+void write_float_rows(const fs::path& file, const Tensor& values, bool gzip) {
+  const Tensor host = values.to(Device::cpu());
+  const float* x = host.data<float>();
+  const int64_t width = host.size(1);
+  write_blocks(file,
+               format_rows(host.size(0),
+                           [&](int64_t r, std::string& out) {
+                             for (int64_t c = 0; c < width; ++c) {
+                               if (c > 0) out += ',';
+                               append_number(out, x[r * width + c]);
+                             }
+                             out += '\n';
+                           }),
+               gzip);
+}
+
 }  // namespace
 
 void write_ogb_dataset(const Dataset& dataset, const fs::path& directory, const OgbWriteOptions& options) {
@@ -91,6 +108,12 @@ void write_ogb_dataset(const Dataset& dataset, const fs::path& directory, const 
   if (dataset.features.defined()) {
     SGNN_CHECK(dataset.features.dim() == 2 && dataset.features.size(0) == n && dataset.features.dtype() == DType::Float32,
                "write_ogb_dataset: features must be float32 [", n, ", F], got ", shape_str(dataset.features.shape()));
+  }
+  if (dataset.edge_features.defined()) {
+    SGNN_CHECK(dataset.edge_features.dim() == 2 && dataset.edge_features.size(0) == edges.num_edges() &&
+                   dataset.edge_features.dtype() == DType::Float32,
+               "write_ogb_dataset: edge features must be float32 [", edges.num_edges(), ", F_e], got ",
+               shape_str(dataset.edge_features.shape()));
   }
   if (dataset.labels.defined()) {
     SGNN_CHECK(dataset.labels.shape() == Shape{n} && dataset.labels.dtype() == DType::Int32,
@@ -117,21 +140,8 @@ void write_ogb_dataset(const Dataset& dataset, const fs::path& directory, const 
                              }),
                  gzip);
   }
-  if (dataset.features.defined()) {
-    const Tensor host = dataset.features.to(Device::cpu());
-    const float* x = host.data<float>();
-    const int64_t width = host.size(1);
-    write_blocks(csv(raw, "node-feat", gzip),
-                 format_rows(n,
-                             [&](int64_t r, std::string& out) {
-                               for (int64_t c = 0; c < width; ++c) {
-                                 if (c > 0) out += ',';
-                                 append_number(out, x[r * width + c]);
-                               }
-                               out += '\n';
-                             }),
-                 gzip);
-  }
+  if (dataset.features.defined()) write_float_rows(csv(raw, "node-feat", gzip), dataset.features, gzip);
+  if (dataset.edge_features.defined()) write_float_rows(csv(raw, "edge-feat", gzip), dataset.edge_features, gzip);
   if (dataset.labels.defined()) write_column(csv(raw, "node-label", gzip), dataset.labels, gzip);
   const Tensor* splits[3] = {&dataset.train_index, &dataset.valid_index, &dataset.test_index};
   const char* names[3] = {"train", "valid", "test"};

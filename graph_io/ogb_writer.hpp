@@ -1,6 +1,6 @@
 // Writes a Dataset in OGB's node-property raw layout (the layout
 // read_ogb_dataset and bench/pyg_train.py read):
-//   <dir>/raw/{num-node-list,num-edge-list,edge,node-feat,node-label}.csv[.gz]
+//   <dir>/raw/{num-node-list,num-edge-list,edge,node-feat,edge-feat,node-label}.csv[.gz]
 //   <dir>/raw/split/{train,valid,test}.csv[.gz]
 // Files for undefined tensors are not written. Numbers are written with
 // std::to_chars (shortest round-trip form), in parallel blocks.

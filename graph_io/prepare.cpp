@@ -52,7 +52,7 @@ void EdgeList::validate() const {
   }
 }
 
-Adjacency prepare_adjacency(const EdgeList& edges, const PrepareOptions& options) {
+Adjacency prepare_adjacency(const EdgeList& edges, const PrepareOptions& options, Tensor* entry_edges) {
   edges.validate_shapes();
   const Device device = options.device;
   require_available(device);
@@ -64,11 +64,34 @@ Adjacency prepare_adjacency(const EdgeList& edges, const PrepareOptions& options
   }
   if (device.is_cuda()) {
 #ifdef SGNN_WITH_CUDA
-    return prepare_adjacency_cuda(here, options);
+    return prepare_adjacency_cuda(here, options, entry_edges);
 #endif
   }
   csr_builder::check_edges(thrust::omp::par, here);
-  return csr_builder::build(thrust::omp::par, here, options, device);
+  return csr_builder::build(thrust::omp::par, here, options, device, entry_edges);
+}
+
+Tensor edge_features_in_entry_order(const Tensor& features, const Tensor& entry_edges) {
+  check_dtype(features, DType::Float32, "edge_features_in_entry_order", "features");
+  check_dtype(entry_edges, DType::Int64, "edge_features_in_entry_order", "entry_edges");
+  SGNN_CHECK(features.dim() == 2 && entry_edges.dim() == 1, "edge_features_in_entry_order: features ",
+             shape_str(features.shape()), " must be [E, F] and entry_edges ", shape_str(entry_edges.shape()), " [nnz]");
+  const Device device = entry_edges.device();
+  const Tensor here = features.to(device);
+  const int64_t num_edges = features.size(0);
+  // The range check reads the entries where they are (once per graph, at preparation).
+  const Tensor host_edges = entry_edges.to(Device::cpu());
+  const int64_t* edge = host_edges.data<int64_t>();
+  for (int64_t k = 0; k < host_edges.numel(); ++k) {
+    SGNN_CHECK(edge[k] >= -1 && edge[k] < num_edges, "edge_features_in_entry_order: entry ", k, " takes edge ",
+               edge[k], ", outside [-1, ", num_edges, ")");
+  }
+  if (device.is_cuda()) {
+#ifdef SGNN_WITH_CUDA
+    return entry_features_cuda(here, entry_edges);
+#endif
+  }
+  return csr_builder::entry_features(thrust::omp::par, here, entry_edges, device);
 }
 
 }  // namespace sgnn::graph_io

@@ -49,6 +49,29 @@ inline bool keeps_symmetric_scale(const PrepareOptions& options, bool weighted_e
 }
 
 // Throws InvalidArgument when the edge list is invalid.
-Adjacency prepare_adjacency(const EdgeList& edges, const PrepareOptions& options);
+//
+// Per-edge data (edge features) follows A's entries by one rule; with
+// `entry_edges`, *entry_edges receives int64 [nnz] on options.device: the
+// input edge (row of the edge list) whose data entry k of A takes.
+//   - an entry takes the edge it was made from; the reverse entry that
+//     symmetrize adds for edge k takes edge k (an undirected edge listed
+//     once has one feature vector, read in both directions);
+//   - entries at one position (repeats, and an edge beside another's
+//     reverse) take the first of them in the order: the input edges in
+//     their order, then the reverses in theirs (so a listed edge wins over
+//     a reverse), whichever of Merge and Drop collapses their weights
+//     (Drop's rule for weights);
+//   - a self loop that SelfLoops::Add adds takes none: -1, zero features
+//     (not PyG's fill_value='mean': a node's own row stays its own, as the
+//     root term of GIN-like layers wants);
+//   - SelfLoops::Remove drops loops with their data.
+Adjacency prepare_adjacency(const EdgeList& edges, const PrepareOptions& options, Tensor* entry_edges = nullptr);
+
+// Edge features [E, F] float32 (any device) in A's entry order: row k is
+// features[entry_edges[k]], zeros where entry_edges[k] = -1. `entry_edges`
+// int64 [nnz] from prepare_adjacency, values in [-1, E); the result
+// float32 [nnz, F] on entry_edges' device. InvalidArgument for other
+// shapes or dtypes, or an entry edge out of range.
+Tensor edge_features_in_entry_order(const Tensor& features, const Tensor& entry_edges);
 
 }  // namespace sgnn::graph_io

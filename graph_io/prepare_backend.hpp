@@ -9,7 +9,9 @@
 namespace sgnn::graph_io {
 
 #ifdef SGNN_WITH_CUDA
-Adjacency prepare_adjacency_cuda(const EdgeList& edges, const PrepareOptions& options);
+Adjacency prepare_adjacency_cuda(const EdgeList& edges, const PrepareOptions& options, Tensor* entry_edges);
+// edge_features_in_entry_order on entry_edges' CUDA device (features there too, checked).
+Tensor entry_features_cuda(const Tensor& features, const Tensor& entry_edges);
 #endif
 
 }  // namespace sgnn::graph_io

@@ -24,7 +24,8 @@ constexpr const char* kProcessedFolder = "processed";
 template <typename DatasetType>  // Dataset or const Dataset
 auto sections_of(DatasetType& dataset) {
   return std::vector<std::pair<std::string, decltype(&dataset.features)>>{{"edges.source", &dataset.edges.source}, {"edges.target", &dataset.edges.target},
-          {"edges.weight", &dataset.edges.weight}, {"csr.indptr", &dataset.csr.indptr},
+          {"edges.weight", &dataset.edges.weight}, {"edge_features", &dataset.edge_features},
+          {"csr.indptr", &dataset.csr.indptr},
           {"csr.indices", &dataset.csr.indices}, {"features", &dataset.features},
           {"labels", &dataset.labels},             {"train_index", &dataset.train_index},
           {"valid_index", &dataset.valid_index},   {"test_index", &dataset.test_index}};
@@ -32,7 +33,7 @@ auto sections_of(DatasetType& dataset) {
 
 // Sections large enough that their check is worth folding into a later pass.
 bool is_large_section(const std::string& name) {
-  return name.starts_with("edges.") || name.starts_with("csr.") || name == "features";
+  return name.starts_with("edges.") || name.starts_with("csr.") || name == "features" || name == "edge_features";
 }
 
 InputStamp stamp_of(const fs::path& file, std::string relative) {
@@ -114,6 +115,15 @@ int64_t wall_clock_ns() {
       .count();
 }
 
+// Whether a file of format `version` lacks what the readers parse from
+// `stamps` today: readers before version 3 skipped an edge-feat file.
+bool misses_edge_features(uint32_t version, const std::vector<InputStamp>& stamps) {
+  return version < 3 && std::any_of(stamps.begin(), stamps.end(), [](const InputStamp& stamp) {
+           const std::string name = fs::path(stamp.path).filename().string();
+           return name == "edge-feat.csv" || name == "edge-feat.csv.gz";
+         });
+}
+
 // File times advance in clock ticks of up to a few milliseconds: an input
 // modified less than a second before it was stamped may change again without
 // its time changing.
@@ -163,6 +173,10 @@ void check_contents(const Dataset& dataset, const std::string& file) {
                 (edges.weight.dtype() == DType::Float32 && edges.weight.shape() == edges.source.shape()),
             file, "edge weights do not fit the edges");
   }
+  require(!dataset.edge_features.defined() ||
+              (edges.source.defined() && dataset.edge_features.dtype() == DType::Float32 &&
+               dataset.edge_features.dim() == 2 && dataset.edge_features.size(0) == edges.num_edges()),
+          file, "edge features are not [num_edges, F_e] float32");
   require(!dataset.features.defined() || (is_floating(dataset.features.dtype()) && dataset.features.dim() == 2 &&
                                           dataset.features.size(0) == n),
           file, "features are not [num_nodes, F] float32 or bfloat16");
@@ -258,6 +272,11 @@ std::optional<Dataset> load_processed_dataset(const fs::path& file, const fs::pa
     SectionFile contents = map_section_file(file, kKind, kOldestProcessedDatasetVersion, kProcessedDatasetVersion);
     const std::vector<InputStamp> stored = decode_stamps(contents.meta("inputs"), file.string());
     const std::vector<InputStamp> current = input_stamps(location);
+    if (misses_edge_features(contents.kind_version, current)) {
+      throw IoError(file.string(), 0,
+                    detail::concat("stale: format version ", contents.kind_version,
+                                   " holds no edge features, and the dataset has an edge-feat file"));
+    }
     bool restamp = false;
     if (stored == current && racy(stored, parse_signed(contents, "stamped_at_ns"))) {
       // A file rewritten within the clock's granularity of the stamp may keep

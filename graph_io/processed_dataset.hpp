@@ -36,9 +36,11 @@ namespace sgnn::graph_io {
 
 // Bump when a reader's output or this file's content changes: old files are rebuilt.
 // Version 2 may hold a prebuilt CSR (sections csr.indptr, csr.indices:
-// Dataset::csr, instead of the edge sections) and bfloat16 features; files
-// of version 1 (edges, float32 features) still load.
-inline constexpr uint32_t kProcessedDatasetVersion = 2;
+// Dataset::csr, instead of the edge sections) and bfloat16 features;
+// version 3 the edges' features (section edge_features, float32 [E, F_e]).
+// Files of versions 1 and 2 still load, except one made from inputs that
+// include an edge-feat file (those older readers skipped it): it is stale.
+inline constexpr uint32_t kProcessedDatasetVersion = 3;
 inline constexpr uint32_t kOldestProcessedDatasetVersion = 1;
 
 // One input file of a dataset: its path relative to the dataset (the file

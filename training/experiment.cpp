@@ -30,6 +30,13 @@ void note(const ExperimentHooks& hooks, const std::string& text) {
   if (hooks.on_note) hooks.on_note(text);
 }
 
+// A model that reads edge features needs a dataset that has them.
+void require_edge_features(const ModelEntry& entry, const graph_io::Dataset& dataset) {
+  SGNN_CHECK(!entry.graph.edge_features || dataset.edge_features.defined(), "the ", entry.name,
+             " model reads edge features, and dataset \"", dataset.name, "\" from ", dataset.source,
+             " has none (OGB's raw layout: raw/edge-feat.csv.gz, one row per line of edge.csv)");
+}
+
 void require_splits(const graph_io::Dataset& dataset) {
   const std::string where = " (dataset \"" + dataset.name + "\" from " + dataset.source + ")";
   SGNN_CHECK(dataset.features.defined(), "node classification needs node features", where);
@@ -86,6 +93,7 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   if (device_ready.valid()) device_ready.get();  // rethrows a device failure here, before any work on it
   memory::reset_peak(device);
   require_splits(dataset);
+  require_edge_features(entry, dataset);
   result.dataset = dataset.name;
   result.dataset_source = dataset.source;
   result.hyperparameters = resolve_hyperparameters(entry, dataset.name, options.hyperparameters);
@@ -97,7 +105,7 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   result.feature_transform = graph_io::feature_transform_name(feature_transform);
   const ModelDescription description =
       describe_model(entry, dataset.features.size(1), dataset.num_classes, result.hyperparameters, feature_transform,
-                     options.precision);
+                     options.precision, dataset.edge_features.defined() ? dataset.edge_features.size(1) : 0);
 
   // Refuse before allocating anything on the device when it cannot fit.
   const graph_io::GraphOptions& graph_options = entry.graph;
@@ -158,6 +166,11 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
 
   TrainingData data;
   data.graph = GraphInput(graph);
+  // Edge features in the activation dtype once, not by every forward.
+  if (graph.edge_features.defined()) {
+    data.graph.edge_features = ops::cast(graph.edge_features, feature_dtype);
+    graph.edge_features = Tensor();  // in bf16 the float32 copy would stay beside the model's
+  }
   data.features = features;
   data.labels = graph.labels;
   data.train_index = graph.train_index;

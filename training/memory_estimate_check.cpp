@@ -11,6 +11,8 @@ memory::GraphShape experiment_graph_shape(const ModelEntry& entry, const graph_i
   shape.nodes = dataset.num_nodes();
   shape.edges = dataset.edges.num_edges();
   shape.features = dataset.features.defined() ? dataset.features.size(1) : 0;
+  shape.edge_features =
+      entry.graph.edge_features && dataset.edge_features.defined() ? dataset.edge_features.size(1) : 0;
   shape.symmetrize = prepare.symmetrize;
   shape.self_loops = prepare.self_loops == graph_io::SelfLoops::Add;
   shape.edge_weights = prepare.normalization != graph_io::Normalization::None &&

@@ -89,6 +89,69 @@ void require_node_classification(const graph_io::Dataset& dataset) {
 
 }  // namespace
 
+std::vector<std::string> minibatch_model_names() { return {"sage"}; }
+
+MinibatchOptions minibatch_options(const ExperimentOptions& e, const MinibatchOptions& sampling) {
+  const std::vector<std::string> kinds = minibatch_model_names();
+  if (std::find(kinds.begin(), kinds.end(), e.model) == kinds.end()) {
+    std::string names;
+    for (const std::string& kind : kinds) names += (names.empty() ? "" : ", ") + kind;
+    throw InvalidArgument(detail::concat("--batch-size: mini-batch training takes the models whose layers take sampled "
+                                         "blocks (", names, "); the ", e.model, " model's layers do not"));
+  }
+  std::vector<std::string> refused;
+  const std::pair<bool, const char*> full_graph_only[] = {
+      {e.runs != 1, "--runs"},
+      {!e.checkpoint.empty(), "--checkpoint"},
+      {!e.resume.empty(), "--resume"},
+      {!e.predictions.empty(), "--predictions"},
+      {!e.embeddings.empty(), "--embeddings"},
+      {e.check_numerics, "--check-numerics"},
+      {e.gradient_ranges, "--gradient-ranges"},
+      {e.deterministic, "--deterministic"},
+      {e.spmm != "auto", "--spmm"},
+      {e.cuda_graph != "auto", "--cuda-graph"}};
+  for (const auto& [given, flag] : full_graph_only) {
+    if (given) refused.emplace_back(flag);
+  }
+  if (!refused.empty()) {
+    std::string flags;
+    for (const std::string& flag : refused) flags += (flags.empty() ? "" : ", ") + flag;
+    throw InvalidArgument(detail::concat("--batch-size (mini-batch training, one run) does not take ", flags,
+                                         ": they are full-graph training's; drop them"));
+  }
+  const ModelEntry& entry = model_entry(e.model);
+  const std::map<std::string, std::string> h = resolve_hyperparameters(entry, e.dataset, e.hyperparameters);
+  const TrainingSettings settings = training_settings(h);
+  SGNN_CHECK(settings.patience == 0 && settings.monitor == Monitor::ValidationAccuracy,
+             "--batch-size: mini-batch training keeps the best validation accuracy's parameters without early "
+             "stopping; drop --patience and --monitor");
+  const std::string context = "model " + e.model;
+  const auto aggregator = h.find("aggregator");
+  SGNN_CHECK(aggregator == h.end() || aggregator->second == "mean", "--batch-size: mini-batch GraphSAGE aggregates "
+             "with the mean; --aggregator ", aggregator == h.end() ? "" : aggregator->second, " is full-graph only");
+  const auto hops = static_cast<int64_t>(sampling.fanouts.size());
+  const auto layers = e.hyperparameters.find("layers");
+  SGNN_CHECK(layers == e.hyperparameters.end() || integer_value(layers->second, "layers", context) == hops,
+             "--layers ", layers == e.hyperparameters.end() ? "" : layers->second, " and --fanout (", hops,
+             " hops) disagree: mini-batch training samples one hop per layer; give one fanout per layer");
+  MinibatchOptions m = sampling;
+  m.model = e.model;
+  m.dataset = e.dataset;
+  m.device = e.device;
+  m.seed = e.seed;
+  m.precision = e.precision;
+  m.cache_dir = e.cache_dir;
+  m.epochs = settings.epochs;
+  m.learning_rate = settings.learning_rate;
+  m.weight_decay = settings.weight_decay;
+  m.hidden = integer_value(h.at("hidden"), "hidden", context);
+  m.dropout = number_value(h.at("dropout"), "dropout", context);
+  m.row_normalize_features = e.row_normalize_features.value_or(entry.feature_transform ==
+                                                               graph_io::FeatureTransform::RowNormalize);
+  return m;
+}
+
 void validate_minibatch_options(const MinibatchOptions& o) {
   SGNN_CHECK(!o.dataset.empty(), "mini-batch experiment: no dataset");
   (void)Device::parse(o.device);
@@ -240,7 +303,7 @@ std::string minibatch_json(const MinibatchResult& r, const std::string& program)
       .field("program", program)
       .field("framework", "sparsegnn")
       .field("status", "ok")
-      .field("model", "sage")
+      .field("model", o.model)
       .field("training", "minibatch")
       .field("dataset", r.dataset)
       .field("dataset_source", r.dataset_source)
@@ -254,6 +317,11 @@ std::string minibatch_json(const MinibatchResult& r, const std::string& program)
       .field("batch_size", o.batch_size)
       .field("replace", o.replace)
       .field("hidden", o.hidden)
+      .field("layers", static_cast<int64_t>(o.fanouts.size()))
+      .field("dropout", static_cast<double>(o.dropout))
+      .field("lr", static_cast<double>(o.learning_rate))
+      .field("weight_decay", static_cast<double>(o.weight_decay))
+      .field("row_normalize", o.row_normalize_features)
       .field("epochs", o.epochs)
       .field("seed", static_cast<int64_t>(o.seed))
       .field("graph_residence", r.graph_residence)

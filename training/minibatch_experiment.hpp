@@ -1,5 +1,6 @@
-// The mini-batch experiment: what train_sage_minibatch (and sgnn_train
-// --model sage --batch-size ...) runs. Loads a dataset, builds the sampling
+// The mini-batch experiment: what sgnn_train --model sage --batch-size ...
+// runs (minibatch_options() makes its options from the model's registry
+// entry and the sampling flags). Loads a dataset, builds the sampling
 // graph (the dataset's prebuilt CSR, or its edges symmetrised without self
 // loops), places the graph and the features on the device or in host memory
 // (read by the GPU over unified addressing) within a device-memory budget,
@@ -13,12 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "training/experiment.hpp"
 #include "training/minibatch_trainer.hpp"
 #include "training/nn/precision.hpp"
 
 namespace sgnn::training {
 
 struct MinibatchOptions {
+  std::string model = "sage";   // a kind of minibatch_model_names(), for the reports
   std::string dataset;          // a name or a path (graph_io::load_dataset)
   std::string device = "cpu";   // cpu | cuda | cuda:k
   int64_t batch_size = 1024;
@@ -55,6 +58,25 @@ struct MinibatchOptions {
 
 // InvalidArgument naming the first bad option.
 void validate_minibatch_options(const MinibatchOptions& options);
+
+// The kinds whose layers take sampled blocks (one bipartite block per
+// layer), which mini-batch training builds: {"sage"} (SageModel,
+// training/minibatch_sage.hpp).
+std::vector<std::string> minibatch_model_names();
+
+// The options of a mini-batch run of `experiment`'s model: `sampling`'s
+// batching, sampling and placement settings, with the dataset, device,
+// seed, precision and cache folder of `experiment` and the model's
+// hyperparameters as its registry entry resolves them for the dataset
+// (hidden, dropout, lr, weight_decay, epochs; the layer count is the number
+// of fanouts). InvalidArgument, naming what to change, for a model whose
+// layers do not take blocks (the message lists those that do), a --layers
+// other than the fanout count, an aggregator other than the mean, early
+// stopping (patience, a monitor other than accuracy), or an option of
+// full-graph training mini-batches do not take (several runs, checkpoint,
+// resume, predictions, embeddings, check_numerics, gradient_ranges,
+// deterministic, spmm, cuda_graph).
+MinibatchOptions minibatch_options(const ExperimentOptions& experiment, const MinibatchOptions& sampling);
 
 struct MinibatchResult {
   std::string dataset, dataset_source, device, precision;

@@ -20,6 +20,10 @@ void require_compatible(const graph_io::Dataset& dataset, const TrainedModel& tr
   SGNN_CHECK(dataset.features.size(1) == d.in_features, "the dataset's nodes have ", dataset.features.size(1),
              " features, the ", d.kind, " model reads ", d.in_features,
              ": a model predicts only on graphs with the feature width it was trained on", where);
+  const int64_t edge_width = dataset.edge_features.defined() ? dataset.edge_features.size(1) : 0;
+  SGNN_CHECK(d.edge_features == 0 || edge_width == d.edge_features, "the ", d.kind, " model reads edge features of width ",
+             d.edge_features, ", the dataset's edges have ", edge_width == 0 ? std::string("none") : std::to_string(edge_width),
+             where);
   SGNN_CHECK(!dataset.labels.defined() || dataset.num_classes <= d.classes, "the dataset's labels go up to ",
              dataset.num_classes - 1, " (", dataset.num_classes, " classes), the model predicts ", d.classes,
              " classes", where);

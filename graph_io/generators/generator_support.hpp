@@ -3,6 +3,7 @@
 // machine and at any thread count).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -32,6 +33,15 @@ inline void uniform_pair(const PhiloxStream& stream, uint64_t index, double& fir
   constexpr double kLow = 1.0 / 16777216.0;  // 2^-24
   first = static_cast<double>(lanes[0]) + static_cast<double>(lanes[1]) * kLow;
   second = static_cast<double>(lanes[2]) + static_cast<double>(lanes[3]) * kLow;
+}
+
+// A standard normal value from the uniforms 2·index and 2·index + 1 of
+// `stream` (Box–Muller; 1 − u is in (0, 1], so the log is finite).
+inline double standard_normal(const PhiloxStream& stream, uint64_t index) {
+  constexpr double kTwoPi = 6.283185307179586;
+  const double u1 = 1.0 - static_cast<double>(stream.uniform(2 * index));
+  const double u2 = static_cast<double>(stream.uniform(2 * index + 1));
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
 }
 
 // floor(uniform · count), kept below count (uniform in [0, 1)).

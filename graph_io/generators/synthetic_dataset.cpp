@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/philox.hpp"
+#include "graph_io/generators/generator_support.hpp"
 #include "graph_io/generators/generators.hpp"
 #include "graph_io/generators/sbm.hpp"
 
@@ -88,21 +89,18 @@ Tensor planted_features(const SyntheticOptions& o, const std::vector<int32_t>& l
   Tensor features = Tensor::empty({o.num_nodes, f});
   float* x = features.data<float>();
   const PhiloxStream noise_stream{o.seed, kNoiseStream};
-  constexpr double kTwoPi = 6.283185307179586;
 #pragma omp parallel for schedule(static)
   for (int64_t v = 0; v < o.num_nodes; ++v) {
     const float* centroid = centroids.data() + static_cast<int64_t>(labels[static_cast<std::size_t>(v)]) * f;
     for (int64_t j = 0; j < f; ++j) {
-      // Box–Muller on two uniforms; 1 − u is in (0, 1], so the log is finite.
-      const uint64_t index = 2 * static_cast<uint64_t>(v * f + j);
-      const double u1 = 1.0 - static_cast<double>(noise_stream.uniform(index));
-      const double u2 = static_cast<double>(noise_stream.uniform(index + 1));
-      const double normal = std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
+      const double normal = standard_normal(noise_stream, static_cast<uint64_t>(v * f + j));
       x[v * f + j] = centroid[j] + static_cast<float>(normal);
     }
   }
   return features;
 }
+
+}  // namespace
 
 void random_splits(const SyntheticOptions& o, Dataset& d) {
   const int64_t n = o.num_nodes;
@@ -122,6 +120,8 @@ void random_splits(const SyntheticOptions& o, Dataset& d) {
   d.valid_index = split(train_end, valid_end);
   d.test_index = split(valid_end, n);
 }
+
+namespace {
 
 void check_node_data_options(const SyntheticOptions& o) {
   SGNN_CHECK(o.num_nodes >= 1 && o.num_nodes < (int64_t{1} << 31), "synthetic dataset: num_nodes ", o.num_nodes,

@@ -49,6 +49,11 @@ Dataset generate_synthetic_dataset(const SyntheticOptions& options);
 Dataset synthetic_dataset_from_graph(const EdgeList& edges, std::vector<int32_t> labels,
                                      const SyntheticOptions& options, std::string name);
 
+// Random train/valid/test splits of `options.num_nodes` nodes (fractions
+// and seed from `options`), each sorted, into `dataset`: what every
+// generated dataset gets.
+void random_splits(const SyntheticOptions& options, Dataset& dataset);
+
 // Classes as contiguous ranges of node ids: node v gets v · num_classes /
 // num_nodes (class sizes differ by at most one). Classes that follow the
 // graph where ids do (grids in natural order); R-MAT's, before its shuffle.

@@ -155,11 +155,24 @@ const char* parse_feature_row(const char* line, const char* end, int64_t width, 
   return next;
 }
 
-Tensor read_features(const fs::path& file, int64_t num_nodes) {
+// What a file of float rows describes: one row per node (node-feat) or per
+// edge (edge-feat), and where their expected count comes from.
+struct RowKind {
+  const char* row;          // "node", "edge"
+  int64_t expected;         // rows the file must have
+  std::string count_source; // "num-node-list says 5 nodes"
+};
+
+// A file of rows of finite numbers, all of the first row's width, exactly
+// kind.expected of them: float32 [rows, width].
+Tensor read_float_rows(const fs::path& file, const RowKind& kind) {
   const std::string name = file.string();
   const FileText text = map_file_text(file);
   const RowChunks cut = cut_rows(text.view());
-  if (cut.rows() == 0) throw IoError(name, 0, "empty file, expected one row of features per node");
+  if (cut.rows() == 0) {
+    if (kind.expected == 0) return Tensor::empty({0, 0}, DType::Float32);
+    throw IoError(name, 0, detail::concat("empty file, expected one row of features per ", kind.row));
+  }
   // The first row sets the width every row must have.
   const std::string_view first_line = cut.text.substr(0, cut.text.find('\n'));
   const int64_t width = std::count(first_line.begin(), first_line.end(), ',') + 1;
@@ -169,18 +182,27 @@ Tensor read_features(const fs::path& file, int64_t num_nodes) {
     parse_rows_parallel(cut, name, [&](const char* line, const char* end, int64_t) {
       return parse_feature_row(line, end, width, nullptr);
     });
-    throw std::logic_error("read_features: no short row in a file too small for its rows");
+    throw std::logic_error("read_float_rows: no short row in a file too small for its rows");
   }
   Tensor features = Tensor::empty({cut.rows(), width}, DType::Float32);
   float* values = features.data<float>();
   parse_rows_parallel(cut, name, [&](const char* line, const char* end, int64_t row) {
     return parse_feature_row(line, end, width, values + row * width);
   });
-  if (cut.rows() != num_nodes) {
-    throw IoError(name, cut.rows() < num_nodes ? 0 : num_nodes + 1,
-                  detail::concat("has ", cut.rows(), " feature rows but num-node-list says ", num_nodes, " nodes"));
+  if (cut.rows() != kind.expected) {
+    throw IoError(name, cut.rows() < kind.expected ? 0 : kind.expected + 1,
+                  detail::concat("has ", cut.rows(), " feature rows but ", kind.count_source));
   }
   return features;
+}
+
+Tensor read_features(const fs::path& file, int64_t num_nodes) {
+  return read_float_rows(file, {"node", num_nodes, detail::concat("num-node-list says ", num_nodes, " nodes")});
+}
+
+Tensor read_edge_features(const fs::path& file, const fs::path& edge_file, int64_t num_edges) {
+  return read_float_rows(file, {"edge", num_edges,
+                                detail::concat(edge_file.filename().string(), " has ", num_edges, " edges")});
 }
 
 // One integer per line, each checked by `parse`.
@@ -309,6 +331,9 @@ Dataset read_ogb_dataset(const fs::path& directory) {
       throw IoError(edge_file.string(), got < expected ? 0 : expected + 1,
                     detail::concat("has ", got, " edges but ", edge_count_file->filename().string(), " says ", expected));
     }
+  }
+  if (auto edge_feature_file = find_csv(raw, "edge-feat")) {
+    dataset.edge_features = read_edge_features(*edge_feature_file, edge_file, dataset.edges.num_edges());
   }
   if (auto feature_file = find_csv(raw, "node-feat")) dataset.features = read_features(*feature_file, num_nodes);
   if (auto label_file = find_csv(raw, "node-label")) dataset.labels = read_labels(*label_file, num_nodes, dataset.num_classes);

@@ -5,6 +5,9 @@
 //   <dir>/raw/edge.csv[.gz]           E lines "src,dst", ids in [0, N)   required
 //   <dir>/raw/num-edge-list.csv[.gz]  one line: E                        optional, checked
 //   <dir>/raw/node-feat.csv[.gz]      N lines of F finite numbers        optional
+//   <dir>/raw/edge-feat.csv[.gz]      E lines of F_e finite numbers, line k
+//                                     the features of edge k (edge.csv's
+//                                     order): Dataset::edge_features      optional
 //   <dir>/raw/node-label.csv[.gz]     N lines, one integer >= 0          optional
 //   split files {train,valid,test}.csv[.gz] in <dir>/raw/split/, <dir>/split/
 //   or <dir>/split/<one folder>/ (OGB's split/<type>/): ids in [0, N),
@@ -13,7 +16,8 @@
 // `directory` may also be the raw/ folder itself. Every bad input (missing
 // file, truncated gzip, empty file, non-numeric token, wrong column count,
 // negative id, id >= N, id overflowing int32, counts contradicting
-// num-node-list/num-edge-list, NaN/Inf feature, ragged feature rows, negative
+// num-node-list/num-edge-list, an edge-feat row count other than edge.csv's,
+// NaN/Inf or non-numeric feature, ragged feature rows, negative
 // label, split id out of range or repeated) throws IoError(file, line, reason);
 // nothing partial is returned.
 #pragma once

@@ -28,6 +28,10 @@ expect_error "a 3D stencil has 7 or 27 points" --out "$work/refused" --kind sten
 expect_error "1 or 2 values for a 2D grid" --out "$work/refused" --kind fem2d --grid 3,4,5
 expect_error "exponent 1.5 must be > 2" --out "$work/refused" --kind chung-lu --exponent 1.5
 expect_error "hub_degree 100 outside" --out "$work/refused" --kind hub --nodes 100 --hub-degree 100
+expect_error "--partners does not apply to --kind sbm" --out "$work/refused" --partners 3
+expect_error "--symmetric does not apply to --kind edge-features" --out "$work/refused" --kind edge-features --symmetric
+expect_error "edge_features (3) must be at least num_classes (4)" --out "$work/refused" --kind edge-features \
+  --edge-features 3
 
 "$gen" --out "$work/small" --kind rmat --nodes 500 --edges 4000 --symmetric --features 8 --classes 3 --seed 4 \
   > "$work/gen.json"
@@ -64,4 +68,10 @@ grep -q '^in-degree: .*max 3000,' "$work/hub.txt" || fail "hub: $(cat "$work/hub
 generate sparse 10000 --kind sparse --nodes 10000
 grep -Eq '^edges: (99[0-9][0-9]|10000)$' "$work/sparse.txt" ||
   fail "sparse: average degree 2 means ~10000 edges: $(cat "$work/sparse.txt")"
+# Edge features: one row of --edge-features values per line of edge.csv.
+generate edge-features 400 --kind edge-features --nodes 400 --partners 3 --edge-features 6
+[ "$(zcat "$work/edge-features/raw/edge-feat.csv.gz" | wc -l)" = "$(zcat "$work/edge-features/raw/edge.csv.gz" | wc -l)" ] ||
+  fail "edge-feat.csv.gz and edge.csv.gz have different line counts"
+[ "$(zcat "$work/edge-features/raw/edge-feat.csv.gz" | head -n1 | tr ',' '\n' | wc -l)" = 6 ] ||
+  fail "edge-feat.csv.gz rows are not 6 wide"
 echo "gen_test: ok"

@@ -87,6 +87,15 @@ done
 cmp pool-trained.csv pool-predicted.csv || fail "sgnn_predict's max-pool sage predictions differ from sgnn_train's"
 grep -q "sage 1433 -> 8 -> 7 (relu), max-pool aggregator" pool.out || fail "unexpected description: $(cat pool.out)"
 
+# GINE on a generated graph with edge features: they come from the dataset at prediction time too.
+"$bin/sgnn_gen" --out edge-features --kind edge-features --nodes 300 --edge-features 6 --seed 3 >/dev/null
+"$bin/sgnn_train" --model gine --dataset edge-features --epochs 4 --hidden 8 --checkpoint gine.ckpt \
+  --predictions gine-trained.csv --embeddings gine-trained.npy --quiet
+"$bin/sgnn_predict" --checkpoint gine.ckpt --dataset edge-features --predictions gine-predicted.csv \
+  --embeddings gine-predicted.npy --quiet
+cmp gine-trained.csv gine-predicted.csv || fail "sgnn_predict's GINE predictions differ from sgnn_train's"
+cmp gine-trained.npy gine-predicted.npy || fail "sgnn_predict's GINE embeddings differ from sgnn_train's"
+
 # --nodes: the listed nodes in their order; --parameters last: another epoch's parameters.
 printf '# a few nodes\n2707\n0\n1500\n' >nodes.txt
 "$bin/sgnn_predict" --checkpoint gcn.ckpt --dataset cora --nodes nodes.txt --predictions some.csv --quiet
@@ -125,6 +134,9 @@ echo 2708 >past-the-end.txt
 refused "node id 2708 >= the graph's 2708 nodes" --checkpoint gcn.ckpt --dataset cora --nodes past-the-end.txt \
   --predictions out.csv
 refused "--predictions" --checkpoint gcn.ckpt --dataset cora
+"$bin/sgnn_gen" --out other-edge-width --kind edge-features --nodes 300 --edge-features 5 --seed 3 >/dev/null
+refused "reads edge features of width 6, the dataset's edges have 5" \
+  --checkpoint gine.ckpt --dataset other-edge-width --predictions out.csv
 # Ten classes (labels up to 9) with Cora's feature width: sgnn_gen's synthetic graph.
 "$bin/sgnn_gen" --out ten-classes --kind sbm --nodes 200 --edges 800 --symmetric --features 1433 --classes 10 \
   --seed 1 >/dev/null

@@ -62,6 +62,47 @@ TEST_CASE("GPU make_graph keeps everything on the device and equals the CPU grap
   check_same_adjacency(gpu.adjacency, cpu.adjacency);
 }
 
+TEST_CASE("GPU prepare's entry edges and edge features equal the host's, every option, adversarial graphs") {
+  for (const auto& graph : test_graphs(/*large=*/true)) {
+    const int64_t edges = graph.edges.num_edges();
+    // 5 features per edge (not a multiple of 4), none zero.
+    const Tensor features = random_tensor({edges, 5}, 21, 0.5, 1.5);
+    for (const PrepareOptions& host_options : all_prepare_options()) {
+      CAPTURE(graph.name);
+      CAPTURE(describe(host_options));
+      PrepareOptions device_options = host_options;
+      device_options.device = kGpu;
+      Tensor device_edges;
+      const Adjacency on_device = prepare_adjacency(graph.edges, device_options, &device_edges);
+      Tensor host_edges;
+      const Adjacency host = prepare_adjacency(graph.edges, host_options, &host_edges);
+      check_same_adjacency(on_device, host);
+      CHECK(device_edges.device() == kGpu);
+      CHECK(device_edges.to_vector<int64_t>() == host_edges.to_vector<int64_t>());
+      const Tensor device_features = edge_features_in_entry_order(features, device_edges);
+      CHECK(device_features.device() == kGpu);
+      CHECK(device_features.to_vector<float>() == edge_features_in_entry_order(features, host_edges).to_vector<float>());
+    }
+  }
+}
+
+TEST_CASE("GPU make_graph carries edge features like the CPU, built and from the cache") {
+  sgnn::testing::TempDir dir;
+  Dataset d;
+  d.edges = random_edges(2003, 12000, 13, false);
+  d.edge_features = random_tensor({12000, 7}, 14, 0.5, 1.5);
+  GraphOptions options = gat_graph_options();
+  options.edge_features = true;
+  const Graph cpu = make_graph(d, options, Device::cpu());
+  for (int pass = 0; pass < 2; ++pass) {
+    const Graph gpu = make_graph(d, options, kGpu, dir.path().string());
+    CHECK(gpu.statistics.cache_hit == (pass == 1));
+    CHECK(gpu.edge_features.device() == kGpu);
+    check_same_adjacency(gpu.adjacency, cpu.adjacency);
+    CHECK(gpu.edge_features.to_vector<float>() == cpu.edge_features.to_vector<float>());
+  }
+}
+
 TEST_CASE("GPU normalize_feature_rows matches the host, zero rows included") {
   for (const Shape& shape : {Shape{1, 1}, Shape{37, 5}, Shape{1000, 1433}, Shape{3, 100000}}) {
     Tensor x = random_tensor(shape, 8, 0.0, 1.0);

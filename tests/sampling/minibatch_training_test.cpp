@@ -165,3 +165,19 @@ TEST_CASE("mini-batch GraphSAGE reaches at least 78% test accuracy on Cora on th
   CHECK(result.fit.history.front().batches == 5);  // 140 training nodes in batches of 32
   CHECK(result.test_accuracy >= 0.78);
 }
+
+TEST_CASE("minibatch_options refuses models whose layers take no blocks, and full-graph training's options") {
+  training::ExperimentOptions experiment;
+  experiment.dataset = "cora";
+  experiment.model = "gcn";
+  const training::MinibatchOptions sampling;
+  CHECK(training::minibatch_model_names() == std::vector<std::string>{"sage"});
+  CHECK_THROWS_WITH_AS(training::minibatch_options(experiment, sampling),
+                       doctest::Contains("take sampled blocks (sage); the gcn model's layers do not"), InvalidArgument);
+  experiment.model = "sage";
+  experiment.runs = 2;
+  experiment.resume = "run.ckpt";
+  experiment.spmm = "hrpb";
+  CHECK_THROWS_WITH_AS(training::minibatch_options(experiment, sampling),
+                       doctest::Contains("does not take --runs, --resume, --spmm"), InvalidArgument);
+}

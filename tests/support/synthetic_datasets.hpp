@@ -1,5 +1,6 @@
 // Small OGB-layout datasets for tests that run whole experiments: the
-// symmetric SBM graphs of graph_io::generate_synthetic_dataset.
+// symmetric SBM graphs of graph_io::generate_synthetic_dataset, and the
+// edge-feature graphs of graph_io::generate_edge_feature_dataset.
 #pragma once
 
 #include <cstdint>
@@ -19,5 +20,11 @@ graph_io::Dataset symmetric_synthetic(int64_t nodes, int64_t edges, int64_t feat
 // directory as a string (what ExperimentOptions::dataset takes).
 std::string write_symmetric_synthetic(const std::filesystem::path& folder, const std::string& name, int64_t nodes,
                                       int64_t edges, int64_t features, uint64_t seed);
+
+// An edge-feature dataset of `nodes` nodes (its other options the
+// defaults) from `seed`, written in OGB raw layout (with edge-feat) to
+// folder / name; returns that directory.
+std::string write_edge_feature_synthetic(const std::filesystem::path& folder, const std::string& name, int64_t nodes,
+                                         uint64_t seed);
 
 }  // namespace sgnn::testing

@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
       training::Adam optimizer(model->parameter_groups(5e-4f), ops::AdamHyperparameters{});
       training::save_checkpoint(argv[2], *model, optimizer, training::TrainingState{}, generator);
     } else if (kind == "cache") {
-      graph_io::CachedAdjacency cached{testing::victim_ring(size), Tensor()};
+      graph_io::CachedAdjacency cached;
+      cached.adjacency = testing::victim_ring(size);
       graph_io::store_adjacency_cache(argv[2], 1, cached);
     } else {
       std::fprintf(stderr, "unknown kind %s\n", kind.c_str());

@@ -4,7 +4,8 @@
 # Bad flags must fail with a message naming the flag; short runs must write
 # a results JSON with the documented fields and a well-formed SVG; a run
 # resumed from a checkpoint must end with the same accuracy as a run without
-# the interruption; custom_dataset must train on CSV files.
+# the interruption; mini-batch training (--batch-size) writes its JSON and
+# refuses what does not apply; custom_dataset must train on CSV files.
 set -euo pipefail
 bin="$1"
 work="$(mktemp -d)"
@@ -61,6 +62,36 @@ assert [e["train_loss"] for e in a["history"]] == [e["train_loss"] for e in b["h
 
 "$bin/train_gat" --dataset cora --epochs 3 --hidden 4 --heads 2 --quiet --print-json | tail -n1 | grep '"model":"gat"' > /dev/null \
   || fail "train_gat did not run"
+
+# Mini-batch training: sgnn_train --batch-size with the model's registry entry (sage), its progress
+# lines, the JSON; refused for models whose layers take no blocks and with full-graph-only flags.
+"$bin/sgnn_train" --list-models | grep -q '^sage' || fail "sage is not registered (training/nn/sage_model.cpp)"
+"$bin/sgnn_train" --model sage --dataset cora --batch-size 64 --fanout 10,10 --epochs 3 --hidden 16 --seed 2 \
+  --out "$work/minibatch.json" >"$work/minibatch.out" 2>"$work/minibatch.err" ||
+  fail "mini-batch sgnn_train failed: $(cat "$work/minibatch.err")"
+python3 - "$work/minibatch.json" <<'PY' || fail "bad mini-batch JSON: $(cat "$work/minibatch.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["program"] == "sgnn_train" and r["model"] == "sage" and r["training"] == "minibatch", r
+assert r["dataset"] == "cora" and r["batch_size"] == 64 and r["fanouts"] == [10, 10] and r["layers"] == 2
+assert r["hidden"] == 16 and r["epochs"] == 3 and r["seed"] == 2 and r["train_nodes"] == 140
+assert len(r["epochs_run"]) == 3 and all(e["evaluated"] and e["seeds_per_second"] > 0 for e in r["epochs_run"])
+assert 1 <= r["best_epoch"] <= 3 and 0.2 < r["test_accuracy"] <= 1.0, r["test_accuracy"]
+assert r["seeds_per_second"] > 0 and r["sampled_edges_per_second"] > 0
+PY
+[ "$(grep -c '^epoch' "$work/minibatch.err")" -ge 3 ] || fail "expected a progress line per epoch: $(cat "$work/minibatch.err")"
+grep -q "sage (mini-batch) on cora" "$work/minibatch.out" || fail "no mini-batch summary: $(cat "$work/minibatch.out")"
+expect_error "layers take sampled blocks (sage); the gcn model's layers do not" \
+  "$bin/sgnn_train" --model gcn --dataset cora --batch-size 64
+expect_error "layers take sampled blocks (sage); the gat model's layers do not" "$bin/train_gat" --dataset cora --batch-size 64
+expect_error "--fanout requires --batch-size" "$bin/sgnn_train" --model sage --dataset cora --fanout 10,10
+expect_error "does not take --checkpoint, --predictions" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 \
+  --checkpoint "$work/x.ckpt" --predictions "$work/x.csv"
+expect_error "--layers 3 and --fanout (2 hops) disagree" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 \
+  --fanout 10,10 --layers 3
+expect_error "aggregates with the mean" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 --aggregator max-pool
+expect_error "--plot excludes --batch-size" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 --plot x.svg
+expect_error "each fanout is >= 1" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 --fanout 10,0
 
 # custom_dataset on a small two-community graph written here.
 python3 - "$work" <<'PY'

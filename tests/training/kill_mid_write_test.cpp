@@ -170,7 +170,8 @@ TEST_CASE("an adjacency-cache writer killed mid-write leaves the old cache intac
 
   bool caught = false;
   for (int attempt = 0; attempt < kAttempts && !caught; ++attempt) {
-    const graph_io::CachedAdjacency old{victim_ring(1000), Tensor()};
+    graph_io::CachedAdjacency old;
+    old.adjacency = victim_ring(1000);
     graph_io::store_adjacency_cache(path, 1, old);
     const std::string old_bytes = file_bytes(path);
     // The cache derives row orders and values on load, so the reference is

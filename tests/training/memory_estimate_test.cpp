@@ -8,8 +8,10 @@
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/graph.hpp"
 #include "graph_io/ogb_writer.hpp"
+#include "ops/cast.hpp"
 #include "tests/graph_io/temp_files.hpp"
 #include "tests/support/synthetic_datasets.hpp"
+#include "tests/support/testing.hpp"
 #include "training/experiment.hpp"
 #include "training/memory_estimate_check.hpp"
 #include "training/nn/builtin_models.hpp"
@@ -53,10 +55,14 @@ void check_within_factor_two(int64_t estimate, int64_t measured) {
 }  // namespace
 
 TEST_CASE("the graph and model estimates are within 2x of the measured CPU peak (every built-in model, fp32 and bf16)") {
-  const graph_io::Dataset dataset = synthetic(3000, 30000, 200);
+  const graph_io::Dataset plain = synthetic(3000, 30000, 200);
+  graph_io::Dataset with_edge_features = plain;  // for kinds that read them (gine)
+  with_edge_features.edge_features = random_tensor({plain.edges.num_edges(), 8}, 4);
   for (const ModelEntry& builtin : builtin_models()) {
     const std::string& kind = builtin.name;
     const ModelEntry& entry = model_entry(kind);
+    const graph_io::Dataset& dataset = entry.graph.edge_features ? with_edge_features : plain;
+    const int64_t edge_width = dataset.edge_features.defined() ? dataset.edge_features.size(1) : 0;
     for (const Precision precision : {Precision::Fp32, Precision::Bf16}) {
       const std::string label = kind + " " + precision_name(precision);
       CAPTURE(label);
@@ -82,9 +88,12 @@ TEST_CASE("the graph and model estimates are within 2x of the measured CPU peak 
       check_within_factor_two(memory::estimate_graph(graph_shape).total_bytes() - feature_copy, graph_peak);
 
       const ModelDescription description = describe_model(entry, dataset.features.size(1), dataset.num_classes, h,
-                                                          graph_io::FeatureTransform::RowNormalize, precision);
-      const TrainingData data{GraphInput(graph), features, graph.labels, graph.train_index,
-                              graph.valid_index, Tensor()};
+                                                          graph_io::FeatureTransform::RowNormalize, precision,
+                                                          edge_width);
+      TrainingData data{GraphInput(graph), features, graph.labels, graph.train_index, graph.valid_index, Tensor()};
+      if (graph.edge_features.defined()) {
+        data.graph.edge_features = ops::cast(graph.edge_features, activation_dtype(precision));
+      }
       const int64_t model_peak = measured_peak([&] {
         Generator generator(1);
         const std::shared_ptr<Model> model = make_model(description, generator);

@@ -21,6 +21,7 @@ ModelEntry sage_model();         // sage_model.cpp
 ModelEntry gin_model();          // gin_model.cpp
 ModelEntry gatv2_model();        // gatv2_model.cpp
 ModelEntry transformer_model();  // transformer_model.cpp
+ModelEntry gine_model();         // gine_model.cpp
 
 // In the order --list-models shows them.
 std::vector<ModelEntry> builtin_models();

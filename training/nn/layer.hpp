@@ -20,12 +20,17 @@ struct GraphInput {
   GraphInput() = default;
   explicit GraphInput(const Adjacency& graph_adjacency) : adjacency(&graph_adjacency) {}
   // The graph's prepared adjacency and its other forms (graph.forms).
-  explicit GraphInput(const graph_io::Graph& graph) : adjacency(&graph.adjacency), forms(graph.forms) {}
+  explicit GraphInput(const graph_io::Graph& graph)
+      : adjacency(&graph.adjacency), forms(graph.forms), edge_features(graph.edge_features) {}
 
   const Adjacency* adjacency = nullptr;
   // The other forms of the graph's adjacency, derived on request
   // (graph_io/adjacency_variants.hpp); null for a GraphInput of a bare adjacency.
   std::shared_ptr<graph_io::AdjacencyVariants> forms;
+  // [nnz, F_e] on the adjacency's device, row k the features of entry k of
+  // `adjacency` (graph_io::Graph::edge_features; the experiment gives them
+  // in the activation dtype); undefined when the graph carries none.
+  Tensor edge_features;
   // The fixed-weight aggregation A·X used by GCNConv, taking and returning x's
   // dtype (float32 or bfloat16). Empty: ops::spmm, which runs CSR or HRPB as
   // adjacency.spmm_format says; another kernel is plugged in here without

@@ -166,6 +166,7 @@ std::map<std::string, std::string> description_metadata(const ModelDescription& 
                                               {"model.classes", std::to_string(d.classes)},
                                               {"features.transform", graph_io::feature_transform_name(d.feature_transform)},
                                               {"precision", precision_name(d.precision)}};
+  if (d.edge_features > 0) metadata["model.edge_features"] = std::to_string(d.edge_features);
   for (const auto& [name, value] : d.hyperparameters) metadata[kHyperparameterPrefix + name] = value;
   return metadata;
 }
@@ -178,6 +179,7 @@ ModelDescription description_from_metadata(const std::map<std::string, std::stri
   if (d.kind.empty()) read.malformed("model", "empty model kind");
   d.in_features = read.size("model.in_features");
   d.classes = read.size("model.classes");
+  if (metadata.contains("model.edge_features")) d.edge_features = read.size("model.edge_features");
   if (metadata.contains("model.widths")) {
     d.hyperparameters = layer_list_hyperparameters(d.kind, read, d.classes);
   } else {
@@ -202,6 +204,10 @@ std::string description_difference(const ModelDescription& checkpoint, const Mod
   }
   if (checkpoint.classes != model.classes) {
     return differ("predicts", std::to_string(checkpoint.classes) + " classes", std::to_string(model.classes));
+  }
+  if (checkpoint.edge_features != model.edge_features) {
+    return differ("reads edge features of width", std::to_string(checkpoint.edge_features),
+                  std::to_string(model.edge_features) + " (another dataset?)");
   }
   const ModelEntry* entry = find_model_entry(model.kind);
   const auto regularization = [entry](const std::string& name) {

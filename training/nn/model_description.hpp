@@ -9,6 +9,8 @@
 //   model                         the kind, e.g. "gcn"
 //   model.in_features             input feature width, e.g. "1433"
 //   model.classes                 output width (logits), e.g. "7"
+//   model.edge_features           edge feature width, only for a kind that
+//                                 reads edge features (gine), e.g. "8"
 //   model.hyperparameter.<name>   each Architecture and Regularization
 //                                 hyperparameter of the kind, e.g.
 //                                 model.hyperparameter.hidden = "16"
@@ -40,6 +42,9 @@ struct ModelDescription {
   std::string kind{};       // a registered model; empty: a model built by hand, not described
   int64_t in_features = 0;  // input feature width
   int64_t classes = 0;      // output width (logits)
+  // Edge feature width (GraphInput::edge_features) for a kind that reads
+  // them (its ModelEntry::graph.edge_features); 0 for every other kind.
+  int64_t edge_features = 0;
   // The kind's Architecture and Regularization hyperparameters by name, in
   // stored form (training/nn/hyperparameters.hpp): {"hidden": "16", "dropout": "0.5"}.
   std::map<std::string, std::string> hyperparameters{};
@@ -77,7 +82,7 @@ ModelDescription description_from_metadata(const std::map<std::string, std::stri
                                            const std::string& source);
 
 // The first difference that makes models of the two descriptions
-// incompatible (kind, widths, an Architecture hyperparameter, the feature
+// incompatible (kind, widths, edge feature width, an Architecture hyperparameter, the feature
 // transform or precision; Regularization ones such as dropout are not one),
 // as "the checkpoint's model ..., this one ..." text; empty when there is none.
 std::string description_difference(const ModelDescription& checkpoint, const ModelDescription& model);

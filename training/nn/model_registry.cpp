@@ -224,11 +224,13 @@ std::map<std::string, std::string> resolve_hyperparameters(const ModelEntry& ent
 
 ModelDescription describe_model(const ModelEntry& entry, int64_t in_features, int64_t classes,
                                 const std::map<std::string, std::string>& hyperparameters,
-                                graph_io::FeatureTransform feature_transform, Precision precision) {
+                                graph_io::FeatureTransform feature_transform, Precision precision,
+                                int64_t edge_features) {
   ModelDescription description;
   description.kind = entry.name;
   description.in_features = in_features;
   description.classes = classes;
+  description.edge_features = entry.graph.edge_features ? edge_features : 0;
   description.feature_transform = feature_transform;
   description.precision = precision;
   for (const auto& [name, value] : hyperparameters) {
@@ -243,6 +245,11 @@ ModelDescription complete_description(const ModelDescription& description) {
   const std::string context = "model " + entry.name;
   SGNN_CHECK(description.in_features > 0 && description.classes > 0, context, ": in_features (",
              description.in_features, ") and classes (", description.classes, ") must be positive");
+  SGNN_CHECK(!entry.graph.edge_features || description.edge_features > 0, context,
+             " reads edge features: their width must be positive, got ", description.edge_features,
+             " (a dataset without edge features? OGB's raw layout has them in raw/edge-feat.csv.gz)");
+  SGNN_CHECK(entry.graph.edge_features || description.edge_features == 0, context,
+             " reads no edge features, yet the description gives their width ", description.edge_features);
   ModelDescription complete = description;
   complete.hyperparameters.clear();
   for (const auto& [name, value] : description.hyperparameters) {

@@ -57,6 +57,9 @@ struct ModelEntry {
   // monitor) whose default or help it changes, listed under that name.
   std::vector<Hyperparameter> hyperparameters{};
   // How its graph is prepared (symmetrised, self loops, normalisation ...).
+  // graph.edge_features: the model reads the edge features
+  // (GraphInput::edge_features); its description records their width and
+  // a dataset without them is refused.
   graph_io::GraphOptions graph = graph_io::gcn_graph_options();
   // How its input features are transformed unless a run says otherwise
   // (--row-normalize, --no-row-normalize): each row scaled to sum 1, or as stored.
@@ -132,16 +135,19 @@ std::map<std::string, std::string> resolve_hyperparameters(const ModelEntry& ent
                                                            const std::map<std::string, std::string>& given = {});
 
 // The description of a model of `entry` with `hyperparameters` (resolved;
-// Optimization-role ones are left out).
+// Optimization-role ones are left out). `edge_features`: the dataset's edge
+// feature width (0: none), recorded for a kind that reads them.
 ModelDescription describe_model(const ModelEntry& entry, int64_t in_features, int64_t classes,
                                 const std::map<std::string, std::string>& hyperparameters,
-                                graph_io::FeatureTransform feature_transform, Precision precision);
+                                graph_io::FeatureTransform feature_transform, Precision precision,
+                                int64_t edge_features = 0);
 
 // `description` with every Architecture and Regularization hyperparameter of
 // its kind, checked and in stored form (a missing one takes its general
 // default, so a kind may gain hyperparameters without breaking its
-// checkpoints). InvalidArgument for an unknown kind, sizes <= 0, an unknown
-// or Optimization-role name, or a bad value.
+// checkpoints). InvalidArgument for an unknown kind, sizes <= 0, an edge
+// feature width of 0 for a kind that reads them (or > 0 for one that does
+// not), an unknown or Optimization-role name, or a bad value.
 ModelDescription complete_description(const ModelDescription& description);
 
 // The parameter count and activations of `description`'s model on `graph`
