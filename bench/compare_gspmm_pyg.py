@@ -71,24 +71,30 @@ OPS = ("sum", "mean", "max", "min", "add", "sub", "mul")
 
 
 def render(results):
-    """One row per graph and width: each op's time over our sum (g-SpMM) or dot (g-SDDMM), and its speedup over
-    PyG; then the worst and median per op."""
+    """One row per graph: each op's time over our sum (g-SpMM) or dot (g-SDDMM) and its speedup over PyG, at
+    each width (cells "a / b" in the widths' order); then the worst and median per op."""
+    widths = sorted({r["width"] for r in results})
     rows, order = {}, []
     for r in results:
-        key = (r["graph"], r["held_out"], r["width"])
+        key = (r["graph"], r["held_out"])
         if key not in rows:
             order.append(key)
-        rows.setdefault(key, {})[r["op"]] = r
-    lines = ["| graph | F | sum ms | " + " | ".join(f"{op} ÷ ref, × PyG" for op in OPS) + " |",
-             "|---|---|---|" + "---|" * len(OPS)]
-    for graph, held_out, width in order:
-        ops = rows[(graph, held_out, width)]
-        cells = []
-        for op in OPS:
-            r = ops.get(op)
-            cells.append("—" if r is None else f"{r['ms'] / r['reference_ms']:.2f}, {r['speedup']:.1f}x")
-        sum_ms = f"{ops['sum']['ms']:.3f}" if "sum" in ops else "—"
-        lines.append(f"| {graph}{' (held out)' if held_out else ''} | {width} | {sum_ms} | " + " | ".join(cells) + " |")
+        rows.setdefault(key, {})[(r["op"], r["width"])] = r
+    lines = [f"| graph | sum ms, F={' / '.join(map(str, widths))} | " + " | ".join(f"{op} ÷ ref, × PyG" for op in OPS)
+             + " |", "|---|---|" + "---|" * len(OPS)]
+    for graph, held_out in order:
+        ops = rows[(graph, held_out)]
+
+        def cell(op):
+            parts = []
+            for width in widths:
+                r = ops.get((op, width))
+                parts.append("—" if r is None else f"{r['ms'] / r['reference_ms']:.2f}, {r['speedup']:.1f}x")
+            return " / ".join(parts)
+
+        sum_ms = " / ".join(f"{ops[('sum', w)]['ms']:.3f}" if ("sum", w) in ops else "—" for w in widths)
+        lines.append(f"| {graph}{' (held out)' if held_out else ''} | {sum_ms} | "
+                     + " | ".join(cell(op) for op in OPS) + " |")
     summary = ["", "| op | cases | worst ratio to our sum/dot | worst speedup over PyG | median speedup |",
                "|---|---|---|---|---|"]
     for op in OPS:

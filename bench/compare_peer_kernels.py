@@ -63,12 +63,19 @@ def run(command, timeout):
     return done, None
 
 
+def one_line(text):
+    """A program's complaint as one table cell: its last line that says FAILED or error, else its last line."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()] or ["no output"]
+    telling = [line for line in lines if "FAILED" in line or "error" in line.lower()]
+    return (telling or lines)[-1][-200:].replace("|", "/")
+
+
 def failed(done, problem):
     """Why a peer program gave no usable output, or None."""
     if done is None:
         return problem
     if done.returncode != 0:
-        return f"exit {done.returncode}: {(done.stderr.strip() or done.stdout.strip())[-300:]}"
+        return f"exit {done.returncode}: {one_line(done.stdout + chr(10) + done.stderr)}"
     return None
 
 
@@ -216,7 +223,7 @@ def rode_cell(row, op):
     if f"{op}_peer" in row:
         return f"{row[f'{op}_peer']:.4f} ({row[f'{op}_peer_kernel']})"
     notes = row.get(f"{op}_peer_notes") or ([row["peer_failure"]] if "peer_failure" in row else [])
-    return "; ".join(notes) if notes else "—"
+    return "; ".join(one_line(note) for note in notes) if notes else "—"
 
 
 def rode_table(results, ops):
@@ -264,6 +271,37 @@ def rode_summary(rows, ops):
             lowest = min(pairs)
             text += (f"{'SpMM' if op == 'spmm' else 'SDDMM'} F={f}: ours at least level with RoDe on {level} of "
                      f"{len(pairs)} cases; lowest RoDe ÷ ours {lowest[0]:.2f} ({lowest[1]})\n")
+    return text
+
+
+def rode_compact(results, ops):
+    """The section's text: per case set, op and width, how ours and RoDe compare over the cases both timed
+    (the per-case table stays in peer_kernels.md), then the cases where RoDe gave no time and why."""
+    text = ("| cases | op | F | both timed | ours at least level | median RoDe ÷ ours | lowest (graph) |\n"
+            "|---|---|---:|---:|---:|---:|---|\n")
+    for held_out in (False, True):
+        rows = [r for r in results if r["held_out"] == held_out]
+        for op in [op for op in ("spmm", "sddmm") if op in ops]:
+            for f in sorted({r["features"] for r in rows}):
+                pairs = sorted((r[f"{op}_peer"] / r[f"{op}_ours"], r["graph"]) for r in rows
+                               if r["features"] == f and r.get(f"{op}_peer") and r.get(f"{op}_ours"))
+                if not pairs:
+                    continue
+                level = sum(1 for ratio, _ in pairs if ratio >= 1.0)
+                median = pairs[len(pairs) // 2][0] if len(pairs) % 2 else \
+                    (pairs[len(pairs) // 2 - 1][0] + pairs[len(pairs) // 2][0]) / 2
+                text += (f"| {'held out' if held_out else 'calibration suite'} | "
+                         f"{'SpMM' if op == 'spmm' else 'SDDMM'} | {f} | {len(pairs)} | {level} | {median:.2f} | "
+                         f"{pairs[0][0]:.2f} ({pairs[0][1]}) |\n")
+    missing = {}
+    for r in results:
+        for op in [op for op in ("spmm", "sddmm") if op in ops]:
+            if not r.get(f"{op}_peer"):
+                why = rode_cell(r, op)
+                why = "failed: " + why.split("FAILED:")[-1].strip() if "FAILED:" in why else why
+                missing.setdefault(why, set()).add(r["graph"])
+    for why, graphs in missing.items():
+        text += f"\nNo RoDe time ({why}): {'; '.join(sorted(graphs))}.\n"
     return text
 
 
@@ -368,9 +406,15 @@ def main():
             if kind == "rode" else
             "dgSPARSE-Lib: its edge-balanced CSR SDDMM and the fastest of GE-SpMM's six algorithms that passed its "
             "driver's check; cuSPARSE timed by both programs as a cross-check")
+    # The section: RoDe's per-case table is long (every suite case at two widths), so the results file gets
+    # its summary and peer_kernels.md the cases.
+    body = (rode_compact(results, ops) + table[table.index("\nThe deadline"):] if stopped else
+            rode_compact(results, ops)) if kind == "rode" else table
     results_section.write_section(
-        None if args.no_results else args.results, args.out, args.section, "SpMM and SDDMM against peer kernels",
-        f"{peer} ({args.peer_version})", table + "\nOurs: auto, the measured choice. \"peer ÷ ours\" > 1: ours is faster.")
+        None if args.no_results else args.results, args.out, args.section,
+        "SpMM and SDDMM against RoDe" if kind == "rode" else "SpMM and SDDMM against peer kernels",
+        f"{peer} ({args.peer_version})", body + "\nOurs: auto, the measured choice. \"peer ÷ ours\" > 1: ours is "
+        "faster." + (" Per case: OUT/peer_kernels.md." if kind == "rode" else ""))
 
 
 if __name__ == "__main__":

@@ -133,16 +133,17 @@ def write_tables(rows, out):
 
 
 def speedups(rows):
-    """One line per (dataset, model, precision): PyG's fastest input's step and peak memory against ours."""
+    """Per (dataset, precision) one line: the range over models of PyG's fastest input's step and peak memory
+    against ours (the slowest and fastest model named); a model without a ratio gets a line of its own."""
     lines, seen = [], {}
     for label, model, precision, mode, cold, warm, pyg in rows:
-        key = (label, model, precision)
-        entry = seen.setdefault(key, {"ours": warm, "pyg": None, "failed": []})
+        entry = seen.setdefault((label, model, precision), {"ours": warm, "pyg": None, "failed": []})
         if pyg.get("status") == "ok" and pyg.get("epoch_ms_median"):
             if entry["pyg"] is None or pyg["epoch_ms_median"] < entry["pyg"][1]["epoch_ms_median"]:
                 entry["pyg"] = (mode, pyg)
         else:
             entry["failed"].append(f"{mode}: {pyg.get('status')}")
+    ranges = {}  # (label, precision) -> [(step ratio, model, memory ratio or None)]
     for (label, model, precision), entry in seen.items():
         ours = entry["ours"]
         if entry["pyg"] is None or not ours.get("epoch_ms_median"):
@@ -151,10 +152,18 @@ def speedups(rows):
                          f"{number(ours.get('peak_device_bytes'), 1e-9)} GB)")
             continue
         mode, pyg = entry["pyg"]
-        memory = (f", {ours['peak_device_bytes'] / pyg['peak_device_bytes']:.2f}x its peak memory"
-                  if ours.get("peak_device_bytes") and pyg.get("peak_device_bytes") else "")
-        lines.append(f"- {label} {model} {precision}: step {pyg['epoch_ms_median'] / ours['epoch_ms_median']:.1f}x "
-                     f"faster than PyG's faster input ({mode}){memory}")
+        memory = (ours["peak_device_bytes"] / pyg["peak_device_bytes"]
+                  if ours.get("peak_device_bytes") and pyg.get("peak_device_bytes") else None)
+        ranges.setdefault((label, precision), []).append(
+            (pyg["epoch_ms_median"] / ours["epoch_ms_median"], model, memory))
+    for (label, precision), found in ranges.items():
+        slowest, fastest = min(found), max(found)
+        step = (f"{slowest[0]:.1f}x ({slowest[1]})" if len(found) == 1 else
+                f"{slowest[0]:.1f}x ({slowest[1]}) to {fastest[0]:.1f}x ({fastest[1]})")
+        memories = [m for _, _, m in found if m is not None]
+        memory = (f", {min(memories):.2f}-{max(memories):.2f}x its peak memory" if len(memories) > 1 else
+                  f", {memories[0]:.2f}x its peak memory" if memories else "")
+        lines.append(f"- {label} {precision}: step {step} faster than PyG's faster input{memory}")
     return "\n".join(lines) + "\n"
 
 

@@ -234,7 +234,7 @@ int main(int argc, char** argv) {
     bench_gather("products features fp32 [N, 100], pinned host", pinned, sampling::Residence::Host, gather_rows,
                  bandwidth, rows);
     pinned = Tensor();
-    bench_gather("products features fp32 [N, 100], page-locked in place", dataset.features, sampling::Residence::Host,
+    bench_gather("products features fp32 [N, 100], pageable host, pinned copy", dataset.features, sampling::Residence::Host,
                  gather_rows, bandwidth, rows);
 
     graph_io::PrepareOptions prepare;
@@ -253,7 +253,7 @@ int main(int argc, char** argv) {
 
     if (!papers.empty()) {
       const graph_io::Dataset big = graph_io::load_dataset(papers);
-      bench_gather("papers features bf16 [N, 128], mapped file", big.features, sampling::Residence::Host, gather_rows,
+      bench_gather("papers features bf16 [N, 128], mapped file, pinned copy", big.features, sampling::Residence::Host, gather_rows,
                    bandwidth, rows);
       if (!quick) {
         bench_sampler("papers, graph on the device", big.csr, sampling::Residence::Device, big.train_index, fanouts,
