@@ -9,8 +9,11 @@
 # Times on one H200 with 16 cores (expected): products-scale generation
 # about 1-2 min (R-MAT, CSV, then its first load writes the processed file),
 # papers100M-scale generation a few minutes (about 42 GB written; it needs
-# about 43 GB of host memory), bench_sampling about 3-5 min.
+# about 43 GB of host memory), bench_sampling about 3-5 min. Measured on the
+# H200 (5823f4e): 17 s, 165 s and 175 s. The table becomes the `sampling`
+# section of bench/RESULTS.md (and OUT/sampling.section.md).
 set -euo pipefail
+command_line="bash bench/sampling.sh $*"  # before the arguments are consumed
 build=build
 data=data
 out=bench-out
@@ -41,3 +44,16 @@ if [ $papers -eq 1 ]; then
   arguments+=(--papers "$data/papers100m-scale")
 fi
 /usr/bin/time -f "bench_sampling: %e s, peak host memory %M KB" "$build/bench/bench_sampling" "${arguments[@]}"
+here=$(cd "$(dirname "$0")" && pwd)
+body="$out/sampling-body.md"
+{
+  sed -n '/^|/,$p' "$out/bench_sampling.md"
+  echo
+  echo "GraphSAGE, 3 layers, hidden 256, fanout 15,10,5, batch 1024, the median of the epochs after the first;"
+  echo "products-scale trains ogbn-products' 196,615 seeds, papers100M-scale the preset's 1.2M (random labels)."
+  echo "No PyG figure: NeighborLoader needs pyg-lib or torch-sparse, which the GPU machine lacks."
+} > "$body"
+device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1 | sed 's/, / (driver /; s/$/)/')
+python3 "$here/support/results_section.py" --name sampling --title "Mini-batch training: sampling, gathers and epochs" \
+  --command "$command_line" --out "$out" --body "$body" ${device:+--machine "$device"} \
+  --baseline "cudaMemcpy host-to-device and device-to-device bandwidth measured by the same program (bench_sampling) in the same run"

@@ -22,7 +22,8 @@ OUT comes back. Command line:
 
     results_section.py [--results FILE] --apply OUT/NAME.section.md ...      # put saved sections in
     results_section.py [--results FILE] --name NAME --title TITLE --command CMD --baseline TEXT --body TABLE.md
-                       [--machine TEXT] [--commit TEXT]                       # wrap a C++ bench's --markdown table
+                       [--machine TEXT] [--commit TEXT] [--out OUT]           # wrap a C++ bench's --markdown table
+                                                                              # (--out: saved there too)
     results_section.py --self-test
 
 The commit is `git rev-parse --short HEAD` of this checkout (with "+changes"
@@ -260,6 +261,7 @@ def main():
     parser.add_argument("--body", help="a markdown file (a C++ bench's --markdown table)")
     parser.add_argument("--machine")
     parser.add_argument("--commit")
+    parser.add_argument("--out", help="with --body: also save the section as OUT/NAME.section.md")
     parser.add_argument("--self-test", action="store_true")
     args = parser.parse_args()
     try:
@@ -273,8 +275,12 @@ def main():
         elif args.name and args.title and args.command and args.baseline and args.body:
             with open(args.body, encoding="utf-8") as handle:
                 body = handle.read()
-            replace_section(args.results, args.name,
-                            section_text(args.title, args.command, args.baseline, body, args.machine, args.commit))
+            text = section_text(args.title, args.command, args.baseline, body, args.machine, args.commit)
+            replace_section(args.results, args.name, text)
+            if args.out:
+                os.makedirs(args.out, exist_ok=True)
+                with open(os.path.join(args.out, f"{args.name}.section.md"), "w", encoding="utf-8") as handle:
+                    handle.write(start_marker(args.name) + "\n" + text + "\n" + end_marker(args.name) + "\n")
         else:
             parser.error("give --apply, --self-test, or --name, --title, --command, --baseline and --body")
     except (OSError, ValueError) as error:
