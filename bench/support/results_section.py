@@ -26,9 +26,10 @@ OUT comes back. Command line:
                                                                               # (--out: saved there too)
     results_section.py --self-test
 
-The commit is `git rev-parse --short HEAD` of this checkout (with "+changes"
-when tracked files differ from it); where there is no git checkout (a copy
-on the GPU machine) set SGNN_COMMIT.
+The commit is $SGNN_COMMIT when set (set it on the GPU machine, whose copy
+of the tree may carry a .git of another commit than the staged build's),
+else `git rev-parse --short HEAD` of this checkout (with "+changes" when
+tracked files differ from it).
 """
 import argparse
 import datetime
@@ -129,7 +130,10 @@ def machine():
 
 
 def commit():
-    """This checkout's commit (git rev-parse), '+changes' when tracked files differ; else $SGNN_COMMIT."""
+    """$SGNN_COMMIT when set (the device machine's copy of the tree carries a .git that need not be the staged
+    build's commit), else this checkout's commit (git rev-parse), '+changes' when tracked files differ."""
+    if os.environ.get("SGNN_COMMIT"):
+        return os.environ["SGNN_COMMIT"]
     try:
         head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
         if head.returncode == 0:
@@ -138,7 +142,7 @@ def commit():
             return head.stdout.strip() + ("+changes" if changes.stdout.strip() else "")
     except OSError:
         pass
-    return os.environ.get("SGNN_COMMIT", "unknown (no git checkout here; set SGNN_COMMIT)")
+    return "unknown (no git checkout here; set SGNN_COMMIT)"
 
 
 def command_line(argv=None):
