@@ -34,8 +34,10 @@ this command, and is saved as OUT/<section>.section.md
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -62,9 +64,10 @@ def run_json(command, log):
 
 
 def ours(build, model, dataset, extra, out, cache, log):
-    target = os.path.join(out, f"{model}-{os.path.basename(dataset)}-{len(os.listdir(out))}.json")
+    # The results come back on stdout (--print-json) and go into OUT/bench_training.json with PyG's: no file
+    # per run, so that OUT stays within what the GPU machine sends back.
     command = [os.path.join(build, "examples", "sgnn_train"), "--model", model, "--dataset", dataset,
-               "--device", "cuda", "--out", target, "--quiet"] + extra
+               "--device", "cuda", "--quiet"] + extra
     if cache:
         command += ["--cache", cache]
     result = run_json(command + ["--print-json"], log)
@@ -221,7 +224,8 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     log = os.path.join(args.out, "compare_pyg.log")
-    cache = os.path.join(args.out, "cache")
+    # The adjacency caches of the cold and warm runs: scratch, outside OUT (many files, none a result).
+    cache = tempfile.mkdtemp(prefix="compare-pyg-cache-")
 
     sets = {"citation"} if args.quick else set(args.sets.split(","))
     pyg_procedure = ["--patience", "0", "--monitor", "accuracy"]  # every model's
@@ -286,6 +290,7 @@ def main():
 
     print(write_tables(rows, args.out))
     write_sections(rows, args)
+    shutil.rmtree(cache, ignore_errors=True)
 
 
 if __name__ == "__main__":
