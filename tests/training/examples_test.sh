@@ -65,7 +65,9 @@ assert [e["train_loss"] for e in a["history"]] == [e["train_loss"] for e in b["h
 
 # Mini-batch training: sgnn_train --batch-size with the model's registry entry (sage), its progress
 # lines, the JSON; refused for models whose layers take no blocks and with full-graph-only flags.
-"$bin/sgnn_train" --list-models | grep -q '^sage' || fail "sage is not registered (training/nn/sage_model.cpp)"
+# (Into a file first: under pipefail, grep -q leaving early would fail the listing with SIGPIPE.)
+"$bin/sgnn_train" --list-models > "$work/models.txt"
+grep -q '^sage' "$work/models.txt" || fail "sage is not registered (training/nn/sage_model.cpp)"
 "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 --fanout 10,10 --epochs 3 --hidden 16 --seed 2 \
   --out "$work/minibatch.json" >"$work/minibatch.out" 2>"$work/minibatch.err" ||
   fail "mini-batch sgnn_train failed: $(cat "$work/minibatch.err")"
