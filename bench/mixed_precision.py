@@ -6,10 +6,11 @@ and OUT/mixed_precision.json (every run).
     python3 bench/mixed_precision.py --build build --data data --out OUT [--sets accuracy,speed] [--seeds 10]
 
 Sets:
-  accuracy  Cora and Citeseer (the bundled copies), GCN and GAT, --runs SEEDS
-            (seeds 0..SEEDS-1) in each precision with the papers' settings:
-            test accuracy mean ± std and BF16 − FP32. Target: |BF16 − FP32|
-            <= 0.5 points.
+  accuracy  Cora and Citeseer (the bundled copies), the --models (default
+            gcn,gat; any registered model that trains on them), --runs SEEDS
+            (seeds 0..SEEDS-1) in each precision with each model's default
+            settings: test accuracy mean ± std and BF16 − FP32. Target:
+            |BF16 − FP32| <= 0.5 points.
   speed     the Reddit-scale preset (sgnn_gen --preset reddit-scale into
             --data): GCN hidden 128 and GAT (8 heads of 8), 20 epochs, one
             run each precision: median step, peak device memory and their
@@ -41,9 +42,9 @@ import results_section  # noqa: E402  (bench/support: writes this run's section 
 
 
 def train(args, model, dataset, precision, flags, log):
-    program = os.path.join(args.build, "examples", "train_gcn" if model == "gcn" else "train_gat")
-    return run_json([program, "--dataset", dataset, "--device", args.device, "--precision", precision, "--quiet",
-                     "--print-json"] + flags, log)
+    program = os.path.join(args.build, "examples", "sgnn_train")
+    return run_json([program, "--model", model, "--dataset", dataset, "--device", args.device, "--precision",
+                     precision, "--quiet", "--print-json"] + flags, log)
 
 
 def value(result, key):
@@ -59,7 +60,7 @@ def accuracy_set(args, log, record):
              "|---|---|---|---|---|---|"]
     for dataset in ("cora", "citeseer"):
         directory = os.path.join(args.build, "share", "sparsegnn", "datasets", dataset)
-        for model in [m for m in ("gcn", "gat") if m in args.models.split(",")]:
+        for model in args.models.split(","):
             results = {}
             for precision in ("fp32", "bf16"):
                 results[precision] = train(args, model, directory, precision, ["--runs", str(args.seeds)], log)
@@ -197,7 +198,7 @@ def main():
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--device", default="cuda", help="cuda (the targets' device) or cpu (a dry run)")
     parser.add_argument("--baseline-build", help="families: another version's build folder, timed beside this one")
-    parser.add_argument("--models", default="gcn,gat", help="accuracy: only these models (gcn, gat)")
+    parser.add_argument("--models", default="gcn,gat", help="accuracy: these registered models (default gcn,gat; sgnn_train --list-models)")
     parser.add_argument("--results", default=results_section.DEFAULT_RESULTS,
                         help="the results file whose sections this run rewrites (default bench/RESULTS.md)")
     parser.add_argument("--no-results", action="store_true", help="leave the results file alone")
