@@ -47,7 +47,7 @@ fi
 here=$(cd "$(dirname "$0")" && pwd)
 body="$out/sampling-body.md"
 {
-  sed -n '/^|/,$p' "$out/bench_sampling.md"
+  sed -n '/^|/,$p' "$out/bench_sampling.md" | grep -v '^| bandwidth '  # the baseline column holds them
   echo
   echo "GraphSAGE, 3 layers, hidden 256, fanout 15,10,5, batch 1024, the median of the epochs after the first;"
   echo "products-scale trains ogbn-products' 196,615 seeds, papers100M-scale the preset's 1.2M (random labels)."
