@@ -5,6 +5,7 @@
 // Pubmed ones (8 output heads, lr 0.01, weight decay 1e-3).
 #include <algorithm>
 
+#include "training/nn/attention_stack.hpp"
 #include "training/nn/builtin_models.hpp"
 #include "training/nn/gat_conv.hpp"
 
@@ -13,23 +14,15 @@ namespace sgnn::training {
 namespace {
 
 std::shared_ptr<Sequential> build(const ModelDescription& d, Generator& generator) {
-  const int64_t hidden = d.integer("hidden");
   const float dropout = d.number("dropout");
-  GATOptions hidden_options;
-  hidden_options.heads = d.integer("heads");
-  hidden_options.concat = true;
-  hidden_options.attention_dropout = dropout;
-  hidden_options.projected_dropout = d.enabled("projected_dropout") ? dropout : 0.0f;
-  GATOptions output_options = hidden_options;
-  output_options.heads = d.integer("output_heads");
-  output_options.concat = false;
-  auto sequence = std::make_shared<Sequential>();
-  sequence->append(std::make_shared<Dropout>(dropout, generator));
-  sequence->append(std::make_shared<GATConv>(d.in_features, hidden, generator, hidden_options));
-  sequence->append(std::make_shared<Elu>());
-  sequence->append(std::make_shared<Dropout>(dropout, generator));
-  sequence->append(std::make_shared<GATConv>(hidden * hidden_options.heads, d.classes, generator, output_options));
-  return sequence;
+  return two_attention_layers(d, generator, [&](int64_t in, int64_t out, int64_t heads, bool concat) {
+    GATOptions options;
+    options.heads = heads;
+    options.concat = concat;
+    options.attention_dropout = dropout;
+    options.projected_dropout = d.enabled("projected_dropout") ? dropout : 0.0f;
+    return std::make_shared<GATConv>(in, out, generator, options);
+  });
 }
 
 // One GATConv keeps its input (saved by x·W) and the projected features
@@ -92,17 +85,8 @@ ModelEntry gat_model() {
   entry.name = "gat";
   entry.about = "GAT (Velickovic et al. 2018): two GATConv layers of multi-head attention over the neighbours and "
                 "self loops, ELU between";
-  entry.hyperparameters = {
-      {.name = "hidden", .type = Type::Integer, .default_value = "8", .help = "hidden features per head",
-       .range = ValueRange::between(1, 1 << 20)},
-      {.name = "heads", .type = Type::Integer, .default_value = "8", .help = "attention heads of the hidden layer",
-       .range = ValueRange::between(1, 1024)},
-      {.name = "output_heads", .type = Type::Integer, .default_value = "1",
-       .help = "attention heads of the output layer, averaged", .range = ValueRange::between(1, 1024),
-       .dataset_defaults = {{"pubmed", "8"}}},
-      {.name = "dropout", .type = Type::Number, .default_value = "0.6",
-       .help = "dropout probability on features and attention", .role = Role::Regularization,
-       .range = ValueRange::probability()},
+  entry.hyperparameters = attention_hyperparameters({{"pubmed", "8"}});
+  entry.hyperparameters.insert(entry.hyperparameters.end(), {
       // Their code drops W·x too: +0.9 points on Cora over PyG's layer (bench/RESULTS.md).
       {.name = "projected_dropout", .type = Type::Switch, .default_value = "on",
        .help = "also drop W·x before aggregation, as Velickovic et al.'s code does (PyG does not): on or off",
@@ -114,7 +98,7 @@ ModelEntry gat_model() {
       training_default("weight_decay", "5e-4", {{"pubmed", "1e-3"}}),
       training_default("patience", "100"),
       training_default("monitor", "loss+accuracy"),
-  };
+  });
   entry.graph = graph_io::gat_graph_options();
   entry.fixed_weights = false;  // learned per-head attention weights: CSR only
   entry.build = build;

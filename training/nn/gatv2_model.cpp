@@ -8,6 +8,7 @@
 // PyG's GATv2Conv layers (lin_l and lin_r with biases, no weight sharing).
 #include <algorithm>
 
+#include "training/nn/attention_stack.hpp"
 #include "training/nn/builtin_models.hpp"
 #include "training/nn/gatv2_conv.hpp"
 
@@ -16,17 +17,11 @@ namespace sgnn::training {
 namespace {
 
 std::shared_ptr<Sequential> build(const ModelDescription& d, Generator& generator) {
-  const int64_t hidden = d.integer("hidden");
   const float dropout = d.number("dropout");
-  const GATv2Options hidden_options{.heads = d.integer("heads"), .concat = true, .attention_dropout = dropout};
-  const GATv2Options output_options{.heads = d.integer("output_heads"), .concat = false, .attention_dropout = dropout};
-  auto sequence = std::make_shared<Sequential>();
-  sequence->append(std::make_shared<Dropout>(dropout, generator));
-  sequence->append(std::make_shared<GATv2Conv>(d.in_features, hidden, generator, hidden_options));
-  sequence->append(std::make_shared<Elu>());
-  sequence->append(std::make_shared<Dropout>(dropout, generator));
-  sequence->append(std::make_shared<GATv2Conv>(hidden * hidden_options.heads, d.classes, generator, output_options));
-  return sequence;
+  return two_attention_layers(d, generator, [&](int64_t in, int64_t out, int64_t heads, bool concat) {
+    return std::make_shared<GATv2Conv>(in, out, generator,
+                                    GATv2Options{.heads = heads, .concat = concat, .attention_dropout = dropout});
+  });
 }
 
 // One GATv2Conv keeps its input (saved by the two products), the two
@@ -64,29 +59,18 @@ std::string layers_text(const ModelDescription& d) {
 }  // namespace
 
 ModelEntry gatv2_model() {
-  using Type = HyperparameterType;
-  using Role = HyperparameterRole;
   ModelEntry entry;
   entry.name = "gatv2";
   entry.about = "GATv2 (Brody et al. 2022): two GATv2Conv layers of dynamic multi-head attention over the neighbours "
                 "and self loops, ELU between";
-  entry.hyperparameters = {
-      {.name = "hidden", .type = Type::Integer, .default_value = "8", .help = "hidden features per head",
-       .range = ValueRange::between(1, 1 << 20)},
-      {.name = "heads", .type = Type::Integer, .default_value = "8", .help = "attention heads of the hidden layer",
-       .range = ValueRange::between(1, 1024)},
-      {.name = "output_heads", .type = Type::Integer, .default_value = "1",
-       .help = "attention heads of the output layer, averaged", .range = ValueRange::between(1, 1024),
-       .dataset_defaults = {{"pubmed", "8"}}},
-      {.name = "dropout", .type = Type::Number, .default_value = "0.6",
-       .help = "dropout probability on features and attention", .role = Role::Regularization,
-       .range = ValueRange::probability()},
+  entry.hyperparameters = attention_hyperparameters({{"pubmed", "8"}});
+  entry.hyperparameters.insert(entry.hyperparameters.end(), {
       training_default("epochs", "1000", {}, "training epochs (at most)"),
       training_default("lr", "0.005", {{"pubmed", "0.01"}}),
       training_default("weight_decay", "5e-4", {{"pubmed", "1e-3"}}),
       training_default("patience", "100"),
       training_default("monitor", "loss+accuracy"),
-  };
+  });
   entry.graph = graph_io::gat_graph_options();  // one self loop per node, unnormalised: GATv2Conv's form
   entry.fixed_weights = false;                  // learned per-head attention weights: CSR only
   entry.build = build;

@@ -8,6 +8,7 @@
 // on every parameter, patience 100 on the validation loss and accuracy.
 #include <algorithm>
 
+#include "training/nn/attention_stack.hpp"
 #include "training/nn/builtin_models.hpp"
 #include "training/nn/transformer_conv.hpp"
 
@@ -16,19 +17,11 @@ namespace sgnn::training {
 namespace {
 
 std::shared_ptr<Sequential> build(const ModelDescription& d, Generator& generator) {
-  const int64_t hidden = d.integer("hidden");
   const float dropout = d.number("dropout");
-  const TransformerOptions hidden_options{.heads = d.integer("heads"), .concat = true, .attention_dropout = dropout};
-  const TransformerOptions output_options{
-      .heads = d.integer("output_heads"), .concat = false, .attention_dropout = dropout};
-  auto sequence = std::make_shared<Sequential>();
-  sequence->append(std::make_shared<Dropout>(dropout, generator));
-  sequence->append(std::make_shared<TransformerConv>(d.in_features, hidden, generator, hidden_options));
-  sequence->append(std::make_shared<Elu>());
-  sequence->append(std::make_shared<Dropout>(dropout, generator));
-  sequence->append(
-      std::make_shared<TransformerConv>(hidden * hidden_options.heads, d.classes, generator, output_options));
-  return sequence;
+  return two_attention_layers(d, generator, [&](int64_t in, int64_t out, int64_t heads, bool concat) {
+    return std::make_shared<TransformerConv>(in, out, generator,
+                                    TransformerOptions{.heads = heads, .concat = concat, .attention_dropout = dropout});
+  });
 }
 
 // One TransformerConv keeps its input (saved by the four products), q, k
@@ -68,27 +61,17 @@ std::string layers_text(const ModelDescription& d) {
 }  // namespace
 
 ModelEntry transformer_model() {
-  using Type = HyperparameterType;
-  using Role = HyperparameterRole;
   ModelEntry entry;
   entry.name = "transformer";
   entry.about = "Graph transformer (Shi et al. 2021): two TransformerConv layers of multi-head scaled dot-product "
                 "attention over the neighbours with a root weight, ELU between";
-  entry.hyperparameters = {
-      {.name = "hidden", .type = Type::Integer, .default_value = "8", .help = "hidden features per head",
-       .range = ValueRange::between(1, 1 << 20)},
-      {.name = "heads", .type = Type::Integer, .default_value = "8", .help = "attention heads of the hidden layer",
-       .range = ValueRange::between(1, 1024)},
-      {.name = "output_heads", .type = Type::Integer, .default_value = "1",
-       .help = "attention heads of the output layer, averaged", .range = ValueRange::between(1, 1024)},
-      {.name = "dropout", .type = Type::Number, .default_value = "0.6",
-       .help = "dropout probability on features and attention", .role = Role::Regularization,
-       .range = ValueRange::probability()},
+  entry.hyperparameters = attention_hyperparameters();
+  entry.hyperparameters.insert(entry.hyperparameters.end(), {
       training_default("epochs", "1000", {}, "training epochs (at most)"),
       training_default("lr", "0.005"),
       training_default("patience", "100"),
       training_default("monitor", "loss+accuracy"),
-  };
+  });
   entry.graph = graph_io::gat_graph_options();
   entry.graph.prepare.self_loops = graph_io::SelfLoops::Remove;  // the form TransformerConv asks for
   entry.fixed_weights = false;  // learned per-head attention weights: CSR only
