@@ -1,15 +1,25 @@
 // GATv2's scores and their gradients (ops/gatv2_backend.hpp) without an
 // [nnz, H, F] tensor: x_target[row] + x_source[col] is formed per entry in
 // registers, as the generalized g-SDDMM forms its operations
-// (gspmm_kernel.cuh's operands and the plan's balanced segments).
-//  - forward: one subwarp per (segment, head); per entry each lane sums a·
-//    LeakyReLU(z) over its features, then the subwarp sums the lanes;
-//  - backward: one subwarp per (head, feature tile, segment), items ordered
+// (gspmm_kernel.cuh's operands and the plan's balanced segments). Two
+// layouts of the lanes, forward and backward alike:
+//  - whole rows (every head of an entry in one group of at most 32 lanes:
+//    H · lanes-per-head ≤ 32): a warp per segment, each group of lanes one
+//    entry, 32 / group entries side by side and kUnroll of them in flight
+//    per group. An entry's x_source row (all heads, H·F contiguous values)
+//    and its H scores (or score gradients: 4·H contiguous bytes) move as
+//    whole sectors, x_target's row and a stay in registers for the segment,
+//    and each lane keeps a's partial sums for its own (head, feature) from
+//    the first item to the last (one atomic add per lane per launch).
+//  - per head (wider heads): one subwarp per (segment, head) in the forward
+//    and per (head, feature tile, segment) in the backward, items ordered
 //    head-major so that a subwarp keeps a's partial sums for one (head,
 //    tile) across the items it strides over and adds them to a once when
-//    that changes (not once per entry); the row gradients are added with
-//    float atomics (a split row's segments meet there; an unsplit row's
-//    one add has no contender).
+//    that changes.
+// The row gradients are added with float atomics (a split row's segments
+// meet there; an unsplit row's one add has no contender).
+#include <optional>
+
 #include "ops/cuda/gspmm_kernel.cuh"
 #include "ops/gatv2_backend.hpp"
 #include "ops/sparse_plan.hpp"
@@ -143,6 +153,181 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
   flush();
 }
 
+// The whole-row layout: lane `lane` of a warp serves entry slot lane / group
+// (group = the lanes of one entry, a power of two ≤ 32) and, within it, head
+// (lane % group) / per_head and the features (k + j · per_head) · kVec of
+// that head, k = lane % per_head, j < kChunks (per_head a power of two).
+struct WholeRowLanes {
+  int group = 32;     // lanes per entry
+  int per_head = 32;  // lanes per head
+};
+
+struct LaneFeatures {
+  int head;
+  int64_t feature[2];  // first feature of each chunk; valid[j] says whether it exists
+  bool valid[2];
+  int slot;
+  int slots;
+};
+
+template <int kVec, int kChunks>
+__device__ __forceinline__ LaneFeatures lane_features(const Gatv2Arguments& args, WholeRowLanes lanes) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int in_group = lane & (lanes.group - 1);
+  LaneFeatures f;
+  f.head = in_group / lanes.per_head;
+  f.slot = lane / lanes.group;
+  f.slots = 32 / lanes.group;
+#pragma unroll
+  for (int j = 0; j < kChunks; ++j) {
+    f.feature[j] = (static_cast<int64_t>(in_group % lanes.per_head) + int64_t{j} * lanes.per_head) * kVec;
+    f.valid[j] = f.head < args.heads && f.feature[j] < args.features;
+  }
+  return f;
+}
+
+// Sum over `width` consecutive lanes (a power of two, aligned), every lane taking part.
+__device__ __forceinline__ float lanes_sum(float value, int width) {
+  for (int offset = width / 2; offset > 0; offset /= 2) value += __shfl_xor_sync(0xffffffffu, value, offset);
+  return value;
+}
+// Sum over the entry slots: lanes `group` apart.
+__device__ __forceinline__ float slots_sum(float value, int group) {
+  for (int offset = group; offset < 32; offset *= 2) value += __shfl_xor_sync(0xffffffffu, value, offset);
+  return value;
+}
+
+template <int kVec, int kChunks, int kUnroll>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
+    gatv2_scores_rows_kernel(Gatv2Arguments args, WholeRowLanes lanes, float* __restrict__ scores) {
+  const LaneFeatures f = lane_features<kVec, kChunks>(args, lanes);
+  const int head = f.valid[0] ? f.head : 0;
+  float a[kChunks][kVec];
+#pragma unroll
+  for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) a[j][v] = f.valid[j] ? __ldg(args.a + head * args.features + f.feature[j] + v) : 0.0f;
+  }
+  for (int64_t item = sparse_cuda::global_subwarp(32); item < args.segments.count; item += sparse_cuda::subwarp_count(32)) {
+    const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, item);
+    if (range.skip) continue;
+    float x[kChunks][kVec];
+#pragma unroll
+    for (int j = 0; j < kChunks; ++j) {
+      args.rows.template load<kVec>(args.rows.at(range.row, head, f.valid[j] ? f.feature[j] : 0), x[j]);
+    }
+    for (int64_t base = range.begin; base < range.end; base += int64_t{kUnroll} * f.slots) {
+      int64_t position[kUnroll];
+      float y[kUnroll][kChunks][kVec];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        position[u] = base + int64_t{u} * f.slots + f.slot;
+        const int64_t column = position[u] < range.end ? int64_t{__ldg(args.indices + position[u])} : -1;
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) {
+          if (column >= 0 && f.valid[j]) {
+            args.columns.template load<kVec>(args.columns.at(column, head, f.feature[j]), y[u][j]);
+          } else {
+#pragma unroll
+            for (int v = 0; v < kVec; ++v) y[u][j][v] = 0.0f;
+          }
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        float sum = 0.0f;
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+          for (int v = 0; v < kVec; ++v) sum += a[j][v] * leaky(x[j][v] + y[u][j][v], args.slope);
+        }
+        sum = lanes_sum(sum, lanes.per_head);
+        if (position[u] < range.end && f.valid[0] && f.feature[0] == 0) scores[position[u] * args.heads + head] = sum;
+      }
+    }
+  }
+}
+
+template <int kVec, int kChunks, int kUnroll>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
+    gatv2_backward_rows_kernel(Gatv2Arguments args, WholeRowLanes lanes, const int32_t* __restrict__ edge_map,
+                               const float* __restrict__ grad_scores, float* __restrict__ grad_rows,
+                               float* __restrict__ grad_a) {
+  const LaneFeatures f = lane_features<kVec, kChunks>(args, lanes);
+  const int head = f.valid[0] ? f.head : 0;
+  const int64_t width = args.heads * args.features;
+  float a[kChunks][kVec], a_sums[kChunks][kVec];
+#pragma unroll
+  for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) {
+      a[j][v] = f.valid[j] ? __ldg(args.a + head * args.features + f.feature[j] + v) : 0.0f;
+      a_sums[j][v] = 0.0f;
+    }
+  }
+  for (int64_t item = sparse_cuda::global_subwarp(32); item < args.segments.count; item += sparse_cuda::subwarp_count(32)) {
+    const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, item);
+    if (range.skip) continue;
+    float x[kChunks][kVec], acc[kChunks][kVec];
+#pragma unroll
+    for (int j = 0; j < kChunks; ++j) {
+      args.rows.template load<kVec>(args.rows.at(range.row, head, f.valid[j] ? f.feature[j] : 0), x[j]);
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) acc[j][v] = 0.0f;
+    }
+    for (int64_t base = range.begin; base < range.end; base += int64_t{kUnroll} * f.slots) {
+      float g[kUnroll];
+      float y[kUnroll][kChunks][kVec];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int64_t position = base + int64_t{u} * f.slots + f.slot;
+        const bool inside = position < range.end && f.valid[0];
+        const int64_t column = inside ? int64_t{__ldg(args.indices + position)} : 0;
+        const int64_t edge = !inside ? 0 : edge_map ? int64_t{__ldg(edge_map + position)} : position;
+        g[u] = inside ? __ldg(grad_scores + edge * args.heads + head) : 0.0f;
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) {
+          if (inside && f.valid[j]) {
+            args.columns.template load<kVec>(args.columns.at(column, head, f.feature[j]), y[u][j]);
+          } else {
+#pragma unroll
+            for (int v = 0; v < kVec; ++v) y[u][j][v] = 0.0f;
+          }
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+          for (int v = 0; v < kVec; ++v) {
+            const float z = x[j][v] + y[u][j][v];
+            acc[j][v] += g[u] * a[j][v] * (z > 0.0f ? 1.0f : args.slope);
+            a_sums[j][v] += g[u] * leaky(z, args.slope);
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) {
+        const float total = slots_sum(acc[j][v], lanes.group);
+        if (f.slot == 0 && f.valid[j]) atomicAdd(grad_rows + range.row * width + head * args.features + f.feature[j] + v, total);
+      }
+    }
+  }
+  if (grad_a == nullptr) return;
+#pragma unroll
+  for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) {
+      const float total = slots_sum(a_sums[j][v], lanes.group);
+      if (f.slot == 0 && f.valid[j]) atomicAdd(grad_a + head * args.features + f.feature[j] + v, total);
+    }
+  }
+}
+
 Gatv2Arguments arguments_of(const Csr& csr, const SparsePlan& plan, const Tensor& rows, const Tensor& columns,
                             const Tensor& a, float slope) {
   Gatv2Arguments args;
@@ -181,6 +366,37 @@ void with_tile(int vec, int64_t features, const Launch& launch) {
   by_sub(std::integral_constant<int, 1>{});
 }
 
+// The whole-row layout where an entry's heads fit one warp: a head's
+// features over a power of two of lanes (kVec each, at most two chunks),
+// the heads side by side, the group rounded up to a power of two.
+struct WholeRowLayout {
+  WholeRowLanes lanes;
+  int chunks = 1;
+};
+std::optional<WholeRowLayout> whole_row_layout(int heads, int64_t features, int vec) {
+  const int64_t vectors = (features + vec - 1) / vec;
+  if (vectors > 64) return std::nullopt;
+  WholeRowLayout layout;
+  layout.chunks = vectors > 32 ? 2 : 1;
+  layout.lanes.per_head = sparse_cuda::next_power_of_two((vectors + layout.chunks - 1) / layout.chunks, 32);
+  if (int64_t{heads} * layout.lanes.per_head > 32) return std::nullopt;
+  layout.lanes.group = sparse_cuda::next_power_of_two(int64_t{heads} * layout.lanes.per_head, 32);
+  return layout;
+}
+
+// Two or four entries in flight per group of lanes: fewer where each holds
+// two chunks of features.
+template <typename Launch>
+void with_whole_rows(int vec, int chunks, const Launch& launch) {
+  const auto by_chunks = [&](auto vec_constant) {
+    if (chunks == 2) return launch(vec_constant, std::integral_constant<int, 2>{}, std::integral_constant<int, 2>{});
+    launch(vec_constant, std::integral_constant<int, 1>{}, std::integral_constant<int, 4>{});
+  };
+  if (vec == 8) return by_chunks(std::integral_constant<int, 8>{});
+  if (vec == 4) return by_chunks(std::integral_constant<int, 4>{});
+  by_chunks(std::integral_constant<int, 1>{});
+}
+
 }  // namespace
 
 void gatv2_scores_forward(Cuda, const Csr& csr, const Tensor& rows, const Tensor& columns, const Tensor& a,
@@ -189,9 +405,19 @@ void gatv2_scores_forward(Cuda, const Csr& csr, const Tensor& rows, const Tensor
   cuda::DeviceGuard guard(device);
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
   const Gatv2Arguments args = arguments_of(csr, *plan, rows, columns, a, negative_slope);
-  with_tile(vector_width(rows, columns), args.features, [&](auto vec, auto sub) {
+  const int vec = vector_width(rows, columns);
+  if (const std::optional<WholeRowLayout> layout = whole_row_layout(args.heads, args.features, vec)) {
+    with_whole_rows(vec, layout->chunks, [&](auto vec_constant, auto chunks, auto unroll) {
+      gatv2_scores_rows_kernel<decltype(vec_constant)::value, decltype(chunks)::value, decltype(unroll)::value>
+          <<<sparse_cuda::subwarp_blocks(args.segments.count, 32, device), sparse_cuda::kBlockThreads, 0,
+             cuda::stream(device)>>>(args, layout->lanes, scores.data<float>());
+    });
+    SGNN_CUDA_CHECK_LAUNCH("gatv2_scores_rows_kernel");
+    return;
+  }
+  with_tile(vec, args.features, [&](auto vec_constant, auto sub) {
     const int64_t items = args.segments.count * args.heads;
-    gatv2_scores_kernel<decltype(vec)::value, decltype(sub)::value>
+    gatv2_scores_kernel<decltype(vec_constant)::value, decltype(sub)::value>
         <<<sparse_cuda::subwarp_blocks(items, decltype(sub)::value, device), sparse_cuda::kBlockThreads, 0,
            cuda::stream(device)>>>(args, scores.data<float>());
   });
@@ -207,14 +433,25 @@ void gatv2_scores_backward(Cuda, const Csr& csr, const Tensor& edge_map, const T
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
   Gatv2Arguments args = arguments_of(csr, *plan, rows, columns, a, negative_slope);
   const int vec = vector_width(rows, columns);
+  const int32_t* map = edge_map.defined() ? edge_map.data<int32_t>() : nullptr;
+  float* grad_a_data = grad_a.defined() ? grad_a.data<float>() : nullptr;
+  if (const std::optional<WholeRowLayout> layout = whole_row_layout(args.heads, args.features, vec)) {
+    with_whole_rows(vec, layout->chunks, [&](auto vec_constant, auto chunks, auto unroll) {
+      gatv2_backward_rows_kernel<decltype(vec_constant)::value, decltype(chunks)::value, decltype(unroll)::value>
+          <<<sparse_cuda::subwarp_blocks(args.segments.count, 32, device), sparse_cuda::kBlockThreads, 0,
+             cuda::stream(device)>>>(args, layout->lanes, map, grad_scores.data<float>(), grad_rows.data<float>(),
+                                     grad_a_data);
+    });
+    SGNN_CUDA_CHECK_LAUNCH("gatv2_backward_rows_kernel");
+    return;
+  }
   with_tile(vec, args.features, [&](auto vec_constant, auto sub) {
     constexpr int kVec = decltype(vec_constant)::value, kSub = decltype(sub)::value;
     args.tiles = (args.features + kSub * kVec - 1) / (kSub * kVec);
     const int64_t items = args.segments.count * args.heads * args.tiles;
     gatv2_backward_kernel<kVec, kSub><<<sparse_cuda::subwarp_blocks(items, kSub, device), sparse_cuda::kBlockThreads,
                                         0, cuda::stream(device)>>>(
-        args, edge_map.defined() ? edge_map.data<int32_t>() : nullptr, grad_scores.data<float>(),
-        grad_rows.data<float>(), grad_a.defined() ? grad_a.data<float>() : nullptr);
+        args, map, grad_scores.data<float>(), grad_rows.data<float>(), grad_a_data);
   });
   SGNN_CUDA_CHECK_LAUNCH("gatv2_backward_kernel");
 }

@@ -196,7 +196,11 @@ TEST_CASE("GATv2's scores and gradients on CUDA match the CPU backend") {
   uint64_t seed = 900;
   for (const Adjacency& cpu : message_graphs()) {
     const Adjacency gpu = cpu.to(kGpu);
-    for (const auto& [heads, features] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {8, 8}, {3, 5}, {1, 256}, {2, 64}}) {
+    // Every entry's heads in one group of lanes (1x1, 8x8, 3x5, 2x64; two
+    // chunks of features per lane: 1x41, 1x256 in float32), and heads too
+    // wide for that, one subwarp per head (8x64, 1x300).
+    for (const auto& [heads, features] :
+         std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {8, 8}, {3, 5}, {1, 41}, {1, 256}, {2, 64}, {8, 64}, {1, 300}}) {
       for (const DType dtype : {DType::Float32, DType::BFloat16}) {
         CAPTURE(cpu.nnz());
         CAPTURE(heads);

@@ -185,43 +185,49 @@ TEST_CASE("GINConv: MLP((1 + eps)·x_i + the neighbours' sum without self loops)
   const TinyGraph tiny = tiny_graph(SelfLoops::Remove);
   const GraphInput graph(tiny.graph);
   Generator generator(5);
-  auto mlp = std::make_shared<Sequential>();
-  mlp->append(std::make_shared<Linear>(4, 6, generator));
-  mlp->append(std::make_shared<BatchNorm1d>(6));
-  mlp->append(std::make_shared<Relu>());
-  mlp->append(std::make_shared<Linear>(6, 3, generator));
-  GINConv conv(4, mlp);
-  randomize_parameters(conv, 30);
-  CHECK(conv.named_parameters().front().first == "eps");
-  const double eps = to_double(conv.eps())[0];
-  REQUIRE(eps != 0.0);
-  const Tensor x = random_tensor({kNodes, 4}, 6);
-  const Matrix xs = to_matrix(x);
-  Matrix combined = xs;
-  for (std::size_t i = 0; i < kNodes; ++i) {
-    for (std::size_t f = 0; f < 4; ++f) {
-      combined[i][f] *= 1.0 + eps;
-      for (const std::size_t j : tiny.neighbours[i]) combined[i][f] += xs[j][f];
+  // hidden 6: the sum comes first; hidden 2 (narrower than the input): the
+  // first Linear's product comes first (gin_conv.hpp). The same function.
+  for (const int64_t width : {6, 2}) {
+    CAPTURE(width);
+    auto mlp = std::make_shared<Sequential>();
+    mlp->append(std::make_shared<Linear>(4, width, generator));
+    mlp->append(std::make_shared<BatchNorm1d>(width));
+    mlp->append(std::make_shared<Relu>());
+    mlp->append(std::make_shared<Linear>(width, 3, generator));
+    GINConv conv(4, mlp);
+    randomize_parameters(conv, 30);
+    CHECK(conv.named_parameters().front().first == "eps");
+    const double eps = to_double(conv.eps())[0];
+    REQUIRE(eps != 0.0);
+    const Tensor x = random_tensor({kNodes, 4}, 6);
+    const Matrix xs = to_matrix(x);
+    Matrix combined = xs;
+    for (std::size_t i = 0; i < kNodes; ++i) {
+      for (std::size_t f = 0; f < 4; ++f) {
+        combined[i][f] *= 1.0 + eps;
+        for (const std::size_t j : tiny.neighbours[i]) combined[i][f] += xs[j][f];
+      }
     }
+    // The MLP in float64, the batch norm with the batch's mean and biased variance (training mode).
+    Matrix hidden = affine(combined, parameter(conv, "mlp.0.weight"), parameter(conv, "mlp.0.bias"));
+    const std::vector<double> gamma = to_double(parameter(conv, "mlp.1.weight"));
+    const std::vector<double> beta = to_double(parameter(conv, "mlp.1.bias"));
+    for (std::size_t f = 0; f < static_cast<std::size_t>(width); ++f) {
+      double mean = 0.0, variance = 0.0;
+      for (const auto& row : hidden) mean += row[f] / kNodes;
+      for (const auto& row : hidden) variance += (row[f] - mean) * (row[f] - mean) / kNodes;
+      for (auto& row : hidden) row[f] = (row[f] - mean) / std::sqrt(variance + 1e-5) * gamma[f] + beta[f];
+    }
+    const Matrix expected = affine(relu(hidden), parameter(conv, "mlp.3.weight"), parameter(conv, "mlp.3.bias"));
+    CHECK(relative_error(conv.forward(graph, x), flatten(expected)) < 1e-5);
+    // Every gradient but mlp.0.bias's (zero: the batch norm subtracts it), eps's and x's among them.
+    CHECK(gradient_error_of(conv, graph, x, "mlp.0.bias") < 2e-2);
   }
-  // The MLP in float64, the batch norm with the batch's mean and biased variance (training mode).
-  Matrix hidden = affine(combined, parameter(conv, "mlp.0.weight"), parameter(conv, "mlp.0.bias"));
-  const std::vector<double> gamma = to_double(parameter(conv, "mlp.1.weight"));
-  const std::vector<double> beta = to_double(parameter(conv, "mlp.1.bias"));
-  for (std::size_t f = 0; f < 6; ++f) {
-    double mean = 0.0, variance = 0.0;
-    for (const auto& row : hidden) mean += row[f] / kNodes;
-    for (const auto& row : hidden) variance += (row[f] - mean) * (row[f] - mean) / kNodes;
-    for (auto& row : hidden) row[f] = (row[f] - mean) / std::sqrt(variance + 1e-5) * gamma[f] + beta[f];
-  }
-  const Matrix expected = affine(relu(hidden), parameter(conv, "mlp.3.weight"), parameter(conv, "mlp.3.bias"));
-  CHECK(relative_error(conv.forward(graph, x), flatten(expected)) < 1e-5);
-  CHECK(gradient_error_of(conv, graph, x, "mlp.0.bias") < 2e-2);
 
   GINConv constant(4, std::make_shared<Linear>(4, 3, generator), /*train_eps=*/false);
   CHECK(constant.named_parameters().size() == 2);  // the Linear's only: eps is a buffer
   CHECK(constant.named_buffers().front().first == "eps");
-  CHECK_THROWS_WITH_AS(conv.forward(graph, random_tensor({kNodes, 5}, 1)), doctest::Contains("GINConv"),
+  CHECK_THROWS_WITH_AS(constant.forward(graph, random_tensor({kNodes, 5}, 1)), doctest::Contains("GINConv"),
                        InvalidArgument);
 }
 

@@ -30,9 +30,12 @@ Sequential& Sequential::append(std::shared_ptr<Layer> layer) {
   return *this;
 }
 
-Tensor Sequential::forward(const GraphInput& graph, const Tensor& x) {
+Tensor Sequential::forward(const GraphInput& graph, const Tensor& x) { return forward_from(0, graph, x); }
+
+Tensor Sequential::forward_from(std::size_t first, const GraphInput& graph, const Tensor& x) {
+  SGNN_CHECK(first <= layers_.size(), "Sequential: cannot start at layer ", first, " of ", layers_.size());
   Tensor y = x;
-  for (const auto& layer : layers_) y = layer->forward(graph, y);
+  for (std::size_t i = first; i < layers_.size(); ++i) y = layers_[i]->forward(graph, y);
   return y;
 }
 

@@ -42,6 +42,8 @@ class Sequential : public Layer {
   explicit Sequential(const std::vector<std::shared_ptr<Layer>>& layers);
   Sequential& append(std::shared_ptr<Layer> layer);
   Tensor forward(const GraphInput& graph, const Tensor& x) override;
+  // The layers [first, size()) only (first ≤ size(), InvalidArgument otherwise).
+  Tensor forward_from(std::size_t first, const GraphInput& graph, const Tensor& x);
   std::size_t size() const { return layers_.size(); }
   const std::shared_ptr<Layer>& operator[](std::size_t index) const { return layers_.at(index); }
 

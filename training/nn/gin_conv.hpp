@@ -7,7 +7,10 @@
 // scalar parameter [1] (train_eps, PyG's train_eps=True) or a constant
 // buffer, and
 // the MLP any layer the caller gives (the gin model's: Linear, BatchNorm1d,
-// ReLU, Linear). In BFloat16 precision x and the sum are bfloat16, ε stays
+// ReLU, Linear). An MLP that is a Sequential opening with a Linear of fewer
+// outputs than in_features has that product taken before the sum (the same
+// function: the sum and (1 + ε)· are linear; W's gradient and ε's then read
+// [N, out] tensors, not [N, in]). In BFloat16 precision x and the sum are bfloat16, ε stays
 // float32 (multiplied in float).
 #pragma once
 

@@ -41,12 +41,14 @@ std::shared_ptr<Sequential> build(const ModelDescription& d, Generator& generato
   return sequence;
 }
 
-// Activations per GINConv: (1 + ε)·x plus the sum (saved by the first
-// Linear), and of width hidden the first Linear's output (saved by the
-// batch norm) and the ReLUs' outputs; the classifier's hidden activations,
-// the loss's probabilities and the logits' gradient; two gradients of the
-// widest layer live at once during backward (the first layer's input
-// gradient is formed: ε's gradient reads it).
+// Activations per GINConv: where the input is wider than hidden, x·W
+// comes before the sum (gin_conv.hpp), so of width hidden x·W (saved by
+// the ε product), the sum of the two, the biased sum (saved by the batch
+// norm) and the ReLUs' outputs; else (1 + ε)·x plus the sum of the input's
+// width (saved by the first Linear) and three of width hidden. Then the
+// classifier's hidden activations, the loss's probabilities and the
+// logits' gradient; two gradients of the widest projected layer live at
+// once during backward.
 ModelMemory memory(const ModelDescription& d, const GraphSize& graph) {
   const int64_t hidden = d.integer("hidden");
   const int64_t layers = d.integer("layers");
@@ -56,12 +58,12 @@ ModelMemory memory(const ModelDescription& d, const GraphSize& graph) {
   for (int64_t layer = 0; layer < layers; ++layer) {
     const int64_t eps = d.enabled("train_eps") ? 1 : 0;
     m.parameters += width * hidden + hidden + 2 * hidden + hidden * hidden + hidden + eps;
-    saved += graph.nodes * (width + 3 * hidden);
+    saved += graph.nodes * (width > hidden ? 5 * hidden : width + 3 * hidden);
     width = hidden;
   }
   m.parameters += hidden * hidden + hidden + hidden * d.classes + d.classes;
   saved += graph.nodes * (3 * hidden + 2 * d.classes);
-  const int64_t gradients = 2 * graph.nodes * std::max(d.in_features, hidden);
+  const int64_t gradients = 2 * graph.nodes * std::max(hidden, d.classes);
   m.activation_bytes = (saved + gradients) * static_cast<int64_t>(dtype_size(activation_dtype(d.precision)));
   return m;
 }

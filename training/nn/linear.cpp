@@ -26,9 +26,13 @@ Linear::Linear(int64_t in_features, int64_t out_features, Generator& generator, 
 Tensor Linear::forward(const GraphInput&, const Tensor& x) { return forward(x); }
 
 Tensor Linear::forward(const Tensor& x) {
-  check_layer_input(x, weight_.size(0), "Linear");
-  const Tensor y = ops::matmul_weight(x, weight_, compute_copy(weight_));
+  const Tensor y = project(x);
   return bias_.defined() ? ops::add(y, bias_) : y;
+}
+
+Tensor Linear::project(const Tensor& x) {
+  check_layer_input(x, weight_.size(0), "Linear");
+  return ops::matmul_weight(x, weight_, compute_copy(weight_));
 }
 
 }  // namespace sgnn::training

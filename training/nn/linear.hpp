@@ -13,6 +13,9 @@ class Linear : public Layer {
   Linear(int64_t in_features, int64_t out_features, Generator& generator, bool bias = true);
   Tensor forward(const GraphInput& graph, const Tensor& x) override;
   Tensor forward(const Tensor& x);
+  // x·W without the bias (a layer that moves a linear map before a linear
+  // aggregation adds the bias after it, as GINConv does).
+  Tensor project(const Tensor& x);
   const Tensor& weight() const { return weight_; }
   const Tensor& bias() const { return bias_; }  // undefined without bias
 
