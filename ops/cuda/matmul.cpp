@@ -13,6 +13,7 @@
 
 #include "core/cuda/cublas_check.hpp"
 #include "core/cuda_runtime.hpp"
+#include "ops/cuda/gemm_algorithm.hpp"
 #include "ops/matmul.hpp"
 #include "ops/matmul_backend.hpp"
 
@@ -25,8 +26,11 @@ constexpr int kMaxDevices = 64;
 // capture of a training step requires.
 constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
 
-// One handle per device, bound to the library's stream; created on first use
-// and kept for the life of the process.
+// One handle per device, bound to the library's stream, and its workspace
+// (cuBLASLt's chosen algorithms use the same); created on first use and kept
+// for the life of the process.
+std::array<void*, kMaxDevices> workspaces{};
+
 cublasHandle_t handle(Device device) {
   static std::array<cublasHandle_t, kMaxDevices> handles{};
   static std::array<std::once_flag, kMaxDevices> created;
@@ -41,6 +45,7 @@ cublasHandle_t handle(Device device) {
     void* workspace = nullptr;
     SGNN_CUDA_CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
     SGNN_CUBLAS_CHECK(cublasSetWorkspace(created_handle, workspace, kWorkspaceBytes));
+    workspaces[slot] = workspace;
     handles[slot] = created_handle;
   });
   return handles[slot];
@@ -65,6 +70,7 @@ void matmul_forward(Cuda, const Tensor& a, bool transpose_a, const Tensor& b, bo
     return;
   }
   const cublasHandle_t cublas = handle(device);
+  void* const workspace = workspaces[static_cast<std::size_t>(device.index)];
   const float alpha = 1.0f;
   const float beta = 0.0f;
   const bool narrow = a.dtype() == DType::BFloat16;
@@ -73,11 +79,26 @@ void matmul_forward(Cuda, const Tensor& a, bool transpose_a, const Tensor& b, bo
   // TF32 applies to float32 operands only; bfloat16 ones use BF16 tensor cores under COMPUTE_32F.
   const cublasComputeType_t compute =
       allow_tf32() && !narrow ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  SGNN_CUBLAS_CHECK(cublasGemmEx(cublas, transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                 transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N, to_int(n, "n"), to_int(m, "m"),
-                                 to_int(k, "k"), &alpha, b.raw_data(), operand_type, to_int(b.size(1), "ldb"),
-                                 a.raw_data(), operand_type, to_int(a.size(1), "lda"), &beta, c.raw_data(),
-                                 result_type, to_int(n, "ldc"), compute, CUBLAS_GEMM_DEFAULT));
+  gemm_cuda::GemmCall call;
+  call.transpose_a = transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  call.transpose_b = transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  call.m = to_int(n, "n");
+  call.n = to_int(m, "m");
+  call.k = to_int(k, "k");
+  call.a = b.raw_data();
+  call.lda = to_int(b.size(1), "ldb");
+  call.b = a.raw_data();
+  call.ldb = to_int(a.size(1), "lda");
+  call.c = c.raw_data();
+  call.ldc = call.m;
+  call.operand_type = operand_type;
+  call.result_type = result_type;
+  call.compute = compute;
+  // The shape's measured cuBLASLt algorithm (gemm_algorithm.hpp), else cuBLAS's default.
+  if (gemm_cuda::run_chosen_gemm(device, call, workspace, kWorkspaceBytes)) return;
+  SGNN_CUBLAS_CHECK(cublasGemmEx(cublas, call.transpose_a, call.transpose_b, call.m, call.n, call.k, &alpha, call.a,
+                                 operand_type, call.lda, call.b, operand_type, call.ldb, &beta, call.c, result_type,
+                                 call.ldc, compute, CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace sgnn::ops

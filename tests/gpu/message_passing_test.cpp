@@ -226,7 +226,11 @@ TEST_CASE("GATv2's scores and gradients on CUDA match the CPU backend") {
         const double tolerance = dtype == DType::BFloat16 ? 2 * kBf16UnitRoundoff : hub ? 5e-3 : 3e-5;
         CHECK(relative_error(x_gpu.grad(), x_cpu.grad()) < tolerance);
         CHECK(relative_error(y_gpu.grad(), y_cpu.grad()) < tolerance);
-        CHECK(relative_error(a_gpu.grad(), a_cpu.grad()) < (hub ? 5e-3 : 3e-5));
+        // a's gradient sums over every entry of the graph terms weighted by
+        // the softmax's gradient, which cancel (each row's sum to ~0): two
+        // orders of that sum differ by more than x's and y's do (measured on
+        // the H200: 5.2e-5 at one head of one feature).
+        CHECK(relative_error(a_gpu.grad(), a_cpu.grad()) < (hub ? 5e-3 : 1e-4));
       }
     }
   }

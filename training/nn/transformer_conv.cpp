@@ -32,14 +32,16 @@ Tensor TransformerConv::forward(const GraphInput& graph, const Tensor& x) {
   const Adjacency& adjacency = graph.adjacency_in({graph_io::Normalization::None, graph_io::SelfLoops::Remove});
   const int64_t n = adjacency.num_rows();
   SGNN_CHECK(x.size(0) == n, "TransformerConv: x has ", x.size(0), " rows, the graph has ", n, " nodes");
-  const auto heads = [&](Linear& linear) { return ops::reshape(linear.forward(x), {n, heads_, features_}); };
-  const Tensor value = heads(*value_);
-  // q_i · k_j per edge and head: q on the destination (V), k on the source (U).
-  const Tensor scores = ops::gsddmm(adjacency, ops::BinaryKind::Dot, heads(*query_), heads(*key_), ops::Target::V,
+  const auto heads = [&](const Tensor& projected) { return ops::reshape(projected, {n, heads_, features_}); };
+  const Tensor value = heads(value_->forward(x));
+  // q_i · k_j / √F per edge and head: q on the destination (V), k on the
+  // source (U). The scale goes on q, [N, H·F], not on the scores, [nnz, H]:
+  // one pass over nodes instead of one over entries in forward and backward.
+  const Tensor query = heads(ops::scale(query_->forward(x), 1.0f / std::sqrt(static_cast<float>(features_))));
+  const Tensor scores = ops::gsddmm(adjacency, ops::BinaryKind::Dot, query, heads(key_->forward(x)), ops::Target::V,
                                     ops::Target::U);
-  const Tensor attention = ops::dropout(
-      ops::edge_softmax(adjacency, ops::scale(scores, 1.0f / std::sqrt(static_cast<float>(features_)))),
-      options_.attention_dropout, is_training(), *generator_);
+  const Tensor attention = ops::dropout(ops::edge_softmax(adjacency, scores), options_.attention_dropout,
+                                        is_training(), *generator_);
   const Tensor aggregated = ops::spmm(adjacency, attention, value);  // [N, H, F]
   const Tensor combined = options_.concat ? ops::reshape(aggregated, {n, heads_ * features_}) : ops::mean(aggregated, 1);
   return skip_ ? ops::add(combined, skip_->forward(x)) : combined;

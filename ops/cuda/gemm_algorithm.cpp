@@ -1,0 +1,181 @@
+// The measured cuBLASLt algorithm of a GEMM shape (gemm_algorithm.hpp).
+#include "ops/cuda/gemm_algorithm.hpp"
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/cuda/cublas_check.hpp"
+#include "core/cuda_runtime.hpp"
+#include "ops/determinism.hpp"
+#include "ops/kernel_choice_table.hpp"
+#include "ops/kernel_timer.hpp"
+
+namespace sgnn::ops::gemm_cuda {
+
+namespace {
+
+// cuBLASLt's heuristic ranks its candidates; past the first few they were
+// variants of the same tiles (and each costs two launches to time).
+constexpr int kCandidates = 8;
+constexpr int kMaxDevices = 64;
+
+// The largest power of two up to 256 that divides the address: an
+// algorithm chosen for aligned operands may require that alignment, so it
+// is part of the shape (and the heuristic is told it).
+uint32_t alignment_of(const void* pointer) {
+  const auto address = reinterpret_cast<std::uintptr_t>(pointer);
+  uint32_t alignment = 256;
+  while (alignment > 1 && address % alignment != 0) alignment /= 2;
+  return alignment;
+}
+
+using ShapeKey = std::tuple<int, int, int, int, int, int, int, int, int, int, int, int, uint32_t, uint32_t, uint32_t>;
+
+ShapeKey key_of(Device device, const GemmCall& call) {
+  return {device.index, static_cast<int>(call.transpose_a), static_cast<int>(call.transpose_b), call.m, call.n,
+          call.k, call.lda, call.ldb, call.ldc, static_cast<int>(call.operand_type),
+          static_cast<int>(call.result_type), static_cast<int>(call.compute), alignment_of(call.a),
+          alignment_of(call.b), alignment_of(call.c)};
+}
+
+// What a chosen shape runs with: descriptors built once, the fastest algorithm.
+struct ChosenGemm {
+  cublasLtMatmulDesc_t operation = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulAlgo_t algorithm{};
+};
+
+cublasLtHandle_t lt_handle(Device device) {
+  static std::array<cublasLtHandle_t, kMaxDevices> handles{};
+  static std::array<std::once_flag, kMaxDevices> created;
+  SGNN_CHECK(device.index >= 0 && device.index < kMaxDevices, "matmul: CUDA device index ", device.index,
+             " out of range");
+  const auto slot = static_cast<std::size_t>(device.index);
+  std::call_once(created[slot], [&] {
+    cuda::DeviceGuard guard(device);
+    SGNN_CUBLAS_CHECK(cublasLtCreate(&handles[slot]));
+  });
+  return handles[slot];
+}
+
+// Stored-matrix extents of an operand that `operation` applies to, giving rows x cols of op(X).
+std::pair<uint64_t, uint64_t> stored_extents(cublasOperation_t operation, int rows, int cols) {
+  const auto r = static_cast<uint64_t>(rows), c = static_cast<uint64_t>(cols);
+  return operation == CUBLAS_OP_N ? std::pair{r, c} : std::pair{c, r};
+}
+
+int64_t leading(int ld) { return int64_t{ld}; }
+
+ChosenGemm describe(const GemmCall& call) {
+  ChosenGemm g;
+  SGNN_CUBLAS_CHECK(cublasLtMatmulDescCreate(&g.operation, call.compute, CUDA_R_32F));
+  SGNN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(g.operation, CUBLASLT_MATMUL_DESC_TRANSA, &call.transpose_a,
+                                                   sizeof(call.transpose_a)));
+  SGNN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(g.operation, CUBLASLT_MATMUL_DESC_TRANSB, &call.transpose_b,
+                                                   sizeof(call.transpose_b)));
+  const auto [a_rows, a_cols] = stored_extents(call.transpose_a, call.m, call.k);
+  const auto [b_rows, b_cols] = stored_extents(call.transpose_b, call.k, call.n);
+  const auto [c_rows, c_cols] = stored_extents(CUBLAS_OP_N, call.m, call.n);
+  SGNN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&g.a, call.operand_type, a_rows, a_cols, leading(call.lda)));
+  SGNN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&g.b, call.operand_type, b_rows, b_cols, leading(call.ldb)));
+  SGNN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&g.c, call.result_type, c_rows, c_cols, leading(call.ldc)));
+  return g;
+}
+
+void release(ChosenGemm& g) {
+  cublasLtMatrixLayoutDestroy(g.c);
+  cublasLtMatrixLayoutDestroy(g.b);
+  cublasLtMatrixLayoutDestroy(g.a);
+  cublasLtMatmulDescDestroy(g.operation);
+}
+
+void launch(Device device, const ChosenGemm& g, const cublasLtMatmulAlgo_t& algorithm, const GemmCall& call,
+            void* workspace, std::size_t workspace_bytes) {
+  const float alpha = 1.0f, beta = 0.0f;
+  SGNN_CUBLAS_CHECK(cublasLtMatmul(lt_handle(device), g.operation, &alpha, call.a, g.a, call.b, g.b, &beta, call.c,
+                                   g.c, call.c, g.c, &algorithm, workspace, workspace_bytes, cuda::stream(device)));
+}
+
+// Every candidate the heuristic offers for this shape, timed on the call's operands; the fastest.
+cublasLtMatmulAlgo_t choose(Device device, const ChosenGemm& g, const GemmCall& call, void* workspace,
+                            std::size_t workspace_bytes) {
+  cublasLtMatmulPreference_t preference = nullptr;
+  SGNN_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference));
+  std::array<cublasLtMatmulHeuristicResult_t, kCandidates> offered{};
+  int returned = 0;
+  const cublasStatus_t status = [&] {
+    const std::array<std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t>, 4> alignments{{
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment_of(call.a)},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment_of(call.b)},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignment_of(call.c)},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment_of(call.c)},
+    }};
+    for (const auto& [attribute, bytes] : alignments) {
+      const cublasStatus_t set = cublasLtMatmulPreferenceSetAttribute(preference, attribute, &bytes, sizeof(bytes));
+      if (set != CUBLAS_STATUS_SUCCESS) return set;
+    }
+    const uint64_t bytes = workspace_bytes;
+    const cublasStatus_t set =
+        cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes, sizeof(bytes));
+    if (set != CUBLAS_STATUS_SUCCESS) return set;
+    return cublasLtMatmulAlgoGetHeuristic(lt_handle(device), g.operation, g.a, g.b, g.c, g.c, preference,
+                                          kCandidates, offered.data(), &returned);
+  }();
+  cublasLtMatmulPreferenceDestroy(preference);
+  SGNN_CUBLAS_CHECK(status);
+  SGNN_CHECK(returned > 0, "matmul: cuBLASLt offers no algorithm for a ", call.m, " x ", call.n, " x ", call.k,
+             " product");
+  double best_ms = std::numeric_limits<double>::infinity();
+  int best = 0;
+  const std::string shape = "gemm:m" + std::to_string(call.m) + ":n" + std::to_string(call.n) + ":k" +
+                            std::to_string(call.k) + " candidate ";
+  for (int i = 0; i < returned; ++i) {
+    if (offered[static_cast<std::size_t>(i)].state != CUBLAS_STATUS_SUCCESS) continue;
+    const cublasLtMatmulAlgo_t& algorithm = offered[static_cast<std::size_t>(i)].algo;
+    const double ms = candidate_ms(
+        device, [&] { launch(device, g, algorithm, call, workspace, workspace_bytes); }, shape + std::to_string(i),
+        best_ms);
+    if (ms < best_ms) {
+      best_ms = ms;
+      best = i;
+    }
+  }
+  return offered[static_cast<std::size_t>(best)].algo;
+}
+
+}  // namespace
+
+bool run_chosen_gemm(Device device, const GemmCall& call, void* workspace, std::size_t workspace_bytes) {
+  static std::mutex mutex;
+  static std::map<ShapeKey, ChosenGemm> chosen;  // the process's choices; descriptors live as long
+  const ShapeKey key = key_of(device, call);
+  const ChosenGemm* found = nullptr;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = chosen.find(key); it != chosen.end()) found = &it->second;  // map nodes do not move
+  }
+  if (found == nullptr) {
+    if (stream_capturing(device) || deterministic() || !kernel_tuning_enabled()) return false;
+    ChosenGemm g = describe(call);
+    try {
+      g.algorithm = choose(device, g, call, workspace, workspace_bytes);
+    } catch (...) {
+      release(g);
+      throw;
+    }
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto [it, inserted] = chosen.emplace(key, g);
+    if (!inserted) release(g);  // another thread chose it meanwhile
+    found = &it->second;
+  }
+  launch(device, *found, found->algorithm, call, workspace, workspace_bytes);
+  return true;
+}
+
+}  // namespace sgnn::ops::gemm_cuda

@@ -1,0 +1,52 @@
+// The cuBLASLt algorithm of one GEMM shape, measured (CUDA backend only;
+// ops/cuda/matmul.cpp's one caller).
+//
+// cuBLAS's default heuristic picks one kernel per shape without running it.
+// For the skinny products of GNN layers (thousands of rows, a K of hundreds
+// to thousands of input features, 16-256 outputs) it picked 256x64 tiles
+// that gave a 3327 x 3703 x 64 product 13 thread blocks on 132 SMs (57 µs,
+// ncu on the H200). So the first call of a shape asks cuBLASLt's heuristic
+// for its candidates (split-K among them), times each on the call's own
+// operands (ops/kernel_timer.hpp's candidate_ms), and keeps the fastest for
+// the rest of the process; every later call of the shape runs it. As the
+// sparse kernel choices do, it times only on a CUDA device outside CUDA
+// Graph capture, with kernel tuning on and not under
+// ops::set_deterministic(true) (candidates sum K in different orders); then
+// run_chosen_gemm returns false and the caller runs cuBLAS's default.
+#pragma once
+
+#include <cublasLt.h>
+#include <cublas_v2.h>
+
+#include <cstdint>
+
+#include "core/device.hpp"
+
+namespace sgnn::ops::gemm_cuda {
+
+// A column-major cuBLAS GEMM, C[m, n] = op(A)·op(B), every operand dense
+// with the given leading dimensions, alpha 1 and beta 0 (C is overwritten;
+// it must not alias A or B).
+struct GemmCall {
+  cublasOperation_t transpose_a = CUBLAS_OP_N;
+  cublasOperation_t transpose_b = CUBLAS_OP_N;
+  int m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  int lda = 0;
+  const void* b = nullptr;
+  int ldb = 0;
+  void* c = nullptr;
+  int ldc = 0;
+  cudaDataType_t operand_type = CUDA_R_32F;
+  cudaDataType_t result_type = CUDA_R_32F;
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+};
+
+// Runs `call` with its shape's chosen algorithm on the library's stream of
+// `device`, choosing it first where timing is allowed (above). False where
+// no choice exists and none may be made: the caller runs the default.
+// `workspace` (workspace_bytes) is the device's cuBLAS workspace. cuBLAS
+// errors -> CudaError.
+bool run_chosen_gemm(Device device, const GemmCall& call, void* workspace, std::size_t workspace_bytes);
+
+}  // namespace sgnn::ops::gemm_cuda
