@@ -23,7 +23,6 @@ namespace {
 // cuBLASLt's heuristic ranks its candidates; past the first few they were
 // variants of the same tiles (and each costs two launches to time).
 constexpr int kCandidates = 8;
-constexpr int kMaxDevices = 64;
 
 // The largest power of two up to 256 that divides the address: an
 // algorithm chosen for aligned operands may require that alignment, so it
@@ -50,19 +49,6 @@ struct ChosenGemm {
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
   cublasLtMatmulAlgo_t algorithm{};
 };
-
-cublasLtHandle_t lt_handle(Device device) {
-  static std::array<cublasLtHandle_t, kMaxDevices> handles{};
-  static std::array<std::once_flag, kMaxDevices> created;
-  SGNN_CHECK(device.index >= 0 && device.index < kMaxDevices, "matmul: CUDA device index ", device.index,
-             " out of range");
-  const auto slot = static_cast<std::size_t>(device.index);
-  std::call_once(created[slot], [&] {
-    cuda::DeviceGuard guard(device);
-    SGNN_CUBLAS_CHECK(cublasLtCreate(&handles[slot]));
-  });
-  return handles[slot];
-}
 
 // Stored-matrix extents of an operand that `operation` applies to, giving rows x cols of op(X).
 std::pair<uint64_t, uint64_t> stored_extents(cublasOperation_t operation, int rows, int cols) {
@@ -95,16 +81,16 @@ void release(ChosenGemm& g) {
   cublasLtMatmulDescDestroy(g.operation);
 }
 
-void launch(Device device, const ChosenGemm& g, const cublasLtMatmulAlgo_t& algorithm, const GemmCall& call,
-            void* workspace, std::size_t workspace_bytes) {
+void launch(const GemmContext& context, const ChosenGemm& g, const cublasLtMatmulAlgo_t& algorithm,
+            const GemmCall& call) {
   const float alpha = 1.0f, beta = 0.0f;
-  SGNN_CUBLAS_CHECK(cublasLtMatmul(lt_handle(device), g.operation, &alpha, call.a, g.a, call.b, g.b, &beta, call.c,
-                                   g.c, call.c, g.c, &algorithm, workspace, workspace_bytes, cuda::stream(device)));
+  SGNN_CUBLAS_CHECK(cublasLtMatmul(context.handle, g.operation, &alpha, call.a, g.a, call.b, g.b, &beta, call.c,
+                                   g.c, call.c, g.c, &algorithm, context.workspace, context.workspace_bytes,
+                                   cuda::stream(context.device)));
 }
 
 // Every candidate the heuristic offers for this shape, timed on the call's operands; the fastest.
-cublasLtMatmulAlgo_t choose(Device device, const ChosenGemm& g, const GemmCall& call, void* workspace,
-                            std::size_t workspace_bytes) {
+cublasLtMatmulAlgo_t choose(const GemmContext& context, const ChosenGemm& g, const GemmCall& call) {
   cublasLtMatmulPreference_t preference = nullptr;
   SGNN_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference));
   std::array<cublasLtMatmulHeuristicResult_t, kCandidates> offered{};
@@ -120,11 +106,11 @@ cublasLtMatmulAlgo_t choose(Device device, const ChosenGemm& g, const GemmCall& 
       const cublasStatus_t set = cublasLtMatmulPreferenceSetAttribute(preference, attribute, &bytes, sizeof(bytes));
       if (set != CUBLAS_STATUS_SUCCESS) return set;
     }
-    const uint64_t bytes = workspace_bytes;
+    const uint64_t bytes = context.workspace_bytes;
     const cublasStatus_t set =
         cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes, sizeof(bytes));
     if (set != CUBLAS_STATUS_SUCCESS) return set;
-    return cublasLtMatmulAlgoGetHeuristic(lt_handle(device), g.operation, g.a, g.b, g.c, g.c, preference,
+    return cublasLtMatmulAlgoGetHeuristic(context.handle, g.operation, g.a, g.b, g.c, g.c, preference,
                                           kCandidates, offered.data(), &returned);
   }();
   cublasLtMatmulPreferenceDestroy(preference);
@@ -139,8 +125,7 @@ cublasLtMatmulAlgo_t choose(Device device, const ChosenGemm& g, const GemmCall& 
     if (offered[static_cast<std::size_t>(i)].state != CUBLAS_STATUS_SUCCESS) continue;
     const cublasLtMatmulAlgo_t& algorithm = offered[static_cast<std::size_t>(i)].algo;
     const double ms = candidate_ms(
-        device, [&] { launch(device, g, algorithm, call, workspace, workspace_bytes); }, shape + std::to_string(i),
-        best_ms);
+        context.device, [&] { launch(context, g, algorithm, call); }, shape + std::to_string(i), best_ms);
     if (ms < best_ms) {
       best_ms = ms;
       best = i;
@@ -151,7 +136,8 @@ cublasLtMatmulAlgo_t choose(Device device, const ChosenGemm& g, const GemmCall& 
 
 }  // namespace
 
-bool run_chosen_gemm(Device device, const GemmCall& call, void* workspace, std::size_t workspace_bytes) {
+bool run_chosen_gemm(const GemmContext& context, const GemmCall& call) {
+  const Device device = context.device;
   static std::mutex mutex;
   static std::map<ShapeKey, ChosenGemm> chosen;  // the process's choices; descriptors live as long
   const ShapeKey key = key_of(device, call);
@@ -164,7 +150,7 @@ bool run_chosen_gemm(Device device, const GemmCall& call, void* workspace, std::
     if (stream_capturing(device) || deterministic() || !kernel_tuning_enabled()) return false;
     ChosenGemm g = describe(call);
     try {
-      g.algorithm = choose(device, g, call, workspace, workspace_bytes);
+      g.algorithm = choose(context, g, call);
     } catch (...) {
       release(g);
       throw;
@@ -174,7 +160,7 @@ bool run_chosen_gemm(Device device, const GemmCall& call, void* workspace, std::
     if (!inserted) release(g);  // another thread chose it meanwhile
     found = &it->second;
   }
-  launch(device, *found, found->algorithm, call, workspace, workspace_bytes);
+  launch(context, *found, found->algorithm, call);
   return true;
 }
 

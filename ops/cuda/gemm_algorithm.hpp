@@ -42,11 +42,19 @@ struct GemmCall {
   cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
 };
 
+// The device's cuBLASLt handle and the workspace its algorithms may use
+// (matmul.cpp owns both, one per device, for the life of the process).
+struct GemmContext {
+  Device device;
+  cublasLtHandle_t handle = nullptr;
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
+};
+
 // Runs `call` with its shape's chosen algorithm on the library's stream of
-// `device`, choosing it first where timing is allowed (above). False where
-// no choice exists and none may be made: the caller runs the default.
-// `workspace` (workspace_bytes) is the device's cuBLAS workspace. cuBLAS
-// errors -> CudaError.
-bool run_chosen_gemm(Device device, const GemmCall& call, void* workspace, std::size_t workspace_bytes);
+// the context's device, choosing it first where timing is allowed (above).
+// False where no choice exists and none may be made: the caller runs the
+// default. cuBLAS errors -> CudaError.
+bool run_chosen_gemm(const GemmContext& context, const GemmCall& call);
 
 }  // namespace sgnn::ops::gemm_cuda

@@ -26,29 +26,32 @@ constexpr int kMaxDevices = 64;
 // capture of a training step requires.
 constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
 
-// One handle per device, bound to the library's stream, and its workspace
-// (cuBLASLt's chosen algorithms use the same); created on first use and kept
-// for the life of the process.
-std::array<void*, kMaxDevices> workspaces{};
+// Per device, created on first use and kept for the life of the process:
+// a cuBLAS handle bound to the library's stream, the cuBLASLt handle of the
+// measured algorithms (gemm_algorithm.hpp), and the workspace both use.
+struct DeviceHandles {
+  cublasHandle_t cublas = nullptr;
+  gemm_cuda::GemmContext lt;
+};
 
-cublasHandle_t handle(Device device) {
-  static std::array<cublasHandle_t, kMaxDevices> handles{};
+const DeviceHandles& handles(Device device) {
+  static std::array<DeviceHandles, kMaxDevices> all{};
   static std::array<std::once_flag, kMaxDevices> created;
   SGNN_CHECK(device.index >= 0 && device.index < kMaxDevices, "matmul: CUDA device index ", device.index,
              " out of range");
   const auto slot = static_cast<std::size_t>(device.index);
   std::call_once(created[slot], [&] {
     cuda::DeviceGuard guard(device);
-    cublasHandle_t created_handle = nullptr;
-    SGNN_CUBLAS_CHECK(cublasCreate(&created_handle));
-    SGNN_CUBLAS_CHECK(cublasSetStream(created_handle, cuda::stream(device)));
-    void* workspace = nullptr;
-    SGNN_CUDA_CHECK(cudaMalloc(&workspace, kWorkspaceBytes));
-    SGNN_CUBLAS_CHECK(cublasSetWorkspace(created_handle, workspace, kWorkspaceBytes));
-    workspaces[slot] = workspace;
-    handles[slot] = created_handle;
+    DeviceHandles& h = all[slot];
+    SGNN_CUBLAS_CHECK(cublasCreate(&h.cublas));
+    SGNN_CUBLAS_CHECK(cublasSetStream(h.cublas, cuda::stream(device)));
+    SGNN_CUDA_CHECK(cudaMalloc(&h.lt.workspace, kWorkspaceBytes));
+    SGNN_CUBLAS_CHECK(cublasSetWorkspace(h.cublas, h.lt.workspace, kWorkspaceBytes));
+    SGNN_CUBLAS_CHECK(cublasLtCreate(&h.lt.handle));
+    h.lt.device = device;
+    h.lt.workspace_bytes = kWorkspaceBytes;
   });
-  return handles[slot];
+  return all[slot];
 }
 
 int to_int(int64_t value, const char* what) {
@@ -69,8 +72,7 @@ void matmul_forward(Cuda, const Tensor& a, bool transpose_a, const Tensor& b, bo
     SGNN_CUDA_CHECK(cudaMemsetAsync(c.raw_data(), 0, c.nbytes(), cuda::stream(device)));
     return;
   }
-  const cublasHandle_t cublas = handle(device);
-  void* const workspace = workspaces[static_cast<std::size_t>(device.index)];
+  const DeviceHandles& device_handles = handles(device);
   const float alpha = 1.0f;
   const float beta = 0.0f;
   const bool narrow = a.dtype() == DType::BFloat16;
@@ -95,10 +97,10 @@ void matmul_forward(Cuda, const Tensor& a, bool transpose_a, const Tensor& b, bo
   call.result_type = result_type;
   call.compute = compute;
   // The shape's measured cuBLASLt algorithm (gemm_algorithm.hpp), else cuBLAS's default.
-  if (gemm_cuda::run_chosen_gemm(device, call, workspace, kWorkspaceBytes)) return;
-  SGNN_CUBLAS_CHECK(cublasGemmEx(cublas, call.transpose_a, call.transpose_b, call.m, call.n, call.k, &alpha, call.a,
-                                 operand_type, call.lda, call.b, operand_type, call.ldb, &beta, call.c, result_type,
-                                 call.ldc, compute, CUBLAS_GEMM_DEFAULT));
+  if (gemm_cuda::run_chosen_gemm(device_handles.lt, call)) return;
+  SGNN_CUBLAS_CHECK(cublasGemmEx(device_handles.cublas, call.transpose_a, call.transpose_b, call.m, call.n, call.k,
+                                 &alpha, call.a, operand_type, call.lda, call.b, operand_type, call.ldb, &beta, call.c,
+                                 result_type, call.ldc, compute, CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace sgnn::ops
