@@ -10,9 +10,10 @@
 // operands (ops/kernel_timer.hpp's candidate_ms), and keeps the fastest for
 // the rest of the process; every later call of the shape runs it. As the
 // sparse kernel choices do, it times only on a CUDA device outside CUDA
-// Graph capture, with kernel tuning on and not under
-// ops::set_deterministic(true) (candidates sum K in different orders); then
-// run_chosen_gemm returns false and the caller runs cuBLAS's default.
+// Graph capture and with kernel tuning on; elsewhere a shape without a
+// choice runs cuBLAS's default. Under ops::set_deterministic(true) every
+// shape runs cuBLAS's default, chosen or not (the candidates sum K in
+// different orders, and which wins depends on a timing).
 #pragma once
 
 #include <cublasLt.h>
@@ -53,8 +54,8 @@ struct GemmContext {
 
 // Runs `call` with its shape's chosen algorithm on the library's stream of
 // the context's device, choosing it first where timing is allowed (above).
-// False where no choice exists and none may be made: the caller runs the
-// default. cuBLAS errors -> CudaError.
+// False where no choice exists and none may be made, or in deterministic
+// mode: the caller runs the default. cuBLAS errors -> CudaError.
 bool run_chosen_gemm(const GemmContext& context, const GemmCall& call);
 
 }  // namespace sgnn::ops::gemm_cuda

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "ops/determinism.hpp"
+#include "ops/kernel_timer.hpp"
 #include "ops/matmul.hpp"
 #include "ops/matmul_backend.hpp"
 #include "tests/support/gpu_testing.hpp"
@@ -67,4 +69,37 @@ TEST_CASE("GPU matmul backward matches the CPU gradients") {
 
 TEST_CASE("GPU matmul refuses operands on different devices") {
   CHECK_THROWS_AS(ops::matmul(Tensor::zeros({2, 2}), Tensor::zeros({2, 2}, DType::Float32, kGpu)), InvalidArgument);
+}
+
+TEST_CASE("GPU matmul times cuBLASLt's candidates once per shape, none in deterministic mode, and computes the product") {
+  // A shape no other case uses: its first call outside deterministic mode times the candidates.
+  const Tensor a = random_tensor({611, 229}, 11);
+  const Tensor b = random_tensor({229, 37}, 12);
+  Tensor expected = Tensor::empty({611, 37});
+  ops::matmul_forward(ops::Cpu{}, a, false, b, false, expected);
+  const Tensor a_gpu = a.to(kGpu), b_gpu = b.to(kGpu);
+  const auto product = [&] {
+    Tensor c = poisoned({611, 37}, kGpu);
+    ops::matmul_forward(ops::Cuda{}, a_gpu, false, b_gpu, false, c);
+    return c;
+  };
+  const auto timed_by = [](const auto& call) {
+    const int64_t before = ops::candidates_timed();
+    call();
+    return ops::candidates_timed() - before;
+  };
+  ops::set_deterministic(true);
+  Tensor c;
+  CHECK(timed_by([&] { c = product(); }) == 0);  // cuBLAS's default
+  CHECK(relative_error(c, expected) < 1e-5);
+  ops::set_deterministic(false);
+  const int64_t first = timed_by([&] { c = product(); });
+  CHECK(first >= 1);
+  CHECK(relative_error(c, expected) < 1e-5);
+  CHECK(timed_by([&] { c = product(); }) == 0);  // the kept choice
+  CHECK(relative_error(c, expected) < 1e-5);
+  ops::set_deterministic(true);
+  CHECK(timed_by([&] { c = product(); }) == 0);  // deterministic again: nothing timed
+  CHECK(relative_error(c, expected) < 1e-5);
+  ops::set_deterministic(false);
 }
