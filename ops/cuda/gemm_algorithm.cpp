@@ -118,7 +118,7 @@ cublasLtMatmulAlgo_t choose(const GemmContext& context, const ChosenGemm& g, con
   SGNN_CHECK(returned > 0, "matmul: cuBLASLt offers no algorithm for a ", call.m, " x ", call.n, " x ", call.k,
              " product");
   double best_ms = std::numeric_limits<double>::infinity();
-  int best = 0;
+  int best = -1;
   const std::string shape = "gemm:m" + std::to_string(call.m) + ":n" + std::to_string(call.n) + ":k" +
                             std::to_string(call.k) + " candidate ";
   for (int i = 0; i < returned; ++i) {
@@ -131,6 +131,8 @@ cublasLtMatmulAlgo_t choose(const GemmContext& context, const ChosenGemm& g, con
       best = i;
     }
   }
+  SGNN_CHECK(best >= 0, "matmul: none of cuBLASLt's ", returned, " algorithms for a ", call.m, " x ", call.n, " x ",
+             call.k, " product is usable");
   return offered[static_cast<std::size_t>(best)].algo;
 }
 
