@@ -49,16 +49,18 @@ struct RecordArguments {
 };
 using KernelArguments = hrpb_spmm::Arguments<float, RecordArguments>;
 
-// kCount consecutive floats of shared memory in one load (the address is
-// aligned to the load's size: LaunchShape pads rows to a multiple of 4 floats).
+// kCount consecutive floats of shared memory in one load, at a 32-bit
+// shared-window address (aligned to the load's size: LaunchShape pads rows
+// to a multiple of 4 floats).
 template <int kCount>
-__device__ __forceinline__ void load_shared(const float* p, float (&out)[kCount]) {
+__device__ __forceinline__ void load_shared(unsigned address, float (&out)[kCount]) {
   if constexpr (kCount == 4) {
-    const float4 x = *reinterpret_cast<const float4*>(p);
-    out[0] = x.x, out[1] = x.y, out[2] = x.z, out[3] = x.w;
+    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=f"(out[0]), "=f"(out[1]), "=f"(out[2]), "=f"(out[3])
+                 : "r"(address));
   } else {
     static_assert(kCount == 1, "B fragments come 4 or 1 floats at a time");
-    out[0] = *p;
+    asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(out[0]) : "r"(address));
   }
 }
 
@@ -235,20 +237,25 @@ struct Tf32Mma {
   };
 
   // B fragment rows in_group and in_group + 4 of each k8 step, kGroupTiles
-  // columns from group_column(group) in each group of the warp.
-  static __device__ __forceinline__ const float* b_lane(const float* sm_b, int lane, int warp, int b_stride) {
-    return sm_b + (lane % 4) * b_stride + warp * 8 * kTiles + group_column<kGroupTiles>(lane / 4);
+  // columns from group_column(group) in each group of the warp, as 32-bit
+  // shared-window addresses (as the BF16 policy's): through generic float
+  // pointers the 1-tile kernel re-formed a 64-bit address every k step
+  // (PTX: 2 mul, 3 cvt.u64, 2 add.s64 and a cvt back, against 2 mad before
+  // the policies, f682b00).
+  static __device__ __forceinline__ unsigned b_lane(const float* sm_b, int lane, int warp, int b_stride) {
+    return async_copy::shared_address(sm_b + (lane % 4) * b_stride + warp * 8 * kTiles +
+                                      group_column<kGroupTiles>(lane / 4));
   }
-  static __device__ __forceinline__ const float* b_step(const float* b_lane, int stage_offset, int step,
-                                                        int b_stride) {
-    return b_lane + stage_offset + (step * 8) * b_stride;
+  static __device__ __forceinline__ unsigned b_step(unsigned b_lane, int stage_offset, int step, int b_stride) {
+    return b_lane + static_cast<unsigned>((stage_offset + step * 8 * b_stride) * static_cast<int>(sizeof(float)));
   }
   struct BFragment {
     float upper[kGroupTiles], lower[kGroupTiles];  // B rows in_group and in_group + 4
   };
-  static __device__ __forceinline__ void load_b(const float* b_step, int q, int, int b_stride, BFragment& b) {
-    load_shared(b_step + q * 8 * kGroupTiles, b.upper);
-    load_shared(b_step + q * 8 * kGroupTiles + 4 * b_stride, b.lower);
+  static __device__ __forceinline__ void load_b(unsigned b_step, int q, int, int b_stride, BFragment& b) {
+    constexpr int kBytes = static_cast<int>(sizeof(float));
+    load_shared(b_step + static_cast<unsigned>(q * 8 * kGroupTiles * kBytes), b.upper);
+    load_shared(b_step + static_cast<unsigned>((q * 8 * kGroupTiles + 4 * b_stride) * kBytes), b.lower);
   }
   static __device__ __forceinline__ void mma(float (&acc)[4], const uint32_t (&a)[4], const BFragment& b, int i) {
     mma_tf32(acc, a, to_tf32(b.upper[i]), to_tf32(b.lower[i]));
