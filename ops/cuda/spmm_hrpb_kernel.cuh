@@ -232,11 +232,13 @@ __global__ void __launch_bounds__(32 * kHrpbWarps, Mma::kMinBlocks)
     __syncthreads();
 
     auto block_a = a_operand.block(held, stage);
+    // The stage's base once per block; a step adds only its row offset.
+    const auto b_stage = Mma::b_step(b_lane, stage * stage_elements, 0, args.b_stride);
 #pragma unroll
     for (int step = 0; step < Mma::kSteps; ++step) {
       uint32_t a[4];
       if (!block_a.fragment(step, a)) continue;  // warp-uniform: no brick in this step
-      const auto b_step = Mma::b_step(b_lane, stage * stage_elements, step, args.b_stride);
+      const auto b_step = Mma::b_step(b_stage, 0, step, args.b_stride);
 #pragma unroll
       for (int q = 0; q < kGroups; ++q) {
         if (q >= warp_groups) break;  // warp-uniform: the group lies past the chunk
