@@ -6,5 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-bash scripts/build.sh -DSGNN_BUILD_TESTS=ON -DSGNN_BUILD_BENCH=ON "$@"
+# -USGNN_CUDA: the CUDA backend as build.sh decides it (on where a toolkit is
+# found), also after a quickstart that built the CPU backend alone.
+bash scripts/build.sh -USGNN_CUDA -DSGNN_BUILD_TESTS=ON -DSGNN_BUILD_BENCH=ON "$@"
 ctest --test-dir build --output-on-failure -j"$(nproc)"
