@@ -5,6 +5,7 @@
 
 #include "graph_io/hrpb_cache.hpp"
 #include "graph_io/kernel_choices_file.hpp"
+#include "ops/gemm_choices.hpp"
 #include "ops/kernel_choices.hpp"
 #include "ops/sddmm_choice.hpp"
 #include "ops/spmm_choice.hpp"
@@ -14,22 +15,27 @@ namespace sgnn::training {
 
 namespace {
 
-// Choices of A and of Aᵀ in one map: "csr/<key>" and "transpose/<key>".
+// Choices of A, of Aᵀ and of the dense products (whose shapes follow from
+// the graph's node count and the model) in one map: "csr/<key>",
+// "transpose/<key>" and "dense/<key>".
 graph_io::ChoiceMap export_choices(const Adjacency& adjacency) {
   graph_io::ChoiceMap all;
   for (const auto& [key, variant] : ops::kernel_choices(adjacency.csr)) all["csr/" + key] = variant;
   for (const auto& [key, variant] : ops::kernel_choices(adjacency.transpose)) all["transpose/" + key] = variant;
+  for (const auto& [key, variant] : ops::gemm_choices()) all["dense/" + key] = variant;
   return all;
 }
 
 void import_choices(const Adjacency& adjacency, const graph_io::ChoiceMap& all) {
-  ops::KernelChoiceMap forward, transpose;
+  ops::KernelChoiceMap forward, transpose, dense;
   for (const auto& [key, variant] : all) {
     if (key.starts_with("csr/")) forward[key.substr(4)] = variant;
     if (key.starts_with("transpose/")) transpose[key.substr(10)] = variant;
+    if (key.starts_with("dense/")) dense[key.substr(6)] = variant;
   }
   ops::import_kernel_choices(adjacency.csr, forward);
   ops::import_kernel_choices(adjacency.transpose, transpose);
+  ops::import_gemm_choices(dense);
 }
 
 // Whether a timed choice runs on the HRPB layout: an SpMM format or an SDDMM kernel.

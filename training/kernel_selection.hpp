@@ -2,7 +2,8 @@
 // (ops/kernel_choices.hpp), and what of that is kept for later runs:
 //
 //   KernelSelection(...)  before training: imports the choices stored beside
-//       the adjacency cache for this device model (graph_io/kernel_choices_file.hpp);
+//       the adjacency cache for this device model (graph_io/kernel_choices_file.hpp),
+//       the sparse kernels' and the dense products' (ops/gemm_choices.hpp);
 //       lets Aᵀ share A's choices when the pattern is symmetric; attaches the
 //       HRPB layout only when a kernel may use it: --spmm hrpb; or auto (GCN)
 //       when the stored choices pick HRPB at some width (for the SpMM or the

@@ -2,10 +2,12 @@
 #include "ops/cuda/gemm_algorithm.hpp"
 
 #include <array>
+#include <cstdio>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -41,6 +43,45 @@ ShapeKey key_of(Device device, const GemmCall& call) {
           call.k, call.lda, call.ldb, call.ldc, static_cast<int>(call.operand_type),
           static_cast<int>(call.result_type), static_cast<int>(call.compute), alignment_of(call.a),
           alignment_of(call.b), alignment_of(call.c)};
+}
+
+// The key's text without the device (a stored choice applies to every device of the model it was timed on).
+std::string text_of(const ShapeKey& key) {
+  std::string text = "gemm:";
+  std::apply([&](int, auto... fields) { ((text += std::to_string(fields) + ","), ...); }, key);
+  text.pop_back();
+  return text;
+}
+
+// "lt<cuBLASLt version>:" then the algorithm's eight 64-bit words in hexadecimal, '.'-separated.
+std::string variant_of(const cublasLtMatmulAlgo_t& algorithm) {
+  std::string text = "lt" + std::to_string(cublasLtGetVersion()) + ":";
+  char word[17];
+  for (std::size_t i = 0; i < 8; ++i) {
+    std::snprintf(word, sizeof word, "%016llx", static_cast<unsigned long long>(algorithm.data[i]));
+    text += word;
+    if (i + 1 < 8) text += '.';
+  }
+  return text;
+}
+
+std::optional<cublasLtMatmulAlgo_t> algorithm_of(const std::string& variant) {
+  const std::string prefix = "lt" + std::to_string(cublasLtGetVersion()) + ":";
+  if (!variant.starts_with(prefix) || variant.size() != prefix.size() + 8 * 16 + 7) return std::nullopt;
+  cublasLtMatmulAlgo_t algorithm{};
+  for (std::size_t i = 0; i < 8; ++i) {
+    const std::size_t at = prefix.size() + i * 17;
+    if (i > 0 && variant[at - 1] != '.') return std::nullopt;
+    uint64_t value = 0;
+    for (std::size_t j = at; j < at + 16; ++j) {
+      const char c = variant[j];
+      const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+      if (digit < 0) return std::nullopt;
+      value = value << 4 | static_cast<uint64_t>(digit);
+    }
+    algorithm.data[i] = value;
+  }
+  return algorithm;
 }
 
 // What a chosen shape runs with: descriptors built once, the fastest algorithm.
@@ -136,35 +177,92 @@ cublasLtMatmulAlgo_t choose(const GemmContext& context, const ChosenGemm& g, con
   return offered[static_cast<std::size_t>(best)].algo;
 }
 
+// The process's choices (descriptors live as long) and the stored ones not yet used, under one mutex.
+struct Choices {
+  std::mutex mutex;
+  std::map<ShapeKey, ChosenGemm> chosen;
+  std::map<std::string, cublasLtMatmulAlgo_t> imported;  // by text_of(key)
+};
+
+Choices& choices() {
+  static Choices all;
+  return all;
+}
+
+// An imported algorithm cuBLASLt accepts for this call within the context's workspace.
+bool usable(const GemmContext& context, const ChosenGemm& g, const cublasLtMatmulAlgo_t& algorithm) {
+  cublasLtMatmulHeuristicResult_t result{};
+  const cublasStatus_t status =
+      cublasLtMatmulAlgoCheck(context.handle, g.operation, g.a, g.b, g.c, g.c, &algorithm, &result);
+  return status == CUBLAS_STATUS_SUCCESS && result.workspaceSize <= context.workspace_bytes;
+}
+
 }  // namespace
 
 bool run_chosen_gemm(const GemmContext& context, const GemmCall& call) {
   const Device device = context.device;
   if (deterministic()) return false;  // cuBLAS's default for every shape: no choice depends on a timing
-  static std::mutex mutex;
-  static std::map<ShapeKey, ChosenGemm> chosen;  // the process's choices; descriptors live as long
+  Choices& all = choices();
   const ShapeKey key = key_of(device, call);
   const ChosenGemm* found = nullptr;
+  std::optional<cublasLtMatmulAlgo_t> stored;
   {
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (const auto it = chosen.find(key); it != chosen.end()) found = &it->second;  // map nodes do not move
+    const std::lock_guard<std::mutex> lock(all.mutex);
+    if (const auto it = all.chosen.find(key); it != all.chosen.end()) {
+      found = &it->second;  // map nodes do not move
+    } else if (const auto stored_it = all.imported.find(text_of(key)); stored_it != all.imported.end()) {
+      stored = stored_it->second;
+    }
   }
   if (found == nullptr) {
-    if (stream_capturing(device) || !kernel_tuning_enabled()) return false;
+    const bool may_time = !stream_capturing(device) && kernel_tuning_enabled();
+    if (!stored && !may_time) return false;
     ChosenGemm g = describe(call);
     try {
-      g.algorithm = choose(context, g, call);
+      if (stored && usable(context, g, *stored)) {
+        g.algorithm = *stored;
+      } else if (may_time) {
+        g.algorithm = choose(context, g, call);
+      } else {
+        release(g);
+        return false;
+      }
     } catch (...) {
       release(g);
       throw;
     }
-    const std::lock_guard<std::mutex> lock(mutex);
-    const auto [it, inserted] = chosen.emplace(key, g);
+    const std::lock_guard<std::mutex> lock(all.mutex);
+    const auto [it, inserted] = all.chosen.emplace(key, g);
     if (!inserted) release(g);  // another thread chose it meanwhile
     found = &it->second;
   }
   launch(context, *found, found->algorithm, call);
   return true;
+}
+
+std::map<std::string, std::string> export_choices() {
+  Choices& all = choices();
+  const std::lock_guard<std::mutex> lock(all.mutex);
+  std::map<std::string, std::string> text;
+  for (const auto& [key, g] : all.chosen) text[text_of(key)] = variant_of(g.algorithm);
+  return text;
+}
+
+void import_choices(const std::map<std::string, std::string>& stored) {
+  Choices& all = choices();
+  const std::lock_guard<std::mutex> lock(all.mutex);
+  for (const auto& [key, variant] : stored) {
+    if (!key.starts_with("gemm:")) continue;
+    if (const std::optional<cublasLtMatmulAlgo_t> algorithm = algorithm_of(variant)) all.imported[key] = *algorithm;
+  }
+}
+
+void forget_choices() {
+  Choices& all = choices();
+  const std::lock_guard<std::mutex> lock(all.mutex);
+  for (auto& [key, g] : all.chosen) release(g);
+  all.chosen.clear();
+  all.imported.clear();
 }
 
 }  // namespace sgnn::ops::gemm_cuda

@@ -8,7 +8,8 @@
 // ncu on the H200). So the first call of a shape asks cuBLASLt's heuristic
 // for its candidates (split-K among them), times each on the call's own
 // operands (ops/kernel_timer.hpp's candidate_ms), and keeps the fastest for
-// the rest of the process; every later call of the shape runs it. As the
+// the rest of the process; every later call of the shape runs it. Training
+// stores the choices beside the graph's sparse ones (ops/gemm_choices.hpp). As the
 // sparse kernel choices do, it times only on a CUDA device outside CUDA
 // Graph capture and with kernel tuning on; elsewhere a shape without a
 // choice runs cuBLAS's default. Under ops::set_deterministic(true) every
@@ -20,6 +21,8 @@
 #include <cublas_v2.h>
 
 #include <cstdint>
+#include <map>
+#include <string>
 
 #include "core/device.hpp"
 
@@ -57,5 +60,15 @@ struct GemmContext {
 // False where no choice exists and none may be made, or in deterministic
 // mode: the caller runs the default. cuBLAS errors -> CudaError.
 bool run_chosen_gemm(const GemmContext& context, const GemmCall& call);
+
+// The process's choices as text (ops/gemm_choices.hpp): key "gemm:" and the
+// shape's fields, value the cuBLASLt version and the algorithm's 64 bytes.
+std::map<std::string, std::string> export_choices();
+// Choices read back: a later first call of such a shape on any device runs
+// the stored algorithm, without timing, where cublasLtMatmulAlgoCheck accepts
+// it for that call within the workspace (else it is timed as usual). Entries
+// of another cuBLASLt version, or not parsed, are ignored.
+void import_choices(const std::map<std::string, std::string>& choices);
+void forget_choices();  // ops::forget_gemm_choices
 
 }  // namespace sgnn::ops::gemm_cuda

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "ops/determinism.hpp"
+#include "ops/gemm_choices.hpp"
 #include "ops/kernel_timer.hpp"
 #include "ops/matmul.hpp"
 #include "ops/matmul_backend.hpp"
@@ -102,4 +103,51 @@ TEST_CASE("GPU matmul times cuBLASLt's candidates once per shape, none in determ
   CHECK(timed_by([&] { c = product(); }) == 0);  // deterministic again: nothing timed
   CHECK(relative_error(c, expected) < 1e-5);
   ops::set_deterministic(false);
+}
+
+TEST_CASE("GPU matmul: stored GEMM choices run without timing; a stale or rejected one is timed again") {
+  const Tensor a = random_tensor({517, 191}, 13);
+  const Tensor b = random_tensor({191, 29}, 14);
+  Tensor expected = Tensor::empty({517, 29});
+  ops::matmul_forward(ops::Cpu{}, a, false, b, false, expected);
+  const Tensor a_gpu = a.to(kGpu), b_gpu = b.to(kGpu);
+  const auto timed_product = [&] {
+    Tensor c = poisoned({517, 29}, kGpu);
+    const int64_t before = ops::candidates_timed();
+    ops::matmul_forward(ops::Cuda{}, a_gpu, false, b_gpu, false, c);
+    const int64_t timed = ops::candidates_timed() - before;
+    CHECK(relative_error(c, expected) < 1e-5);
+    return timed;
+  };
+  ops::forget_gemm_choices();
+  CHECK(timed_product() >= 1);
+  const ops::KernelChoiceMap stored = ops::gemm_choices();
+  REQUIRE(stored.size() == 1);
+  CHECK(stored.begin()->first.starts_with("gemm:"));
+  CHECK(stored.begin()->second.starts_with("lt"));
+
+  ops::forget_gemm_choices();
+  ops::import_gemm_choices(stored);
+  CHECK(timed_product() == 0);  // the stored algorithm, as a later process with the cache folder runs it
+  CHECK(ops::gemm_choices() == stored);
+
+  const auto rewritten = [&](const auto& edit) {
+    ops::KernelChoiceMap changed;
+    for (const auto& [key, variant] : stored) changed[key] = edit(variant);
+    return changed;
+  };
+  // Another cuBLASLt version's algorithm, and words cuBLASLt does not accept: timed again.
+  ops::forget_gemm_choices();
+  ops::import_gemm_choices(rewritten([](const std::string& variant) { return "lt0" + variant.substr(variant.find(':')); }));
+  CHECK(timed_product() >= 1);
+  ops::forget_gemm_choices();
+  ops::import_gemm_choices(rewritten([](const std::string& variant) {
+    std::string words = variant;
+    for (std::size_t i = variant.find(':') + 1; i < words.size(); ++i) words[i] = words[i] == '.' ? '.' : 'f';
+    return words;
+  }));
+  CHECK(timed_product() >= 1);
+  ops::forget_gemm_choices();
+  ops::import_gemm_choices(rewritten([](const std::string& variant) { return variant.substr(0, variant.size() - 3); }));
+  CHECK(timed_product() >= 1);
 }
