@@ -29,6 +29,7 @@ namespace autograd {
 class Node;
 struct AutogradMeta;
 }  // namespace autograd
+struct SparseRows;  // core/sparse_rows.hpp
 
 using Shape = std::vector<int64_t>;
 std::string shape_str(const Shape& shape);  // "[2, 3]"
@@ -138,6 +139,12 @@ class Tensor {
   // ---- Debugging ----------------------------------------------------------
   std::string str(int64_t max_per_axis = 6) const;
 
+  // The non-zeros of this float32 matrix, where a caller attached them
+  // (core/sparse_rows.hpp); null otherwise. Copies of the handle share it;
+  // views, casts, clones and other new tensors do not have it.
+  const std::shared_ptr<const SparseRows>& sparse_rows() const { return sparse_rows_; }
+  void set_sparse_rows(std::shared_ptr<const SparseRows> rows) { sparse_rows_ = std::move(rows); }
+
   // For the autograd engine.
   const std::shared_ptr<autograd::AutogradMeta>& autograd_meta() const { return meta_; }
   void set_autograd_meta(std::shared_ptr<autograd::AutogradMeta> meta) { meta_ = std::move(meta); }
@@ -155,6 +162,7 @@ class Tensor {
   int64_t numel_ = 0;
   DType dtype_ = DType::Float32;
   std::shared_ptr<autograd::AutogradMeta> meta_;
+  std::shared_ptr<const SparseRows> sparse_rows_;
 };
 
 std::ostream& operator<<(std::ostream& out, const Tensor& tensor);

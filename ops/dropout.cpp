@@ -1,6 +1,7 @@
 #include "ops/dropout.hpp"
 
 #include "core/autograd.hpp"
+#include "core/sparse_rows.hpp"
 #include "ops/dropout_backend.hpp"
 
 namespace sgnn::ops {
@@ -13,6 +14,13 @@ Tensor dropout(const Tensor& x, float p, bool training, Generator& generator) {
   const RandomDraw stream = generator.next_draw(static_cast<uint64_t>(x.numel()));
   Tensor y = Tensor::empty_like(x);
   SGNN_DISPATCH(x.device(), dropout_apply, x, p, keep_scale, stream, y);
+  // x's non-zeros (core/sparse_rows.hpp): y's are the same entries under the same mask.
+  if (const std::shared_ptr<const SparseRows>& rows = x.sparse_rows(); rows && x.dtype() == DType::Float32) {
+    SparseRows masked{rows->pattern, Tensor::empty_like(rows->values)};
+    SGNN_DISPATCH(x.device(), dropout_at_positions, rows->values, rows->pattern->positions(), p, keep_scale, stream,
+                  masked.values);
+    y.set_sparse_rows(std::make_shared<const SparseRows>(std::move(masked)));
+  }
   if (autograd::needs_recording({x})) {
     autograd::record("dropout", {x}, y, [p, keep_scale, stream](const Tensor& grad, const autograd::NeedsGrad&) {
       Tensor grad_x = Tensor::empty_like(grad);

@@ -18,7 +18,8 @@ namespace sgnn::ops {
 // memory, so a replayed step draws the same mask as the eager step would.
 // float32 or bfloat16 (the kept values scaled in float, rounded once: the
 // same bits on both backends). p outside [0, 1) or an integer dtype ->
-// InvalidArgument.
+// InvalidArgument. A float32 x that carries its non-zeros
+// (core/sparse_rows.hpp) gives a y that carries them too, masked the same.
 Tensor dropout(const Tensor& x, float p, bool training, Generator& generator = default_generator());
 
 }  // namespace sgnn::ops

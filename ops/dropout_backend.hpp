@@ -12,4 +12,12 @@ namespace sgnn::ops {
 void dropout_apply(Cpu, const Tensor& x, float p, float scale, RandomDraw draw, Tensor& y);
 void dropout_apply(Cuda, const Tensor& x, float p, float scale, RandomDraw draw, Tensor& y);
 
+// The same mask at chosen elements: y[k] = s.uniform16(positions[k]) >= p ?
+// x[k] · scale : 0, x and y float32 [nnz], positions int64 [nnz] (the element
+// indices of a dense tensor's non-zeros: its dropout's values there, bit for bit).
+void dropout_at_positions(Cpu, const Tensor& x, const Tensor& positions, float p, float scale, RandomDraw draw,
+                          Tensor& y);
+void dropout_at_positions(Cuda, const Tensor& x, const Tensor& positions, float p, float scale, RandomDraw draw,
+                          Tensor& y);
+
 }  // namespace sgnn::ops

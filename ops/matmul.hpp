@@ -26,7 +26,9 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 //     x gets dY·copyᵀ (bfloat16), weight gets xᵀ·dY computed with a float32
 //     output (never rounded to bfloat16). weight_copy gets none.
 // weight must be float32; shapes, dtypes and devices as for matmul, else
-// InvalidArgument.
+// InvalidArgument. A float32 x that carries its non-zeros (input features,
+// core/sparse_rows.hpp) is multiplied over them where that measured faster
+// (ops/sparse_input.hpp).
 Tensor matmul_weight(const Tensor& x, const Tensor& weight, const Tensor& weight_copy);
 
 // Lets cuBLAS use TF32 tensor cores (10-bit mantissa products, fp32 accumulate)

@@ -24,4 +24,19 @@ void dropout_apply(Cpu, const Tensor& x, float p, float scale, RandomDraw draw, 
   });
 }
 
+void dropout_at_positions(Cpu, const Tensor& x, const Tensor& positions, float p, float scale, RandomDraw draw,
+                          Tensor& y) {
+  const PhiloxStream stream = draw.resolve();
+  const int64_t n = x.numel();
+  const float* in = x.data<float>();
+  const int64_t* at = positions.data<int64_t>();
+  float* out = y.data<float>();
+#pragma omp parallel for if (n > 16384)
+  for (int64_t k = 0; k < n; ++k) {
+    float u[8];
+    stream.uniform8(static_cast<uint64_t>(at[k] >> 3), u);
+    out[k] = u[at[k] & 7] >= p ? in[k] * scale : 0.0f;
+  }
+}
+
 }  // namespace sgnn::ops

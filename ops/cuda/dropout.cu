@@ -52,6 +52,19 @@ __global__ void dropout_kernel(const T* __restrict__ x, float p, float scale, Ra
   }
 }
 
+// One Philox call per entry: an entry's element index is arbitrary, so
+// neighbouring entries rarely share a draw block.
+__global__ void dropout_at_positions_kernel(const float* __restrict__ x, const int64_t* __restrict__ positions,
+                                            float p, float scale, RandomDraw draw, float* __restrict__ y, int64_t n) {
+  const PhiloxStream stream = draw.resolve();
+  for (int64_t k = grid_stride_begin(); k < n; k += grid_stride_step()) {
+    const int64_t at = positions[k];
+    float u[8];
+    stream.uniform8(static_cast<uint64_t>(at >> 3), u);
+    y[k] = u[at & 7] >= p ? x[k] * scale : 0.0f;
+  }
+}
+
 }  // namespace
 
 void dropout_apply(Cuda, const Tensor& x, float p, float scale, RandomDraw draw, Tensor& y) {
@@ -67,6 +80,17 @@ void dropout_apply(Cuda, const Tensor& x, float p, float scale, RandomDraw draw,
                                                                                  y.data<T>(), n, vectorized);
   });
   SGNN_CUDA_CHECK_LAUNCH("dropout_kernel");
+}
+
+void dropout_at_positions(Cuda, const Tensor& x, const Tensor& positions, float p, float scale, RandomDraw draw,
+                          Tensor& y) {
+  const int64_t n = x.numel();
+  if (n == 0) return;
+  cuda::DeviceGuard guard(x.device());
+  const LaunchShape shape = elementwise_launch_shape(n, x.device());
+  dropout_at_positions_kernel<<<shape.blocks, shape.threads, 0, cuda::stream(x.device())>>>(
+      x.data<float>(), positions.data<int64_t>(), p, scale, draw, y.data<float>(), n);
+  SGNN_CUDA_CHECK_LAUNCH("dropout_at_positions_kernel");
 }
 
 }  // namespace sgnn::ops
