@@ -4,7 +4,7 @@
 # bench_sampling (bandwidths, gathers, sampling, epoch times) and writes
 # OUT/bench_sampling.md.
 #
-#   bench/sampling.sh --build BUILD --data DATA --out OUT [--quick] [--no-papers]
+#   bench/sampling.sh --build BUILD --data DATA --out OUT [--quick] [--no-papers] [--feature-cache GIB]
 #
 # Times on one H200 with 16 cores (expected): products-scale generation
 # about 1-2 min (R-MAT, CSV, then its first load writes the processed file),
@@ -18,6 +18,7 @@ build=build
 data=data
 out=bench-out
 quick=()
+cache=()
 papers=1
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -26,6 +27,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --quick) quick=(--quick); shift ;;
     --no-papers) papers=0; shift ;;
+    --feature-cache) cache=(--feature-cache "$2"); shift 2 ;;
     *) echo "bench/sampling.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -34,7 +36,7 @@ if [ ! -d "$data/products-scale/raw" ]; then
   /usr/bin/time -f "generated products-scale in %e s (peak %M KB)" \
     "$build/examples/sgnn_gen" --out "$data/products-scale" --no-gzip --preset products-scale
 fi
-arguments=(--dataset "$data/products-scale" --markdown "$out/bench_sampling.md" "${quick[@]}")
+arguments=(--dataset "$data/products-scale" --markdown "$out/bench_sampling.md" "${quick[@]}" "${cache[@]}")
 if [ $papers -eq 1 ]; then
   if [ ! -f "$data/papers100m-scale/processed/dataset.sgnn" ]; then
     df -h "$data" | tail -n 1

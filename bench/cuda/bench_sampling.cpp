@@ -210,12 +210,15 @@ int main(int argc, char** argv) {
   std::vector<int64_t> fanouts{15, 10, 5};
   int64_t epochs = 3;
   bool quick = false;
+  double feature_cache_gib = 0.0;
   app.add_option("--dataset", products, "the products-scale dataset (sgnn_gen --preset products-scale)")->required();
   app.add_option("--papers", papers, "the papers100M-scale dataset (sgnn_gen --preset papers100m-scale)");
   app.add_option("--batch-size", batch_size, "seeds per batch (default 1024)");
   app.add_option("--fanout", fanouts, "fanouts (default 15,10,5)")->delimiter(',');
   app.add_option("--epochs", epochs, "epochs per training case; the first is not counted (default 3)");
   app.add_flag("--quick", quick, "gathers and sampling only (no epochs)");
+  app.add_option("--feature-cache", feature_cache_gib,
+                 "also a papers100M-scale epoch with a device cache of this many GiB of the highest-degree nodes' features");
   app.add_option("--markdown", markdown, "also write the table as markdown here");
   CLI11_PARSE(app, argc, argv);
   try {
@@ -280,6 +283,12 @@ int main(int argc, char** argv) {
         options.train_nodes = 0;  // the preset's 1.2M, as ogbn-papers100M's
         options.evaluate = false;
         bench_epochs("papers100M-scale, features in host memory", options, rows, 10.0);
+        if (feature_cache_gib > 0.0) {
+          options.feature_cache_bytes = static_cast<int64_t>(feature_cache_gib * 1073741824.0);
+          std::ostringstream label;
+          label << "papers100M-scale, features in host memory, device cache " << feature_cache_gib << " GiB";
+          bench_epochs(label.str(), options, rows, 10.0);
+        }
       }
     }
     std::printf("%s\n", cuda::properties(kGpu).name);
