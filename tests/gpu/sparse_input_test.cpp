@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <string>
 
 #include "core/generator.hpp"
 #include "core/sparse_rows.hpp"
@@ -79,7 +80,7 @@ TEST_CASE("GPU products over input features' non-zeros: measured once per width,
     ops::sum(expected).backward();
     CHECK(relative_error(out.to(Device::cpu()), expected) < 1e-5);
     CHECK(relative_error(weight.grad().to(Device::cpu()), cpu_weight.grad()) < 1e-5);
-    MESSAGE("width " << width << ": the product over the non-zeros " << (chosen ? "chosen" : "not chosen"));
+    MESSAGE("width " << width << ": the product over the non-zeros " << std::string(chosen ? "chosen" : "not chosen"));
   }
   // A deterministic run does not let a timing pick the product.
   ops::set_deterministic(true);
