@@ -10,7 +10,7 @@ OUT/bench_training.md (JSON of every run beside it).
 
 Sets: citation = the bundled cora and citeseer (<build>/share/sparsegnn/datasets), every model of
 pyg_train.py (gcn, gat, sgc, appnp, sage, gin, gatv2, transformer); large = the Reddit-scale and
-products-scale synthetic graphs (GCN, and GAT on Reddit-scale); degree = GAT on the degree-50 and degree-100
+products-scale synthetic graphs (GCN; every model on Reddit-scale); degree = GAT on the degree-50 and degree-100
 graphs of issue 7. Synthetic graphs are generated with sgnn_gen into --data first. --quick = --sets citation.
 Same settings on both sides: PyG trains with the hyperparameters and the
 feature transform our run reports (its JSON's `hyperparameters` and
@@ -250,6 +250,14 @@ def main():
             reddit = generate(args.build, args.data, "reddit-scale", ["--preset", "reddit-scale"], log)
             cases.append(("reddit-scale", "gcn", reddit, big + pyg_procedure, big, ["edge_index", "csr"]))
             cases.append(("reddit-scale", "gat", reddit, gat_big + gat_procedure, gat_big, ["edge_index"]))
+            # The other models with their own widths (sgc has none) and the citation cases' inputs.
+            short = ["--epochs", "20", "--runs", "1"]
+            cases.append(("reddit-scale", "sgc", reddit, short + pyg_procedure, short, ["edge_index", "csr"]))
+            cases.append(("reddit-scale", "appnp", reddit, big + pyg_procedure, big, ["edge_index", "csr"]))
+            for model in ("sage", "gin"):
+                cases.append(("reddit-scale", model, reddit, big + pyg_procedure, big, ["edge_index"]))
+            for model in ("gatv2", "transformer"):
+                cases.append(("reddit-scale", model, reddit, gat_big + pyg_procedure, gat_big, ["edge_index"]))
         if chosen("products-scale"):
             products = generate(args.build, args.data, "products-scale", ["--preset", "products-scale"], log)
             cases.append(("products-scale", "gcn", products, big + pyg_procedure, big, ["edge_index", "csr"]))
