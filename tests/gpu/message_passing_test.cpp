@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -108,6 +110,45 @@ TEST_CASE("gspmm max/min on CUDA pick the same winners as the CPU, with poisoned
         CAPTURE(width);
         CHECK(got.to_vector<float>() == expected.to_vector<float>());
         CHECK(got_argument.to_vector<int32_t>() == expected_argument.to_vector<int32_t>());
+      }
+    }
+  }
+}
+
+TEST_CASE("gspmm max/min's values-only kernel on CUDA: NaN messages win, zeros and infinities as on the CPU") {
+  // Special values among ordinary ones, so that rows (and a hub row's
+  // segments) mix them: a NaN anywhere in a row's messages makes its output
+  // NaN, -0 and +0 compare equal, infinities are ordinary extremes.
+  const std::vector<float> specials = {std::numeric_limits<float>::quiet_NaN(), -0.0f, 0.0f,
+                                       std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
+  for (const Adjacency& cpu : message_graphs()) {
+    const Adjacency gpu = cpu.to(kGpu);
+    for (int64_t width : {1, 8, 128}) {
+      std::vector<float> values(static_cast<std::size_t>(cpu.num_cols() * width));
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        const std::size_t pick = (i * 2654435761u) % 997;
+        values[i] = pick < specials.size() ? specials[pick] : static_cast<float>(pick % 13) - 6.0f;
+      }
+      const Tensor u = Tensor::from_vector(values, {cpu.num_cols(), width});
+      const Tensor weights = random_tensor({cpu.nnz()}, 31);  // u_mul_e with one weight per entry
+      for (ReduceKind reduce : {ReduceKind::Max, ReduceKind::Min}) {
+        for (MessageKind message : {MessageKind::CopyU, MessageKind::UMulE}) {
+          const Tensor e = message == MessageKind::UMulE ? weights : Tensor();
+          const std::vector<float> expected = ops::gspmm(cpu, message, reduce, u, e).to_vector<float>();
+          const std::vector<float> got =
+              ops::gspmm(gpu, message, reduce, u.to(kGpu), e.defined() ? e.to(kGpu) : Tensor()).to_vector<float>();
+          REQUIRE(got.size() == expected.size());
+          int64_t mismatches = 0, nans = 0;
+          for (std::size_t i = 0; i < got.size(); ++i) {
+            nans += std::isnan(expected[i]) ? 1 : 0;
+            const bool same = std::isnan(expected[i]) ? std::isnan(got[i]) : got[i] == expected[i];
+            mismatches += same ? 0 : 1;
+          }
+          CAPTURE(cpu.nnz());
+          CAPTURE(width);
+          CHECK(mismatches == 0);
+          if (cpu.nnz() > 1000) CHECK(nans > 0);  // the case exercises the NaN rule
+        }
       }
     }
   }
