@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <optional>
 #include <string>
-#include <string_view>
-#include <vector>
 
 #include "ops/cuda/gspmm_kernel.cuh"
 #include "ops/gspmm_backend.hpp"
@@ -87,8 +85,10 @@ void extreme_values_as(const Csr& csr, const GspmmOperands& operands, Tensor& ou
   gspmm_cuda::ExtremeArguments<T> args;
   args.indptr = offsets_of(csr.indptr);
   args.indices = csr.indices.data<int32_t>();
+  args.segments = sparse_cuda::segment_list(*plan, false);
   args.heads = static_cast<int>(operands.heads);
   args.features = operands.features;
+  args.tiles = (operands.features + tile.vec * tile.sub - 1) / (tile.vec * tile.sub);
   args.u = operands.u.data<T>();
   if (operands.e.defined()) {
     if (operands.e.dtype() == DType::BFloat16) args.bf16_weights = operands.e.data<bfloat16>();
@@ -98,48 +98,30 @@ void extreme_values_as(const Csr& csr, const GspmmOperands& operands, Tensor& ou
   args.sign = operands.reduce == ReduceKind::Min ? -1.0f : 1.0f;
   args.out = out.data<T>();
   args.partials = partials.defined() ? partials.data<float>() : nullptr;
-  // The slice tile: 8 lanes a (segment, head, slice), slices of 8 accesses'
-  // width, where a row has at least two of them.
-  const GspmmTile slice_tile{tile.vec, 8};
-  const bool slices_possible = operands.features >= 2 * slice_tile.vec * slice_tile.sub;
-  const auto launch = [&](std::string_view order) {
-    const GspmmTile& used = order == "slices" ? slice_tile : tile;
-    args.segments = sparse_cuda::segment_list(*plan, order == "rows");
-    args.slice_major = order == "slices";
-    args.tiles = (operands.features + used.vec * used.sub - 1) / (used.vec * used.sub);
+  const auto launch = [&](bool by_row) {
+    args.segments = sparse_cuda::segment_list(*plan, by_row);
     if constexpr (std::is_same_v<T, float>) {
-      gspmm_cuda::launch_extreme_of<float>(used, args, *plan, device);
+      gspmm_cuda::launch_extreme_of<float>(tile, args, *plan, device);
     } else {
-      gspmm_cuda::launch_extreme(used, args, *plan, device);
+      gspmm_cuda::launch_extreme(tile, args, *plan, device);
     }
   };
   // The order of the work items, timed once per graph and width where timing
   // pays (ops/kernel_choices.hpp), as the sum's tiles are: rows in graph
   // order share the dense rows they gather in L2 where the numbering has
-  // locality (meshes, blocks), longest first balances heavy tails, and
-  // slice-major items (every row's first slice of features, then every
-  // second: the sum's "-slices" tiles) gather one slice of a u larger than L2
-  // at a time. On the H200 the plan's order ran 1.42-1.66x the sum SpMM on a
-  // quadratic FEM mesh, whose sum took the row order.
+  // locality (meshes, blocks), longest first balances heavy tails. On the
+  // H200 the plan's order ran 1.42-1.66x the sum SpMM on a quadratic FEM
+  // mesh, whose sum took the row order.
   const std::string key = std::string("gspmm-extreme-order:") + (std::is_same_v<T, float> ? "" : "bf16:") + "h" +
                           std::to_string(operands.heads) + ":f" + std::to_string(operands.features);
-  std::string order = plan->choices->find(key).value_or("");
-  if (order != "plan" && order != "rows" && !(order == "slices" && slices_possible)) order.clear();
-  if (order.empty() && may_tune(csr, *plan->choices, stream_capturing(device))) {
-    double best_ms = candidate_ms(device, [&] { launch("plan"); }, key + " plan");
-    order = "plan";
-    std::vector<std::string> others = {"rows"};
-    if (slices_possible) others.push_back("slices");
-    for (const std::string& other : others) {
-      const double ms = candidate_ms(device, [&] { launch(other); }, key + " " + other, best_ms);
-      if (ms < best_ms) {
-        best_ms = ms;
-        order = other;
-      }
-    }
-    plan->choices->set(key, order);
+  std::optional<std::string> order = plan->choices->find(key);
+  if (!order && may_tune(csr, *plan->choices, stream_capturing(device))) {
+    const double plan_ms = candidate_ms(device, [&] { launch(false); }, key + " plan");
+    const double row_ms = candidate_ms(device, [&] { launch(true); }, key + " rows", plan_ms);
+    order = row_ms < plan_ms ? "rows" : "plan";
+    plan->choices->set(key, *order);
   }
-  launch(order.empty() ? "plan" : order);
+  launch(order == std::optional<std::string>("rows"));
 }
 
 // One thread per output element whose argument is set: the gradient added at

@@ -329,7 +329,6 @@ struct ExtremeArguments {
   const bfloat16* bf16_weights = nullptr;  // bfloat16; both null: copy_u
   int weight_heads = 1;  // 1: one weight per entry; heads: one per head
   float sign = 1.0f;
-  bool slice_major = false;  // items: every segment's first feature tile, then every second, … (the sum's "-slices")
   T* out = nullptr;
   float* partials = nullptr;  // [split_segments, width], sign-space maxima of non-empty segments
 };
@@ -368,8 +367,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) gspmm_extreme_kern
   const int64_t segment_heads = args.segments.count * args.heads;
   const int64_t items = segment_heads * args.tiles;
   for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
-    const int64_t tile = args.slice_major ? item / segment_heads : item % args.tiles;
-    const int64_t segment_head = args.slice_major ? item - tile * segment_heads : item / args.tiles;
+    const int64_t tile = item % args.tiles;
+    const int64_t segment_head = item / args.tiles;
     const int head = static_cast<int>(segment_head % args.heads);
     const int64_t segment = segment_head / args.heads;
     const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, segment);
@@ -451,10 +450,8 @@ void launch_extreme_of(const GspmmTile& tile, const ExtremeArguments<T>& args, c
   constexpr int kWide = 16 / static_cast<int>(sizeof(T));
   const int64_t items = args.segments.count * args.heads * args.tiles;
   const auto go = [&](auto kernel, int lanes) {
-    // Slice-major items one subwarp each, blocks in index order, as the sum's slice tiles launch.
-    const unsigned blocks = args.slice_major ? sparse_cuda::item_blocks(items, lanes)
-                                             : sparse_cuda::subwarp_blocks(items, lanes, device);
-    kernel<<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
+    kernel<<<sparse_cuda::subwarp_blocks(items, lanes, device), sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(
+        args);
     SGNN_CUDA_CHECK_LAUNCH("gspmm_extreme_kernel");
   };
   const auto by_sub = [&](auto vec) {
