@@ -3,7 +3,7 @@
 # on a GPU machine, from a build made elsewhere. Logs go to $OUT (or
 # ./compute-sanitizer-out); a short summary per tool is printed last.
 # SANITIZER_TIMEOUT=SECONDS bounds each tool (exit 124 when it runs out).
-#   bash scripts/compute-sanitizer.sh [TEST_GPU_BINARY] [DOCTEST FILTERS...]
+#   bash scripts/compute-sanitizer.sh [OPTIONS] [TEST_GPU_BINARY] [DOCTEST FILTERS...]
 #
 # Groups, for tools too slow for the whole tier at once (racecheck): each
 # tool then runs once per group, each run bounded by --group-timeout, with one
@@ -61,6 +61,17 @@ if [[ $by_file -eq 1 ]]; then
 fi
 binary=${1:-build/tests/test_gpu}
 shift || true
+# The script's own options come before the binary; after it they would
+# reach doctest, which ignores what it does not know, and the run would
+# silently become the whole tier under every tool.
+for argument in "$@"; do
+  case "$argument" in
+    --tool|--by-file|--file|--test-case|--group-timeout|--jobs|--list)
+      echo "compute-sanitizer.sh: $argument comes after the test binary ($binary); put this script's options first:" \
+        "bash scripts/compute-sanitizer.sh [OPTIONS] [TEST_GPU_BINARY] [DOCTEST FILTERS...]" >&2
+      exit 2 ;;
+  esac
+done
 out=${OUT:-compute-sanitizer-out}
 mkdir -p "$out"
 
