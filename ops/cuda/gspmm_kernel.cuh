@@ -308,8 +308,8 @@ void launch_gspmm_of(const GspmmTile& tile, bool extreme, const GspmmKernelArgum
 // instruction (PTX max.NaN, sm_80 on): the select it replaces took three
 // comparisons and a select per element against the sum's one fma, which made
 // the twin issue-bound where the gathered rows sit in L1/L2 (meshes). A NaN
-// result is the canonical NaN, and the maximum of -0 and +0 is +0 (equal under
-// ==, which is how the backward finds the winner).
+// result is the canonical NaN, and the maximum of -0 and +0 is +0 (equal
+// under ==; the backward finds the winner from the messages, not from this).
 __device__ __forceinline__ float extreme_step(float best, float value) {
   float result;
   asm("max.NaN.f32 %0, %1, %2;" : "=f"(result) : "f"(best), "f"(value));
