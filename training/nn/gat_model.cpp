@@ -3,8 +3,6 @@
 // output_heads, mean over heads), over the adjacency's pattern with self
 // loops. Weight decay on every parameter. The paper's settings, with its
 // Pubmed ones (8 output heads, lr 0.01, weight decay 1e-3).
-#include <algorithm>
-
 #include "training/nn/attention_stack.hpp"
 #include "training/nn/builtin_models.hpp"
 #include "training/nn/gat_conv.hpp"
@@ -32,27 +30,16 @@ std::shared_ptr<Sequential> build(const ModelDescription& d, Generator& generato
 // map, no copy in Aᵀ's order); all in the activation dtype
 // (ops/attention_softmax.hpp).
 ModelMemory memory(const ModelDescription& d, const GraphSize& graph) {
-  const int64_t hidden = d.integer("hidden");
-  const int64_t heads = d.integer("heads");
-  const int64_t output_heads = d.integer("output_heads");
   const int64_t bytes = static_cast<int64_t>(dtype_size(activation_dtype(d.precision)));
-  const auto layer_parameters = [](int64_t in, int64_t layer_heads, int64_t per_head, bool concat) {
-    return in * layer_heads * per_head + 2 * layer_heads * per_head + (concat ? layer_heads * per_head : per_head);
+  AttentionLayerCost layer;
+  layer.parameters = [](int64_t in, int64_t heads, int64_t per_head, bool concat) {
+    return in * heads * per_head + 2 * heads * per_head + (concat ? heads * per_head : per_head);
   };
-  const auto layer_saved = [&](int64_t in, int64_t layer_heads, int64_t per_head) {
-    return (graph.nodes * in + graph.nodes * layer_heads * per_head + 2 * graph.nnz * layer_heads) * bytes;
+  layer.saved_bytes = [&](int64_t in, int64_t heads, int64_t per_head) {
+    return (graph.nodes * in + graph.nodes * heads * per_head + 2 * graph.nnz * heads) * bytes;
   };
-  const int64_t hidden_width = hidden * heads;
-  ModelMemory m;
-  m.parameters = layer_parameters(d.in_features, heads, hidden, true) +
-                 layer_parameters(hidden_width, output_heads, d.classes, false);
-  const int64_t saved = layer_saved(d.in_features, heads, hidden) + graph.nodes * hidden_width * bytes  // ELU
-                        + layer_saved(hidden_width, output_heads, d.classes) +
-                        2 * graph.nodes * d.classes * bytes;  // the loss
-  const int64_t gradients =
-      2 * std::max(graph.nnz * std::max(heads, output_heads), graph.nodes * std::max(hidden_width, d.classes)) * bytes;
-  m.activation_bytes = saved + gradients;
-  return m;
+  layer.entry_gradient_bytes = bytes;
+  return two_attention_layers_memory(d, graph, layer);
 }
 
 std::string layers_text(const ModelDescription& d) {

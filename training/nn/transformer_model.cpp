@@ -6,8 +6,6 @@
 // symmetrised pattern without self loops (each node's own features through
 // the root weight); 8 heads of 8, dropout 0.6, lr 0.005, weight decay 5e-4
 // on every parameter, patience 100 on the validation loss and accuracy.
-#include <algorithm>
-
 #include "training/nn/attention_stack.hpp"
 #include "training/nn/builtin_models.hpp"
 #include "training/nn/transformer_conv.hpp"
@@ -29,27 +27,16 @@ std::shared_ptr<Sequential> build(const ModelDescription& d, Generator& generato
 // tensors: the attention (saved by the softmax) and the attention after
 // dropout (saved by the spmm).
 ModelMemory memory(const ModelDescription& d, const GraphSize& graph) {
-  const int64_t hidden = d.integer("hidden");
-  const int64_t heads = d.integer("heads");
-  const int64_t output_heads = d.integer("output_heads");
   const int64_t bytes = static_cast<int64_t>(dtype_size(activation_dtype(d.precision)));
-  const auto layer_parameters = [](int64_t in, int64_t layer_heads, int64_t per_head, bool concat) {
-    const int64_t out = concat ? layer_heads * per_head : per_head;
-    return 3 * (in + 1) * layer_heads * per_head + (in + 1) * out;
+  AttentionLayerCost layer;
+  layer.parameters = [](int64_t in, int64_t heads, int64_t per_head, bool concat) {
+    return 3 * (in + 1) * heads * per_head + (in + 1) * (concat ? heads * per_head : per_head);
   };
-  const auto layer_saved = [&](int64_t in, int64_t layer_heads, int64_t per_head) {
-    return graph.nodes * (in + 3 * layer_heads * per_head) * bytes + 2 * graph.nnz * layer_heads * 4;
+  layer.saved_bytes = [&](int64_t in, int64_t heads, int64_t per_head) {
+    return graph.nodes * (in + 3 * heads * per_head) * bytes + 2 * graph.nnz * heads * 4;
   };
-  const int64_t hidden_width = hidden * heads;
-  ModelMemory m;
-  m.parameters = layer_parameters(d.in_features, heads, hidden, true) +
-                 layer_parameters(hidden_width, output_heads, d.classes, false);
-  const int64_t saved = layer_saved(d.in_features, heads, hidden) + graph.nodes * hidden_width * bytes  // ELU
-                        + layer_saved(hidden_width, output_heads, d.classes) + 2 * graph.nodes * d.classes * bytes;
-  const int64_t gradients = 2 * std::max(graph.nnz * std::max(heads, output_heads) * 4,
-                                         graph.nodes * std::max(hidden_width, d.classes) * bytes);
-  m.activation_bytes = saved + gradients;
-  return m;
+  layer.entry_gradient_bytes = 4;
+  return two_attention_layers_memory(d, graph, layer);
 }
 
 std::string layers_text(const ModelDescription& d) {
