@@ -2,10 +2,12 @@
 
 #include "core/autograd.hpp"
 #include "ops/cast.hpp"
+#include "ops/dropout.hpp"
 #include "ops/edge_softmax.hpp"
 #include "ops/gatv2_backend.hpp"
 #include "ops/spmm_backend.hpp"
 #include "ops/sparse_checks.hpp"
+#include "ops/spmm.hpp"
 
 namespace sgnn::ops {
 
@@ -14,31 +16,31 @@ namespace {
 constexpr const char* kOp = "gatv2_scores";
 
 void check_gatv2(const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
-                 float negative_slope) {
-  check_adjacency(adjacency, kOp);
-  check_defined(x_target, kOp, "x_target");
-  check_dense_operand(x_target, adjacency, adjacency.num_rows(), kOp, "x_target");
-  check_dense_operand(x_source, adjacency, adjacency.num_cols(), kOp, "x_source");
+                 float negative_slope, const char* op) {
+  check_adjacency(adjacency, op);
+  check_defined(x_target, op, "x_target");
+  check_dense_operand(x_target, adjacency, adjacency.num_rows(), op, "x_target");
+  check_dense_operand(x_source, adjacency, adjacency.num_cols(), op, "x_source");
   SGNN_CHECK(x_target.dim() == 3 && x_source.dim() == 3 && x_target.size(1) == x_source.size(1) &&
                  x_target.size(2) == x_source.size(2),
-             kOp, ": x_target and x_source must be [n_rows, H, F] and [n_cols, H, F] with one H and F, got ",
+             op, ": x_target and x_source must be [n_rows, H, F] and [n_cols, H, F] with one H and F, got ",
              shape_str(x_target.shape()), " and ", shape_str(x_source.shape()));
-  SGNN_CHECK(x_target.dtype() == x_source.dtype(), kOp, ": x_target and x_source must have one dtype, got ",
+  SGNN_CHECK(x_target.dtype() == x_source.dtype(), op, ": x_target and x_source must have one dtype, got ",
              dtype_name(x_target.dtype()), " and ", dtype_name(x_source.dtype()));
-  check_defined(a, kOp, "a");
-  check_dtype(a, DType::Float32, kOp, "a");
-  SGNN_CHECK(a.device() == adjacency.device(), kOp, ": argument 'a' is on ", a.device().str(),
+  check_defined(a, op, "a");
+  check_dtype(a, DType::Float32, op, "a");
+  SGNN_CHECK(a.device() == adjacency.device(), op, ": argument 'a' is on ", a.device().str(),
              " but the adjacency is on ", adjacency.device().str());
-  SGNN_CHECK(a.shape() == Shape({x_target.size(1), x_target.size(2)}), kOp, ": a must be [H, F] = [",
+  SGNN_CHECK(a.shape() == Shape({x_target.size(1), x_target.size(2)}), op, ": a must be [H, F] = [",
              x_target.size(1), ", ", x_target.size(2), "], got ", shape_str(a.shape()));
-  SGNN_CHECK(negative_slope >= 0.0f, kOp, ": negative_slope must be non-negative, got ", negative_slope);
+  SGNN_CHECK(negative_slope >= 0.0f, op, ": negative_slope must be non-negative, got ", negative_slope);
 }
 
 }  // namespace
 
 Tensor gatv2_scores(const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
                     float negative_slope) {
-  check_gatv2(adjacency, x_target, x_source, a, negative_slope);
+  check_gatv2(adjacency, x_target, x_source, a, negative_slope, kOp);
   const int64_t heads = x_target.size(1);
   Tensor scores = Tensor::empty({adjacency.nnz(), heads}, DType::Float32, adjacency.device());
   if (scores.numel() > 0) {
@@ -84,6 +86,43 @@ Tensor gatv2_scores(const Adjacency& adjacency, const Tensor& x_target, const Te
 Tensor gatv2_attention(const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
                        float negative_slope) {
   return edge_softmax(adjacency, gatv2_scores(adjacency, x_target, x_source, a, negative_slope));
+}
+
+Tensor gatv2_aggregate(const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
+                       float negative_slope, float dropout, bool training, Generator& generator) {
+  constexpr const char* op = "gatv2_aggregate";
+  check_gatv2(adjacency, x_target, x_source, a, negative_slope, op);
+  SGNN_CHECK(dropout >= 0.0f && dropout < 1.0f, op, ": dropout must be in [0, 1), got ", dropout);
+  const Device device = adjacency.device();
+  if (!device.is_cpu()) {  // the composition and its kernels (no fused CUDA kernel yet)
+    const Tensor attention = gatv2_attention(adjacency, x_target, x_source, a, negative_slope);
+    return spmm(adjacency, ops::dropout(attention, dropout, training, generator), x_source);
+  }
+  const int64_t heads = x_target.size(1);
+  std::optional<EntryDropout> entries;
+  if (training && dropout > 0.0f) {  // ops::dropout's draw: one stream of nnz · H values
+    entries = EntryDropout{dropout, generator.next_draw(static_cast<uint64_t>(adjacency.nnz() * heads))};
+  }
+  Tensor alpha = Tensor::empty({adjacency.nnz(), heads}, DType::Float32, device);
+  Tensor out = Tensor::empty(x_target.shape(), x_target.dtype(), device);
+  gatv2_aggregate_forward(Cpu{}, adjacency.csr, x_target, x_source, a, negative_slope, entries, alpha, out);
+  if (autograd::needs_recording({x_target, x_source, a})) {
+    check_transpose(adjacency, op);
+    autograd::record(op, {x_target, x_source, a}, out,
+                     [adjacency, negative_slope, entries, alpha, target = x_target.detach(),
+                      source = x_source.detach(), saved_a = a.detach(),
+                      saved_out = out.detach()](const Tensor& grad_out, const autograd::NeedsGrad&) {
+                       Tensor grad_target = Tensor::empty(target.shape(), DType::Float32, Device::cpu());
+                       Tensor grad_source = Tensor::empty(source.shape(), DType::Float32, Device::cpu());
+                       Tensor grad_a = Tensor::empty(saved_a.shape(), DType::Float32, Device::cpu());
+                       gatv2_aggregate_backward(Cpu{}, adjacency, target, source, saved_a, negative_slope, entries,
+                                                alpha, cast(saved_out, DType::Float32),
+                                                cast(grad_out, DType::Float32), grad_target, grad_source, grad_a);
+                       return std::vector<Tensor>{cast(grad_target, target.dtype()),
+                                                  cast(grad_source, source.dtype()), grad_a};
+                     });
+  }
+  return out;
 }
 
 }  // namespace sgnn::ops

@@ -23,6 +23,7 @@
 #pragma once
 
 #include "core/adjacency.hpp"
+#include "core/generator.hpp"
 #include "core/tensor.hpp"
 
 namespace sgnn::ops {
@@ -31,5 +32,32 @@ Tensor gatv2_scores(const Adjacency& adjacency, const Tensor& x_target, const Te
                     float negative_slope);
 Tensor gatv2_attention(const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
                        float negative_slope);
+
+// GATv2's attention and aggregation as one op (Brody et al. 2022):
+//
+//   gatv2_aggregate(A, x_target, x_source, a, slope, dropout, training, generator)
+//     α[e, h]      = edge_softmax over row(e) of gatv2_scores(A, x_target, x_source, a, slope)
+//     α̃            = ops::dropout(α, dropout, training, generator)
+//     out[v, h, :] = Σ_{e in row v} α̃[e, h] · x_source[col(e), h, :]
+//   what spmm(A, dropout(gatv2_attention(...)), x_source) computes: the same
+//   values (float arithmetic, sums in CSR order) and the same generator draw
+//   (one stream of nnz · H values, drawn only when training with dropout > 0).
+//   x_target [n_rows, H, F], x_source [n_cols, H, F], float32 or bfloat16 (one
+//   dtype), a [H, F] float32 -> out [n_rows, H, F] in x's dtype. A row
+//   without entries gives 0. Differentiable in x_target, x_source and a.
+//
+// CPU: one pass per row forward (scores, softmax, the dropout mask by its
+// recomputed draw, the sum), keeping only α, [nnz, H] float32, for backward.
+// The backward needs no gradient of α̃ first: with D[v, h] = Σ_f grad_out[v,
+// h, f] · out[v, h, f] (= Σ_e α[e, h] · ∂L/∂α[e, h]), the scores' gradient
+// α · (∂L/∂α − D) comes out of the one row pass that reads x_source[col],
+// with x_target's and a's gradients; x_source's on Aᵀ (through
+// transpose_to_csr) reads the scores' gradient, [nnz, H] float32.
+// CUDA: the three ops above, their kernels (a fused kernel is not written
+// yet: docs/kernels.md counts what it would save).
+// Bad shapes, dtypes, devices, slope < 0 or dropout outside [0, 1) ->
+// InvalidArgument.
+Tensor gatv2_aggregate(const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
+                       float negative_slope, float dropout, bool training, Generator& generator);
 
 }  // namespace sgnn::ops

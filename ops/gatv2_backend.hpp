@@ -2,7 +2,11 @@
 // Every tensor contiguous and on csr's device; arithmetic in float.
 #pragma once
 
+#include <optional>
+
+#include "core/adjacency.hpp"
 #include "core/csr.hpp"
+#include "core/generator.hpp"
 #include "ops/backend.hpp"
 
 namespace sgnn::ops {
@@ -28,5 +32,27 @@ void gatv2_scores_backward(Cpu, const Csr& csr, const Tensor& edge_map, const Te
 void gatv2_scores_backward(Cuda, const Csr& csr, const Tensor& edge_map, const Tensor& grad_scores, const Tensor& rows,
                            const Tensor& columns, const Tensor& a, float negative_slope, Tensor& grad_rows,
                            Tensor& grad_a);
+
+// gatv2_aggregate (CPU only: its CUDA path composes the ops above).
+// The entries' dropout: kept iff draw.uniform16(e · H + h) >= p, then scaled
+// by 1 / (1 - p) (ops/dropout.hpp's mask); nullopt: every entry kept, unscaled.
+struct EntryDropout {
+  float p = 0.0f;
+  RandomDraw draw;
+};
+
+// alpha [nnz, H] float32: the softmax before dropout; out [n_rows, H, F] in
+// x's dtype.
+void gatv2_aggregate_forward(Cpu, const Csr& csr, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
+                             float negative_slope, const std::optional<EntryDropout>& dropout, Tensor& alpha,
+                             Tensor& out);
+
+// grad_out and out [n_rows, H, F] float32 (out: the forward's, widened);
+// grad_x_target [n_rows, H, F], grad_x_source [n_cols, H, F] and grad_a
+// [H, F] float32, filled (not added to). adjacency has its transpose.
+void gatv2_aggregate_backward(Cpu, const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source,
+                              const Tensor& a, float negative_slope, const std::optional<EntryDropout>& dropout,
+                              const Tensor& alpha, const Tensor& out, const Tensor& grad_out, Tensor& grad_x_target,
+                              Tensor& grad_x_source, Tensor& grad_a);
 
 }  // namespace sgnn::ops

@@ -1,11 +1,9 @@
 #include "training/nn/gatv2_conv.hpp"
 
-#include "ops/dropout.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/gatv2_attention.hpp"
 #include "ops/reduce.hpp"
 #include "ops/shape.hpp"
-#include "ops/spmm.hpp"
 #include "training/nn/init.hpp"
 
 namespace sgnn::training {
@@ -35,10 +33,9 @@ Tensor GATv2Conv::forward(const GraphInput& graph, const Tensor& x) {
   SGNN_CHECK(x.size(0) == n, "GATv2Conv: x has ", x.size(0), " rows, the graph has ", n, " nodes");
   const Tensor source = ops::reshape(source_->forward(x), {n, heads_, features_});
   const Tensor target = ops::reshape(target_->forward(x), {n, heads_, features_});
-  const Tensor attention =
-      ops::dropout(ops::gatv2_attention(adjacency, target, source, attention_, options_.negative_slope),
-                   options_.attention_dropout, is_training(), *generator_);
-  const Tensor aggregated = ops::spmm(adjacency, attention, source);  // [N, H, F]
+  // softmax of a · LeakyReLU(W_r x_i + W_l x_j) over each row, dropout, then the weighted sum of W_l x_j
+  const Tensor aggregated = ops::gatv2_aggregate(adjacency, target, source, attention_, options_.negative_slope,
+                                                 options_.attention_dropout, is_training(), *generator_);  // [N, H, F]
   const Tensor combined = options_.concat ? ops::reshape(aggregated, {n, heads_ * features_}) : ops::mean(aggregated, 1);
   return bias_.defined() ? ops::add(combined, bias_) : combined;
 }
