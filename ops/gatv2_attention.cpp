@@ -94,7 +94,7 @@ Tensor gatv2_aggregate(const Adjacency& adjacency, const Tensor& x_target, const
   check_gatv2(adjacency, x_target, x_source, a, negative_slope, op);
   SGNN_CHECK(dropout >= 0.0f && dropout < 1.0f, op, ": dropout must be in [0, 1), got ", dropout);
   const Device device = adjacency.device();
-  if (!device.is_cpu()) {  // the composition and its kernels (no fused CUDA kernel yet)
+  if (!SGNN_DISPATCH(device, gatv2_aggregate_fused, x_target, x_source, adjacency)) {
     const Tensor attention = gatv2_attention(adjacency, x_target, x_source, a, negative_slope);
     return spmm(adjacency, ops::dropout(attention, dropout, training, generator), x_source);
   }
@@ -103,21 +103,24 @@ Tensor gatv2_aggregate(const Adjacency& adjacency, const Tensor& x_target, const
   if (training && dropout > 0.0f) {  // ops::dropout's draw: one stream of nnz · H values
     entries = EntryDropout{dropout, generator.next_draw(static_cast<uint64_t>(adjacency.nnz() * heads))};
   }
-  Tensor alpha = Tensor::empty({adjacency.nnz(), heads}, DType::Float32, device);
+  Tensor scores = Tensor::empty({adjacency.nnz(), heads}, DType::Float32, device);
+  Tensor row_lse = Tensor::empty({adjacency.num_rows(), heads}, DType::Float32, device);
   Tensor out = Tensor::empty(x_target.shape(), x_target.dtype(), device);
-  gatv2_aggregate_forward(Cpu{}, adjacency.csr, x_target, x_source, a, negative_slope, entries, alpha, out);
+  SGNN_DISPATCH(device, gatv2_aggregate_forward, adjacency.csr, x_target, x_source, a, negative_slope, entries, scores,
+                row_lse, out);
   if (autograd::needs_recording({x_target, x_source, a})) {
     check_transpose(adjacency, op);
     autograd::record(op, {x_target, x_source, a}, out,
-                     [adjacency, negative_slope, entries, alpha, target = x_target.detach(),
+                     [adjacency, negative_slope, entries, scores, row_lse, target = x_target.detach(),
                       source = x_source.detach(), saved_a = a.detach(),
                       saved_out = out.detach()](const Tensor& grad_out, const autograd::NeedsGrad&) {
-                       Tensor grad_target = Tensor::empty(target.shape(), DType::Float32, Device::cpu());
-                       Tensor grad_source = Tensor::empty(source.shape(), DType::Float32, Device::cpu());
-                       Tensor grad_a = Tensor::empty(saved_a.shape(), DType::Float32, Device::cpu());
-                       gatv2_aggregate_backward(Cpu{}, adjacency, target, source, saved_a, negative_slope, entries,
-                                                alpha, cast(saved_out, DType::Float32),
-                                                cast(grad_out, DType::Float32), grad_target, grad_source, grad_a);
+                       const Device on = grad_out.device();
+                       Tensor grad_target = Tensor::empty(target.shape(), DType::Float32, on);
+                       Tensor grad_source = Tensor::empty(source.shape(), DType::Float32, on);
+                       Tensor grad_a = Tensor::empty(saved_a.shape(), DType::Float32, on);
+                       SGNN_DISPATCH(on, gatv2_aggregate_backward, adjacency, target, source, saved_a, negative_slope,
+                                     entries, scores, row_lse, cast(saved_out, DType::Float32),
+                                     cast(grad_out, DType::Float32), grad_target, grad_source, grad_a);
                        return std::vector<Tensor>{cast(grad_target, target.dtype()),
                                                   cast(grad_source, source.dtype()), grad_a};
                      });

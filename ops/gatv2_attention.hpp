@@ -46,15 +46,23 @@ Tensor gatv2_attention(const Adjacency& adjacency, const Tensor& x_target, const
 //   dtype), a [H, F] float32 -> out [n_rows, H, F] in x's dtype. A row
 //   without entries gives 0. Differentiable in x_target, x_source and a.
 //
-// CPU: one pass per row forward (scores, softmax, the dropout mask by its
-// recomputed draw, the sum), keeping only α, [nnz, H] float32, for backward.
-// The backward needs no gradient of α̃ first: with D[v, h] = Σ_f grad_out[v,
-// h, f] · out[v, h, f] (= Σ_e α[e, h] · ∂L/∂α[e, h]), the scores' gradient
-// α · (∂L/∂α − D) comes out of the one row pass that reads x_source[col],
-// with x_target's and a's gradients; x_source's on Aᵀ (through
-// transpose_to_csr) reads the scores' gradient, [nnz, H] float32.
-// CUDA: the three ops above, their kernels (a fused kernel is not written
-// yet: docs/kernels.md counts what it would save).
+// Fused (the CPU; CUDA where an entry's heads fit one warp's lanes, H times
+// the lanes a head's F features need at most 32 — 8 heads of 8, one of 41,
+// two of 64 in float32 — else the three ops above and their kernels):
+// forward, one pass per row: the scores, the softmax (on CUDA online:
+// FlashAttention's running maximum), the dropout mask by its draw, the sum.
+// Kept for backward: the scores [nnz, H] float32 and each row's log-sum-exp
+// [n_rows, H] float32. Backward: with D[v, h] = Σ_f grad_out[v, h, f] ·
+// out[v, h, f] (= Σ_e α[e, h] · ∂L/∂α[e, h]), the scores' gradient α · (∂L/∂α
+// − D) comes out of the one row pass that reads x_source[col], with
+// x_target's and a's gradients; x_source's gradient is a pass over Aᵀ
+// (through transpose_to_csr) that reads the scores' gradient [nnz, H] float32
+// and, on CUDA, the sign of x_target[row] + x_source[col] per (entry, head,
+// feature) kept by the row pass (H·F bits an entry, rounded up to whole
+// groups of lanes), so it gathers only
+// grad_out[row]. Peak memory beyond the inputs and output: forward 4·nnz·H
+// bytes; backward 8·nnz·H + nnz·H·F / 8 bytes (CUDA; the CPU recomputes the
+// signs) and, with dropout, nnz·H / 8 bytes of mask bits.
 // Bad shapes, dtypes, devices, slope < 0 or dropout outside [0, 1) ->
 // InvalidArgument.
 Tensor gatv2_aggregate(const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source, const Tensor& a,

@@ -33,26 +33,40 @@ void gatv2_scores_backward(Cuda, const Csr& csr, const Tensor& edge_map, const T
                            const Tensor& columns, const Tensor& a, float negative_slope, Tensor& grad_rows,
                            Tensor& grad_a);
 
-// gatv2_aggregate (CPU only: its CUDA path composes the ops above).
-// The entries' dropout: kept iff draw.uniform16(e · H + h) >= p, then scaled
-// by 1 / (1 - p) (ops/dropout.hpp's mask); nullopt: every entry kept, unscaled.
+// gatv2_aggregate. The entries' dropout: kept iff draw.uniform16(e · H + h)
+// >= p, then scaled by 1 / (1 - p) (ops/dropout.hpp's mask); nullopt: every
+// entry kept, unscaled.
 struct EntryDropout {
   float p = 0.0f;
   RandomDraw draw;
 };
 
-// alpha [nnz, H] float32: the softmax before dropout; out [n_rows, H, F] in
-// x's dtype.
+// Whether the backend has fused kernels for x [n, H, F] of this shape and
+// dtype (the CPU always; CUDA where an entry's heads fit one warp's lanes and
+// Aᵀ's edge map is int32). Where not, gatv2_aggregate composes the ops above.
+bool gatv2_aggregate_fused(Cpu, const Tensor& x_target, const Tensor& x_source, const Adjacency& adjacency);
+bool gatv2_aggregate_fused(Cuda, const Tensor& x_target, const Tensor& x_source, const Adjacency& adjacency);
+
+// scores [nnz, H] float32: the scores before the softmax; row_lse [n_rows, H]
+// float32: each row's log Σ exp(score) (so α = exp(score − row_lse); any
+// value for a row without entries); out [n_rows, H, F] in x's dtype.
 void gatv2_aggregate_forward(Cpu, const Csr& csr, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
-                             float negative_slope, const std::optional<EntryDropout>& dropout, Tensor& alpha,
-                             Tensor& out);
+                             float negative_slope, const std::optional<EntryDropout>& dropout, Tensor& scores,
+                             Tensor& row_lse, Tensor& out);
+void gatv2_aggregate_forward(Cuda, const Csr& csr, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
+                             float negative_slope, const std::optional<EntryDropout>& dropout, Tensor& scores,
+                             Tensor& row_lse, Tensor& out);
 
 // grad_out and out [n_rows, H, F] float32 (out: the forward's, widened);
 // grad_x_target [n_rows, H, F], grad_x_source [n_cols, H, F] and grad_a
 // [H, F] float32, filled (not added to). adjacency has its transpose.
 void gatv2_aggregate_backward(Cpu, const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source,
                               const Tensor& a, float negative_slope, const std::optional<EntryDropout>& dropout,
-                              const Tensor& alpha, const Tensor& out, const Tensor& grad_out, Tensor& grad_x_target,
-                              Tensor& grad_x_source, Tensor& grad_a);
+                              const Tensor& scores, const Tensor& row_lse, const Tensor& out, const Tensor& grad_out,
+                              Tensor& grad_x_target, Tensor& grad_x_source, Tensor& grad_a);
+void gatv2_aggregate_backward(Cuda, const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source,
+                              const Tensor& a, float negative_slope, const std::optional<EntryDropout>& dropout,
+                              const Tensor& scores, const Tensor& row_lse, const Tensor& out, const Tensor& grad_out,
+                              Tensor& grad_x_target, Tensor& grad_x_source, Tensor& grad_a);
 
 }  // namespace sgnn::ops

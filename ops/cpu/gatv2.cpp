@@ -135,41 +135,46 @@ class EntryMask {
 
 template <typename T>
 void forward_rows(const Csr& csr, const Tensor& x_target, const Tensor& x_source, const Tensor& a, float slope,
-                  const std::optional<EntryDropout>& dropout, Tensor& alpha, Tensor& out) {
+                  const std::optional<EntryDropout>& dropout, Tensor& scores, Tensor& row_lse, Tensor& out) {
   const int64_t heads = x_target.size(1), features = x_target.size(2), width = heads * features;
   const T* x = x_target.data<T>();
   const T* y = x_source.data<T>();
   const float* attention = a.data<float>();
   const int32_t* indices = csr.indices.data<int32_t>();
-  float* weights = alpha.data<float>();
+  float* raw = scores.data<float>();
+  float* lse = row_lse.data<float>();
   T* result = out.data<T>();
   with_offsets(csr.indptr, [&](const auto* indptr) {
 #pragma omp parallel
     {
       std::vector<float> sums(static_cast<std::size_t>(width));
+      std::vector<float> maxima(static_cast<std::size_t>(heads)), totals(static_cast<std::size_t>(heads));
       EntryMask mask(dropout, heads);
 #pragma omp for schedule(dynamic, 64)
       for (int64_t row = 0; row < csr.num_rows; ++row) {
         const int64_t begin = indptr[row], end = indptr[row + 1];
-        for (int64_t e = begin; e < end; ++e) {  // the scores, into alpha
+        for (int64_t e = begin; e < end; ++e) {  // the scores
           const int64_t column = indices[e];
           for (int64_t h = 0; h < heads; ++h) {
-            weights[e * heads + h] = entry_score(x, y, attention, row, column, h, features, width, slope);
+            raw[e * heads + h] = entry_score(x, y, attention, row, column, h, features, width, slope);
           }
         }
-        for (int64_t h = 0; h < heads; ++h) {  // the softmax, in place
+        for (int64_t h = 0; h < heads; ++h) {  // the softmax's maximum and sum, and the row's log-sum-exp
           float maximum = -std::numeric_limits<float>::infinity();
-          for (int64_t e = begin; e < end; ++e) maximum = std::fmax(maximum, weights[e * heads + h]);
+          for (int64_t e = begin; e < end; ++e) maximum = std::fmax(maximum, raw[e * heads + h]);
           float total = 0.0f;
-          for (int64_t e = begin; e < end; ++e) total += std::exp(weights[e * heads + h] - maximum);
-          for (int64_t e = begin; e < end; ++e) weights[e * heads + h] = std::exp(weights[e * heads + h] - maximum) / total;
+          for (int64_t e = begin; e < end; ++e) total += std::exp(raw[e * heads + h] - maximum);
+          maxima[static_cast<std::size_t>(h)] = maximum;
+          totals[static_cast<std::size_t>(h)] = total;
+          lse[row * heads + h] = maximum + std::log(total);
         }
         std::fill(sums.begin(), sums.end(), 0.0f);
         for (int64_t e = begin; e < end; ++e) {  // the aggregation with the dropped weights
           const int64_t column = indices[e];
           const float* kept = mask.of(e);
           for (int64_t h = 0; h < heads; ++h) {
-            const float w = weights[e * heads + h] * kept[h];
+            const std::size_t k = static_cast<std::size_t>(h);
+            const float w = std::exp(raw[e * heads + h] - maxima[k]) / totals[k] * kept[h];
             for (int64_t f = 0; f < features; ++f) {
               sums[static_cast<std::size_t>(h * features + f)] += w * load_float(y[column * width + h * features + f]);
             }
@@ -183,14 +188,16 @@ void forward_rows(const Csr& csr, const Tensor& x_target, const Tensor& x_source
 
 template <typename T>
 void backward_passes(const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
-                     float slope, const std::optional<EntryDropout>& dropout, const Tensor& alpha, const Tensor& out,
-                     const Tensor& grad_out, Tensor& grad_x_target, Tensor& grad_x_source, Tensor& grad_a) {
+                     float slope, const std::optional<EntryDropout>& dropout, const Tensor& scores, const Tensor& row_lse,
+                     const Tensor& out, const Tensor& grad_out, Tensor& grad_x_target, Tensor& grad_x_source,
+                     Tensor& grad_a) {
   const Csr& csr = adjacency.csr;
   const int64_t heads = x_target.size(1), features = x_target.size(2), width = heads * features;
   const T* x = x_target.data<T>();
   const T* y = x_source.data<T>();
   const float* attention = a.data<float>();
-  const float* weights = alpha.data<float>();
+  const float* raw = scores.data<float>();
+  const float* lse = row_lse.data<float>();
   const float* output = out.data<float>();
   const float* upstream = grad_out.data<float>();
   const int32_t* indices = csr.indices.data<int32_t>();
@@ -223,7 +230,8 @@ void backward_passes(const Adjacency& adjacency, const Tensor& x_target, const T
             for (int64_t f = 0; f < features; ++f) {
               product += upstream[row * width + h * features + f] * load_float(y[column * width + h * features + f]);
             }
-            const float g = weights[e * heads + h] * (product * kept[h] - weighted[static_cast<std::size_t>(h)]);
+            const float alpha = std::exp(raw[e * heads + h] - lse[row * heads + h]);
+            const float g = alpha * (product * kept[h] - weighted[static_cast<std::size_t>(h)]);
             score_gradient[static_cast<std::size_t>(e * heads + h)] = g;
             for (int64_t f = 0; f < features; ++f) {
               const int64_t i = h * features + f;
@@ -256,7 +264,7 @@ void backward_passes(const Adjacency& adjacency, const Tensor& x_target, const T
             const float* kept = mask.of(e);
             for (int64_t h = 0; h < heads; ++h) {
               const float g = score_gradient[static_cast<std::size_t>(e * heads + h)];
-              const float w = weights[e * heads + h] * kept[h];
+              const float w = std::exp(raw[e * heads + h] - lse[row * heads + h]) * kept[h];
               for (int64_t f = 0; f < features; ++f) {
                 const int64_t i = h * features + f;
                 const float z = load_float(x[row * width + i]) + load_float(y[column * width + i]);
@@ -289,23 +297,26 @@ void gatv2_scores_backward(Cpu, const Csr& csr, const Tensor& edge_map, const Te
   });
 }
 
+bool gatv2_aggregate_fused(Cpu, const Tensor&, const Tensor&, const Adjacency&) { return true; }
+
 void gatv2_aggregate_forward(Cpu, const Csr& csr, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
-                             float negative_slope, const std::optional<EntryDropout>& dropout, Tensor& alpha,
-                             Tensor& out) {
+                             float negative_slope, const std::optional<EntryDropout>& dropout, Tensor& scores,
+                             Tensor& row_lse, Tensor& out) {
   visit_floating(x_target.dtype(), [&](auto element) {
-    forward_rows<decltype(element)>(csr, x_target, x_source, a, negative_slope, dropout, alpha, out);
+    forward_rows<decltype(element)>(csr, x_target, x_source, a, negative_slope, dropout, scores, row_lse, out);
   });
 }
 
 void gatv2_aggregate_backward(Cpu, const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source,
                               const Tensor& a, float negative_slope, const std::optional<EntryDropout>& dropout,
-                              const Tensor& alpha, const Tensor& out, const Tensor& grad_out, Tensor& grad_x_target,
-                              Tensor& grad_x_source, Tensor& grad_a) {
+                              const Tensor& scores, const Tensor& row_lse, const Tensor& out, const Tensor& grad_out,
+                              Tensor& grad_x_target, Tensor& grad_x_source, Tensor& grad_a) {
   for (Tensor* gradient : {&grad_x_target, &grad_x_source, &grad_a}) {
     std::fill_n(gradient->data<float>(), gradient->numel(), 0.0f);
   }
   visit_floating(x_target.dtype(), [&](auto element) {
-    backward_passes<decltype(element)>(adjacency, x_target, x_source, a, negative_slope, dropout, alpha, out, grad_out,
+    backward_passes<decltype(element)>(adjacency, x_target, x_source, a, negative_slope, dropout, scores, row_lse, out,
+                                       grad_out,
                                        grad_x_target, grad_x_source, grad_a);
   });
 }

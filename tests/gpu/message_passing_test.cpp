@@ -9,6 +9,7 @@
 #include "ops/determinism.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/gatv2_attention.hpp"
+#include "ops/gatv2_backend.hpp"
 #include "ops/gsddmm.hpp"
 #include "ops/gspmm.hpp"
 #include "ops/gspmm_backend.hpp"
@@ -244,32 +245,46 @@ TEST_CASE("gatv2_aggregate on CUDA matches the CPU's fused form: values, the dro
   uint64_t seed = 1900;
   for (const Adjacency& cpu : message_graphs()) {
     const Adjacency gpu = cpu.to(kGpu);
-    for (const auto& [heads, features] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {8, 8}, {3, 5}, {2, 64}}) {
-      for (const float p : {0.0f, 0.6f}) {
-        CAPTURE(cpu.nnz());
-        CAPTURE(heads);
-        CAPTURE(features);
-        CAPTURE(p);
-        const Tensor x = random_tensor({cpu.num_rows(), heads, features}, ++seed);
-        const Tensor y = random_tensor({cpu.num_cols(), heads, features}, ++seed);
-        const Tensor attention = random_tensor({heads, features}, ++seed);
-        std::vector<Tensor> on_cpu = {x.clone().set_requires_grad(true), y.clone().set_requires_grad(true),
-                                      attention.clone().set_requires_grad(true)};
-        std::vector<Tensor> on_gpu = {x.to(kGpu).set_requires_grad(true), y.to(kGpu).set_requires_grad(true),
-                                      attention.to(kGpu).set_requires_grad(true)};
-        Generator cpu_generator(11), gpu_generator(11);  // the same mask on both devices (ops/dropout.hpp)
-        const Tensor expected = ops::gatv2_aggregate(cpu, on_cpu[0], on_cpu[1], on_cpu[2], 0.2f, p, true, cpu_generator);
-        const Tensor got = ops::gatv2_aggregate(gpu, on_gpu[0], on_gpu[1], on_gpu[2], 0.2f, p, true, gpu_generator);
-        CHECK(relative_error(got, expected) < 1e-5);
-        CHECK(gpu_generator.offset() == cpu_generator.offset());
-        const Tensor weights = random_tensor(expected.shape(), 97);
-        ops::sum(ops::mul(expected, weights)).backward();
-        ops::sum(ops::mul(got, weights.to(kGpu))).backward();
-        // The hub row's softmax-gradient terms cancel, as in the scores' case below.
-        const double tolerance = cpu.nnz() > 50000 ? 5e-3 : 1e-4;
-        for (std::size_t i = 0; i < 3; ++i) {
-          CAPTURE(i);
-          CHECK(relative_error(on_gpu[i].grad(), on_cpu[i].grad()) < tolerance);
+    // Fused kernels where an entry's heads fit one group of lanes (1x1, 8x8,
+    // 3x5, 2x64; two chunks of features per lane: 1x41), the composition of
+    // the three ops where they do not (8x64).
+    for (const auto& [heads, features] :
+         std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {8, 8}, {3, 5}, {1, 41}, {2, 64}, {8, 64}}) {
+      for (const DType dtype : {DType::Float32, DType::BFloat16}) {
+        for (const float p : {0.0f, 0.6f}) {
+          CAPTURE(cpu.nnz());
+          CAPTURE(heads);
+          CAPTURE(features);
+          CAPTURE(dtype_name(dtype));
+          CAPTURE(p);
+          const Tensor x = ops::cast(random_tensor({cpu.num_rows(), heads, features}, ++seed), dtype);
+          const Tensor y = ops::cast(random_tensor({cpu.num_cols(), heads, features}, ++seed), dtype);
+          const Tensor attention = random_tensor({heads, features}, ++seed);
+          const bool fused = !(heads == 8 && features == 64);
+          CHECK(ops::gatv2_aggregate_fused(ops::Cuda{}, x.to(kGpu), y.to(kGpu), gpu) == fused);
+          std::vector<Tensor> on_cpu = {x.clone().set_requires_grad(true), y.clone().set_requires_grad(true),
+                                        attention.clone().set_requires_grad(true)};
+          std::vector<Tensor> on_gpu = {x.to(kGpu).set_requires_grad(true), y.to(kGpu).set_requires_grad(true),
+                                        attention.to(kGpu).set_requires_grad(true)};
+          Generator cpu_generator(11), gpu_generator(11);  // the same mask on both devices (ops/dropout.hpp)
+          const Tensor expected =
+              ops::gatv2_aggregate(cpu, on_cpu[0], on_cpu[1], on_cpu[2], 0.2f, p, true, cpu_generator);
+          const Tensor got = ops::gatv2_aggregate(gpu, on_gpu[0], on_gpu[1], on_gpu[2], 0.2f, p, true, gpu_generator);
+          CHECK(got.dtype() == dtype);
+          // bfloat16: one rounding of float sums taken in another order.
+          const bool bf16 = dtype == DType::BFloat16;
+          CHECK(relative_error(got, expected) < (bf16 ? 2 * kBf16UnitRoundoff : 1e-5));
+          CHECK(gpu_generator.offset() == cpu_generator.offset());
+          const Tensor weights = random_tensor(expected.shape(), 97);
+          ops::sum(ops::mul(expected, weights)).backward();
+          ops::sum(ops::mul(got, weights.to(kGpu))).backward();
+          // The hub row's softmax-gradient terms cancel, as in the scores' case below.
+          const bool hub = cpu.nnz() > 50000;
+          const double tolerance = hub ? 5e-3 : bf16 ? 2 * kBf16UnitRoundoff : 1e-4;
+          for (std::size_t i = 0; i < 3; ++i) {
+            CAPTURE(i);
+            CHECK(relative_error(on_gpu[i].grad(), on_cpu[i].grad()) < tolerance);
+          }
         }
       }
     }

@@ -23,11 +23,11 @@ std::shared_ptr<Sequential> build(const ModelDescription& d, Generator& generato
 }
 
 // One GATv2Conv keeps its input (saved by the two products), the two
-// projections (saved by the attention and the spmm) and per edge and head
-// two float32 tensors: the attention (saved by its backward) and the
-// attention after dropout (saved by the spmm) (ops/gatv2_attention.hpp's
-// gatv2_aggregate on CUDA; its fused CPU form keeps the first only, so the
-// estimate is an upper bound there).
+// projections and, per edge and head, at most two float32 tensors: the
+// composition of ops/gatv2_attention.hpp (CUDA heads too wide for one warp)
+// keeps the attention and the attention after dropout; the fused
+// gatv2_aggregate (the CPU, and CUDA otherwise) keeps the scores only, so the
+// estimate is an upper bound there.
 ModelMemory memory(const ModelDescription& d, const GraphSize& graph) {
   const int64_t bytes = static_cast<int64_t>(dtype_size(activation_dtype(d.precision)));
   AttentionLayerCost layer;

@@ -1,0 +1,596 @@
+// gatv2_aggregate's fused kernels (ops/gatv2_backend.hpp), in the whole-row
+// layout of the scores' kernels (ops/cuda/gatv2_lanes.cuh: every head of an
+// entry in one group of lanes, 32 / group entries side by side, kUnroll in
+// flight each). Three passes that gather a [H·F] row per entry, where the
+// composition spmm(dropout(gatv2_attention)) makes six (docs/kernels.md):
+//  - forward, a warp per row (split rows: per segment, then a merge): the
+//    scores, an online softmax (running maximum and sum per head, the
+//    aggregate rescaled when the maximum grows, as FlashAttention does) and
+//    the aggregation with the dropout mask, in the one pass that loads
+//    x_source[col]. It keeps the raw scores [nnz, H] and each row's
+//    log-sum-exp [n_rows, H]; α = exp(score − lse) is recomputed where used.
+//  - backward over A's segments: the softmax gradient from D[row, h] =
+//    grad_out[row, h]·out[row, h], so the scores' gradient α·(∂L/∂α − D),
+//    x_target's and a's gradients come out of the pass that loads
+//    x_source[col]; it also keeps the sign of z = x_target[row] +
+//    x_source[col] per (entry, head, feature), one bit each.
+//  - backward over Aᵀ's segments: x_source's gradient, g·a·LeakyReLU'(z) +
+//    α̃·grad_out[row], from those bits and the scores' gradient; it gathers
+//    grad_out[row] only, as the transposed aggregation of GAT does.
+// The dropout mask is drawn once per call into bits [nnz·H] (Philox blocks
+// of 8 draws, ops::dropout's), and read by the passes.
+#include <cmath>
+#include <optional>
+
+#include "core/cuda_runtime.hpp"
+#include "ops/cuda/gatv2_lanes.cuh"
+#include "ops/gatv2_backend.hpp"
+
+namespace sgnn::ops {
+
+namespace {
+
+using namespace gatv2_cuda;
+
+constexpr unsigned kFullWarp = 0xffffffffu;
+
+// Bit k of the mask: draw k (entry k / H, head k % H) kept. 32 draws a word,
+// four Philox blocks of ops::dropout's 16-bit draws.
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
+    keep_bits_kernel(RandomDraw draw, float p, int64_t draws, uint32_t* __restrict__ bits) {
+  const PhiloxStream stream = draw.resolve();
+  const int64_t words = (draws + 31) / 32;
+  for (int64_t word = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; word < words;
+       word += int64_t{gridDim.x} * blockDim.x) {
+    uint32_t value = 0;
+    for (int block = 0; block < 4; ++block) {
+      float u[8];
+      stream.uniform8(static_cast<uint64_t>(word * 4 + block), u);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) value |= (u[i] >= p ? 1u : 0u) << (block * 8 + i);
+    }
+    bits[word] = value;
+  }
+}
+
+// The dropout factor of draw k: scale or 0, 1 without dropout.
+struct KeepMask {
+  const uint32_t* bits = nullptr;
+  float scale = 1.0f;
+  __device__ __forceinline__ float factor(int64_t k) const {
+    if (bits == nullptr) return 1.0f;
+    return (__ldg(bits + (k >> 5)) >> (k & 31)) & 1u ? scale : 0.0f;
+  }
+};
+
+// exp(from − to), 0 for a partial that has seen nothing (from = −inf).
+__device__ __forceinline__ float rescale_factor(float from, float to) { return from == -INFINITY ? 0.0f : expf(from - to); }
+
+struct ForwardOutputs {
+  float* scores = nullptr;   // [nnz, H]
+  float* row_lse = nullptr;  // [n_rows, H]
+  float* out_f32 = nullptr;  // [n_rows, H, F], one of the two
+  bfloat16* out_bf16 = nullptr;
+  // Split rows: each segment's running maximum and sum [segments, H] and
+  // aggregate [segments, H·F], merged by split_rows_merge_kernel.
+  float* part_max = nullptr;
+  float* part_sum = nullptr;
+  float* part_acc = nullptr;
+  KeepMask keep;
+};
+
+__device__ __forceinline__ void store_out(const ForwardOutputs& to, int64_t offset, float value) {
+  if (to.out_f32 != nullptr) to.out_f32[offset] = value;
+  else to.out_bf16[offset] = store_as<bfloat16>(value);
+}
+
+template <int kVec, int kChunks, int kUnroll>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
+    gatv2_fused_forward_kernel(Gatv2Arguments args, WholeRowLanes lanes, ForwardOutputs to) {
+  const LaneFeatures f = lane_features<kVec, kChunks>(args, lanes);
+  const int head = f.valid[0] ? f.head : 0;
+  const int64_t width = args.heads * args.features;
+  float a[kChunks][kVec];
+#pragma unroll
+  for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) a[j][v] = f.valid[j] ? __ldg(args.a + head * args.features + f.feature[j] + v) : 0.0f;
+  }
+  for (int64_t item = sparse_cuda::global_subwarp(32); item < args.segments.count; item += sparse_cuda::subwarp_count(32)) {
+    const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, item);
+    if (range.skip) continue;
+    float x[kChunks][kVec], acc[kChunks][kVec];
+#pragma unroll
+    for (int j = 0; j < kChunks; ++j) {
+      args.rows.template load<kVec>(args.rows.at(range.row, head, f.valid[j] ? f.feature[j] : 0), x[j]);
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) acc[j][v] = 0.0f;
+    }
+    float maximum = -INFINITY, sum = 0.0f;  // this slot's, for this lane's head
+    for (int64_t base = range.begin; base < range.end; base += int64_t{kUnroll} * f.slots) {
+      int64_t position[kUnroll];
+      float y[kUnroll][kChunks][kVec];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        position[u] = base + int64_t{u} * f.slots + f.slot;
+        const int64_t column = position[u] < range.end ? int64_t{__ldg(args.indices + position[u])} : -1;
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) {
+          if (column >= 0 && f.valid[j]) {
+            args.columns.template load<kVec>(args.columns.at(column, head, f.feature[j]), y[u][j]);
+          } else {
+#pragma unroll
+            for (int v = 0; v < kVec; ++v) y[u][j][v] = 0.0f;
+          }
+        }
+      }
+      float score[kUnroll];
+      float grown = maximum;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        float partial = 0.0f;
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+          for (int v = 0; v < kVec; ++v) partial += a[j][v] * leaky(x[j][v] + y[u][j][v], args.slope);
+        }
+        score[u] = lanes_sum(partial, lanes.per_head);
+        if (position[u] < range.end) {
+          if (f.valid[0] && f.feature[0] == 0) to.scores[position[u] * args.heads + head] = score[u];
+          grown = fmaxf(grown, score[u]);
+        }
+      }
+      if (grown != maximum) {  // rescale what this slot has summed to the new maximum
+        const float factor = rescale_factor(maximum, grown);
+        sum *= factor;
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+          for (int v = 0; v < kVec; ++v) acc[j][v] *= factor;
+        }
+        maximum = grown;
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        if (position[u] >= range.end) continue;
+        const float weight = expf(score[u] - maximum);
+        sum += weight;
+        const float kept = weight * to.keep.factor(position[u] * args.heads + head);
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+          for (int v = 0; v < kVec; ++v) acc[j][v] += kept * y[u][j][v];
+        }
+      }
+    }
+    // The slots' partials, merged (lanes `group` apart): every lane ends with the segment's.
+    for (int offset = lanes.group; offset < 32; offset *= 2) {
+      const float other_maximum = __shfl_xor_sync(kFullWarp, maximum, offset);
+      const float other_sum = __shfl_xor_sync(kFullWarp, sum, offset);
+      const float merged = fmaxf(maximum, other_maximum);
+      const float mine = rescale_factor(maximum, merged), theirs = rescale_factor(other_maximum, merged);
+      sum = sum * mine + other_sum * theirs;
+#pragma unroll
+      for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+        for (int v = 0; v < kVec; ++v) acc[j][v] = acc[j][v] * mine + __shfl_xor_sync(kFullWarp, acc[j][v], offset) * theirs;
+      }
+      maximum = merged;
+    }
+    if (f.slot != 0 || !f.valid[0]) continue;
+    const bool split = item < args.segments.split_segments;
+#pragma unroll
+    for (int j = 0; j < kChunks; ++j) {
+      if (!f.valid[j]) continue;
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) {
+        if (f.feature[j] + v >= args.features) continue;
+        const int64_t offset = head * args.features + f.feature[j] + v;
+        if (split) to.part_acc[item * width + offset] = acc[j][v];
+        else store_out(to, range.row * width + offset, sum > 0.0f ? acc[j][v] / sum : 0.0f);
+      }
+    }
+    if (f.feature[0] != 0) continue;
+    if (split) {
+      to.part_max[item * args.heads + head] = maximum;
+      to.part_sum[item * args.heads + head] = sum;
+    } else {
+      to.row_lse[range.row * args.heads + head] = maximum + logf(sum);
+    }
+  }
+}
+
+// A warp per split row: its segments' partials merged per (head, feature).
+struct SplitRowsMerge {
+  const int32_t* rows = nullptr;     // the plan's split_rows
+  const int64_t* offsets = nullptr;  // [rows + 1]: each split row's segments
+  int64_t count = 0;
+  int heads = 1;
+  int64_t features = 1;
+};
+
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
+    split_rows_merge_kernel(SplitRowsMerge split, ForwardOutputs to) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int64_t width = split.heads * split.features;
+  for (int64_t k = sparse_cuda::global_subwarp(32); k < split.count; k += sparse_cuda::subwarp_count(32)) {
+    const int64_t row = split.rows[k];
+    for (int64_t i = lane; i < width; i += 32) {
+      const int64_t head = i / split.features;
+      float maximum = -INFINITY, sum = 0.0f, acc = 0.0f;
+      for (int64_t s = split.offsets[k]; s < split.offsets[k + 1]; ++s) {
+        const float other = to.part_max[s * split.heads + head];
+        const float merged = fmaxf(maximum, other);
+        const float mine = rescale_factor(maximum, merged), theirs = rescale_factor(other, merged);
+        sum = sum * mine + to.part_sum[s * split.heads + head] * theirs;
+        acc = acc * mine + to.part_acc[s * width + i] * theirs;
+        maximum = merged;
+      }
+      store_out(to, row * width + i, sum > 0.0f ? acc / sum : 0.0f);
+      if (i % split.features == 0) to.row_lse[row * split.heads + head] = maximum + logf(sum);
+    }
+  }
+}
+
+// The sign bits of z: entry e's bits, plane q = j·kVec + v (one value per
+// lane of the group), bit q·group + (lane % group) of the entry's `words`
+// 32-bit words, so an entry's bits are one or two sectors wherever it is read.
+struct SignBits {
+  uint32_t* bits = nullptr;
+  int words = 1;  // per entry: ceil(planes · group / 32)
+};
+
+struct BackwardArguments {
+  DeviceOperand grad_out, out;  // [n_rows, H, F]
+  const float* scores = nullptr;
+  const float* row_lse = nullptr;
+  KeepMask keep;
+  float* grad_scores = nullptr;  // [nnz, H], in A's order
+  SignBits signs;
+  float* grad_target = nullptr;  // [n_rows, H, F], added to
+  float* grad_a = nullptr;       // [H, F], added to
+};
+
+template <int kVec, int kChunks, int kUnroll>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
+    gatv2_fused_rows_backward_kernel(Gatv2Arguments args, WholeRowLanes lanes, BackwardArguments b) {
+  constexpr int kPlanes = kChunks * kVec;
+  const LaneFeatures f = lane_features<kVec, kChunks>(args, lanes);
+  const int head = f.valid[0] ? f.head : 0;
+  const int in_group = static_cast<int>(threadIdx.x) & (lanes.group - 1);
+  const uint32_t group_mask = lanes.group == 32 ? kFullWarp : (1u << lanes.group) - 1u;
+  const int64_t width = args.heads * args.features;
+  float a[kChunks][kVec], a_sums[kChunks][kVec];
+#pragma unroll
+  for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) {
+      a[j][v] = f.valid[j] ? __ldg(args.a + head * args.features + f.feature[j] + v) : 0.0f;
+      a_sums[j][v] = 0.0f;
+    }
+  }
+  for (int64_t item = sparse_cuda::global_subwarp(32); item < args.segments.count; item += sparse_cuda::subwarp_count(32)) {
+    const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, item);
+    if (range.skip) continue;
+    float x[kChunks][kVec], upstream[kChunks][kVec], acc[kChunks][kVec];
+    float weighted = 0.0f;  // D[row, head] = Σ_f grad_out · out
+#pragma unroll
+    for (int j = 0; j < kChunks; ++j) {
+      const int64_t feature = f.valid[j] ? f.feature[j] : 0;
+      float output[kVec];
+      args.rows.template load<kVec>(args.rows.at(range.row, head, feature), x[j]);
+      b.grad_out.template load<kVec>(b.grad_out.at(range.row, head, feature), upstream[j]);
+      b.out.template load<kVec>(b.out.at(range.row, head, feature), output);
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) {
+        if (!f.valid[j] || f.feature[j] + v >= args.features) upstream[j][v] = 0.0f;
+        weighted += upstream[j][v] * output[v];
+        acc[j][v] = 0.0f;
+      }
+    }
+    weighted = lanes_sum(weighted, lanes.per_head);
+    const float lse = f.valid[0] ? __ldg(b.row_lse + range.row * args.heads + head) : 0.0f;
+    for (int64_t base = range.begin; base < range.end; base += int64_t{kUnroll} * f.slots) {
+      int64_t position[kUnroll];
+      float y[kUnroll][kChunks][kVec], score[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        position[u] = base + int64_t{u} * f.slots + f.slot;
+        const bool inside = position[u] < range.end && f.valid[0];
+        const int64_t column = inside ? int64_t{__ldg(args.indices + position[u])} : 0;
+        score[u] = inside ? __ldg(b.scores + position[u] * args.heads + head) : 0.0f;
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) {
+          if (inside && f.valid[j]) {
+            args.columns.template load<kVec>(args.columns.at(column, head, f.feature[j]), y[u][j]);
+          } else {
+#pragma unroll
+            for (int v = 0; v < kVec; ++v) y[u][j][v] = 0.0f;
+          }
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const bool inside = position[u] < range.end && f.valid[0];
+        float product = 0.0f;  // ∂L/∂α̃ = grad_out[row, head] · x_source[col, head]
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+          for (int v = 0; v < kVec; ++v) product += upstream[j][v] * y[u][j][v];
+        }
+        product = lanes_sum(product, lanes.per_head);
+        float g = 0.0f;
+        if (inside) {
+          const int64_t draw = position[u] * args.heads + head;
+          g = expf(score[u] - lse) * (product * b.keep.factor(draw) - weighted);
+          if (f.feature[0] == 0) b.grad_scores[draw] = g;
+        }
+        uint32_t planes[kPlanes];
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+          for (int v = 0; v < kVec; ++v) {
+            const float z = x[j][v] + y[u][j][v];
+            acc[j][v] += g * a[j][v] * (z > 0.0f ? 1.0f : args.slope);
+            a_sums[j][v] += g * leaky(z, args.slope);
+            planes[j * kVec + v] = __ballot_sync(kFullWarp, z > 0.0f);
+          }
+        }
+        // Word w of the entry: the planes q with q·group in [32w, 32w + 32), this slot's lanes of each.
+        if (position[u] < range.end && in_group < b.signs.words) {
+          uint32_t word = 0;
+#pragma unroll
+          for (int q = 0; q < kPlanes; ++q) {
+            const int bit = q * lanes.group;
+            if ((bit >> 5) == in_group) word |= ((planes[q] >> (f.slot * lanes.group)) & group_mask) << (bit & 31);
+          }
+          b.signs.bits[position[u] * b.signs.words + in_group] = word;
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) {
+        const float total = slots_sum(acc[j][v], lanes.group);
+        if (f.slot == 0 && f.valid[j] && f.feature[j] + v < args.features) {
+          atomicAdd(b.grad_target + range.row * width + head * args.features + f.feature[j] + v, total);
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) {
+      const float total = slots_sum(a_sums[j][v], lanes.group);
+      if (f.slot == 0 && f.valid[j] && f.feature[j] + v < args.features) {
+        atomicAdd(b.grad_a + head * args.features + f.feature[j] + v, total);
+      }
+    }
+  }
+}
+
+// x_source's gradient over Aᵀ: args.indptr/indices/segments are Aᵀ's (a
+// segment's row is a source node, its indices the target rows), args.rows
+// is grad_out; the entry's place in A through edge_map.
+template <int kVec, int kChunks, int kUnroll>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
+    gatv2_fused_columns_backward_kernel(Gatv2Arguments args, WholeRowLanes lanes, const int32_t* __restrict__ edge_map,
+                                        BackwardArguments b, float* __restrict__ grad_source) {
+  const LaneFeatures f = lane_features<kVec, kChunks>(args, lanes);
+  const int head = f.valid[0] ? f.head : 0;
+  const int in_group = static_cast<int>(threadIdx.x) & (lanes.group - 1);
+  const int64_t width = args.heads * args.features;
+  float a[kChunks][kVec];
+#pragma unroll
+  for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) a[j][v] = f.valid[j] ? __ldg(args.a + head * args.features + f.feature[j] + v) : 0.0f;
+  }
+  for (int64_t item = sparse_cuda::global_subwarp(32); item < args.segments.count; item += sparse_cuda::subwarp_count(32)) {
+    const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, item);
+    if (range.skip) continue;
+    float acc[kChunks][kVec];
+#pragma unroll
+    for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) acc[j][v] = 0.0f;
+    }
+    for (int64_t base = range.begin; base < range.end; base += int64_t{kUnroll} * f.slots) {
+      float upstream[kUnroll][kChunks][kVec], g[kUnroll], kept[kUnroll];
+      uint32_t word[kUnroll];  // word in_group of the entry's sign bits (lanes past its words: 0)
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int64_t position = base + int64_t{u} * f.slots + f.slot;
+        const bool inside = position < range.end && f.valid[0];
+        const int64_t row = inside ? int64_t{__ldg(args.indices + position)} : 0;
+        const int64_t entry = position < range.end ? int64_t{__ldg(edge_map + position)} : 0;
+        const int64_t draw = entry * args.heads + head;
+        g[u] = inside ? __ldg(b.grad_scores + draw) : 0.0f;
+        kept[u] = inside ? expf(__ldg(b.scores + draw) - __ldg(b.row_lse + row * args.heads + head)) * b.keep.factor(draw)
+                         : 0.0f;
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) {
+          if (inside && f.valid[j]) {
+            args.rows.template load<kVec>(args.rows.at(row, head, f.feature[j]), upstream[u][j]);
+          } else {
+#pragma unroll
+            for (int v = 0; v < kVec; ++v) upstream[u][j][v] = 0.0f;
+          }
+        }
+        word[u] = position < range.end && in_group < b.signs.words
+                      ? __ldg(b.signs.bits + entry * b.signs.words + in_group)
+                      : 0u;
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+        for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+          for (int v = 0; v < kVec; ++v) {
+            // Bit q·group + in_group of the entry: in word (that >> 5), which lane slot·group + (that >> 5) holds.
+            const int bit = (j * kVec + v) * lanes.group + in_group;
+            const uint32_t holder = __shfl_sync(kFullWarp, word[u], f.slot * lanes.group + (bit >> 5));
+            const bool positive = (holder >> (bit & 31)) & 1u;
+            acc[j][v] += g[u] * a[j][v] * (positive ? 1.0f : args.slope) + kept[u] * upstream[u][j][v];
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) {
+        const float total = slots_sum(acc[j][v], lanes.group);
+        if (f.slot == 0 && f.valid[j] && f.feature[j] + v < args.features) {
+          atomicAdd(grad_source + range.row * width + head * args.features + f.feature[j] + v, total);
+        }
+      }
+    }
+  }
+}
+
+// The mask's bits [ceil(nnz·H / 32)] int32 words, or an undefined tensor without dropout.
+Tensor keep_bits(const std::optional<EntryDropout>& dropout, int64_t draws, Device device) {
+  if (!dropout || draws == 0) return Tensor();
+  const int64_t words = (draws + 31) / 32;
+  Tensor bits = Tensor::empty({words}, DType::Int32, device);
+  keep_bits_kernel<<<sparse_cuda::subwarp_blocks(words, 1, device), sparse_cuda::kBlockThreads, 0,
+                     cuda::stream(device)>>>(dropout->draw, dropout->p, draws,
+                                             reinterpret_cast<uint32_t*>(bits.data<int32_t>()));
+  SGNN_CUDA_CHECK_LAUNCH("keep_bits_kernel");
+  return bits;
+}
+
+KeepMask keep_mask(const Tensor& bits, const std::optional<EntryDropout>& dropout) {
+  KeepMask mask;
+  if (bits.defined()) {
+    mask.bits = reinterpret_cast<const uint32_t*>(bits.data<int32_t>());
+    mask.scale = 1.0f / (1.0f - dropout->p);
+  }
+  return mask;
+}
+
+WholeRowLayout layout_of(int heads, int64_t features, int vec) {
+  const std::optional<WholeRowLayout> layout = whole_row_layout(heads, features, vec);
+  SGNN_CHECK(layout.has_value(), "gatv2_aggregate: no fused CUDA layout for ", heads, " heads of ", features,
+             " features (gatv2_aggregate_fused says which shapes have one)");
+  return *layout;
+}
+
+// t itself when its rows allow vec-wide loads, else an aligned copy.
+Tensor vector_aligned(const Tensor& t, int vec) {
+  const FeatureLayout layout{t.size(1) * t.size(2), t.size(2), 1};
+  return vec == 1 || vector_ready(t, layout, vec) ? t : t.clone();
+}
+
+void zero(Tensor& t) {
+  SGNN_CUDA_CHECK(cudaMemsetAsync(t.raw_data(), 0, t.nbytes(), cuda::stream(t.device())));
+}
+
+}  // namespace
+
+bool gatv2_aggregate_fused(Cuda, const Tensor& x_target, const Tensor& x_source, const Adjacency& adjacency) {
+  const bool map_fits = !adjacency.transpose_to_csr.defined() || adjacency.transpose_to_csr.dtype() == DType::Int32;
+  return map_fits &&
+         whole_row_layout(static_cast<int>(x_target.size(1)), x_target.size(2), vector_width(x_target, x_source))
+             .has_value();
+}
+
+void gatv2_aggregate_forward(Cuda, const Csr& csr, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
+                             float negative_slope, const std::optional<EntryDropout>& dropout, Tensor& scores,
+                             Tensor& row_lse, Tensor& out) {
+  if (csr.num_rows == 0) return;
+  const Device device = out.device();
+  cuda::DeviceGuard guard(device);
+  const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
+  Gatv2Arguments args = arguments_of(csr, *plan, x_target, x_source, a, negative_slope);
+  args.segments = sparse_cuda::segment_list(*plan, true);  // whole rows, and the split rows' segments
+  const int vec = vector_width(x_target, x_source);
+  const WholeRowLayout layout = layout_of(args.heads, args.features, vec);
+  const Tensor bits = keep_bits(dropout, csr.nnz * args.heads, device);
+  ForwardOutputs to;
+  to.scores = scores.data<float>();
+  to.row_lse = row_lse.data<float>();
+  if (out.dtype() == DType::BFloat16) to.out_bf16 = out.data<bfloat16>();
+  else to.out_f32 = out.data<float>();
+  to.keep = keep_mask(bits, dropout);
+  Tensor part_max, part_sum, part_acc;
+  if (plan->split_segments > 0) {
+    part_max = Tensor::empty({plan->split_segments, args.heads}, DType::Float32, device);
+    part_sum = Tensor::empty({plan->split_segments, args.heads}, DType::Float32, device);
+    part_acc = Tensor::empty({plan->split_segments, args.heads * args.features}, DType::Float32, device);
+    to.part_max = part_max.data<float>();
+    to.part_sum = part_sum.data<float>();
+    to.part_acc = part_acc.data<float>();
+  }
+  with_whole_rows(vec, layout.chunks, [&](auto vec_constant, auto chunks, auto unroll) {
+    gatv2_fused_forward_kernel<decltype(vec_constant)::value, decltype(chunks)::value, decltype(unroll)::value>
+        <<<sparse_cuda::subwarp_blocks(args.segments.count, 32, device), sparse_cuda::kBlockThreads, 0,
+           cuda::stream(device)>>>(args, layout.lanes, to);
+  });
+  SGNN_CUDA_CHECK_LAUNCH("gatv2_fused_forward_kernel");
+  if (plan->num_split_rows > 0) {
+    const SplitRowsMerge split{plan->split_rows.data<int32_t>(), plan->split_offsets.data<int64_t>(),
+                               plan->num_split_rows, args.heads, args.features};
+    split_rows_merge_kernel<<<sparse_cuda::subwarp_blocks(split.count, 32, device), sparse_cuda::kBlockThreads, 0,
+                              cuda::stream(device)>>>(split, to);
+    SGNN_CUDA_CHECK_LAUNCH("split_rows_merge_kernel");
+  }
+}
+
+void gatv2_aggregate_backward(Cuda, const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source,
+                              const Tensor& a, float negative_slope, const std::optional<EntryDropout>& dropout,
+                              const Tensor& scores, const Tensor& row_lse, const Tensor& out, const Tensor& grad_out,
+                              Tensor& grad_x_target, Tensor& grad_x_source, Tensor& grad_a) {
+  const Device device = grad_x_target.device();
+  cuda::DeviceGuard guard(device);
+  for (Tensor* gradient : {&grad_x_target, &grad_x_source, &grad_a}) zero(*gradient);
+  const Csr& csr = adjacency.csr;
+  if (csr.nnz == 0) return;
+  const int vec = vector_width(x_target, x_source);
+  const Tensor upstream = vector_aligned(grad_out, vec);
+  const Tensor output = vector_aligned(out, vec);
+  const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
+  const Gatv2Arguments args = arguments_of(csr, *plan, x_target, x_source, a, negative_slope);
+  const WholeRowLayout layout = layout_of(args.heads, args.features, vec);
+  const Tensor bits = keep_bits(dropout, csr.nnz * args.heads, device);
+  const int planes = layout.chunks * vec;
+  const int words = (planes * layout.lanes.group + 31) / 32;
+  Tensor signs = Tensor::empty({csr.nnz * words}, DType::Int32, device);
+  Tensor grad_scores = Tensor::empty({csr.nnz, args.heads}, DType::Float32, device);
+  const FeatureLayout rows_layout{args.heads * args.features, args.features, 1};
+  BackwardArguments b;
+  b.grad_out = device_operand(upstream, rows_layout);
+  b.out = device_operand(output, rows_layout);
+  b.scores = scores.data<float>();
+  b.row_lse = row_lse.data<float>();
+  b.keep = keep_mask(bits, dropout);
+  b.grad_scores = grad_scores.data<float>();
+  b.signs = SignBits{reinterpret_cast<uint32_t*>(signs.data<int32_t>()), words};
+  b.grad_target = grad_x_target.data<float>();
+  b.grad_a = grad_a.data<float>();
+  with_whole_rows(vec, layout.chunks, [&](auto vec_constant, auto chunks, auto unroll) {
+    gatv2_fused_rows_backward_kernel<decltype(vec_constant)::value, decltype(chunks)::value, decltype(unroll)::value>
+        <<<sparse_cuda::subwarp_blocks(args.segments.count, 32, device), sparse_cuda::kBlockThreads, 0,
+           cuda::stream(device)>>>(args, layout.lanes, b);
+  });
+  SGNN_CUDA_CHECK_LAUNCH("gatv2_fused_rows_backward_kernel");
+  // x_source's gradient: rows of Aᵀ, grad_out gathered by their target rows.
+  SGNN_CHECK(adjacency.transpose_to_csr.dtype() == DType::Int32,
+             "gatv2_aggregate: the fused backward reads Aᵀ's edge map as int32 (nnz < 2^31)");
+  const Csr& transpose = adjacency.transpose;
+  const std::shared_ptr<const SparsePlan> transpose_plan = sparse_plan(transpose);
+  const Gatv2Arguments columns = arguments_of(transpose, *transpose_plan, upstream, upstream, a, negative_slope);
+  with_whole_rows(vec, layout.chunks, [&](auto vec_constant, auto chunks, auto unroll) {
+    gatv2_fused_columns_backward_kernel<decltype(vec_constant)::value, decltype(chunks)::value,
+                                        decltype(unroll)::value>
+        <<<sparse_cuda::subwarp_blocks(columns.segments.count, 32, device), sparse_cuda::kBlockThreads, 0,
+           cuda::stream(device)>>>(columns, layout.lanes, adjacency.transpose_to_csr.data<int32_t>(), b,
+                                   grad_x_source.data<float>());
+  });
+  SGNN_CUDA_CHECK_LAUNCH("gatv2_fused_columns_backward_kernel");
+}
+
+}  // namespace sgnn::ops
