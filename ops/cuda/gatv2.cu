@@ -139,7 +139,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
 template <int kVec, int kChunks, int kUnroll>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
     gatv2_scores_rows_kernel(Gatv2Arguments args, WholeRowLanes lanes, float* __restrict__ scores) {
-  const LaneFeatures f = lane_features<kVec, kChunks>(args, lanes);
+  const auto f = lane_features<kVec, kChunks>(args, lanes);
   const int head = f.valid[0] ? f.head : 0;
   float a[kChunks][kVec];
 #pragma unroll
@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
     gatv2_backward_rows_kernel(Gatv2Arguments args, WholeRowLanes lanes, const int32_t* __restrict__ edge_map,
                                const float* __restrict__ grad_scores, float* __restrict__ grad_rows,
                                float* __restrict__ grad_a) {
-  const LaneFeatures f = lane_features<kVec, kChunks>(args, lanes);
+  const auto f = lane_features<kVec, kChunks>(args, lanes);
   const int head = f.valid[0] ? f.head : 0;
   const int64_t width = args.heads * args.features;
   float a[kChunks][kVec], a_sums[kChunks][kVec];

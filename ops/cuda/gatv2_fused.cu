@@ -15,10 +15,12 @@
 //    x_source[col]; it also keeps the sign of z = x_target[row] +
 //    x_source[col] per (entry, head, feature), one bit each.
 //  - backward over Aᵀ's segments: x_source's gradient, g·a·LeakyReLU'(z) +
-//    α̃·grad_out[row], from those bits and the scores' gradient; it gathers
-//    grad_out[row] only, as the transposed aggregation of GAT does.
+//    α̃·grad_out[row], from those bits and the scores' gradient g and α̃ that
+//    the row pass wrote side by side; it gathers grad_out[row] only, as the
+//    transposed aggregation of GAT does.
 // The dropout mask is drawn once per call into bits [nnz·H] (Philox blocks
 // of 8 draws, ops::dropout's), and read by the passes.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -33,6 +35,11 @@ namespace {
 using namespace gatv2_cuda;
 
 constexpr unsigned kFullWarp = 0xffffffffu;
+// Blocks of kBlockThreads resident per SM that the fused kernels' registers
+// must allow (80 registers for 3, 128 for 2): these kernels wait on gathers,
+// and at 99 registers (two blocks) the first version had too few warps
+// resident to cover them; lanes holding 8 values a chunk spill at 80.
+constexpr int fused_blocks_per_sm(int lane_values) { return lane_values >= 8 ? 2 : 3; }
 
 // Bit k of the mask: draw k (entry k / H, head k % H) kept. 32 draws a word,
 // four Philox blocks of ops::dropout's 16-bit draws.
@@ -66,6 +73,18 @@ struct KeepMask {
 // exp(from − to), 0 for a partial that has seen nothing (from = −inf).
 __device__ __forceinline__ float rescale_factor(float from, float to) { return from == -INFINITY ? 0.0f : expf(from - to); }
 
+// The columns of a step's entries (base + u · slots + slot; -1 past end),
+// loaded one step ahead so that the gathers of a step need not wait for them.
+template <int kUnroll, typename Lanes>
+__device__ __forceinline__ void load_columns(const int32_t* __restrict__ indices, int64_t base, int64_t end,
+                                             const Lanes& f, int32_t (&columns)[kUnroll]) {
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const int64_t position = base + int64_t{u} * f.slots + f.slot;
+    columns[u] = position < end ? __ldg(indices + position) : -1;
+  }
+}
+
 struct ForwardOutputs {
   float* scores = nullptr;   // [nnz, H]
   float* row_lse = nullptr;  // [n_rows, H]
@@ -85,9 +104,9 @@ __device__ __forceinline__ void store_out(const ForwardOutputs& to, int64_t offs
 }
 
 template <int kVec, int kChunks, int kUnroll>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_sm(kVec * kChunks))
     gatv2_fused_forward_kernel(Gatv2Arguments args, WholeRowLanes lanes, ForwardOutputs to) {
-  const LaneFeatures f = lane_features<kVec, kChunks>(args, lanes);
+  const auto f = lane_features<kVec, kChunks>(args, lanes);
   const int head = f.valid[0] ? f.head : 0;
   const int64_t width = args.heads * args.features;
   float a[kChunks][kVec];
@@ -107,13 +126,21 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
       for (int v = 0; v < kVec; ++v) acc[j][v] = 0.0f;
     }
     float maximum = -INFINITY, sum = 0.0f;  // this slot's, for this lane's head
-    for (int64_t base = range.begin; base < range.end; base += int64_t{kUnroll} * f.slots) {
+    const int64_t step = int64_t{kUnroll} * f.slots;
+    int32_t next[kUnroll];
+    load_columns<kUnroll>(args.indices, range.begin, range.end, f, next);
+    for (int64_t base = range.begin; base < range.end; base += step) {
       int64_t position[kUnroll];
-      float y[kUnroll][kChunks][kVec];
+      int32_t columns[kUnroll];
+      float y[kUnroll][kChunks][kVec], kept[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) columns[u] = next[u];
+      load_columns<kUnroll>(args.indices, base + step, range.end, f, next);  // in flight during this step
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         position[u] = base + int64_t{u} * f.slots + f.slot;
-        const int64_t column = position[u] < range.end ? int64_t{__ldg(args.indices + position[u])} : -1;
+        const int64_t column = columns[u];
+        kept[u] = position[u] < range.end ? to.keep.factor(position[u] * args.heads + head) : 0.0f;
 #pragma unroll
         for (int j = 0; j < kChunks; ++j) {
           if (column >= 0 && f.valid[j]) {
@@ -155,11 +182,11 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
         if (position[u] >= range.end) continue;
         const float weight = expf(score[u] - maximum);
         sum += weight;
-        const float kept = weight * to.keep.factor(position[u] * args.heads + head);
+        const float dropped = weight * kept[u];
 #pragma unroll
         for (int j = 0; j < kChunks; ++j) {
 #pragma unroll
-          for (int v = 0; v < kVec; ++v) acc[j][v] += kept * y[u][j][v];
+          for (int v = 0; v < kVec; ++v) acc[j][v] += dropped * y[u][j][v];
         }
       }
     }
@@ -245,17 +272,20 @@ struct BackwardArguments {
   const float* scores = nullptr;
   const float* row_lse = nullptr;
   KeepMask keep;
-  float* grad_scores = nullptr;  // [nnz, H], in A's order
+  // [nnz, H] in A's order: the scores' gradient and α̃ = α · the mask's
+  // factor, side by side for the pass over Aᵀ (one sector an entry where it
+  // read the scores, the rows' log-sum-exp and the mask: three).
+  float2* gradient_and_weight = nullptr;
   SignBits signs;
   float* grad_target = nullptr;  // [n_rows, H, F], added to
   float* grad_a = nullptr;       // [H, F], added to
 };
 
 template <int kVec, int kChunks, int kUnroll>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_sm(kVec * kChunks))
     gatv2_fused_rows_backward_kernel(Gatv2Arguments args, WholeRowLanes lanes, BackwardArguments b) {
   constexpr int kPlanes = kChunks * kVec;
-  const LaneFeatures f = lane_features<kVec, kChunks>(args, lanes);
+  const auto f = lane_features<kVec, kChunks>(args, lanes);
   const int head = f.valid[0] ? f.head : 0;
   const int in_group = static_cast<int>(threadIdx.x) & (lanes.group - 1);
   const uint32_t group_mask = lanes.group == 32 ? kFullWarp : (1u << lanes.group) - 1u;
@@ -290,15 +320,23 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
     }
     weighted = lanes_sum(weighted, lanes.per_head);
     const float lse = f.valid[0] ? __ldg(b.row_lse + range.row * args.heads + head) : 0.0f;
-    for (int64_t base = range.begin; base < range.end; base += int64_t{kUnroll} * f.slots) {
+    const int64_t step = int64_t{kUnroll} * f.slots;
+    int32_t next[kUnroll];
+    load_columns<kUnroll>(args.indices, range.begin, range.end, f, next);
+    for (int64_t base = range.begin; base < range.end; base += step) {
       int64_t position[kUnroll];
-      float y[kUnroll][kChunks][kVec], score[kUnroll];
+      int32_t columns[kUnroll];
+      float y[kUnroll][kChunks][kVec], score[kUnroll], kept[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) columns[u] = next[u];
+      load_columns<kUnroll>(args.indices, base + step, range.end, f, next);  // in flight during this step
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         position[u] = base + int64_t{u} * f.slots + f.slot;
         const bool inside = position[u] < range.end && f.valid[0];
-        const int64_t column = inside ? int64_t{__ldg(args.indices + position[u])} : 0;
+        const int64_t column = inside ? int64_t{columns[u]} : 0;
         score[u] = inside ? __ldg(b.scores + position[u] * args.heads + head) : 0.0f;
+        kept[u] = inside ? b.keep.factor(position[u] * args.heads + head) : 0.0f;
 #pragma unroll
         for (int j = 0; j < kChunks; ++j) {
           if (inside && f.valid[j]) {
@@ -322,8 +360,9 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
         float g = 0.0f;
         if (inside) {
           const int64_t draw = position[u] * args.heads + head;
-          g = expf(score[u] - lse) * (product * b.keep.factor(draw) - weighted);
-          if (f.feature[0] == 0) b.grad_scores[draw] = g;
+          const float alpha = expf(score[u] - lse);
+          g = alpha * (product * kept[u] - weighted);
+          if (f.feature[0] == 0) b.gradient_and_weight[draw] = make_float2(g, alpha * kept[u]);
         }
         uint32_t planes[kPlanes];
 #pragma unroll
@@ -375,10 +414,10 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
 // segment's row is a source node, its indices the target rows), args.rows
 // is grad_out; the entry's place in A through edge_map.
 template <int kVec, int kChunks, int kUnroll>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_sm(kVec * kChunks))
     gatv2_fused_columns_backward_kernel(Gatv2Arguments args, WholeRowLanes lanes, const int32_t* __restrict__ edge_map,
                                         BackwardArguments b, float* __restrict__ grad_source) {
-  const LaneFeatures f = lane_features<kVec, kChunks>(args, lanes);
+  const auto f = lane_features<kVec, kChunks>(args, lanes);
   const int head = f.valid[0] ? f.head : 0;
   const int in_group = static_cast<int>(threadIdx.x) & (lanes.group - 1);
   const int64_t width = args.heads * args.features;
@@ -397,19 +436,30 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
 #pragma unroll
       for (int v = 0; v < kVec; ++v) acc[j][v] = 0.0f;
     }
-    for (int64_t base = range.begin; base < range.end; base += int64_t{kUnroll} * f.slots) {
+    const int64_t step = int64_t{kUnroll} * f.slots;
+    int32_t next_rows[kUnroll], next_entries[kUnroll];
+    load_columns<kUnroll>(args.indices, range.begin, range.end, f, next_rows);
+    load_columns<kUnroll>(edge_map, range.begin, range.end, f, next_entries);
+    for (int64_t base = range.begin; base < range.end; base += step) {
       float upstream[kUnroll][kChunks][kVec], g[kUnroll], kept[kUnroll];
-      uint32_t word[kUnroll];  // word in_group of the entry's sign bits (lanes past its words: 0)
+      uint64_t signs[kUnroll];  // the entry's first two words of sign bits
+      int32_t rows[kUnroll], entries[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        rows[u] = next_rows[u];
+        entries[u] = next_entries[u];
+      }
+      load_columns<kUnroll>(args.indices, base + step, range.end, f, next_rows);  // in flight during this step
+      load_columns<kUnroll>(edge_map, base + step, range.end, f, next_entries);
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         const int64_t position = base + int64_t{u} * f.slots + f.slot;
         const bool inside = position < range.end && f.valid[0];
-        const int64_t row = inside ? int64_t{__ldg(args.indices + position)} : 0;
-        const int64_t entry = position < range.end ? int64_t{__ldg(edge_map + position)} : 0;
-        const int64_t draw = entry * args.heads + head;
-        g[u] = inside ? __ldg(b.grad_scores + draw) : 0.0f;
-        kept[u] = inside ? expf(__ldg(b.scores + draw) - __ldg(b.row_lse + row * args.heads + head)) * b.keep.factor(draw)
-                         : 0.0f;
+        const int64_t row = inside ? int64_t{rows[u]} : 0;
+        const int64_t entry = position < range.end ? int64_t{entries[u]} : 0;
+        const float2 pair = inside ? __ldg(b.gradient_and_weight + entry * args.heads + head) : make_float2(0.0f, 0.0f);
+        g[u] = pair.x;
+        kept[u] = pair.y;
 #pragma unroll
         for (int j = 0; j < kChunks; ++j) {
           if (inside && f.valid[j]) {
@@ -419,9 +469,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
             for (int v = 0; v < kVec; ++v) upstream[u][j][v] = 0.0f;
           }
         }
-        word[u] = position < range.end && in_group < b.signs.words
-                      ? __ldg(b.signs.bits + entry * b.signs.words + in_group)
-                      : 0u;
+        const uint32_t* words = b.signs.bits + entry * b.signs.words;
+        signs[u] = inside ? __ldg(words) | (b.signs.words > 1 ? uint64_t{__ldg(words + 1)} << 32 : 0) : 0;
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
@@ -429,10 +478,11 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
         for (int j = 0; j < kChunks; ++j) {
 #pragma unroll
           for (int v = 0; v < kVec; ++v) {
-            // Bit q·group + in_group of the entry: in word (that >> 5), which lane slot·group + (that >> 5) holds.
+            // Bit q·group + in_group of the entry: in the two words loaded, or (an entry of more than 64 bits) read here.
             const int bit = (j * kVec + v) * lanes.group + in_group;
-            const uint32_t holder = __shfl_sync(kFullWarp, word[u], f.slot * lanes.group + (bit >> 5));
-            const bool positive = (holder >> (bit & 31)) & 1u;
+            const bool positive =
+                bit < 64 ? (signs[u] >> bit) & 1u
+                         : g[u] != 0.0f && (__ldg(b.signs.bits + int64_t{entries[u]} * b.signs.words + (bit >> 5)) >> (bit & 31)) & 1u;
             acc[j][v] += g[u] * a[j][v] * (positive ? 1.0f : args.slope) + kept[u] * upstream[u][j][v];
           }
         }
@@ -449,6 +499,52 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
       }
     }
   }
+}
+
+// The fused kernels' layout: gatv2_lanes.cuh's whole rows, with as few lanes
+// per head as keep a lane's values (chunks · vec) at most 8: more entries
+// share a warp instruction and fewer shuffles sum a head. One entry per warp
+// (a head of 41 scalar features over 32 lanes) left these kernels issuing
+// an instruction per entry and lane (ncu, Reddit-scale preset, one head of
+// 41: the forward took 31 ms against the SpMM's 7).
+constexpr int kLaneValues = 8;
+
+std::optional<WholeRowLayout> fused_row_layout(int heads, int64_t features, int vec) {
+  const int64_t vectors = (features + vec - 1) / vec;
+  for (int per_head = 1; per_head <= 32 && int64_t{heads} * per_head <= 32; per_head *= 2) {
+    const int chunks = sparse_cuda::next_power_of_two((vectors + per_head - 1) / per_head, 2 * kLaneValues);
+    if (chunks * vec > kLaneValues) continue;
+    WholeRowLayout layout;
+    layout.chunks = chunks;
+    layout.lanes.per_head = per_head;
+    layout.lanes.group = sparse_cuda::next_power_of_two(int64_t{heads} * per_head, 32);
+    return layout;
+  }
+  return std::nullopt;
+}
+
+// The launches of fused_row_layout's shapes: float32 and bfloat16 (4 a
+// chunk) or scalars (1 to 8 chunks); four entries in flight per group of
+// lanes, two where a lane holds 8 values (registers).
+template <typename Launch>
+void with_fused_rows(int vec, int chunks, const Launch& launch) {
+  using Two = std::integral_constant<int, 2>;
+  using Four = std::integral_constant<int, 4>;
+  using One = std::integral_constant<int, 1>;
+  if (vec == 4) {
+    if (chunks == 1) return launch(Four{}, One{}, Four{});
+    return launch(Four{}, Two{}, Two{});
+  }
+  if (chunks == 1) return launch(One{}, One{}, Four{});
+  if (chunks == 2) return launch(One{}, Two{}, Four{});
+  if (chunks == 4) return launch(One{}, Four{}, Four{});
+  launch(One{}, std::integral_constant<int, 8>{}, Two{});
+}
+
+// At most 4 elements a lane and chunk (bfloat16: 8-byte loads): the whole-row
+// layout's 8 bfloat16s a lane spilled hundreds of bytes in these kernels.
+int fused_vector_width(const Tensor& x_target, const Tensor& x_source) {
+  return std::min(vector_width(x_target, x_source), 4);
 }
 
 // The mask's bits [ceil(nnz·H / 32)] int32 words, or an undefined tensor without dropout.
@@ -473,7 +569,7 @@ KeepMask keep_mask(const Tensor& bits, const std::optional<EntryDropout>& dropou
 }
 
 WholeRowLayout layout_of(int heads, int64_t features, int vec) {
-  const std::optional<WholeRowLayout> layout = whole_row_layout(heads, features, vec);
+  const std::optional<WholeRowLayout> layout = fused_row_layout(heads, features, vec);
   SGNN_CHECK(layout.has_value(), "gatv2_aggregate: no fused CUDA layout for ", heads, " heads of ", features,
              " features (gatv2_aggregate_fused says which shapes have one)");
   return *layout;
@@ -494,7 +590,7 @@ void zero(Tensor& t) {
 bool gatv2_aggregate_fused(Cuda, const Tensor& x_target, const Tensor& x_source, const Adjacency& adjacency) {
   const bool map_fits = !adjacency.transpose_to_csr.defined() || adjacency.transpose_to_csr.dtype() == DType::Int32;
   return map_fits &&
-         whole_row_layout(static_cast<int>(x_target.size(1)), x_target.size(2), vector_width(x_target, x_source))
+         fused_row_layout(static_cast<int>(x_target.size(1)), x_target.size(2), fused_vector_width(x_target, x_source))
              .has_value();
 }
 
@@ -507,7 +603,7 @@ void gatv2_aggregate_forward(Cuda, const Csr& csr, const Tensor& x_target, const
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
   Gatv2Arguments args = arguments_of(csr, *plan, x_target, x_source, a, negative_slope);
   args.segments = sparse_cuda::segment_list(*plan, true);  // whole rows, and the split rows' segments
-  const int vec = vector_width(x_target, x_source);
+  const int vec = fused_vector_width(x_target, x_source);
   const WholeRowLayout layout = layout_of(args.heads, args.features, vec);
   const Tensor bits = keep_bits(dropout, csr.nnz * args.heads, device);
   ForwardOutputs to;
@@ -525,7 +621,7 @@ void gatv2_aggregate_forward(Cuda, const Csr& csr, const Tensor& x_target, const
     to.part_sum = part_sum.data<float>();
     to.part_acc = part_acc.data<float>();
   }
-  with_whole_rows(vec, layout.chunks, [&](auto vec_constant, auto chunks, auto unroll) {
+  with_fused_rows(vec, layout.chunks, [&](auto vec_constant, auto chunks, auto unroll) {
     gatv2_fused_forward_kernel<decltype(vec_constant)::value, decltype(chunks)::value, decltype(unroll)::value>
         <<<sparse_cuda::subwarp_blocks(args.segments.count, 32, device), sparse_cuda::kBlockThreads, 0,
            cuda::stream(device)>>>(args, layout.lanes, to);
@@ -549,7 +645,7 @@ void gatv2_aggregate_backward(Cuda, const Adjacency& adjacency, const Tensor& x_
   for (Tensor* gradient : {&grad_x_target, &grad_x_source, &grad_a}) zero(*gradient);
   const Csr& csr = adjacency.csr;
   if (csr.nnz == 0) return;
-  const int vec = vector_width(x_target, x_source);
+  const int vec = fused_vector_width(x_target, x_source);
   const Tensor upstream = vector_aligned(grad_out, vec);
   const Tensor output = vector_aligned(out, vec);
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
@@ -559,7 +655,7 @@ void gatv2_aggregate_backward(Cuda, const Adjacency& adjacency, const Tensor& x_
   const int planes = layout.chunks * vec;
   const int words = (planes * layout.lanes.group + 31) / 32;
   Tensor signs = Tensor::empty({csr.nnz * words}, DType::Int32, device);
-  Tensor grad_scores = Tensor::empty({csr.nnz, args.heads}, DType::Float32, device);
+  Tensor gradient_and_weight = Tensor::empty({csr.nnz, args.heads, 2}, DType::Float32, device);
   const FeatureLayout rows_layout{args.heads * args.features, args.features, 1};
   BackwardArguments b;
   b.grad_out = device_operand(upstream, rows_layout);
@@ -567,11 +663,11 @@ void gatv2_aggregate_backward(Cuda, const Adjacency& adjacency, const Tensor& x_
   b.scores = scores.data<float>();
   b.row_lse = row_lse.data<float>();
   b.keep = keep_mask(bits, dropout);
-  b.grad_scores = grad_scores.data<float>();
+  b.gradient_and_weight = reinterpret_cast<float2*>(gradient_and_weight.data<float>());
   b.signs = SignBits{reinterpret_cast<uint32_t*>(signs.data<int32_t>()), words};
   b.grad_target = grad_x_target.data<float>();
   b.grad_a = grad_a.data<float>();
-  with_whole_rows(vec, layout.chunks, [&](auto vec_constant, auto chunks, auto unroll) {
+  with_fused_rows(vec, layout.chunks, [&](auto vec_constant, auto chunks, auto unroll) {
     gatv2_fused_rows_backward_kernel<decltype(vec_constant)::value, decltype(chunks)::value, decltype(unroll)::value>
         <<<sparse_cuda::subwarp_blocks(args.segments.count, 32, device), sparse_cuda::kBlockThreads, 0,
            cuda::stream(device)>>>(args, layout.lanes, b);
@@ -583,7 +679,7 @@ void gatv2_aggregate_backward(Cuda, const Adjacency& adjacency, const Tensor& x_
   const Csr& transpose = adjacency.transpose;
   const std::shared_ptr<const SparsePlan> transpose_plan = sparse_plan(transpose);
   const Gatv2Arguments columns = arguments_of(transpose, *transpose_plan, upstream, upstream, a, negative_slope);
-  with_whole_rows(vec, layout.chunks, [&](auto vec_constant, auto chunks, auto unroll) {
+  with_fused_rows(vec, layout.chunks, [&](auto vec_constant, auto chunks, auto unroll) {
     gatv2_fused_columns_backward_kernel<decltype(vec_constant)::value, decltype(chunks)::value,
                                         decltype(unroll)::value>
         <<<sparse_cuda::subwarp_blocks(columns.segments.count, 32, device), sparse_cuda::kBlockThreads, 0,

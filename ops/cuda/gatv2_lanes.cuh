@@ -40,19 +40,20 @@ struct WholeRowLanes {
   int per_head = 32;  // lanes per head
 };
 
+template <int kChunks>
 struct LaneFeatures {
   int head;
-  int64_t feature[2];  // first feature of each chunk; valid[j] says whether it exists
-  bool valid[2];
+  int64_t feature[kChunks];  // first feature of each chunk; valid[j] says whether it exists
+  bool valid[kChunks];
   int slot;
   int slots;
 };
 
 template <int kVec, int kChunks>
-__device__ __forceinline__ LaneFeatures lane_features(const Gatv2Arguments& args, WholeRowLanes lanes) {
+__device__ __forceinline__ LaneFeatures<kChunks> lane_features(const Gatv2Arguments& args, WholeRowLanes lanes) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int in_group = lane & (lanes.group - 1);
-  LaneFeatures f;
+  LaneFeatures<kChunks> f;
   f.head = in_group / lanes.per_head;
   f.slot = lane / lanes.group;
   f.slots = 32 / lanes.group;
