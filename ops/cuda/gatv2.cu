@@ -142,11 +142,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
   const auto f = lane_features<kVec, kChunks>(args, lanes);
   const int head = f.valid[0] ? f.head : 0;
   float a[kChunks][kVec];
-#pragma unroll
-  for (int j = 0; j < kChunks; ++j) {
-#pragma unroll
-    for (int v = 0; v < kVec; ++v) a[j][v] = f.valid[j] ? __ldg(args.a + head * args.features + f.feature[j] + v) : 0.0f;
-  }
+  load_attention<kVec, kChunks>(args, f, head, a);
   for (int64_t item = sparse_cuda::global_subwarp(32); item < args.segments.count; item += sparse_cuda::subwarp_count(32)) {
     const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, item);
     if (range.skip) continue;
@@ -162,15 +158,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
       for (int u = 0; u < kUnroll; ++u) {
         position[u] = base + int64_t{u} * f.slots + f.slot;
         const int64_t column = position[u] < range.end ? int64_t{__ldg(args.indices + position[u])} : -1;
-#pragma unroll
-        for (int j = 0; j < kChunks; ++j) {
-          if (column >= 0 && f.valid[j]) {
-            args.columns.template load<kVec>(args.columns.at(column, head, f.feature[j]), y[u][j]);
-          } else {
-#pragma unroll
-            for (int v = 0; v < kVec; ++v) y[u][j][v] = 0.0f;
-          }
-        }
+        gather_lane_row<kVec, kChunks>(args.columns, f, column, head, column >= 0, y[u]);
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
@@ -195,15 +183,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
   const auto f = lane_features<kVec, kChunks>(args, lanes);
   const int head = f.valid[0] ? f.head : 0;
   const int64_t width = args.heads * args.features;
-  float a[kChunks][kVec], a_sums[kChunks][kVec];
-#pragma unroll
-  for (int j = 0; j < kChunks; ++j) {
-#pragma unroll
-    for (int v = 0; v < kVec; ++v) {
-      a[j][v] = f.valid[j] ? __ldg(args.a + head * args.features + f.feature[j] + v) : 0.0f;
-      a_sums[j][v] = 0.0f;
-    }
-  }
+  float a[kChunks][kVec], a_sums[kChunks][kVec] = {};
+  load_attention<kVec, kChunks>(args, f, head, a);
   for (int64_t item = sparse_cuda::global_subwarp(32); item < args.segments.count; item += sparse_cuda::subwarp_count(32)) {
     const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, item);
     if (range.skip) continue;
@@ -224,15 +205,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
         const int64_t column = inside ? int64_t{__ldg(args.indices + position)} : 0;
         const int64_t edge = !inside ? 0 : edge_map ? int64_t{__ldg(edge_map + position)} : position;
         g[u] = inside ? __ldg(grad_scores + edge * args.heads + head) : 0.0f;
-#pragma unroll
-        for (int j = 0; j < kChunks; ++j) {
-          if (inside && f.valid[j]) {
-            args.columns.template load<kVec>(args.columns.at(column, head, f.feature[j]), y[u][j]);
-          } else {
-#pragma unroll
-            for (int v = 0; v < kVec; ++v) y[u][j][v] = 0.0f;
-          }
-        }
+        gather_lane_row<kVec, kChunks>(args.columns, f, column, head, inside, y[u]);
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
@@ -247,24 +220,10 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
         }
       }
     }
-#pragma unroll
-    for (int j = 0; j < kChunks; ++j) {
-#pragma unroll
-      for (int v = 0; v < kVec; ++v) {
-        const float total = slots_sum(acc[j][v], lanes.group);
-        if (f.slot == 0 && f.valid[j]) atomicAdd(grad_rows + range.row * width + head * args.features + f.feature[j] + v, total);
-      }
-    }
+    add_slot_sums<kVec, kChunks>(f, lanes, head, args.features, acc, grad_rows + range.row * width);
   }
   if (grad_a == nullptr) return;
-#pragma unroll
-  for (int j = 0; j < kChunks; ++j) {
-#pragma unroll
-    for (int v = 0; v < kVec; ++v) {
-      const float total = slots_sum(a_sums[j][v], lanes.group);
-      if (f.slot == 0 && f.valid[j]) atomicAdd(grad_a + head * args.features + f.feature[j] + v, total);
-    }
-  }
+  add_slot_sums<kVec, kChunks>(f, lanes, head, args.features, a_sums, grad_a);
 }
 
 template <typename Launch>

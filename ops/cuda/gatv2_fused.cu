@@ -110,11 +110,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
   const int head = f.valid[0] ? f.head : 0;
   const int64_t width = args.heads * args.features;
   float a[kChunks][kVec];
-#pragma unroll
-  for (int j = 0; j < kChunks; ++j) {
-#pragma unroll
-    for (int v = 0; v < kVec; ++v) a[j][v] = f.valid[j] ? __ldg(args.a + head * args.features + f.feature[j] + v) : 0.0f;
-  }
+  load_attention<kVec, kChunks>(args, f, head, a);
   for (int64_t item = sparse_cuda::global_subwarp(32); item < args.segments.count; item += sparse_cuda::subwarp_count(32)) {
     const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, item);
     if (range.skip) continue;
@@ -141,15 +137,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
         position[u] = base + int64_t{u} * f.slots + f.slot;
         const int64_t column = columns[u];
         kept[u] = position[u] < range.end ? to.keep.factor(position[u] * args.heads + head) : 0.0f;
-#pragma unroll
-        for (int j = 0; j < kChunks; ++j) {
-          if (column >= 0 && f.valid[j]) {
-            args.columns.template load<kVec>(args.columns.at(column, head, f.feature[j]), y[u][j]);
-          } else {
-#pragma unroll
-            for (int v = 0; v < kVec; ++v) y[u][j][v] = 0.0f;
-          }
-        }
+        gather_lane_row<kVec, kChunks>(args.columns, f, column, head, column >= 0, y[u]);
       }
       float score[kUnroll];
       float grown = maximum;
@@ -290,15 +278,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
   const int in_group = static_cast<int>(threadIdx.x) & (lanes.group - 1);
   const uint32_t group_mask = lanes.group == 32 ? kFullWarp : (1u << lanes.group) - 1u;
   const int64_t width = args.heads * args.features;
-  float a[kChunks][kVec], a_sums[kChunks][kVec];
-#pragma unroll
-  for (int j = 0; j < kChunks; ++j) {
-#pragma unroll
-    for (int v = 0; v < kVec; ++v) {
-      a[j][v] = f.valid[j] ? __ldg(args.a + head * args.features + f.feature[j] + v) : 0.0f;
-      a_sums[j][v] = 0.0f;
-    }
-  }
+  float a[kChunks][kVec], a_sums[kChunks][kVec] = {};
+  load_attention<kVec, kChunks>(args, f, head, a);
   for (int64_t item = sparse_cuda::global_subwarp(32); item < args.segments.count; item += sparse_cuda::subwarp_count(32)) {
     const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, item);
     if (range.skip) continue;
@@ -337,15 +318,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
         const int64_t column = inside ? int64_t{columns[u]} : 0;
         score[u] = inside ? __ldg(b.scores + position[u] * args.heads + head) : 0.0f;
         kept[u] = inside ? b.keep.factor(position[u] * args.heads + head) : 0.0f;
-#pragma unroll
-        for (int j = 0; j < kChunks; ++j) {
-          if (inside && f.valid[j]) {
-            args.columns.template load<kVec>(args.columns.at(column, head, f.feature[j]), y[u][j]);
-          } else {
-#pragma unroll
-            for (int v = 0; v < kVec; ++v) y[u][j][v] = 0.0f;
-          }
-        }
+        gather_lane_row<kVec, kChunks>(args.columns, f, column, head, inside, y[u]);
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
@@ -387,27 +360,9 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
         }
       }
     }
-#pragma unroll
-    for (int j = 0; j < kChunks; ++j) {
-#pragma unroll
-      for (int v = 0; v < kVec; ++v) {
-        const float total = slots_sum(acc[j][v], lanes.group);
-        if (f.slot == 0 && f.valid[j] && f.feature[j] + v < args.features) {
-          atomicAdd(b.grad_target + range.row * width + head * args.features + f.feature[j] + v, total);
-        }
-      }
-    }
+    add_slot_sums<kVec, kChunks>(f, lanes, head, args.features, acc, b.grad_target + range.row * width);
   }
-#pragma unroll
-  for (int j = 0; j < kChunks; ++j) {
-#pragma unroll
-    for (int v = 0; v < kVec; ++v) {
-      const float total = slots_sum(a_sums[j][v], lanes.group);
-      if (f.slot == 0 && f.valid[j] && f.feature[j] + v < args.features) {
-        atomicAdd(b.grad_a + head * args.features + f.feature[j] + v, total);
-      }
-    }
-  }
+  add_slot_sums<kVec, kChunks>(f, lanes, head, args.features, a_sums, b.grad_a);
 }
 
 // x_source's gradient over Aᵀ: args.indptr/indices/segments are Aᵀ's (a
@@ -422,11 +377,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
   const int in_group = static_cast<int>(threadIdx.x) & (lanes.group - 1);
   const int64_t width = args.heads * args.features;
   float a[kChunks][kVec];
-#pragma unroll
-  for (int j = 0; j < kChunks; ++j) {
-#pragma unroll
-    for (int v = 0; v < kVec; ++v) a[j][v] = f.valid[j] ? __ldg(args.a + head * args.features + f.feature[j] + v) : 0.0f;
-  }
+  load_attention<kVec, kChunks>(args, f, head, a);
   for (int64_t item = sparse_cuda::global_subwarp(32); item < args.segments.count; item += sparse_cuda::subwarp_count(32)) {
     const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, item);
     if (range.skip) continue;
@@ -460,15 +411,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
         const float2 pair = inside ? __ldg(b.gradient_and_weight + entry * args.heads + head) : make_float2(0.0f, 0.0f);
         g[u] = pair.x;
         kept[u] = pair.y;
-#pragma unroll
-        for (int j = 0; j < kChunks; ++j) {
-          if (inside && f.valid[j]) {
-            args.rows.template load<kVec>(args.rows.at(row, head, f.feature[j]), upstream[u][j]);
-          } else {
-#pragma unroll
-            for (int v = 0; v < kVec; ++v) upstream[u][j][v] = 0.0f;
-          }
-        }
+        gather_lane_row<kVec, kChunks>(args.rows, f, row, head, inside, upstream[u]);
         const uint32_t* words = b.signs.bits + entry * b.signs.words;
         signs[u] = inside ? __ldg(words) | (b.signs.words > 1 ? uint64_t{__ldg(words + 1)} << 32 : 0) : 0;
       }
@@ -488,16 +431,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
         }
       }
     }
-#pragma unroll
-    for (int j = 0; j < kChunks; ++j) {
-#pragma unroll
-      for (int v = 0; v < kVec; ++v) {
-        const float total = slots_sum(acc[j][v], lanes.group);
-        if (f.slot == 0 && f.valid[j] && f.feature[j] + v < args.features) {
-          atomicAdd(grad_source + range.row * width + head * args.features + f.feature[j] + v, total);
-        }
-      }
-    }
+    add_slot_sums<kVec, kChunks>(f, lanes, head, args.features, acc, grad_source + range.row * width);
   }
 }
 

@@ -65,6 +65,33 @@ __device__ __forceinline__ LaneFeatures<kChunks> lane_features(const Gatv2Argume
   return f;
 }
 
+// a[head, f] for this lane's features, 0 where it has none.
+template <int kVec, int kChunks>
+__device__ __forceinline__ void load_attention(const Gatv2Arguments& args, const LaneFeatures<kChunks>& f, int head,
+                                               float (&a)[kChunks][kVec]) {
+#pragma unroll
+  for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) a[j][v] = f.valid[j] ? __ldg(args.a + head * args.features + f.feature[j] + v) : 0.0f;
+  }
+}
+
+// This lane's features of operand[row, head] into values (0 where it has
+// none, or where present is false).
+template <int kVec, int kChunks>
+__device__ __forceinline__ void gather_lane_row(const DeviceOperand& operand, const LaneFeatures<kChunks>& f,
+                                                int64_t row, int head, bool present, float (&values)[kChunks][kVec]) {
+#pragma unroll
+  for (int j = 0; j < kChunks; ++j) {
+    if (present && f.valid[j]) {
+      operand.template load<kVec>(operand.at(row, head, f.feature[j]), values[j]);
+    } else {
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) values[j][v] = 0.0f;
+    }
+  }
+}
+
 // Sum over `width` consecutive lanes (a power of two, aligned), every lane taking part.
 __device__ __forceinline__ float lanes_sum(float value, int width) {
   for (int offset = width / 2; offset > 0; offset /= 2) value += __shfl_xor_sync(0xffffffffu, value, offset);
@@ -74,6 +101,21 @@ __device__ __forceinline__ float lanes_sum(float value, int width) {
 __device__ __forceinline__ float slots_sum(float value, int group) {
   for (int offset = group; offset < 32; offset *= 2) value += __shfl_xor_sync(0xffffffffu, value, offset);
   return value;
+}
+
+// Each lane's sums, added over the entry slots, into `into` (a row of [H, F]
+// values): one atomic add per (head, feature), by slot 0. Every lane takes part.
+template <int kVec, int kChunks>
+__device__ __forceinline__ void add_slot_sums(const LaneFeatures<kChunks>& f, WholeRowLanes lanes, int head,
+                                              int64_t features, const float (&sums)[kChunks][kVec], float* into) {
+#pragma unroll
+  for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+    for (int v = 0; v < kVec; ++v) {
+      const float total = slots_sum(sums[j][v], lanes.group);
+      if (f.slot == 0 && f.valid[j] && f.feature[j] + v < features) atomicAdd(into + head * features + f.feature[j] + v, total);
+    }
+  }
 }
 
 inline Gatv2Arguments arguments_of(const Csr& csr, const SparsePlan& plan, const Tensor& rows, const Tensor& columns,
