@@ -6,6 +6,10 @@
 // Columns: ms, the achieved rate (TFLOP/s for matmul, GB/s of compulsory
 // traffic otherwise), and a ratio to a baseline measured in the same run:
 //   matmul           fp32 cuBLAS vs TF32 cuBLAS (the same call, TF32 allowed)
+//   narrow product   (at most 64 output columns, and its weight gradient
+//                    xᵀ·dY) our 3xTF32 kernels (ops/cuda/gemm_narrow.hpp) and
+//                    the timed choice against cuBLAS's default algorithm,
+//                    the one a deterministic run and PyTorch call
 //   memory-bound op  fraction of the bandwidth of a device-to-device
 //                    cudaMemcpyAsync of the same bytes (the practical roofline)
 //   bias_activation  speed-up over the unfused add + relu (forward + backward)
@@ -39,9 +43,12 @@
 #include "ops/cast.hpp"
 #include "ops/bias_activation.hpp"
 #include "ops/dropout.hpp"
+#include "ops/determinism.hpp"
 #include "ops/elementwise.hpp"
+#include "ops/gemm_choices.hpp"
 #include "ops/loss.hpp"
 #include "ops/matmul.hpp"
+#include "ops/matmul_backend.hpp"
 #include "ops/normalization.hpp"
 #include "ops/optimizer_step.hpp"
 #include "ops/softmax.hpp"
@@ -133,6 +140,70 @@ void bench_matmul(int64_t m, int64_t k, int64_t n, std::vector<Row>& rows) {
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
   rows.push_back({"matmul fp32", shape_text({m, k, n}), fp32, flops / fp32 / 1e9, "TF/s", 1.0, "itself"});
   rows.push_back({"matmul tf32", shape_text({m, k, n}), tf32, flops / tf32 / 1e9, "TF/s", fp32 / tf32, "fp32"});
+}
+
+// c [m, n] = x [m, k] · w [k, n] and the weight gradient xᵀ · dY [k, n]
+// three ways: cuBLAS's default (deterministic mode), our 3xTF32 kernels
+// (their stored choice), and the timed choice (fastest of cuBLASLt's
+// candidates and ours; the baseline column names what won).
+void bench_narrow(int64_t m, int64_t k, int64_t n, std::vector<Row>& rows) {
+  const Tensor x = random_matrix({m, k}, 3);
+  const Tensor w = random_matrix({k, n}, 4);
+  const Tensor gradient = random_matrix({m, n}, 5);
+  const int64_t check_rows = std::min<int64_t>(m, 256);
+  const Tensor product_reference = ops::matmul(x.narrow_rows(0, check_rows).to(Device::cpu()), w.to(Device::cpu()));
+  Tensor gradient_reference = Tensor::empty({k, n});
+  ops::matmul_forward(ops::Cpu{}, x.to(Device::cpu()), true, gradient.to(Device::cpu()), false, gradient_reference);
+  Tensor product = Tensor::empty({m, n}, DType::Float32, kGpu);
+  Tensor weight_gradient = Tensor::empty({k, n}, DType::Float32, kGpu);
+  const auto forward = [&] { ops::matmul_forward(ops::Cuda{}, x, false, w, false, product); };
+  const auto backward = [&] { ops::matmul_forward(ops::Cuda{}, x, true, gradient, false, weight_gradient); };
+  const auto check = [&](const char* what) {
+    require_close(what, product.narrow_rows(0, check_rows), product_reference, 1e-5);
+    require_close(what, weight_gradient, gradient_reference, 1e-5);
+  };
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
+  const std::string shape = shape_text({m, k, n});
+  struct Timing {
+    double forward, backward;
+  };
+  const auto time_both = [&](const char* what) {
+    forward();
+    backward();
+    check(what);
+    return Timing{median_ms(forward), median_ms(backward)};
+  };
+  ops::set_allow_tf32(false);
+  ops::set_deterministic(true);
+  const Timing by_default = time_both("cuBLAS default");
+  ops::set_deterministic(false);
+  ops::forget_gemm_choices();
+  const Timing chosen = time_both("timed choice");
+  const ops::KernelChoiceMap choices = ops::gemm_choices();
+  ops::KernelChoiceMap narrow;
+  for (const auto& [key, variant] : choices) narrow[key] = "sgnn:3xtf32";
+  ops::forget_gemm_choices();
+  ops::import_gemm_choices(narrow);
+  const Timing ours = time_both("3xTF32 narrow");
+  ops::forget_gemm_choices();
+  std::string forward_won = "?", backward_won = "?";
+  for (const auto& [key, variant] : choices) {
+    // The forward's key has no transposes ("gemm:0,0,..."), the weight gradient's transposes x ("gemm:0,1,...").
+    const std::string winner = variant.starts_with("sgnn") ? "ours" : "cuBLASLt";
+    (key.starts_with("gemm:0,0,") ? forward_won : backward_won) = winner;
+  }
+  rows.push_back({"narrow cuBLAS default", shape, by_default.forward, flops / by_default.forward / 1e9, "TF/s", 1.0,
+                  "itself"});
+  rows.push_back({"narrow 3xTF32", shape, ours.forward, flops / ours.forward / 1e9, "TF/s",
+                  by_default.forward / ours.forward, "cuBLAS default"});
+  rows.push_back({"narrow timed choice", shape, chosen.forward, flops / chosen.forward / 1e9, "TF/s",
+                  by_default.forward / chosen.forward, "cuBLAS default; chose " + forward_won});
+  rows.push_back({"narrow xT.dY cuBLAS default", shape, by_default.backward, flops / by_default.backward / 1e9, "TF/s",
+                  1.0, "itself"});
+  rows.push_back({"narrow xT.dY 3xTF32", shape, ours.backward, flops / ours.backward / 1e9, "TF/s",
+                  by_default.backward / ours.backward, "cuBLAS default"});
+  rows.push_back({"narrow xT.dY timed choice", shape, chosen.backward, flops / chosen.backward / 1e9, "TF/s",
+                  by_default.backward / chosen.backward, "cuBLAS default; chose " + backward_won});
 }
 
 // A memory-bound case: `bytes` of compulsory traffic, compared with a copy moving the same traffic.
@@ -231,7 +302,10 @@ void bench_broadcast(int64_t nodes, int64_t heads, int64_t width, std::vector<Ro
     const Tensor small = ops::cast(random_matrix(c.small, 12), c.dtype);
     const bool subtract = c.name[0] == 's';
     auto run = [&](const Tensor& a, const Tensor& b) { return subtract ? ops::sub(a, b) : ops::mul(a, b); };
-    require_close(c.name, run(x, small), run(x.to(Device::cpu()), small.to(Device::cpu())), 1e-6);
+    // Compared in float32; a bfloat16 result may differ by its one rounding (2^-8 relative).
+    const double tolerance = c.dtype == DType::BFloat16 ? 4e-3 : 1e-6;
+    require_close(c.name, ops::cast(run(x, small), DType::Float32),
+                  ops::cast(run(x.to(Device::cpu()), small.to(Device::cpu())), DType::Float32), tolerance);
     const double element = c.dtype == DType::BFloat16 ? 2.0 : 4.0;
     const double small_cells = static_cast<double>(small.numel());
     add_bandwidth_row(c.name, shape, median_ms([&] { (void)run(x, small); }), (2 * cells + small_cells) * element, rows);
@@ -296,12 +370,18 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     bench_matmul(2708, 1433, 16, rows);  // Cora, GCN layer 1
     bench_matmul(2708, 1433, 64, rows);  // Cora, GAT layer 1 (8 heads x 8)
+    bench_narrow(2708, 1433, 16, rows);  // Cora, GCN layer 1
+    bench_narrow(2708, 16, 7, rows);     // Cora, GCN layer 2
     bench_memory_bound(2708, 64, 7, rows);
     bench_broadcast(2708, 8, 8, rows);  // Cora, GAT layer 1 (8 heads x 8)
     bench_normalization(2708, 64, rows);
     if (!quick) {
       bench_matmul(169343, 128, 256, rows);  // ogbn-arxiv
       bench_matmul(232965, 602, 256, rows);  // Reddit
+      bench_narrow(232965, 602, 41, rows);   // Reddit, SGC
+      bench_narrow(169343, 128, 40, rows);   // ogbn-arxiv, SGC
+      bench_narrow(2449029, 100, 47, rows);  // ogbn-products, SGC
+      bench_narrow(232965, 128, 41, rows);   // Reddit, GCN's last layer
       bench_memory_bound(232965, 256, 41, rows);
       bench_broadcast(232965, 8, 32, rows);  // Reddit, 8 heads x 32
       bench_normalization(232965, 256, rows);

@@ -48,7 +48,8 @@ inline double median_ms(const std::function<void()>& call, int warmup, int runs,
 // on the host (7.4e-08 on that graph), and checks compare against ≥ 1e-4.
 inline double relative_difference(const Tensor& got, const Tensor& reference) {
   SGNN_CHECK(got.dtype() == DType::Float32 && reference.dtype() == DType::Float32 && got.shape() == reference.shape(),
-             "relative_difference: two float32 tensors of one shape");
+             "relative_difference: two float32 tensors of one shape, got ", dtype_name(got.dtype()), " ",
+             shape_str(got.shape()), " and ", dtype_name(reference.dtype()), " ", shape_str(reference.shape()));
   const Tensor here = got.device() == reference.device() ? got : got.to(reference.device());
   const Tensor difference = ops::add(here, ops::scale(reference, -1.0f));
   const double squared_difference = ops::sum(ops::mul(difference, difference)).item();

@@ -14,6 +14,7 @@
 
 #include "core/cuda/cublas_check.hpp"
 #include "core/cuda_runtime.hpp"
+#include "ops/cuda/gemm_narrow.hpp"
 #include "ops/determinism.hpp"
 #include "ops/kernel_choice_table.hpp"
 #include "ops/kernel_timer.hpp"
@@ -53,6 +54,9 @@ std::string text_of(const ShapeKey& key) {
   return text;
 }
 
+// Our 3xTF32 kernels (gemm_narrow.hpp), a candidate beside cuBLASLt's algorithms.
+constexpr const char* kNarrowVariant = "sgnn:3xtf32";
+
 // "lt<cuBLASLt version>:" then the algorithm's eight 64-bit words in hexadecimal, '.'-separated.
 std::string variant_of(const cublasLtMatmulAlgo_t& algorithm) {
   std::string text = "lt" + std::to_string(cublasLtGetVersion()) + ":";
@@ -84,11 +88,19 @@ std::optional<cublasLtMatmulAlgo_t> algorithm_of(const std::string& variant) {
   return algorithm;
 }
 
-// What a chosen shape runs with: descriptors built once, the fastest algorithm.
+// What a chosen shape runs with: descriptors built once, the fastest
+// algorithm, or our narrow form where that was faster.
 struct ChosenGemm {
   cublasLtMatmulDesc_t operation = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
   cublasLtMatmulAlgo_t algorithm{};
+  NarrowForm narrow = NarrowForm::none;
+};
+
+// A stored choice: a cuBLASLt algorithm, or our narrow form.
+struct StoredGemm {
+  cublasLtMatmulAlgo_t algorithm{};
+  bool narrow = false;
 };
 
 // Stored-matrix extents of an operand that `operation` applies to, giving rows x cols of op(X).
@@ -124,14 +136,16 @@ void release(ChosenGemm& g) {
 
 void launch(const GemmContext& context, const ChosenGemm& g, const cublasLtMatmulAlgo_t& algorithm,
             const GemmCall& call) {
+  if (g.narrow != NarrowForm::none) return run_narrow(context, call, g.narrow);
   const float alpha = 1.0f, beta = 0.0f;
   SGNN_CUBLAS_CHECK(cublasLtMatmul(context.handle, g.operation, &alpha, call.a, g.a, call.b, g.b, &beta, call.c,
                                    g.c, call.c, g.c, &algorithm, context.workspace, context.workspace_bytes,
                                    cuda::stream(context.device)));
 }
 
-// Every candidate the heuristic offers for this shape, timed on the call's operands; the fastest.
-cublasLtMatmulAlgo_t choose(const GemmContext& context, const ChosenGemm& g, const GemmCall& call) {
+// Every candidate the heuristic offers for this shape and our narrow form
+// where it applies, timed on the call's operands; the fastest goes into g.
+void choose(const GemmContext& context, ChosenGemm& g, const GemmCall& call) {
   cublasLtMatmulPreference_t preference = nullptr;
   SGNN_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference));
   std::array<cublasLtMatmulHeuristicResult_t, kCandidates> offered{};
@@ -174,14 +188,19 @@ cublasLtMatmulAlgo_t choose(const GemmContext& context, const ChosenGemm& g, con
   }
   SGNN_CHECK(best >= 0, "matmul: none of cuBLASLt's ", returned, " algorithms for a ", call.m, " x ", call.n, " x ",
              call.k, " product is usable");
-  return offered[static_cast<std::size_t>(best)].algo;
+  g.algorithm = offered[static_cast<std::size_t>(best)].algo;
+  if (const NarrowForm narrow = narrow_form_of(context, call); narrow != NarrowForm::none) {
+    const double ms = candidate_ms(
+        context.device, [&] { run_narrow(context, call, narrow); }, shape + kNarrowVariant, best_ms);
+    if (ms < best_ms) g.narrow = narrow;
+  }
 }
 
 // The process's choices (descriptors live as long) and the stored ones not yet used, under one mutex.
 struct Choices {
   std::mutex mutex;
   std::map<ShapeKey, ChosenGemm> chosen;
-  std::map<std::string, cublasLtMatmulAlgo_t> imported;  // by text_of(key)
+  std::map<std::string, StoredGemm> imported;  // by text_of(key)
 };
 
 Choices& choices() {
@@ -205,7 +224,7 @@ bool run_chosen_gemm(const GemmContext& context, const GemmCall& call) {
   Choices& all = choices();
   const ShapeKey key = key_of(device, call);
   const ChosenGemm* found = nullptr;
-  std::optional<cublasLtMatmulAlgo_t> stored;
+  std::optional<StoredGemm> stored;
   {
     const std::lock_guard<std::mutex> lock(all.mutex);
     if (const auto it = all.chosen.find(key); it != all.chosen.end()) {
@@ -219,10 +238,13 @@ bool run_chosen_gemm(const GemmContext& context, const GemmCall& call) {
     if (!stored && !may_time) return false;
     ChosenGemm g = describe(call);
     try {
-      if (stored && usable(context, g, *stored)) {
-        g.algorithm = *stored;
+      const NarrowForm narrow = narrow_form_of(context, call);
+      if (stored && stored->narrow && narrow != NarrowForm::none) {
+        g.narrow = narrow;
+      } else if (stored && !stored->narrow && usable(context, g, stored->algorithm)) {
+        g.algorithm = stored->algorithm;
       } else if (may_time) {
-        g.algorithm = choose(context, g, call);
+        choose(context, g, call);
       } else {
         release(g);
         return false;
@@ -244,7 +266,8 @@ std::map<std::string, std::string> export_choices() {
   Choices& all = choices();
   const std::lock_guard<std::mutex> lock(all.mutex);
   std::map<std::string, std::string> text;
-  for (const auto& [key, g] : all.chosen) text[text_of(key)] = variant_of(g.algorithm);
+  for (const auto& [key, g] : all.chosen)
+    text[text_of(key)] = g.narrow != NarrowForm::none ? std::string(kNarrowVariant) : variant_of(g.algorithm);
   return text;
 }
 
@@ -253,7 +276,11 @@ void import_choices(const std::map<std::string, std::string>& stored) {
   const std::lock_guard<std::mutex> lock(all.mutex);
   for (const auto& [key, variant] : stored) {
     if (!key.starts_with("gemm:")) continue;
-    if (const std::optional<cublasLtMatmulAlgo_t> algorithm = algorithm_of(variant)) all.imported[key] = *algorithm;
+    if (variant == kNarrowVariant) {
+      all.imported[key] = StoredGemm{.narrow = true};
+    } else if (const std::optional<cublasLtMatmulAlgo_t> algorithm = algorithm_of(variant)) {
+      all.imported[key] = StoredGemm{.algorithm = *algorithm};
+    }
   }
 }
 

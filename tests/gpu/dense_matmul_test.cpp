@@ -106,13 +106,14 @@ TEST_CASE("GPU matmul times cuBLASLt's candidates once per shape, none in determ
 }
 
 TEST_CASE("GPU matmul: stored GEMM choices run without timing; a stale or rejected one is timed again") {
+  // 79 columns: past the narrow kernels (dense_matmul_narrow_test.cpp), so the choice is cuBLASLt's.
   const Tensor a = random_tensor({517, 191}, 13);
-  const Tensor b = random_tensor({191, 29}, 14);
-  Tensor expected = Tensor::empty({517, 29});
+  const Tensor b = random_tensor({191, 79}, 14);
+  Tensor expected = Tensor::empty({517, 79});
   ops::matmul_forward(ops::Cpu{}, a, false, b, false, expected);
   const Tensor a_gpu = a.to(kGpu), b_gpu = b.to(kGpu);
   const auto timed_product = [&] {
-    Tensor c = poisoned({517, 29}, kGpu);
+    Tensor c = poisoned({517, 79}, kGpu);
     const int64_t before = ops::candidates_timed();
     ops::matmul_forward(ops::Cuda{}, a_gpu, false, b_gpu, false, c);
     const int64_t timed = ops::candidates_timed() - before;
