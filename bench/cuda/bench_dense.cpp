@@ -158,9 +158,13 @@ void bench_narrow(int64_t m, int64_t k, int64_t n, std::vector<Row>& rows) {
   Tensor weight_gradient = Tensor::empty({k, n}, DType::Float32, kGpu);
   const auto forward = [&] { ops::matmul_forward(ops::Cuda{}, x, false, w, false, product); };
   const auto backward = [&] { ops::matmul_forward(ops::Cuda{}, x, true, gradient, false, weight_gradient); };
-  const auto check = [&](const char* what) {
-    require_close(what, product.narrow_rows(0, check_rows), product_reference, 1e-5);
-    require_close(what, weight_gradient, gradient_reference, 1e-5);
+  // The weight gradient sums all m rows: over hundreds of thousands of rows the float32 rounding of cuBLAS's
+  // sum and of the CPU's reached 2.7e-5 relative (H200); a wrong kernel is off by far more.
+  const auto check = [&](const std::string& what) {
+    require_close((what + " " + shape_text({m, k, n}) + " product").c_str(), product.narrow_rows(0, check_rows),
+                  product_reference, 1e-5);
+    require_close((what + " " + shape_text({m, k, n}) + " weight gradient").c_str(), weight_gradient,
+                  gradient_reference, 1e-4);
   };
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
   const std::string shape = shape_text({m, k, n});

@@ -49,8 +49,9 @@ constexpr int kGradientStepsAhead = kTiles <= 3 ? 2 : kTiles <= 6 ? 3 : 2;
 // x = big + small: big is x rounded to TF32 (to nearest, ties away from
 // zero), small the rest (exact in FP32; the tensor cores ignore its bits
 // below TF32's, a 2^-10 relative error of a term already 2^-11 of x). The
-// rounding is an integer add and mask: cvt.rn.tf32 converts 16 values a clock
-// on a multiprocessor, and a kernel splits one or two values per product.
+// rounding is an integer add and mask: the CUDA guide rates conversions at 16
+// a clock on a multiprocessor, and a kernel splits one or two values per
+// product (no measured change in the forward kernel's time: docs/kernels.md).
 // Infinities stay infinite; a NaN may become one, and its small part is NaN.
 struct Split {
   uint32_t big;
