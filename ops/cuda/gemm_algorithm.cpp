@@ -54,7 +54,7 @@ std::string text_of(const ShapeKey& key) {
   return text;
 }
 
-// Our 3xTF32 kernels (gemm_narrow.hpp), a candidate beside cuBLASLt's algorithms.
+// Our 3xTF32 kernel (gemm_narrow.hpp), a candidate beside cuBLASLt's algorithms.
 constexpr const char* kNarrowVariant = "sgnn:3xtf32";
 
 // "lt<cuBLASLt version>:" then the algorithm's eight 64-bit words in hexadecimal, '.'-separated.
@@ -89,15 +89,15 @@ std::optional<cublasLtMatmulAlgo_t> algorithm_of(const std::string& variant) {
 }
 
 // What a chosen shape runs with: descriptors built once, the fastest
-// algorithm, or our narrow form where that was faster.
+// algorithm, or our narrow kernel where that was faster.
 struct ChosenGemm {
   cublasLtMatmulDesc_t operation = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
   cublasLtMatmulAlgo_t algorithm{};
-  NarrowForm narrow = NarrowForm::none;
+  bool narrow = false;
 };
 
-// A stored choice: a cuBLASLt algorithm, or our narrow form.
+// A stored choice: a cuBLASLt algorithm, or our narrow kernel.
 struct StoredGemm {
   cublasLtMatmulAlgo_t algorithm{};
   bool narrow = false;
@@ -136,14 +136,14 @@ void release(ChosenGemm& g) {
 
 void launch(const GemmContext& context, const ChosenGemm& g, const cublasLtMatmulAlgo_t& algorithm,
             const GemmCall& call) {
-  if (g.narrow != NarrowForm::none) return run_narrow(context, call, g.narrow);
+  if (g.narrow) return run_narrow(context, call);
   const float alpha = 1.0f, beta = 0.0f;
   SGNN_CUBLAS_CHECK(cublasLtMatmul(context.handle, g.operation, &alpha, call.a, g.a, call.b, g.b, &beta, call.c,
                                    g.c, call.c, g.c, &algorithm, context.workspace, context.workspace_bytes,
                                    cuda::stream(context.device)));
 }
 
-// Every candidate the heuristic offers for this shape and our narrow form
+// Every candidate the heuristic offers for this shape and our narrow kernel
 // where it applies, timed on the call's operands; the fastest goes into g.
 void choose(const GemmContext& context, ChosenGemm& g, const GemmCall& call) {
   cublasLtMatmulPreference_t preference = nullptr;
@@ -189,10 +189,10 @@ void choose(const GemmContext& context, ChosenGemm& g, const GemmCall& call) {
   SGNN_CHECK(best >= 0, "matmul: none of cuBLASLt's ", returned, " algorithms for a ", call.m, " x ", call.n, " x ",
              call.k, " product is usable");
   g.algorithm = offered[static_cast<std::size_t>(best)].algo;
-  if (const NarrowForm narrow = narrow_form_of(context, call); narrow != NarrowForm::none) {
+  if (narrow_applies(context, call)) {
     const double ms = candidate_ms(
-        context.device, [&] { run_narrow(context, call, narrow); }, shape + kNarrowVariant, best_ms);
-    if (ms < best_ms) g.narrow = narrow;
+        context.device, [&] { run_narrow(context, call); }, shape + kNarrowVariant, best_ms);
+    g.narrow = ms < best_ms;
   }
 }
 
@@ -238,9 +238,8 @@ bool run_chosen_gemm(const GemmContext& context, const GemmCall& call) {
     if (!stored && !may_time) return false;
     ChosenGemm g = describe(call);
     try {
-      const NarrowForm narrow = narrow_form_of(context, call);
-      if (stored && stored->narrow && narrow != NarrowForm::none) {
-        g.narrow = narrow;
+      if (stored && stored->narrow && narrow_applies(context, call)) {
+        g.narrow = true;
       } else if (stored && !stored->narrow && usable(context, g, stored->algorithm)) {
         g.algorithm = stored->algorithm;
       } else if (may_time) {
@@ -267,7 +266,7 @@ std::map<std::string, std::string> export_choices() {
   const std::lock_guard<std::mutex> lock(all.mutex);
   std::map<std::string, std::string> text;
   for (const auto& [key, g] : all.chosen)
-    text[text_of(key)] = g.narrow != NarrowForm::none ? std::string(kNarrowVariant) : variant_of(g.algorithm);
+    text[text_of(key)] = g.narrow ? std::string(kNarrowVariant) : variant_of(g.algorithm);
   return text;
 }
 

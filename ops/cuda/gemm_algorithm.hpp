@@ -6,11 +6,12 @@
 // to thousands of input features, 16-256 outputs) it picked 256x64 tiles
 // that gave a 3327 x 3703 x 64 product 13 thread blocks on 132 SMs (57 µs,
 // ncu on the H200). So the first call of a shape asks cuBLASLt's heuristic
-// for its candidates (split-K among them), adds our 3xTF32 kernels where the
-// output is at most 64 columns wide (gemm_narrow.hpp), times each on the call's own
-// operands (ops/kernel_timer.hpp's candidate_ms), and keeps the fastest for
-// the rest of the process; every later call of the shape runs it. Training
-// stores the choices beside the graph's sparse ones (ops/gemm_choices.hpp). As the
+// for its candidates (split-K among them), adds our 3xTF32 kernel where a
+// product without transposes has at most 64 output columns
+// (gemm_narrow.hpp), times each on the call's own operands
+// (ops/kernel_timer.hpp's candidate_ms), and keeps the fastest for the rest
+// of the process; every later call of the shape runs it. Training stores
+// the choices beside the graph's sparse ones (ops/gemm_choices.hpp). As the
 // sparse kernel choices do, it times only on a CUDA device outside CUDA
 // Graph capture and with kernel tuning on; elsewhere a shape without a
 // choice runs cuBLAS's default. Under ops::set_deterministic(true) every
@@ -64,7 +65,7 @@ bool run_chosen_gemm(const GemmContext& context, const GemmCall& call);
 
 // The process's choices as text (ops/gemm_choices.hpp): key "gemm:" and the
 // shape's fields, value the cuBLASLt version and the algorithm's 64 bytes, or
-// "sgnn:3xtf32" for our narrow kernels (read back where they take the shape).
+// "sgnn:3xtf32" for our narrow kernel (read back where it takes the shape).
 std::map<std::string, std::string> export_choices();
 // Choices read back: a later first call of such a shape on any device runs
 // the stored algorithm, without timing, where cublasLtMatmulAlgoCheck accepts

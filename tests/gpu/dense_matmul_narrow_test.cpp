@@ -1,6 +1,6 @@
-// The 3xTF32 products with a narrow output (ops/cuda/gemm_narrow.hpp), forced
+// The 3xTF32 product with a narrow output (ops/cuda/gemm_narrow.hpp), forced
 // through stored GEMM choices: a shape whose stored choice is "sgnn:3xtf32"
-// runs them without timing, whichever candidate this GPU's timing would pick.
+// runs it without timing, whichever candidate this GPU's timing would pick.
 #include <doctest/doctest.h>
 
 #include "ops/determinism.hpp"
@@ -17,7 +17,7 @@ namespace {
 
 constexpr const char* kNarrow = "sgnn:3xtf32";
 
-// Every choice of this process stored as the narrow kernels, read back as a later process would.
+// Every choice of this process stored as the narrow kernel, read back as a later process would.
 void store_all_as_narrow() {
   ops::KernelChoiceMap narrow;
   for (const auto& [key, variant] : ops::gemm_choices()) narrow[key] = kNarrow;
@@ -25,16 +25,24 @@ void store_all_as_narrow() {
   ops::import_gemm_choices(narrow);
 }
 
+// c = x · w, or c = xᵀ · w with `transposed`, on the GPU into a poisoned output; the candidates it timed.
+int64_t timed_product(const Tensor& x, bool transposed, const Tensor& w, Tensor& c) {
+  c = poisoned({transposed ? x.size(1) : x.size(0), w.size(1)}, kGpu);
+  const int64_t before = ops::candidates_timed();
+  ops::matmul_forward(ops::Cuda{}, x, transposed, w, false, c);
+  return ops::candidates_timed() - before;
+}
+
 }  // namespace
 
-TEST_CASE("GPU matmul: the 3xTF32 narrow products and weight gradients match the CPU at FP32 accuracy") {
+TEST_CASE("GPU matmul: the 3xTF32 narrow product matches the CPU at FP32 accuracy on every shape it takes") {
   struct Case {
     int64_t rows, k, n;
   };
-  // k odd (single loads), 2 mod 4 (pairs) and 0 mod 4 (quads); n of 1 to 8 tiles, partial tiles; rows past 16-row
-  // tiles and 8-row steps; k past 32-column chunks and strips.
-  const Case cases[] = {{1, 1, 1},       {17, 3, 7},       {1000, 33, 41},   {5003, 602, 41}, {4099, 64, 64},
-                        {2053, 5, 8},    {20011, 130, 17}, {300, 1433, 16},  {70001, 38, 2},  {999, 257, 57}};
+  // k odd (single loads) and even (pairs), past 32-column chunks; n of 1 to 8 tiles, partial tiles; rows past
+  // 16-row tiles and past one pass of the grid's warps.
+  const Case cases[] = {{1, 1, 1},     {17, 3, 7},      {1000, 33, 41},  {5003, 602, 41}, {4099, 64, 64},
+                        {2053, 5, 8},  {20011, 130, 17}, {300, 1433, 16}, {70001, 38, 2},  {999, 257, 57}};
   ops::set_deterministic(false);
   for (const Case& c : cases) {
     CAPTURE(c.rows);
@@ -42,52 +50,45 @@ TEST_CASE("GPU matmul: the 3xTF32 narrow products and weight gradients match the
     CAPTURE(c.n);
     const Tensor x = random_tensor({c.rows, c.k}, 21 + static_cast<uint64_t>(c.k));
     const Tensor w = random_tensor({c.k, c.n}, 22 + static_cast<uint64_t>(c.n));
-    const Tensor gradient = random_tensor({c.rows, c.n}, 23 + static_cast<uint64_t>(c.rows));
-    Tensor product_cpu = Tensor::empty({c.rows, c.n});
-    ops::matmul_forward(ops::Cpu{}, x, false, w, false, product_cpu);
-    Tensor weight_gradient_cpu = Tensor::empty({c.k, c.n});
-    ops::matmul_forward(ops::Cpu{}, x, true, gradient, false, weight_gradient_cpu);
-
-    const Tensor x_gpu = x.to(kGpu), w_gpu = w.to(kGpu), gradient_gpu = gradient.to(kGpu);
-    const auto run = [&](Tensor& product, Tensor& weight_gradient) {
-      product = poisoned({c.rows, c.n}, kGpu);
-      weight_gradient = poisoned({c.k, c.n}, kGpu);
-      ops::matmul_forward(ops::Cuda{}, x_gpu, false, w_gpu, false, product);
-      ops::matmul_forward(ops::Cuda{}, x_gpu, true, gradient_gpu, false, weight_gradient);
-    };
+    Tensor expected = Tensor::empty({c.rows, c.n});
+    ops::matmul_forward(ops::Cpu{}, x, false, w, false, expected);
+    const Tensor x_gpu = x.to(kGpu), w_gpu = w.to(kGpu);
     ops::forget_gemm_choices();
-    Tensor product, weight_gradient;
-    run(product, weight_gradient);  // chooses both shapes
-    REQUIRE(ops::gemm_choices().size() == 2);
+    Tensor product;
+    CHECK(timed_product(x_gpu, false, w_gpu, product) >= 1);  // chooses the shape
+    REQUIRE(ops::gemm_choices().size() == 1);
     store_all_as_narrow();
-    const int64_t timed_before = ops::candidates_timed();
-    run(product, weight_gradient);
-    CHECK(ops::candidates_timed() == timed_before);
-    for (const auto& [key, variant] : ops::gemm_choices()) CHECK(variant == kNarrow);
+    CHECK(timed_product(x_gpu, false, w_gpu, product) == 0);
+    CHECK(ops::gemm_choices().begin()->second == kNarrow);
     // One TF32 product per term, or dropping one of the two small ones, is off by 1e-4 or more.
-    CHECK(relative_error(product, product_cpu) < 1e-5);
-    CHECK(relative_error(weight_gradient, weight_gradient_cpu) < 1e-5);
+    CHECK(relative_error(product, expected) < 1e-5);
   }
   ops::forget_gemm_choices();
 }
 
-TEST_CASE("GPU matmul: a stored narrow choice for a shape the narrow kernels do not take is timed again") {
-  const Tensor x = random_tensor({517, 191}, 31);
-  const Tensor w = random_tensor({191, 79}, 32);  // 79 > 64 output columns
-  Tensor expected = Tensor::empty({517, 79});
-  ops::matmul_forward(ops::Cpu{}, x, false, w, false, expected);
-  const Tensor x_gpu = x.to(kGpu), w_gpu = w.to(kGpu);
-  const auto timed_product = [&] {
-    Tensor c = poisoned({517, 79}, kGpu);
-    const int64_t before = ops::candidates_timed();
-    ops::matmul_forward(ops::Cuda{}, x_gpu, false, w_gpu, false, c);
-    CHECK(relative_error(c, expected) < 1e-5);
-    return ops::candidates_timed() - before;
+TEST_CASE("GPU matmul: a stored narrow choice for a shape the narrow kernel does not take is timed again") {
+  struct Case {
+    int64_t rows, k, n;
+    bool transposed;
   };
-  ops::forget_gemm_choices();
-  CHECK(timed_product() >= 1);
-  store_all_as_narrow();
-  CHECK(timed_product() >= 1);
-  for (const auto& [key, variant] : ops::gemm_choices()) CHECK(variant.starts_with("lt"));
+  // 79 > 64 output columns; a weight gradient xᵀ·dY (transposed x).
+  const Case cases[] = {{517, 191, 79, false}, {517, 191, 29, true}};
+  for (const Case& c : cases) {
+    CAPTURE(c.n);
+    CAPTURE(c.transposed);
+    const Tensor x = random_tensor({c.rows, c.k}, 31);
+    const Tensor w = random_tensor({c.transposed ? c.rows : c.k, c.n}, 32);
+    Tensor expected = Tensor::empty({c.transposed ? c.k : c.rows, c.n});
+    ops::matmul_forward(ops::Cpu{}, x, c.transposed, w, false, expected);
+    const Tensor x_gpu = x.to(kGpu), w_gpu = w.to(kGpu);
+    ops::forget_gemm_choices();
+    Tensor product;
+    CHECK(timed_product(x_gpu, c.transposed, w_gpu, product) >= 1);
+    CHECK(relative_error(product, expected) < 1e-5);
+    store_all_as_narrow();
+    CHECK(timed_product(x_gpu, c.transposed, w_gpu, product) >= 1);
+    CHECK(relative_error(product, expected) < 1e-5);
+    for (const auto& [key, variant] : ops::gemm_choices()) CHECK(variant.starts_with("lt"));
+  }
   ops::forget_gemm_choices();
 }
