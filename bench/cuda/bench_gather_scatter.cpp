@@ -73,7 +73,7 @@ std::vector<GraphCase> graph_cases(bool quick) {
     if (!wanted) continue;
     chung_lu |= c.family == "chung-lu";
     sbm |= c.family == "sbm";
-    graphs.push_back({c.name, [adjacency = std::move(c.adjacency)] { return adjacency(kGpu); }});
+    graphs.push_back({c.name, [prepare = std::move(c.prepare)] { return prepare(kGpu, false); }});
   }
   return graphs;
 }

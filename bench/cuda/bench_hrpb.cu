@@ -107,7 +107,10 @@ int main(int argc, char** argv) {
       const Tensor order = graph_io::compute_node_order(dataset.edges, graph_io::Reordering::Rcm);
       cases.push_back(gcn_case(dataset.name + " (RCM)", graph_io::reorder_dataset(dataset, order).edges));
     }
-    for (bench::SuiteCase& c : bench::broad_suite(quick)) cases.push_back({c.name, std::move(c.adjacency), c.held_out});
+    for (bench::SuiteCase& c : bench::broad_suite(quick)) {
+      cases.push_back({c.name, [prepare = std::move(c.prepare)](Device device) { return prepare(device, false); },
+                       c.held_out});
+    }
     std::erase_if(cases, [&](const Case& c) { return c.name.find(graph_filter) == std::string::npos; });
     if (cases.empty()) throw InvalidArgument("no case name contains '" + graph_filter + "'");
     std::vector<int64_t> widths = quick ? std::vector<int64_t>{32, 128} : std::vector<int64_t>{16, 32, 64, 128, 256};

@@ -347,7 +347,7 @@ int main(int argc, char** argv) {
       }
     }
     for (bench::SuiteCase& c : bench::broad_suite(quick)) {
-      graphs.push_back({c.name, [adjacency = std::move(c.adjacency)] { return adjacency(kGpu); }, c.held_out});
+      graphs.push_back({c.name, [prepare = std::move(c.prepare)] { return prepare(kGpu, false); }, c.held_out});
     }
     std::erase_if(graphs, [&](const GraphCase& g) { return g.name.find(graph_filter) == std::string::npos; });
     SGNN_CHECK(!graphs.empty(), "bench_sparse: no graph name contains '", graph_filter, "'");

@@ -35,10 +35,12 @@ inline graph_io::EdgeList rmat_edges(int64_t nodes, int64_t edges, uint64_t seed
   return graph_io::generate_rmat(rmat);
 }
 
-// The GCN adjacency of `edges` on `device` (values and transpose values set).
-inline Adjacency gcn_adjacency(const graph_io::EdgeList& edges, Device device) {
+// The GCN adjacency of `edges` on `device` (values and transpose values set;
+// the map of entries to Aᵀ's order only with `edge_map`, as GCN needs none).
+inline Adjacency gcn_adjacency(const graph_io::EdgeList& edges, Device device, bool edge_map = false) {
   graph_io::PrepareOptions options = graph_io::gcn_graph_options().prepare;
   options.device = device;
+  options.edge_map = edge_map;
   return graph_io::prepare_adjacency(edges, options);
 }
 

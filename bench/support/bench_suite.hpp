@@ -58,8 +58,11 @@ struct SuiteCase {
   std::string family;  // chung-lu, sbm, stencil2d, stencil3d, band, fem2d, fem3d, bipartite, hub, sparse, short-rows
   bool held_out = false;
   // Generates the graph and prepares it on `device` when the case's turn
-  // comes (large graphs one at a time).
-  std::function<Adjacency(Device)> adjacency;
+  // comes (large graphs one at a time); with `edge_map` the adjacency also
+  // maps its entries to Aᵀ's order (PrepareOptions::edge_map: what the
+  // backward of an op on per-entry values needs, e.g. gatv2_aggregate's).
+  std::function<Adjacency(Device, bool edge_map)> prepare;
+  Adjacency adjacency(Device device, bool edge_map = false) const { return prepare(device, edge_map); }
 };
 
 namespace suite_detail {
@@ -67,7 +70,9 @@ namespace suite_detail {
 inline SuiteCase square(std::string name, std::string family, bool held_out,
                         std::function<graph_io::EdgeList()> edges) {
   return {std::move(name), std::move(family), held_out,
-          [edges = std::move(edges)](Device device) { return gcn_adjacency(edges(), device); }};
+          [edges = std::move(edges)](Device device, bool edge_map) {
+            return gcn_adjacency(edges(), device, edge_map);
+          }};
 }
 
 // 1234567 -> "1,234,567".
@@ -130,10 +135,11 @@ inline SuiteCase bipartite(int64_t sources, int64_t targets, int64_t edges) {
   const graph_io::BipartiteOptions options{sources, targets, edges, 2.5, 23};
   const std::string name = "bipartite " + thousands(targets) + " x " + thousands(sources) + " (targets x sources), " +
                            thousands(edges) + " edges drawn, γ=2.5";
-  return {name, "bipartite", true, [=](Device device) {
+  return {name, "bipartite", true, [=](Device device, bool edge_map) {
             graph_io::PrepareOptions prepare;
             prepare.normalization = graph_io::Normalization::Row;
             prepare.device = device;
+            prepare.edge_map = edge_map;
             return graph_io::prepare_bipartite_adjacency(graph_io::generate_bipartite(options), sources, prepare);
           }};
 }
