@@ -15,4 +15,9 @@ std::string sddmm_choice_key(int64_t heads, int64_t features, bool vectorized, D
          (dtype == DType::BFloat16 ? ":bf16" : "") + (with_hrpb ? ":hrpb" : "");
 }
 
+std::string gatv2_choice_key(int64_t heads, int64_t features, DType dtype, bool with_backward) {
+  return "gatv2:h" + std::to_string(heads) + ":f" + std::to_string(features) +
+         (dtype == DType::BFloat16 ? ":bf16" : "") + (with_backward ? "" : ":forward");
+}
+
 }  // namespace sgnn::ops

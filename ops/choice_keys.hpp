@@ -26,4 +26,10 @@ std::string spmm_choice_key(int64_t heads, int64_t features, DType dtype = DType
 std::string sddmm_choice_key(int64_t heads, int64_t features, bool vectorized, DType dtype = DType::Float32,
                              bool with_hrpb = false);
 
+// "gatv2:h<heads>:f<features>" (ops/gatv2_attention.cpp's choice between the
+// fused kernels and the composition), ":bf16" appended for bfloat16 x and
+// ":forward" for calls that record no gradient (timed on the forward alone;
+// a training call's choice is timed on forward and backward).
+std::string gatv2_choice_key(int64_t heads, int64_t features, DType dtype, bool with_backward);
+
 }  // namespace sgnn::ops

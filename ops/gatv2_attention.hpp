@@ -46,9 +46,15 @@ Tensor gatv2_attention(const Adjacency& adjacency, const Tensor& x_target, const
 //   dtype), a [H, F] float32 -> out [n_rows, H, F] in x's dtype. A row
 //   without entries gives 0. Differentiable in x_target, x_source and a.
 //
-// Fused (the CPU; CUDA where an entry's heads fit one warp's lanes, H times
+// Paths that compute it: the three ops above and their kernels, or fused
+// kernels (the CPU; CUDA where an entry's heads fit one warp's lanes, H times
 // the lanes a head's F features need at most 32 — 8 heads of 8, one of 41,
-// two of 64 in float32 — else the three ops above and their kernels):
+// two of 64 in float32 — in one or two layouts: ops/gatv2_backend.hpp). On
+// CUDA the first call of a shape on a graph times each (forward and backward
+// when it records gradients) and keeps the fastest in the graph's measured
+// choices (ops/kernel_choices.hpp; the default fused layout where nothing
+// may be timed): the fused kernels win on long rows, the composition's
+// short-row tiles or the wider fused layout on rows of a few entries. Fused:
 // forward, one pass per row: the scores, the softmax (on CUDA online:
 // FlashAttention's running maximum), the dropout mask by its draw, the sum.
 // Kept for backward: the scores [nnz, H] float32 and each row's log-sum-exp

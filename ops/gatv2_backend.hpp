@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "core/adjacency.hpp"
 #include "core/csr.hpp"
@@ -41,32 +42,37 @@ struct EntryDropout {
   RandomDraw draw;
 };
 
-// Whether the backend has fused kernels for x [n, H, F] of this shape and
-// dtype (the CPU always; CUDA where an entry's heads fit one warp's lanes and
-// Aᵀ's edge map is int32). Where not, gatv2_aggregate composes the ops above.
-bool gatv2_aggregate_fused(Cpu, const Tensor& x_target, const Tensor& x_source, const Adjacency& adjacency);
-bool gatv2_aggregate_fused(Cuda, const Tensor& x_target, const Tensor& x_source, const Adjacency& adjacency);
+// The layouts the backend's fused kernels have for x [n, H, F] of this
+// shape and dtype, as lanes per head: the CPU one ({1}); CUDA, where an
+// entry's heads fit one warp's lanes and Aᵀ's edge map is int32, the fewest
+// lanes that keep a lane's values at most 8 (more entries share a warp
+// instruction), then twice as many where the heads still fit a warp (fewer
+// values a lane: more warps resident, fewer idle lanes on short rows).
+// Empty: no fused kernels; gatv2_aggregate composes the ops above.
+std::vector<int> gatv2_fused_layouts(Cpu, const Tensor& x_target, const Tensor& x_source, const Adjacency& adjacency);
+std::vector<int> gatv2_fused_layouts(Cuda, const Tensor& x_target, const Tensor& x_source, const Adjacency& adjacency);
 
 // scores [nnz, H] float32: the scores before the softmax; row_lse [n_rows, H]
 // float32: each row's log Σ exp(score) (so α = exp(score − row_lse); any
 // value for a row without entries); out [n_rows, H, F] in x's dtype.
+// lanes_per_head: one of gatv2_fused_layouts, the same in the backward.
 void gatv2_aggregate_forward(Cpu, const Csr& csr, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
-                             float negative_slope, const std::optional<EntryDropout>& dropout, Tensor& scores,
-                             Tensor& row_lse, Tensor& out);
+                             float negative_slope, const std::optional<EntryDropout>& dropout, int lanes_per_head,
+                             Tensor& scores, Tensor& row_lse, Tensor& out);
 void gatv2_aggregate_forward(Cuda, const Csr& csr, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
-                             float negative_slope, const std::optional<EntryDropout>& dropout, Tensor& scores,
-                             Tensor& row_lse, Tensor& out);
+                             float negative_slope, const std::optional<EntryDropout>& dropout, int lanes_per_head,
+                             Tensor& scores, Tensor& row_lse, Tensor& out);
 
 // grad_out and out [n_rows, H, F] float32 (out: the forward's, widened);
 // grad_x_target [n_rows, H, F], grad_x_source [n_cols, H, F] and grad_a
 // [H, F] float32, filled (not added to). adjacency has its transpose.
 void gatv2_aggregate_backward(Cpu, const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source,
                               const Tensor& a, float negative_slope, const std::optional<EntryDropout>& dropout,
-                              const Tensor& scores, const Tensor& row_lse, const Tensor& out, const Tensor& grad_out,
-                              Tensor& grad_x_target, Tensor& grad_x_source, Tensor& grad_a);
+                              int lanes_per_head, const Tensor& scores, const Tensor& row_lse, const Tensor& out,
+                              const Tensor& grad_out, Tensor& grad_x_target, Tensor& grad_x_source, Tensor& grad_a);
 void gatv2_aggregate_backward(Cuda, const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source,
                               const Tensor& a, float negative_slope, const std::optional<EntryDropout>& dropout,
-                              const Tensor& scores, const Tensor& row_lse, const Tensor& out, const Tensor& grad_out,
-                              Tensor& grad_x_target, Tensor& grad_x_source, Tensor& grad_a);
+                              int lanes_per_head, const Tensor& scores, const Tensor& row_lse, const Tensor& out,
+                              const Tensor& grad_out, Tensor& grad_x_target, Tensor& grad_x_source, Tensor& grad_a);
 
 }  // namespace sgnn::ops

@@ -4,11 +4,15 @@
 // spmm), over the broad suite of generated graphs
 // (bench/support/bench_suite.hpp; held-out cases marked).
 //
-//   bench_attention [--quick] [--graph SUBSTRING]... [--runs 10]
+//   bench_attention [--quick] [--graph SUBSTRING]... [--shape 8x8|1x41]... [--runs 10]
 //
 // Per graph: forward + backward, float32, dropout 0.6 in training, at 8
 // heads of 8 and one head of 41 (GATv2Conv's hidden and output layers on
-// Reddit). Before timing, the fused op's output and gradients are checked
+// Reddit). The op's first call on each graph and shape times its paths (its
+// fused layouts and the composition) and records one
+// (ops/gatv2_attention.hpp); the row names it and what it costs: the time of
+// that path below. Then each path is forced and timed.
+// Before timing, the fused kernels' output and gradients are checked
 // against the composition's with the same dropout draw (relative 1e-4: the
 // gradients' sums run in other orders); a case that fails is reported in its
 // row, not timed, and the program exits with 1 at the end. Times: median of
@@ -30,10 +34,12 @@
 #include "bench/support/bench_support.hpp"
 #include "core/generator.hpp"
 #include "ops/attention_softmax.hpp"
+#include "ops/choice_keys.hpp"
 #include "ops/dropout.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/gatv2_attention.hpp"
 #include "ops/gatv2_backend.hpp"
+#include "ops/kernel_choices.hpp"
 #include "ops/reduce.hpp"
 #include "ops/spmm.hpp"
 
@@ -94,6 +100,8 @@ int main(int argc, char** argv) {
   app.add_flag("--quick", quick, "the suite's small sizes");
   app.add_option("--graph", graph_filters, "only the graphs whose name contains one of these (repeatable)");
   app.add_option("--runs", runs, "timed runs per case (median)")->check(CLI::PositiveNumber);
+  std::vector<std::string> shape_filters;
+  app.add_option("--shape", shape_filters, "only these heads x features: 8x8, 1x41 (repeatable)");
   CLI11_PARSE(app, argc, argv);
   try {
     require_available(kGpu);
@@ -102,8 +110,9 @@ int main(int argc, char** argv) {
     };
     const Shape shapes[] = {{8, 8}, {1, 41}};
     bool any_failed = false;
-    std::printf("| graph | held out | rows | nnz | heads x features | fused | GATv2 fused ms | composition ms | fused ÷ "
-                "composition | GAT ms | fused ÷ GAT |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("| graph | held out | rows | nnz | heads x features | fused kernels | fused ms | fused, 2x lanes ms | "
+                "composition ms | best fused ÷ composition | op's choice | op ms | op ÷ fastest | GAT ms | op ÷ GAT "
+                "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     std::fflush(stdout);
     for (bench::SuiteCase& c : bench::broad_suite(quick)) {
       const bool wanted = graph_filters.empty() || std::any_of(graph_filters.begin(), graph_filters.end(),
@@ -113,13 +122,30 @@ int main(int argc, char** argv) {
       if (!wanted) continue;
       const Adjacency a = c.adjacency(kGpu, /*edge_map=*/true);  // the backward moves [nnz, H] into Aᵀ's order
       for (const Shape& shape : shapes) {
+        const std::string shape_name = std::to_string(shape.heads) + "x" + std::to_string(shape.features);
+        if (!shape_filters.empty() &&
+            std::find(shape_filters.begin(), shape_filters.end(), shape_name) == shape_filters.end()) {
+          continue;
+        }
         Inputs in;
         in.target = bench::random_matrix({a.num_rows(), shape.heads, shape.features}, 1, kGpu);
         in.source = bench::random_matrix({a.num_cols(), shape.heads, shape.features}, 2, kGpu);
         in.attention = bench::random_matrix({shape.heads, shape.features}, 3, kGpu);
         in.attention_row = bench::random_matrix({shape.heads, shape.features}, 4, kGpu);
         in.grad_out = bench::random_matrix({a.num_rows(), shape.heads, shape.features}, 5, kGpu);
-        const bool fused = ops::gatv2_aggregate_fused(ops::Cuda{}, in.target, in.source, a);
+        const std::vector<int> layouts = ops::gatv2_fused_layouts(ops::Cuda{}, in.target, in.source, a);
+        const bool fused = !layouts.empty();
+        // The op's own choice first (timed on this call, recorded on the
+        // graph); then the fused kernels forced for the check and the timing.
+        const std::string key = ops::gatv2_choice_key(shape.heads, shape.features, DType::Float32, true);
+        {
+          Inputs first = leaves(in);
+          Generator generator(kSeed);
+          gatv2_fused(a, first, generator).backward(in.grad_out);
+        }
+        const ops::KernelChoiceMap recorded = ops::kernel_choices(a.csr);
+        const std::string chosen = recorded.contains(key) ? recorded.at(key) : "composed";
+        ops::import_kernel_choices(a.csr, {{key, "fused"}});
 
         // The check: one draw of the same generator state for both.
         Inputs fused_in = leaves(in), composed_in = leaves(in);
@@ -133,7 +159,7 @@ int main(int argc, char** argv) {
         if (failed.empty()) failed = difference("x_source's gradient", fused_in.source.grad(), composed_in.source.grad());
         if (failed.empty()) failed = difference("a's gradient", fused_in.attention.grad(), composed_in.attention.grad());
         if (!failed.empty()) {
-          std::printf("| %s | %s | %lld | %lld | %lldx%lld | %s | not timed: %s | | | | |\n", c.name.c_str(),
+          std::printf("| %s | %s | %lld | %lld | %lldx%lld | %s | not timed: %s | | | | | | | |\n", c.name.c_str(),
                       c.held_out ? "yes" : "no", static_cast<long long>(a.num_rows()),
                       static_cast<long long>(a.nnz()), static_cast<long long>(shape.heads),
                       static_cast<long long>(shape.features), fused ? "yes" : "no (composition)", failed.c_str());
@@ -148,13 +174,23 @@ int main(int argc, char** argv) {
           return bench::median_ms([&] { attend(a, timed, generator).backward(in.grad_out); }, 2, runs);
         };
         const double fused_ms = time(gatv2_fused);
+        // The second fused layout (twice the lanes per head), where there is one.
+        double wide_ms = 0.0;
+        const std::string wide = layouts.size() > 1 ? "fused " + std::to_string(layouts[1]) + " lanes per head" : "";
+        if (!wide.empty()) {
+          ops::import_kernel_choices(a.csr, {{key, wide}});
+          wide_ms = time(gatv2_fused);
+        }
         const double composed_ms = time(gatv2_composed);
         const double gat_ms = time(gat);
-        std::printf("| %s | %s | %lld | %lld | %lldx%lld | %s | %.3f | %.3f | %.2f | %.3f | %.2f |\n", c.name.c_str(),
-                    c.held_out ? "yes" : "no", static_cast<long long>(a.num_rows()),
-                    static_cast<long long>(a.nnz()), static_cast<long long>(shape.heads),
-                    static_cast<long long>(shape.features), fused ? "yes" : "no (composition)", fused_ms, composed_ms,
-                    fused_ms / composed_ms, gat_ms, fused_ms / gat_ms);
+        const double op_ms = chosen == "fused" ? fused_ms : chosen == "composed" ? composed_ms : wide_ms;
+        std::printf(
+            "| %s | %s | %lld | %lld | %lldx%lld | %s | %.3f | %s | %.3f | %.2f | %s | %.3f | %.2f | %.3f | %.2f |\n",
+            c.name.c_str(), c.held_out ? "yes" : "no", static_cast<long long>(a.num_rows()),
+            static_cast<long long>(a.nnz()), static_cast<long long>(shape.heads),
+            static_cast<long long>(shape.features), fused ? "yes" : "no (composition)", fused_ms,
+            wide.empty() ? "—" : detail::concat(wide_ms).c_str(), composed_ms, std::min(fused_ms, wide.empty() ? fused_ms : wide_ms) / composed_ms, chosen.c_str(), op_ms,
+            op_ms / std::min({fused_ms, wide.empty() ? fused_ms : wide_ms, composed_ms}), gat_ms, op_ms / gat_ms);
         std::fflush(stdout);
       }
     }

@@ -297,11 +297,11 @@ void gatv2_scores_backward(Cpu, const Csr& csr, const Tensor& edge_map, const Te
   });
 }
 
-bool gatv2_aggregate_fused(Cpu, const Tensor&, const Tensor&, const Adjacency&) { return true; }
+std::vector<int> gatv2_fused_layouts(Cpu, const Tensor&, const Tensor&, const Adjacency&) { return {1}; }
 
 void gatv2_aggregate_forward(Cpu, const Csr& csr, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
-                             float negative_slope, const std::optional<EntryDropout>& dropout, Tensor& scores,
-                             Tensor& row_lse, Tensor& out) {
+                             float negative_slope, const std::optional<EntryDropout>& dropout, int /*lanes_per_head*/,
+                             Tensor& scores, Tensor& row_lse, Tensor& out) {
   visit_floating(x_target.dtype(), [&](auto element) {
     forward_rows<decltype(element)>(csr, x_target, x_source, a, negative_slope, dropout, scores, row_lse, out);
   });
@@ -309,8 +309,8 @@ void gatv2_aggregate_forward(Cpu, const Csr& csr, const Tensor& x_target, const 
 
 void gatv2_aggregate_backward(Cpu, const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source,
                               const Tensor& a, float negative_slope, const std::optional<EntryDropout>& dropout,
-                              const Tensor& scores, const Tensor& row_lse, const Tensor& out, const Tensor& grad_out,
-                              Tensor& grad_x_target, Tensor& grad_x_source, Tensor& grad_a) {
+                              int /*lanes_per_head*/, const Tensor& scores, const Tensor& row_lse, const Tensor& out,
+                              const Tensor& grad_out, Tensor& grad_x_target, Tensor& grad_x_source, Tensor& grad_a) {
   for (Tensor* gradient : {&grad_x_target, &grad_x_source, &grad_a}) {
     std::fill_n(gradient->data<float>(), gradient->numel(), 0.0f);
   }

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 #include "core/cuda_runtime.hpp"
 #include "ops/cuda/gatv2_lanes.cuh"
@@ -436,26 +437,38 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
   }
 }
 
-// The fused kernels' layout: gatv2_lanes.cuh's whole rows, with as few lanes
-// per head as keep a lane's values (chunks · vec) at most 8: more entries
-// share a warp instruction and fewer shuffles sum a head. One entry per warp
-// (a head of 41 scalar features over 32 lanes) left these kernels issuing
-// an instruction per entry and lane (ncu, Reddit-scale preset, one head of
-// 41: the forward took 31 ms against the SpMM's 7).
+// The fused kernels' layouts: gatv2_lanes.cuh's whole rows, with `per_head`
+// lanes a head, each holding chunks · vec ≤ kLaneValues of its features.
+// The default has as few lanes per head as that allows: more entries share
+// a warp instruction and fewer shuffles sum a head. One entry per warp (a
+// head of 41 scalar features over 32 lanes) left these kernels issuing an
+// instruction per entry and lane (ncu, Reddit-scale preset, one head of 41:
+// the forward took 31 ms against the SpMM's 7). Twice as many lanes halve a
+// lane's values: more warps resident and fewer idle slots on short rows,
+// which won on stencils and lost on long rows (bench_attention), so the op
+// times both (ops/gatv2_attention.cpp).
 constexpr int kLaneValues = 8;
 
-std::optional<WholeRowLayout> fused_row_layout(int heads, int64_t features, int vec) {
+std::optional<WholeRowLayout> fused_row_layout(int heads, int64_t features, int vec, int per_head) {
   const int64_t vectors = (features + vec - 1) / vec;
-  for (int per_head = 1; per_head <= 32 && int64_t{heads} * per_head <= 32; per_head *= 2) {
-    const int chunks = sparse_cuda::next_power_of_two((vectors + per_head - 1) / per_head, 2 * kLaneValues);
-    if (chunks * vec > kLaneValues) continue;
-    WholeRowLayout layout;
-    layout.chunks = chunks;
-    layout.lanes.per_head = per_head;
-    layout.lanes.group = sparse_cuda::next_power_of_two(int64_t{heads} * per_head, 32);
-    return layout;
+  if (per_head < 1 || per_head > 32 || int64_t{heads} * per_head > 32) return std::nullopt;
+  const int chunks = sparse_cuda::next_power_of_two((vectors + per_head - 1) / per_head, 2 * kLaneValues);
+  if (chunks * vec > kLaneValues) return std::nullopt;
+  WholeRowLayout layout;
+  layout.chunks = chunks;
+  layout.lanes.per_head = per_head;
+  layout.lanes.group = sparse_cuda::next_power_of_two(int64_t{heads} * per_head, 32);
+  return layout;
+}
+
+// The default layout's lanes per head and, where it exists, twice that.
+std::vector<int> fused_layouts(int heads, int64_t features, int vec) {
+  for (int per_head = 1; per_head <= 32; per_head *= 2) {
+    if (!fused_row_layout(heads, features, vec, per_head)) continue;
+    if (fused_row_layout(heads, features, vec, 2 * per_head)) return {per_head, 2 * per_head};
+    return {per_head};
   }
-  return std::nullopt;
+  return {};
 }
 
 // The launches of fused_row_layout's shapes: float32 and bfloat16 (4 a
@@ -503,10 +516,10 @@ KeepMask keep_mask(const Tensor& bits, const std::optional<EntryDropout>& dropou
   return mask;
 }
 
-WholeRowLayout layout_of(int heads, int64_t features, int vec) {
-  const std::optional<WholeRowLayout> layout = fused_row_layout(heads, features, vec);
-  SGNN_CHECK(layout.has_value(), "gatv2_aggregate: no fused CUDA layout for ", heads, " heads of ", features,
-             " features (gatv2_aggregate_fused says which shapes have one)");
+WholeRowLayout layout_of(int heads, int64_t features, int vec, int lanes_per_head) {
+  const std::optional<WholeRowLayout> layout = fused_row_layout(heads, features, vec, lanes_per_head);
+  SGNN_CHECK(layout.has_value(), "gatv2_aggregate: no fused CUDA layout of ", lanes_per_head, " lanes per head for ",
+             heads, " heads of ", features, " features (gatv2_fused_layouts says which exist)");
   return *layout;
 }
 
@@ -522,16 +535,16 @@ void zero(Tensor& t) {
 
 }  // namespace
 
-bool gatv2_aggregate_fused(Cuda, const Tensor& x_target, const Tensor& x_source, const Adjacency& adjacency) {
+std::vector<int> gatv2_fused_layouts(Cuda, const Tensor& x_target, const Tensor& x_source,
+                                     const Adjacency& adjacency) {
   const bool map_fits = !adjacency.transpose_to_csr.defined() || adjacency.transpose_to_csr.dtype() == DType::Int32;
-  return map_fits &&
-         fused_row_layout(static_cast<int>(x_target.size(1)), x_target.size(2), fused_vector_width(x_target, x_source))
-             .has_value();
+  if (!map_fits) return {};
+  return fused_layouts(static_cast<int>(x_target.size(1)), x_target.size(2), fused_vector_width(x_target, x_source));
 }
 
 void gatv2_aggregate_forward(Cuda, const Csr& csr, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
-                             float negative_slope, const std::optional<EntryDropout>& dropout, Tensor& scores,
-                             Tensor& row_lse, Tensor& out) {
+                             float negative_slope, const std::optional<EntryDropout>& dropout, int lanes_per_head,
+                             Tensor& scores, Tensor& row_lse, Tensor& out) {
   if (csr.num_rows == 0) return;
   const Device device = out.device();
   cuda::DeviceGuard guard(device);
@@ -539,7 +552,7 @@ void gatv2_aggregate_forward(Cuda, const Csr& csr, const Tensor& x_target, const
   Gatv2Arguments args = arguments_of(csr, *plan, x_target, x_source, a, negative_slope);
   args.segments = sparse_cuda::segment_list(*plan, true);  // whole rows, and the split rows' segments
   const int vec = fused_vector_width(x_target, x_source);
-  const WholeRowLayout layout = layout_of(args.heads, args.features, vec);
+  const WholeRowLayout layout = layout_of(args.heads, args.features, vec, lanes_per_head);
   const Tensor bits = keep_bits(dropout, csr.nnz * args.heads, device);
   ForwardOutputs to;
   to.scores = scores.data<float>();
@@ -573,8 +586,8 @@ void gatv2_aggregate_forward(Cuda, const Csr& csr, const Tensor& x_target, const
 
 void gatv2_aggregate_backward(Cuda, const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source,
                               const Tensor& a, float negative_slope, const std::optional<EntryDropout>& dropout,
-                              const Tensor& scores, const Tensor& row_lse, const Tensor& out, const Tensor& grad_out,
-                              Tensor& grad_x_target, Tensor& grad_x_source, Tensor& grad_a) {
+                              int lanes_per_head, const Tensor& scores, const Tensor& row_lse, const Tensor& out,
+                              const Tensor& grad_out, Tensor& grad_x_target, Tensor& grad_x_source, Tensor& grad_a) {
   const Device device = grad_x_target.device();
   cuda::DeviceGuard guard(device);
   for (Tensor* gradient : {&grad_x_target, &grad_x_source, &grad_a}) zero(*gradient);
@@ -585,7 +598,7 @@ void gatv2_aggregate_backward(Cuda, const Adjacency& adjacency, const Tensor& x_
   const Tensor output = vector_aligned(out, vec);
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
   const Gatv2Arguments args = arguments_of(csr, *plan, x_target, x_source, a, negative_slope);
-  const WholeRowLayout layout = layout_of(args.heads, args.features, vec);
+  const WholeRowLayout layout = layout_of(args.heads, args.features, vec, lanes_per_head);
   const Tensor bits = keep_bits(dropout, csr.nnz * args.heads, device);
   const int planes = layout.chunks * vec;
   const int words = (planes * layout.lanes.group + 31) / 32;

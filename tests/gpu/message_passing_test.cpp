@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "core/autograd.hpp"
 #include "ops/cast.hpp"
+#include "ops/choice_keys.hpp"
 #include "ops/determinism.hpp"
 #include "ops/dropout.hpp"
 #include "ops/elementwise.hpp"
@@ -16,6 +18,7 @@
 #include "ops/gspmm.hpp"
 #include "ops/gspmm_backend.hpp"
 #include "ops/kernel_choices.hpp"
+#include "ops/kernel_timer.hpp"
 #include "ops/reduce.hpp"
 #include "ops/spmm.hpp"
 #include "tests/support/gpu_testing.hpp"
@@ -65,6 +68,22 @@ double floored_relative_error(const Tensor& got, const Tensor& want) {
   norm = std::sqrt(norm);
   const double error = relative_error(got, want);  // ‖got − want‖ / ‖want‖, or ‖got − want‖ when want = 0
   return norm > 0.0 ? error * norm / std::max(norm, 1.0) : error;
+}
+
+// Records `path` ("fused" or "composed") as gatv2_aggregate's choice for
+// this shape on `gpu`, for calls with and without gradients.
+void force_gatv2_path(const Adjacency& gpu, int64_t heads, int64_t features, DType dtype, const std::string& path) {
+  ops::import_kernel_choices(gpu.csr, {{ops::gatv2_choice_key(heads, features, dtype, true), path},
+                                       {ops::gatv2_choice_key(heads, features, dtype, false), path}});
+}
+
+// The choice's text for the fused layout of `lanes` per head.
+std::string fused_path_name(int lanes, const std::vector<int>& layouts) {
+  return lanes == layouts.front() ? "fused" : "fused " + std::to_string(lanes) + " lanes per head";
+}
+
+bool has_key_starting(const ops::KernelChoiceMap& choices, const std::string& prefix) {
+  return std::any_of(choices.begin(), choices.end(), [&](const auto& entry) { return entry.first.starts_with(prefix); });
 }
 
 }  // namespace
@@ -273,11 +292,17 @@ TEST_CASE("gatv2_aggregate on CUDA matches the CPU's fused form: values, the dro
           const Tensor y = ops::cast(random_tensor({cpu.num_cols(), heads, features}, ++seed), dtype);
           const Tensor attention = random_tensor({heads, features}, ++seed);
           const bool fused = !(heads == 8 && features == 64);
-          CHECK(ops::gatv2_aggregate_fused(ops::Cuda{}, x.to(kGpu), y.to(kGpu), gpu) == fused);
+          const std::vector<int> layouts = ops::gatv2_fused_layouts(ops::Cuda{}, x.to(kGpu), y.to(kGpu), gpu);
+          CHECK(layouts.empty() != fused);
+          // Each fused layout in turn (the default, then twice its lanes per head), or the composition.
+          for (const int lanes : fused ? layouts : std::vector<int>{0}) {
+          CAPTURE(lanes);
           std::vector<Tensor> on_cpu = {x.clone().set_requires_grad(true), y.clone().set_requires_grad(true),
                                         attention.clone().set_requires_grad(true)};
           std::vector<Tensor> on_gpu = {x.to(kGpu).set_requires_grad(true), y.to(kGpu).set_requires_grad(true),
                                         attention.to(kGpu).set_requires_grad(true)};
+          // The layout whatever timing would choose (the next test checks the choice).
+          if (fused) force_gatv2_path(gpu, heads, features, dtype, fused_path_name(lanes, layouts));
           Generator cpu_generator(11), gpu_generator(11);  // the same mask on both devices (ops/dropout.hpp)
           // The reference: the CPU's fused form where CUDA fuses, else the
           // composition CUDA runs (in bfloat16 it rounds where the fused form does not).
@@ -307,10 +332,92 @@ TEST_CASE("gatv2_aggregate on CUDA matches the CPU's fused form: values, the dro
             CAPTURE(i);
             CHECK(floored_relative_error(on_gpu[i].grad(), on_cpu[i].grad()) < tolerance);
           }
+          }
         }
       }
     }
   }
+}
+
+TEST_CASE("GPU measured choices: gatv2_aggregate times its fused kernels against the composition once a shape") {
+  constexpr int64_t heads = 8, features = 8;
+  for (const Adjacency& cpu : {random_graph(1000, 9000, 5), rmat_graph(4096, 60000, 6)}) {
+    CAPTURE(cpu.nnz());
+    const Adjacency gpu = cpu.to(kGpu);
+    const Tensor x = random_tensor({cpu.num_rows(), heads, features}, 31).to(kGpu);
+    const Tensor y = random_tensor({cpu.num_cols(), heads, features}, 32).to(kGpu);
+    const Tensor a = random_tensor({heads, features}, 33).to(kGpu);
+    std::vector<Tensor> leaves = {x.clone().set_requires_grad(true), y.clone().set_requires_grad(true),
+                                  a.clone().set_requires_grad(true)};
+    const std::string key = ops::gatv2_choice_key(heads, features, DType::Float32, true);
+    // First training call: both paths timed on detached copies with their own
+    // draws, the faster recorded; the caller's generator draws once.
+    const int64_t before = ops::candidates_timed();
+    Generator generator(11), reference(11);
+    const Tensor got = ops::gatv2_aggregate(gpu, leaves[0], leaves[1], leaves[2], 0.2f, 0.6f, true, generator);
+    CHECK(ops::candidates_timed() >= before + 3);  // two fused layouts and the composition
+    const ops::KernelChoiceMap choices = ops::kernel_choices(gpu.csr);
+    REQUIRE(choices.contains(key));
+    CHECK((choices.at(key) == "fused" || choices.at(key) == "fused 2 lanes per head" ||
+           choices.at(key) == "composed"));
+    (void)reference.next_draw(static_cast<uint64_t>(cpu.nnz() * heads));
+    CHECK(generator.offset() == reference.offset());
+    // Whichever was chosen computes the composition's values and gradients.
+    std::vector<Tensor> composed_leaves = {x.clone().set_requires_grad(true), y.clone().set_requires_grad(true),
+                                           a.clone().set_requires_grad(true)};
+    Generator composed_generator(11);
+    const Tensor expected = ops::spmm(
+        gpu,
+        ops::dropout(ops::gatv2_attention(gpu, composed_leaves[0], composed_leaves[1], composed_leaves[2], 0.2f), 0.6f,
+                     true, composed_generator),
+        composed_leaves[1]);
+    CHECK(relative_error(got, expected) < 1e-5);
+    const Tensor weights = random_tensor(expected.shape(), 34).to(kGpu);
+    ops::sum(ops::mul(got, weights)).backward();
+    ops::sum(ops::mul(expected, weights)).backward();
+    for (std::size_t i = 0; i < 3; ++i) {
+      CAPTURE(i);
+      CHECK(floored_relative_error(leaves[i].grad(), composed_leaves[i].grad()) < 1e-4);
+    }
+    // Later calls of the shape reuse the choice; a call without gradients has its own, timed once.
+    const int64_t after_first = ops::candidates_timed();
+    (void)ops::gatv2_aggregate(gpu, leaves[0], leaves[1], leaves[2], 0.2f, 0.6f, true, generator);
+    CHECK(ops::candidates_timed() == after_first);
+    {
+      autograd::NoGradGuard no_grad;
+      (void)ops::gatv2_aggregate(gpu, x, y, a, 0.2f, 0.6f, false, generator);
+    }
+    CHECK(ops::kernel_choices(gpu.csr).contains(ops::gatv2_choice_key(heads, features, DType::Float32, false)));
+  }
+  // A recorded choice is what runs: the composition's SpMM records its own
+  // tile choice on the graph, the fused kernels record none. 8 heads of 8
+  // float32 have layouts of 1 and 2 lanes per head.
+  const Adjacency cpu = random_graph(1000, 9000, 5);
+  for (const std::string path : {"fused", "fused 2 lanes per head", "composed"}) {
+    CAPTURE(path);
+    const Adjacency gpu = cpu.to(kGpu);
+    force_gatv2_path(gpu, heads, features, DType::Float32, path);
+    const Tensor x = random_tensor({cpu.num_rows(), heads, features}, 41).to(kGpu).set_requires_grad(true);
+    const Tensor y = random_tensor({cpu.num_cols(), heads, features}, 42).to(kGpu).set_requires_grad(true);
+    const Tensor a = random_tensor({heads, features}, 43).to(kGpu).set_requires_grad(true);
+    Generator generator(11);
+    ops::sum(ops::gatv2_aggregate(gpu, x, y, a, 0.2f, 0.6f, true, generator)).backward();
+    const ops::KernelChoiceMap choices = ops::kernel_choices(gpu.csr);
+    CHECK(choices.at(ops::gatv2_choice_key(heads, features, DType::Float32, true)) == path);
+    CHECK(has_key_starting(choices, "spmm:") == (path == "composed"));
+  }
+  // A stored layout this build lacks is timed again and replaced.
+  const Adjacency gpu = cpu.to(kGpu);
+  force_gatv2_path(gpu, heads, features, DType::Float32, "fused 64 lanes per head");
+  const Tensor x = random_tensor({cpu.num_rows(), heads, features}, 44).to(kGpu).set_requires_grad(true);
+  const Tensor y = random_tensor({cpu.num_cols(), heads, features}, 45).to(kGpu).set_requires_grad(true);
+  const Tensor a = random_tensor({heads, features}, 46).to(kGpu).set_requires_grad(true);
+  const int64_t before = ops::candidates_timed();
+  Generator generator(11);
+  (void)ops::gatv2_aggregate(gpu, x, y, a, 0.2f, 0.6f, true, generator);
+  CHECK(ops::candidates_timed() >= before + 3);  // two layouts and the composition
+  CHECK(ops::kernel_choices(gpu.csr).at(ops::gatv2_choice_key(heads, features, DType::Float32, true)) !=
+        "fused 64 lanes per head");
 }
 
 TEST_CASE("GATv2's scores and gradients on CUDA match the CPU backend") {
