@@ -42,6 +42,10 @@ constexpr unsigned kFullWarp = 0xffffffffu;
 // and at 99 registers (two blocks) the first version had too few warps
 // resident to cover them; lanes holding 8 values a chunk spill at 80.
 constexpr int fused_blocks_per_sm(int lane_values) { return lane_values >= 8 ? 2 : 3; }
+// The row pass of the backward holds more per value (x, grad_out, the
+// gradient sums and the sign planes): at 80 registers it spilled 76-268
+// bytes a thread with 5-7 values a lane, so it takes two blocks from 5.
+constexpr int rows_backward_blocks_per_sm(int lane_values) { return lane_values >= 5 ? 2 : 3; }
 
 // Bit k of the mask: draw k (entry k / H, head k % H) kept. 32 draws a word,
 // four Philox blocks of ops::dropout's 16-bit draws.
@@ -272,7 +276,7 @@ struct BackwardArguments {
 };
 
 template <int kVec, int kChunks, int kUnroll>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_sm(kVec * kChunks))
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, rows_backward_blocks_per_sm(kVec * kChunks))
     gatv2_fused_rows_backward_kernel(Gatv2Arguments args, WholeRowLanes lanes, BackwardArguments b) {
   constexpr int kPlanes = kChunks * kVec;
   const auto f = lane_features<kVec, kChunks>(args, lanes);
@@ -452,10 +456,10 @@ constexpr int kLaneValues = 8;
 std::optional<WholeRowLayout> fused_row_layout(int heads, int64_t features, int vec, int per_head) {
   const int64_t vectors = (features + vec - 1) / vec;
   if (per_head < 1 || per_head > 32 || int64_t{heads} * per_head > 32) return std::nullopt;
-  const int chunks = sparse_cuda::next_power_of_two((vectors + per_head - 1) / per_head, 2 * kLaneValues);
+  const int64_t chunks = (vectors + per_head - 1) / per_head;
   if (chunks * vec > kLaneValues) return std::nullopt;
   WholeRowLayout layout;
-  layout.chunks = chunks;
+  layout.chunks = static_cast<int>(chunks);
   layout.lanes.per_head = per_head;
   layout.lanes.group = sparse_cuda::next_power_of_two(int64_t{heads} * per_head, 32);
   return layout;
@@ -472,8 +476,10 @@ std::vector<int> fused_layouts(int heads, int64_t features, int vec) {
 }
 
 // The launches of fused_row_layout's shapes: float32 and bfloat16 (4 a
-// chunk) or scalars (1 to 8 chunks); four entries in flight per group of
-// lanes, two where a lane holds 8 values (registers).
+// chunk, 1 or 2 chunks) or scalars (1 to 8 chunks: exactly as many as a
+// head's features need, since a chunk no lane uses costs its instructions
+// all the same); four entries in flight per group of lanes, two where a lane
+// holds more than 4 values (registers).
 template <typename Launch>
 void with_fused_rows(int vec, int chunks, const Launch& launch) {
   using Two = std::integral_constant<int, 2>;
@@ -483,10 +489,16 @@ void with_fused_rows(int vec, int chunks, const Launch& launch) {
     if (chunks == 1) return launch(Four{}, One{}, Four{});
     return launch(Four{}, Two{}, Two{});
   }
-  if (chunks == 1) return launch(One{}, One{}, Four{});
-  if (chunks == 2) return launch(One{}, Two{}, Four{});
-  if (chunks == 4) return launch(One{}, Four{}, Four{});
-  launch(One{}, std::integral_constant<int, 8>{}, Two{});
+  switch (chunks) {
+    case 1: return launch(One{}, One{}, Four{});
+    case 2: return launch(One{}, Two{}, Four{});
+    case 3: return launch(One{}, std::integral_constant<int, 3>{}, Four{});
+    case 4: return launch(One{}, Four{}, Four{});
+    case 5: return launch(One{}, std::integral_constant<int, 5>{}, Two{});
+    case 6: return launch(One{}, std::integral_constant<int, 6>{}, Two{});
+    case 7: return launch(One{}, std::integral_constant<int, 7>{}, Two{});
+    default: return launch(One{}, std::integral_constant<int, 8>{}, Two{});
+  }
 }
 
 // At most 4 elements a lane and chunk (bfloat16: 8-byte loads): the whole-row

@@ -277,10 +277,11 @@ TEST_CASE("gatv2_aggregate on CUDA matches the CPU's fused form: values, the dro
   for (const Adjacency& cpu : message_graphs()) {
     const Adjacency gpu = cpu.to(kGpu);
     // Fused kernels where an entry's heads fit one group of lanes (1x1, 8x8,
-    // 3x5, 2x64; two chunks of features per lane: 1x41), the composition of
+    // 2x64; scalar features in every count of chunks a lane can hold: 3x5 in
+    // 5 and 3, 1x41 in 6 and 3, 1x7 in 7 and 4, 1x1 in 1), the composition of
     // the three ops where they do not (8x64).
     for (const auto& [heads, features] :
-         std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {8, 8}, {3, 5}, {1, 41}, {2, 64}, {8, 64}}) {
+         std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {8, 8}, {3, 5}, {1, 41}, {1, 7}, {2, 64}, {8, 64}}) {
       for (const DType dtype : {DType::Float32, DType::BFloat16}) {
         for (const float p : {0.0f, 0.6f}) {
           CAPTURE(cpu.nnz());
