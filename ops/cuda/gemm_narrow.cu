@@ -16,6 +16,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
+#include <set>
+#include <utility>
 
 #include "core/cuda/launch.cuh"
 #include "core/cuda_runtime.hpp"
@@ -204,6 +207,19 @@ void with_tiles(int n, Body&& body) {
   }
 }
 
+// Opts `kernel` into the device's largest dynamic shared memory once per
+// (kernel, device): the attribute stays set in the device's context, and a
+// driver call on every launch cost host time on each product.
+void allow_largest_shared_memory(const void* kernel, Device device) {
+  static std::mutex mutex;
+  static std::set<std::pair<const void*, int>> allowed;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (allowed.contains({kernel, device.index})) return;
+  SGNN_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(cuda::properties(device).sharedMemPerBlockOptin)));
+  allowed.insert({kernel, device.index});
+}
+
 }  // namespace
 
 bool narrow_applies(const GemmContext& context, const GemmCall& call) {
@@ -231,8 +247,7 @@ void run_narrow(const GemmContext& context, const GemmCall& call) {
   const bool pairs = call.ldb % 2 == 0 && reinterpret_cast<std::uintptr_t>(x) % 8 == 0;
   with_tiles(n, [&]<int kTiles>() {
     auto launch = [&](auto kernel) {
-      SGNN_CUDA_CHECK(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+      allow_largest_shared_memory(reinterpret_cast<const void*>(kernel), context.device);
       kernel<<<blocks, kRowsWarps * kWarpSize, shared, stream>>>(x, call.ldb, w, call.lda, c, call.ldc, rows, k, n);
       SGNN_CUDA_CHECK_LAUNCH("rows_times_weight_kernel");
     };
