@@ -233,6 +233,8 @@ Tensor gatv2_aggregate(const Adjacency& adjacency, const Tensor& x_target, const
   constexpr const char* op = "gatv2_aggregate";
   check_gatv2(adjacency, x_target, x_source, a, negative_slope, op);
   SGNN_CHECK(dropout >= 0.0f && dropout < 1.0f, op, ": dropout must be in [0, 1), got ", dropout);
+  // Before any path runs (choose_path may time them): the backward of every path needs Aᵀ.
+  if (autograd::needs_recording({x_target, x_source, a})) check_transpose(adjacency, op);
   const int path = choose_path(adjacency, x_target, x_source, a, negative_slope, dropout, training);
   if (path == kComposed) {
     return composed_aggregate(adjacency, x_target, x_source, a, negative_slope, dropout, training, generator);

@@ -407,6 +407,21 @@ TEST_CASE("GPU measured choices: gatv2_aggregate times its fused kernels against
     CHECK(choices.at(ops::gatv2_choice_key(heads, features, DType::Float32, true)) == path);
     CHECK(has_key_starting(choices, "spmm:") == (path == "composed"));
   }
+  {  // Without Aᵀ a training call is refused by the op before any path is timed.
+    Adjacency no_transpose = cpu.to(kGpu);
+    no_transpose.transpose = Csr{};
+    const Tensor x = random_tensor({cpu.num_rows(), heads, features}, 47).to(kGpu).set_requires_grad(true);
+    const Tensor y = random_tensor({cpu.num_cols(), heads, features}, 48).to(kGpu);
+    const Tensor a = random_tensor({heads, features}, 49).to(kGpu);
+    Generator generator(11);
+    std::string message = "no error";
+    try {
+      (void)ops::gatv2_aggregate(no_transpose, x, y, a, 0.2f, 0.6f, true, generator);
+    } catch (const InvalidArgument& error) {
+      message = error.what();
+    }
+    CHECK(message.starts_with("gatv2_aggregate: backward needs adjacency.transpose"));
+  }
   // A stored layout this build lacks is timed again and replaced.
   const Adjacency gpu = cpu.to(kGpu);
   force_gatv2_path(gpu, heads, features, DType::Float32, "fused 64 lanes per head");

@@ -175,4 +175,16 @@ TEST_CASE("gatv2_aggregate in bfloat16 is the float op's result rounded; bad dro
   CHECK_THROWS_AS(ops::gatv2_aggregate(a, x, y, attention, 0.2f, -0.1f, true, first), InvalidArgument);
   CHECK_THROWS_AS(ops::gatv2_aggregate(a, x, ops::cast(y, DType::Float32), attention, 0.2f, 0.5f, true, first),
                   InvalidArgument);
+  // Gradients need Aᵀ: refused by the op itself before any path runs (on CUDA a path may be timed first).
+  Adjacency no_transpose = a;
+  no_transpose.transpose = Csr{};
+  const Tensor trainable = x.clone().set_requires_grad(true);
+  std::string message = "no error";
+  try {
+    (void)ops::gatv2_aggregate(no_transpose, trainable, y, attention, 0.2f, 0.5f, true, first);
+  } catch (const InvalidArgument& error) {
+    message = error.what();
+  }
+  CHECK(message.starts_with("gatv2_aggregate: backward needs adjacency.transpose"));
+  CHECK(ops::gatv2_aggregate(no_transpose, x, y, attention, 0.2f, 0.5f, true, first).defined());
 }
