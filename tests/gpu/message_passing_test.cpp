@@ -297,42 +297,42 @@ TEST_CASE("gatv2_aggregate on CUDA matches the CPU's fused form: values, the dro
           CHECK(layouts.empty() != fused);
           // Each fused layout in turn (the default, then twice its lanes per head), or the composition.
           for (const int lanes : fused ? layouts : std::vector<int>{0}) {
-          CAPTURE(lanes);
-          std::vector<Tensor> on_cpu = {x.clone().set_requires_grad(true), y.clone().set_requires_grad(true),
-                                        attention.clone().set_requires_grad(true)};
-          std::vector<Tensor> on_gpu = {x.to(kGpu).set_requires_grad(true), y.to(kGpu).set_requires_grad(true),
-                                        attention.to(kGpu).set_requires_grad(true)};
-          // The layout whatever timing would choose (the next test checks the choice).
-          if (fused) force_gatv2_path(gpu, heads, features, dtype, fused_path_name(lanes, layouts));
-          Generator cpu_generator(11), gpu_generator(11);  // the same mask on both devices (ops/dropout.hpp)
-          // The reference: the CPU's fused form where CUDA fuses, else the
-          // composition CUDA runs (in bfloat16 it rounds where the fused form does not).
-          const Tensor expected =
-              fused ? ops::gatv2_aggregate(cpu, on_cpu[0], on_cpu[1], on_cpu[2], 0.2f, p, true, cpu_generator)
-                    : ops::spmm(cpu,
-                                ops::dropout(ops::gatv2_attention(cpu, on_cpu[0], on_cpu[1], on_cpu[2], 0.2f), p,
-                                             true, cpu_generator),
-                                on_cpu[1]);
-          const Tensor got = ops::gatv2_aggregate(gpu, on_gpu[0], on_gpu[1], on_gpu[2], 0.2f, p, true, gpu_generator);
-          CHECK(got.dtype() == dtype);
-          // bfloat16: one rounding of float sums taken in another order.
-          const bool bf16 = dtype == DType::BFloat16;
-          CHECK(relative_error(got, expected) < (bf16 ? 2 * kBf16UnitRoundoff : 1e-5));
-          CHECK(gpu_generator.offset() == cpu_generator.offset());
-          const Tensor weights = random_tensor(expected.shape(), 97);
-          ops::sum(ops::mul(expected, weights)).backward();
-          ops::sum(ops::mul(got, weights.to(kGpu))).backward();
-          // The hub row's softmax-gradient terms cancel, as in the scores' case
-          // below. Where a row's terms cancel exactly (rows of one entry; one
-          // feature whose z has one sign over the row) x_target's and a's true
-          // gradients are 0 and both devices hold rounding noise: the error is
-          // measured against norms of at least 1.
-          const bool hub = cpu.nnz() > 50000;
-          const double tolerance = bf16 ? 2 * kBf16UnitRoundoff : hub ? 5e-3 : 1e-4;
-          for (std::size_t i = 0; i < 3; ++i) {
-            CAPTURE(i);
-            CHECK(floored_relative_error(on_gpu[i].grad(), on_cpu[i].grad()) < tolerance);
-          }
+            CAPTURE(lanes);
+            std::vector<Tensor> on_cpu = {x.clone().set_requires_grad(true), y.clone().set_requires_grad(true),
+                                          attention.clone().set_requires_grad(true)};
+            std::vector<Tensor> on_gpu = {x.to(kGpu).set_requires_grad(true), y.to(kGpu).set_requires_grad(true),
+                                          attention.to(kGpu).set_requires_grad(true)};
+            // The layout whatever timing would choose (the next test checks the choice).
+            if (fused) force_gatv2_path(gpu, heads, features, dtype, fused_path_name(lanes, layouts));
+            Generator cpu_generator(11), gpu_generator(11);  // the same mask on both devices (ops/dropout.hpp)
+            // The reference: the CPU's fused form where CUDA fuses, else the
+            // composition CUDA runs (in bfloat16 it rounds where the fused form does not).
+            const Tensor expected =
+                fused ? ops::gatv2_aggregate(cpu, on_cpu[0], on_cpu[1], on_cpu[2], 0.2f, p, true, cpu_generator)
+                      : ops::spmm(cpu,
+                                  ops::dropout(ops::gatv2_attention(cpu, on_cpu[0], on_cpu[1], on_cpu[2], 0.2f), p,
+                                               true, cpu_generator),
+                                  on_cpu[1]);
+            const Tensor got = ops::gatv2_aggregate(gpu, on_gpu[0], on_gpu[1], on_gpu[2], 0.2f, p, true, gpu_generator);
+            CHECK(got.dtype() == dtype);
+            // bfloat16: one rounding of float sums taken in another order.
+            const bool bf16 = dtype == DType::BFloat16;
+            CHECK(relative_error(got, expected) < (bf16 ? 2 * kBf16UnitRoundoff : 1e-5));
+            CHECK(gpu_generator.offset() == cpu_generator.offset());
+            const Tensor weights = random_tensor(expected.shape(), 97);
+            ops::sum(ops::mul(expected, weights)).backward();
+            ops::sum(ops::mul(got, weights.to(kGpu))).backward();
+            // The hub row's softmax-gradient terms cancel, as in the scores' case
+            // below. Where a row's terms cancel exactly (rows of one entry; one
+            // feature whose z has one sign over the row) x_target's and a's true
+            // gradients are 0 and both devices hold rounding noise: the error is
+            // measured against norms of at least 1.
+            const bool hub = cpu.nnz() > 50000;
+            const double tolerance = bf16 ? 2 * kBf16UnitRoundoff : hub ? 5e-3 : 1e-4;
+            for (std::size_t i = 0; i < 3; ++i) {
+              CAPTURE(i);
+              CHECK(floored_relative_error(on_gpu[i].grad(), on_cpu[i].grad()) < tolerance);
+            }
           }
         }
       }
