@@ -97,19 +97,11 @@ TEST_CASE("gatv2_scores reads bfloat16 operands in float") {
 TEST_CASE("gatv2_scores names the argument and the shapes of bad input") {
   const Adjacency a = random_graph(6, 12, 61);
   const Tensor x = random_tensor({6, 2, 4}, 62);
-  const auto message_of = [](const auto& call) {
-    try {
-      call();
-    } catch (const InvalidArgument& error) {
-      return std::string(error.what());
-    }
-    return std::string("no error");
-  };
-  CHECK(message_of([&] { ops::gatv2_scores(a, x, random_tensor({6, 2, 3}, 1), random_tensor({2, 4}, 2), 0.2f); })
+  CHECK(invalid_argument_message([&] { ops::gatv2_scores(a, x, random_tensor({6, 2, 3}, 1), random_tensor({2, 4}, 2), 0.2f); })
             .find("[6, 2, 4] and [6, 2, 3]") != std::string::npos);
-  CHECK(message_of([&] { ops::gatv2_scores(a, x, x, random_tensor({2, 3}, 2), 0.2f); }).find("a must be [H, F] = [2, 4], got [2, 3]") != std::string::npos);
-  CHECK(message_of([&] { ops::gatv2_scores(a, x, x, random_tensor({2, 4}, 2), -1.0f); }).find("negative_slope") != std::string::npos);
-  CHECK(message_of([&] { ops::gatv2_scores(a, x, ops::cast(x, DType::BFloat16), random_tensor({2, 4}, 2), 0.2f); }).find("one dtype") != std::string::npos);
+  CHECK(invalid_argument_message([&] { ops::gatv2_scores(a, x, x, random_tensor({2, 3}, 2), 0.2f); }).find("a must be [H, F] = [2, 4], got [2, 3]") != std::string::npos);
+  CHECK(invalid_argument_message([&] { ops::gatv2_scores(a, x, x, random_tensor({2, 4}, 2), -1.0f); }).find("negative_slope") != std::string::npos);
+  CHECK(invalid_argument_message([&] { ops::gatv2_scores(a, x, ops::cast(x, DType::BFloat16), random_tensor({2, 4}, 2), 0.2f); }).find("one dtype") != std::string::npos);
 }
 
 namespace {
@@ -179,12 +171,8 @@ TEST_CASE("gatv2_aggregate in bfloat16 is the float op's result rounded; bad dro
   Adjacency no_transpose = a;
   no_transpose.transpose = Csr{};
   const Tensor trainable = x.clone().set_requires_grad(true);
-  std::string message = "no error";
-  try {
-    (void)ops::gatv2_aggregate(no_transpose, trainable, y, attention, 0.2f, 0.5f, true, first);
-  } catch (const InvalidArgument& error) {
-    message = error.what();
-  }
-  CHECK(message.starts_with("gatv2_aggregate: backward needs adjacency.transpose"));
+  CHECK(invalid_argument_message([&] {
+          (void)ops::gatv2_aggregate(no_transpose, trainable, y, attention, 0.2f, 0.5f, true, first);
+        }).starts_with("gatv2_aggregate: backward needs adjacency.transpose"));
   CHECK(ops::gatv2_aggregate(no_transpose, x, y, attention, 0.2f, 0.5f, true, first).defined());
 }

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "core/autograd.hpp"
+#include "core/error.hpp"
 
 namespace sgnn::testing {
 
@@ -73,6 +74,15 @@ double worst_bound_ratio(const Tensor& got, const std::vector<double>& reference
     worst = std::max(worst, error / bound[i]);
   }
   return worst;
+}
+
+std::string invalid_argument_message(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const InvalidArgument& error) {
+    return error.what();
+  }
+  return "no error";
 }
 
 double relative_error(const Tensor& got, const std::vector<double>& reference) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "core/tensor.hpp"
@@ -20,6 +21,9 @@ Tensor random_indices(const Shape& shape, uint64_t seed, int64_t low, int64_t hi
 // A tensor whose every element is NaN: outputs are poisoned with it before a
 // kernel runs, so an element the kernel fails to write is caught.
 Tensor poisoned(const Shape& shape, Device device);
+
+// The message of the InvalidArgument that call() throws, "no error" when it throws none.
+std::string invalid_argument_message(const std::function<void()>& call);
 
 // ‖got − reference‖₂ / ‖reference‖₂ in float64 (‖got − reference‖₂ when the
 // reference is zero). NaN anywhere gives +inf.
