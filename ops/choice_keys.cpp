@@ -20,4 +20,9 @@ std::string gatv2_choice_key(int64_t heads, int64_t features, DType dtype, bool 
          (dtype == DType::BFloat16 ? ":bf16" : "") + (with_backward ? "" : ":forward");
 }
 
+std::string gspmm_extreme_choice_key(int64_t heads, int64_t features, DType dtype, bool vectorized) {
+  return "gspmm-extreme:h" + std::to_string(heads) + ":f" + std::to_string(features) +
+         (dtype == DType::BFloat16 ? ":bf16" : "") + (vectorized ? "" : ":scalar");
+}
+
 }  // namespace sgnn::ops

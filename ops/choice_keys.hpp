@@ -32,4 +32,9 @@ std::string sddmm_choice_key(int64_t heads, int64_t features, bool vectorized, D
 // a training call's choice is timed on forward and backward).
 std::string gatv2_choice_key(int64_t heads, int64_t features, DType dtype, bool with_backward);
 
+// "gspmm-extreme:h<heads>:f<features>" (ops/cuda/gspmm.cu's launch of the
+// values-only Max/Min kernel), ":bf16" for bfloat16 operands and ":scalar"
+// where u allows no 16-byte accesses (`vectorized` false).
+std::string gspmm_extreme_choice_key(int64_t heads, int64_t features, DType dtype, bool vectorized);
+
 }  // namespace sgnn::ops

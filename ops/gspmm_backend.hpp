@@ -44,6 +44,13 @@ void gspmm_forward(Cuda, const Csr& csr, const GspmmOperands& operands, Tensor& 
 void gspmm_extreme_values(Cpu, const Csr& csr, const GspmmOperands& operands, Tensor& out);
 void gspmm_extreme_values(Cuda, const Csr& csr, const GspmmOperands& operands, Tensor& out);
 
+// The ways the CUDA values-only kernel may run for this graph and call
+// ("heavy 32 plan", "light 16 rows": 64- or 32-bit counting, lanes per
+// item, the order of the work items), first the default where nothing may be
+// timed. gspmm_extreme_values times them once per graph and shape and keeps
+// the fastest under gspmm_extreme_choice_key (tests force each one).
+std::vector<std::string> gspmm_extreme_launches(Cuda, const Csr& csr, const GspmmOperands& operands);
+
 // Max/Min backward: for each output element (v, h, f) whose argument k ≥ 0,
 // grad_u[col(k)] += g · ∂m/∂u and grad_e[k] += g · ∂m/∂e at the operands'
 // layouts (a broadcast operand sums over the repeated extent). grad_u

@@ -84,8 +84,11 @@ std::vector<std::string> spmm_tile_names(int64_t features, bool vectorizable, DT
 // Whether the light tiles may count in 32 bits on this graph at heads ×
 // features (ops/cuda/spmm_kernel.cuh: every item, element offset of B and C
 // and of the split rows' partials below 2^31, with room for the steps past
-// an end); where not, a light tile runs its heavy twin.
-bool light_spmm_tiles_fit(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features);
+// an end); where not, a light tile runs its heavy twin. `narrowest_tile`:
+// the fewest features a light item covers (the SpMM's 64; the Max/Min
+// values-only kernel's light tiles start at 32).
+bool light_spmm_tiles_fit(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features,
+                          int64_t narrowest_tile = 64);
 
 // Forces a tile by name process-wide when it exists for the call's width
 // ("padded": the zero-padded path with its chosen tile, where the width is

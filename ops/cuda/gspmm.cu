@@ -1,14 +1,18 @@
 // Host side of the generalized g-SpMM (gspmm_kernel.cuh) and its helpers:
 // the Max/Min backward and mean's row scaling.
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "ops/choice_keys.hpp"
 #include "ops/cuda/gspmm_kernel.cuh"
 #include "ops/gspmm_backend.hpp"
 #include "ops/kernel_choices.hpp"
 #include "ops/kernel_timer.hpp"
 #include "ops/sparse_plan.hpp"
+#include "ops/spmm_tile.hpp"
 
 namespace sgnn::ops {
 
@@ -70,6 +74,49 @@ void gspmm_as(const Csr& csr, const GspmmOperands& operands, Tensor& out, Tensor
   }
 }
 
+using gspmm_cuda::ExtremeLaunch;
+
+std::string extreme_launch_name(const ExtremeLaunch& launch) {
+  return std::string(launch.light ? "light " : "heavy ") + std::to_string(launch.tile.sub) +
+         (launch.by_row ? " rows" : " plan");
+}
+
+// The candidates of the values-only kernel on this graph and shape: the
+// rule's tile (choose_tile) heavy, and for float u where its accesses are
+// 16 bytes wide and the graph fits 32-bit counting, light tiles of 8, 16 and 32 lanes that
+// a head's features fill; each in both orders of the work items. Rows in
+// graph order share the dense rows they gather in L2 where the numbering has
+// locality (meshes, blocks), the plan's longest-first order balances heavy
+// tails (the plan's order ran 1.42-1.66x the sum SpMM on a quadratic FEM
+// mesh, whose sum took the row order); light tiles keep more gathers in
+// flight where they wait on DRAM (the heavy kernel ran 1.37-1.41x the sum on
+// random graphs at width 128: 40 warps an SM against the sum's 64).
+template <typename T>
+std::vector<ExtremeLaunch> extreme_launches(const Csr& csr, const SparsePlan& plan, const GspmmOperands& operands) {
+  constexpr int kWide = 16 / static_cast<int>(sizeof(T));
+  GspmmOperands rows = operands;  // u's row is the output's layout; the weights need no vector loads
+  rows.e = Tensor();
+  const GspmmTile rule = choose_tile(rows, kWide);
+  std::vector<GspmmTile> tiles;
+  std::vector<bool> light;
+  tiles.push_back(rule);
+  light.push_back(false);
+  if (rule.vec == kWide && std::is_same_v<T, float>) {
+    for (int sub : {8, 16, 32}) {
+      if (sub * kWide <= operands.features &&
+          light_spmm_tiles_fit(csr, plan, operands.heads, operands.features, sub * kWide)) {
+        tiles.push_back({kWide, sub});
+        light.push_back(true);
+      }
+    }
+  }
+  std::vector<ExtremeLaunch> launches;
+  for (bool by_row : {false, true}) {
+    for (std::size_t i = 0; i < tiles.size(); ++i) launches.push_back({tiles[i], light[i], by_row});
+  }
+  return launches;
+}
+
 template <typename T>
 void extreme_values_as(const Csr& csr, const GspmmOperands& operands, Tensor& out) {
   const Device device = out.device();
@@ -78,17 +125,11 @@ void extreme_values_as(const Csr& csr, const GspmmOperands& operands, Tensor& ou
   const int64_t width = operands.heads * operands.features;
   const Tensor partials =
       plan->split_segments > 0 ? Tensor::empty({plan->split_segments, width}, DType::Float32, device) : Tensor();
-  // The u row's layout is the output's (u whole); the weights need no vector loads.
-  GspmmOperands rows = operands;
-  rows.e = Tensor();
-  const GspmmTile tile = choose_tile(rows, 16 / static_cast<int>(sizeof(T)));
   gspmm_cuda::ExtremeArguments<T> args;
   args.indptr = offsets_of(csr.indptr);
   args.indices = csr.indices.data<int32_t>();
-  args.segments = sparse_cuda::segment_list(*plan, false);
   args.heads = static_cast<int>(operands.heads);
   args.features = operands.features;
-  args.tiles = (operands.features + tile.vec * tile.sub - 1) / (tile.vec * tile.sub);
   args.u = operands.u.data<T>();
   if (operands.e.defined()) {
     if (operands.e.dtype() == DType::BFloat16) args.bf16_weights = operands.e.data<bfloat16>();
@@ -98,30 +139,46 @@ void extreme_values_as(const Csr& csr, const GspmmOperands& operands, Tensor& ou
   args.sign = operands.reduce == ReduceKind::Min ? -1.0f : 1.0f;
   args.out = out.data<T>();
   args.partials = partials.defined() ? partials.data<float>() : nullptr;
-  const auto launch = [&](bool by_row) {
-    args.segments = sparse_cuda::segment_list(*plan, by_row);
+  const auto run = [&](const ExtremeLaunch& launch) {
     if constexpr (std::is_same_v<T, float>) {
-      gspmm_cuda::launch_extreme_of<float>(tile, args, *plan, device);
+      gspmm_cuda::launch_extreme_of<float>(launch, args, *plan, device);
     } else {
-      gspmm_cuda::launch_extreme(tile, args, *plan, device);
+      gspmm_cuda::launch_extreme(launch, args, *plan, device);
     }
   };
-  // The order of the work items, timed once per graph and width where timing
-  // pays (ops/kernel_choices.hpp), as the sum's tiles are: rows in graph
-  // order share the dense rows they gather in L2 where the numbering has
-  // locality (meshes, blocks), longest first balances heavy tails. On the
-  // H200 the plan's order ran 1.42-1.66x the sum SpMM on a quadratic FEM
-  // mesh, whose sum took the row order.
-  const std::string key = std::string("gspmm-extreme-order:") + (std::is_same_v<T, float> ? "" : "bf16:") + "h" +
-                          std::to_string(operands.heads) + ":f" + std::to_string(operands.features);
-  std::optional<std::string> order = plan->choices->find(key);
-  if (!order && may_tune(csr, *plan->choices, stream_capturing(device))) {
-    const double plan_ms = candidate_ms(device, [&] { launch(false); }, key + " plan");
-    const double row_ms = candidate_ms(device, [&] { launch(true); }, key + " rows", plan_ms);
-    order = row_ms < plan_ms ? "rows" : "plan";
-    plan->choices->set(key, *order);
+  const std::vector<ExtremeLaunch> launches = extreme_launches<T>(csr, *plan, operands);
+  // The launch, timed once per graph and shape where timing pays
+  // (ops/kernel_choices.hpp), as the sum's tiles are; a recorded name that is
+  // not among this call's candidates is timed again.
+  const std::string key = gspmm_extreme_choice_key(operands.heads, operands.features, dtype_of<T>(),
+                                                   launches.front().tile.vec > 1);
+  const std::optional<std::string> recorded = plan->choices->find(key);
+  for (const ExtremeLaunch& launch : launches) {
+    if (recorded && *recorded == extreme_launch_name(launch)) return run(launch);
   }
-  launch(order == std::optional<std::string>("rows"));
+  if (!may_tune(csr, *plan->choices, stream_capturing(device))) return run(launches.front());
+  double best_ms = std::numeric_limits<double>::infinity();
+  const ExtremeLaunch* best = &launches.front();
+  for (const ExtremeLaunch& launch : launches) {
+    const std::string name = extreme_launch_name(launch);
+    const double ms = candidate_ms(device, [&] { run(launch); }, key + " " + name, best_ms);
+    if (ms < best_ms) {
+      best_ms = ms;
+      best = &launch;
+    }
+  }
+  plan->choices->set(key, extreme_launch_name(*best));
+  run(*best);
+}
+
+template <typename T>
+std::vector<std::string> extreme_launch_names(const Csr& csr, const GspmmOperands& operands) {
+  const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
+  std::vector<std::string> names;
+  for (const ExtremeLaunch& launch : extreme_launches<T>(csr, *plan, operands)) {
+    names.push_back(extreme_launch_name(launch));
+  }
+  return names;
 }
 
 // One thread per output element whose argument is set: the gradient added at
@@ -170,6 +227,12 @@ void gspmm_extreme_values(Cuda, const Csr& csr, const GspmmOperands& operands, T
   if (out.numel() == 0) return;
   if (out.dtype() == DType::BFloat16) return extreme_values_as<bfloat16>(csr, operands, out);
   extreme_values_as<float>(csr, operands, out);
+}
+
+std::vector<std::string> gspmm_extreme_launches(Cuda, const Csr& csr, const GspmmOperands& operands) {
+  cuda::DeviceGuard guard(operands.u.device());
+  if (operands.u.dtype() == DType::BFloat16) return extreme_launch_names<bfloat16>(csr, operands);
+  return extreme_launch_names<float>(csr, operands);
 }
 
 void gspmm_extreme_backward(Cuda, const Csr& csr, const GspmmOperands& operands, const Tensor& argument,

@@ -9,9 +9,9 @@ void launch_gspmm(const GspmmTile& tile, bool extreme, const GspmmKernelArgument
   launch_gspmm_of<bfloat16>(tile, extreme, args, plan, device);
 }
 
-void launch_extreme(const GspmmTile& tile, const ExtremeArguments<bfloat16>& args, const SparsePlan& plan,
+void launch_extreme(const ExtremeLaunch& launch, const ExtremeArguments<bfloat16>& args, const SparsePlan& plan,
                     Device device) {
-  launch_extreme_of<bfloat16>(tile, args, plan, device);
+  launch_extreme_of<bfloat16>(launch, args, plan, device);
 }
 
 }  // namespace sgnn::ops::gspmm_cuda

@@ -357,45 +357,66 @@ __device__ __forceinline__ void load_row(const T* p, float (&v)[kVec]) {
   }
 }
 
-template <typename T, int kVec, int kSub>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) gspmm_extreme_kernel(ExtremeArguments<T> args) {
+// The values-only kernel's body, counting in Index: int64_t in the heavy
+// kernel, int32_t in the light one (the graph and width fit 32 bits), whose
+// offsets, shuffles and products take half the registers.
+template <typename T, int kVec, int kSub, typename Index>
+__device__ __forceinline__ void extreme_segments(const ExtremeArguments<T>& args) {
   constexpr int kBatch = 8;
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
-  const int64_t width = args.heads * args.features;
+  const auto width = static_cast<Index>(args.heads * args.features);
+  const auto features = static_cast<Index>(args.features);
+  const auto heads = static_cast<Index>(args.heads);
+  const auto tiles = static_cast<Index>(args.tiles);
   const bool weighted = args.weights != nullptr || args.bf16_weights != nullptr;
-  const int64_t segment_heads = args.segments.count * args.heads;
-  const int64_t items = segment_heads * args.tiles;
-  for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
-    const int64_t tile = item % args.tiles;
-    const int64_t segment_head = item / args.tiles;
-    const int head = static_cast<int>(segment_head % args.heads);
-    const int64_t segment = segment_head / args.heads;
-    const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, segment);
-    if (range.skip) continue;
-    const int64_t feature = tile * (kSub * kVec) + lane * kVec;
-    const bool lane_active = feature < args.features;
-    const T* b = args.u + head * args.features + (lane_active ? feature : 0);
+  const Index items = static_cast<Index>(args.segments.count) * heads * tiles;
+  const auto stride = static_cast<Index>(sparse_cuda::subwarp_count(kSub));
+  // The step is taken only where it stays below `items` (no overflow past 2^31 in 32 bits).
+  for (auto item = static_cast<Index>(sparse_cuda::global_subwarp(kSub)); item < items;
+       item = items - item > stride ? item + stride : items) {
+    const Index tile = item % tiles;
+    const Index segment_head = item / tiles;
+    const Index head = segment_head % heads;
+    const Index segment = segment_head / heads;
+    Index row, begin, end;
+    if constexpr (sizeof(Index) == 4) {
+      const sparse_cuda::NarrowSegmentRange range =
+          sparse_cuda::narrow_segment_range(args.segments, args.indptr.narrow, segment);
+      if (range.skip) continue;
+      row = range.row;
+      begin = range.begin;
+      end = range.end;
+    } else {
+      const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, segment);
+      if (range.skip) continue;
+      row = range.row;
+      begin = range.begin;
+      end = range.end;
+    }
+    const Index feature = tile * (kSub * kVec) + lane * kVec;
+    const bool lane_active = feature < features;
+    const T* b = args.u + head * features + (lane_active ? feature : 0);
     float acc[kVec];
 #pragma unroll
     for (int v = 0; v < kVec; ++v) acc[v] = -INFINITY;
-    for (int64_t chunk = range.begin; chunk < range.end; chunk += kSub) {
-      const int64_t position = chunk + lane;
-      const bool inside = position < range.end;
-      const int64_t offset = inside ? int64_t{__ldg(args.indices + position)} * width : 0;
+    for (Index chunk = begin; chunk < end; chunk += kSub) {
+      const Index position = chunk + lane;
+      const bool inside = position < end;
+      const Index offset = inside ? static_cast<Index>(__ldg(args.indices + position)) * width : 0;
       float weight = args.sign;
       if (weighted && inside) {
-        const int64_t at = position * args.weight_heads + (args.weight_heads > 1 ? head : 0);
+        const Index at = position * args.weight_heads + (args.weight_heads > 1 ? head : 0);
         weight *= args.weights ? __ldg(args.weights + at) : load_float_readonly(args.bf16_weights + at);
       }
-      const int staged = range.end - chunk < kSub ? static_cast<int>(range.end - chunk) : kSub;
+      const int staged = end - chunk < kSub ? static_cast<int>(end - chunk) : kSub;
       for (int first = 0; first < staged; first += kBatch) {
 #pragma unroll
         for (int k = 0; k < kBatch; ++k) {
-          // A slot past the staged entries reads the first one's row again (it exists) and is skipped.
-          const int source = first + k < staged ? first + k : first;
-          const int64_t at = __shfl_sync(mask, offset, source, kSub);
-          const float w = __shfl_sync(mask, weight, source, kSub);
+          // A slot past the staged entries reads u's row 0 (it exists where a
+          // row has entries), as the sum's light tile does, and is skipped.
+          const Index at = __shfl_sync(mask, offset, first + k, kSub);
+          const float w = __shfl_sync(mask, weight, first + k, kSub);
           float loaded[kVec];
           load_row<T, kVec>(b + at, loaded);
           if (first + k < staged) {
@@ -406,17 +427,32 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) gspmm_extreme_kern
       }
     }
     if (!lane_active) continue;
-    const int64_t offset = head * args.features + feature;
+    const Index at = head * features + feature;
 #pragma unroll
     for (int v = 0; v < kVec; ++v) {
-      if (feature + v >= args.features) break;
-      if (segment < args.segments.split_segments) {
-        args.partials[segment * width + offset + v] = acc[v];
+      if (feature + v >= features) break;
+      if (segment < static_cast<Index>(args.segments.split_segments)) {
+        args.partials[segment * width + at + v] = acc[v];
       } else {
-        args.out[range.row * width + offset + v] = store_as<T>(range.end == range.begin ? 0.0f : args.sign * acc[v]);
+        args.out[row * width + at + v] = store_as<T>(end == begin ? 0.0f : args.sign * acc[v]);
       }
     }
   }
+}
+
+template <typename T, int kVec, int kSub>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads) gspmm_extreme_kernel(ExtremeArguments<T> args) {
+  extreme_segments<T, kVec, kSub, int64_t>(args);
+}
+
+// 32-bit counting in 32 registers, so that 64 warps fit an SM (the heavy
+// kernel takes 48: 40 warps), as the sum's light tiles: more gathers in
+// flight where they wait on DRAM. Float only, as the sum's: bfloat16's
+// 8-wide rows spilled 16-56 bytes a thread under the cap (ptxas -v); float's
+// 4-8 bytes.
+template <typename T, int kVec, int kSub>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, 8) gspmm_extreme_light_kernel(ExtremeArguments<T> args) {
+  extreme_segments<T, kVec, kSub, int32_t>(args);
 }
 
 // Split rows: the maximum of their segments' partial maxima, a warp per
@@ -444,10 +480,21 @@ __global__ void gspmm_extreme_combine_kernel(ExtremeArguments<T> args, const int
   }
 }
 
+// One way to run the values-only kernel: its lanes and vector (tile), heavy
+// or light, and the order of its work items (the plan's, or rows in graph
+// order: by_row). Its name is "<heavy|light> <lanes> <plan|rows>".
+struct ExtremeLaunch {
+  GspmmTile tile;
+  bool light = false;
+  bool by_row = false;
+};
+
 template <typename T>
-void launch_extreme_of(const GspmmTile& tile, const ExtremeArguments<T>& args, const SparsePlan& plan,
+void launch_extreme_of(const ExtremeLaunch& launch, ExtremeArguments<T> args, const SparsePlan& plan,
                        Device device) {
   constexpr int kWide = 16 / static_cast<int>(sizeof(T));
+  args.segments = sparse_cuda::segment_list(plan, launch.by_row);
+  args.tiles = (args.features + launch.tile.vec * launch.tile.sub - 1) / (launch.tile.vec * launch.tile.sub);
   const int64_t items = args.segments.count * args.heads * args.tiles;
   const auto go = [&](auto kernel, int lanes) {
     kernel<<<sparse_cuda::subwarp_blocks(items, lanes, device), sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(
@@ -456,11 +503,18 @@ void launch_extreme_of(const GspmmTile& tile, const ExtremeArguments<T>& args, c
   };
   const auto by_sub = [&](auto vec) {
     constexpr int kVec = decltype(vec)::value;
-    if (tile.sub == 4) return go(gspmm_extreme_kernel<T, kVec, 4>, 4);
-    if (tile.sub == 8) return go(gspmm_extreme_kernel<T, kVec, 8>, 8);
+    if (launch.light) {
+      if constexpr (kVec == kWide && std::is_same_v<T, float>) {
+        if (launch.tile.sub == 8) return go(gspmm_extreme_light_kernel<T, kVec, 8>, 8);
+        if (launch.tile.sub == 16) return go(gspmm_extreme_light_kernel<T, kVec, 16>, 16);
+        return go(gspmm_extreme_light_kernel<T, kVec, 32>, 32);
+      }
+    }
+    if (launch.tile.sub == 4) return go(gspmm_extreme_kernel<T, kVec, 4>, 4);
+    if (launch.tile.sub == 8) return go(gspmm_extreme_kernel<T, kVec, 8>, 8);
     go(gspmm_extreme_kernel<T, kVec, 32>, 32);
   };
-  if (tile.vec == kWide) by_sub(std::integral_constant<int, kWide>{});
+  if (launch.tile.vec == kWide) by_sub(std::integral_constant<int, kWide>{});
   else by_sub(std::integral_constant<int, 1>{});
   if (plan.num_split_rows == 0) return;
   const LaunchShape shape = elementwise_launch_shape(plan.num_split_rows * args.heads * args.features * 32, device);
@@ -472,7 +526,7 @@ void launch_extreme_of(const GspmmTile& tile, const ExtremeArguments<T>& args, c
 // The bfloat16 launches live in their own translation unit (gspmm_bf16.cu).
 void launch_gspmm(const GspmmTile& tile, bool extreme, const GspmmKernelArguments<bfloat16>& args,
                   const SparsePlan& plan, Device device);
-void launch_extreme(const GspmmTile& tile, const ExtremeArguments<bfloat16>& args, const SparsePlan& plan,
+void launch_extreme(const ExtremeLaunch& launch, const ExtremeArguments<bfloat16>& args, const SparsePlan& plan,
                     Device device);
 
 }  // namespace sgnn::ops::gspmm_cuda

@@ -81,6 +81,30 @@ __device__ __forceinline__ SegmentRange segment_range(const SegmentList& list, O
   return {row, begin, begin + list.length < row_end ? begin + list.length : row_end, false};
 }
 
+// segment_range in 32-bit counting, for the light kernels, which run only
+// where the graph and the width fit it (light_spmm_tiles_fit: the row
+// offsets are then 32-bit).
+struct NarrowSegmentRange {
+  int32_t row;
+  int32_t begin;
+  int32_t end;
+  bool skip;
+};
+__device__ __forceinline__ NarrowSegmentRange narrow_segment_range(const SegmentList& list, const int32_t* indptr,
+                                                                   int32_t item) {
+  const auto length = static_cast<int32_t>(list.length);
+  if (list.by_row && item >= static_cast<int32_t>(list.split_segments)) {
+    const int32_t row = item - static_cast<int32_t>(list.split_segments);
+    const int32_t begin = indptr[row];
+    const int32_t end = indptr[row + 1];
+    return {row, begin, end, end - begin > length};
+  }
+  const int32_t row = list.row[item];
+  const auto begin = static_cast<int32_t>(list.begin[item]);
+  const int32_t row_end = indptr[row + 1];
+  return {row, begin, begin + length < row_end ? begin + length : row_end, false};
+}
+
 using ::sgnn::aligned16;
 
 // The lanes of this thread's subwarp of kWidth lanes (kWidth a power of two ≤ 32).

@@ -339,21 +339,12 @@ __device__ __forceinline__ void spmm_light_segments(const SpmmArguments<T>& args
     const Int segment_head = args.slice_major ? item - tile * segment_heads : item / tiles;
     const Int head = segment_head % heads;
     const Int segment = segment_head / heads;
-    // segment_range in 32 bits (the row offsets are 32-bit: args.int32_fits).
-    const auto offset_at = [&](Int i) { return args.indptr.narrow[i]; };
-    Int row, begin, end;
-    if (args.segments.by_row && segment >= static_cast<Int>(args.segments.split_segments)) {
-      row = segment - static_cast<Int>(args.segments.split_segments);
-      begin = offset_at(row);
-      end = offset_at(row + 1);
-      if (end - begin > static_cast<Int>(args.segments.length)) continue;  // a split row: its segments are other items
-    } else {
-      row = args.segments.row[segment];
-      begin = static_cast<Int>(args.segments.begin[segment]);
-      const Int row_end = offset_at(row + 1);
-      end = begin + static_cast<Int>(args.segments.length) < row_end ? begin + static_cast<Int>(args.segments.length)
-                                                                      : row_end;
-    }
+    const sparse_cuda::NarrowSegmentRange range =
+        sparse_cuda::narrow_segment_range(args.segments, args.indptr.narrow, segment);
+    if (range.skip) continue;  // a split row met in row order: its segments are other items
+    const Int row = range.row;
+    const Int begin = range.begin;
+    const Int end = range.end;
     const Int head_base = head * static_cast<Int>(args.features);
     const Int feature = tile * (kSub * kVec) + lane * kVec;
     const bool lane_active = feature < static_cast<Int>(args.features);

@@ -155,7 +155,7 @@ TEST_CASE("gspmm max/min's values-only kernel on CUDA: NaN messages win, zeros a
   const std::vector<float> specials = {std::numeric_limits<float>::quiet_NaN(), -0.0f, 0.0f,
                                        std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
   for (const Adjacency& cpu : message_graphs()) {
-    for (int64_t width : {1, 8, 128}) {
+    for (int64_t width : {1, 8, 32, 128}) {
       std::vector<float> values(static_cast<std::size_t>(cpu.num_cols() * width));
       for (std::size_t i = 0; i < values.size(); ++i) {
         const std::size_t pick = (i * 2654435761u) % 997;
@@ -163,11 +163,23 @@ TEST_CASE("gspmm max/min's values-only kernel on CUDA: NaN messages win, zeros a
       }
       const Tensor u = Tensor::from_vector(values, {cpu.num_cols(), width});
       const Tensor weights = random_tensor({cpu.nnz()}, 31);  // u_mul_e with one weight per entry
-      // Each order of the work items (the timed choice, ops/cuda/gspmm.cu) on
-      // a graph of its own: the plan's order and row order.
-      for (const char* order : {"plan", "rows"}) {
+      // Each launch the timed choice picks among (ops/cuda/gspmm.cu: heavy and
+      // light tiles, each in both orders of the work items), forced on a
+      // graph of its own.
+      const Adjacency probe = cpu.to(kGpu);
+      ops::GspmmOperands operands;
+      operands.features = width;
+      operands.u = u.to(kGpu);
+      operands.u_layout = ops::FeatureLayout{width, width, 1};
+      const std::vector<std::string> launches = ops::gspmm_extreme_launches(ops::Cuda{}, probe.csr, operands);
+      const auto light = std::count_if(launches.begin(), launches.end(),
+                                       [](const std::string& name) { return name.rfind("light", 0) == 0; });
+      CAPTURE(width);
+      CHECK(light == (width == 128 ? 6 : width == 32 ? 2 : 0));  // 8, 16, 32 lanes at 128; 8 at 32
+      for (const std::string& order : launches) {
         const Adjacency gpu = cpu.to(kGpu);
-        ops::import_kernel_choices(gpu.csr, {{"gspmm-extreme-order:h1:f" + std::to_string(width), order}});
+        ops::import_kernel_choices(gpu.csr, {{ops::gspmm_extreme_choice_key(1, width, DType::Float32, width % 4 == 0),
+                                              order}});
         for (ReduceKind reduce : {ReduceKind::Max, ReduceKind::Min}) {
           for (MessageKind message : {MessageKind::CopyU, MessageKind::UMulE}) {
             const Tensor e = message == MessageKind::UMulE ? weights : Tensor();
