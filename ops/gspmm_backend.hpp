@@ -41,6 +41,7 @@ void gspmm_forward(Cuda, const Csr& csr, const GspmmOperands& operands, Tensor& 
 // (e_layout.head_stride = feature_stride = 0) or per head (feature_stride 0,
 // u [n, H, D] whole): out as gspmm_forward writes it, u and out of one
 // dtype; no argument (the backward finds the winners with gspmm_forward).
+// CUDA: out 16-byte aligned (a fresh tensor), else InvalidArgument.
 void gspmm_extreme_values(Cpu, const Csr& csr, const GspmmOperands& operands, Tensor& out);
 void gspmm_extreme_values(Cuda, const Csr& csr, const GspmmOperands& operands, Tensor& out);
 

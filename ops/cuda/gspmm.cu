@@ -121,6 +121,8 @@ template <typename T>
 void extreme_values_as(const Csr& csr, const GspmmOperands& operands, Tensor& out) {
   const Device device = out.device();
   cuda::DeviceGuard guard(device);
+  // The kernels store a lane's features in one access (gspmm_backend.hpp: out is a fresh tensor).
+  SGNN_CHECK(sparse_cuda::aligned16(out.raw_data()), "gspmm_extreme_values: out is not 16-byte aligned");
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
   const int64_t width = operands.heads * operands.features;
   const Tensor partials =
