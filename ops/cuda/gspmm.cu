@@ -78,7 +78,7 @@ using gspmm_cuda::ExtremeLaunch;
 
 std::string extreme_launch_name(const ExtremeLaunch& launch) {
   return std::string(launch.light ? "light " : "heavy ") + std::to_string(launch.tile.sub) +
-         (launch.by_row ? " rows" : " plan");
+         (launch.slices ? " slices" : "") + (launch.by_row ? " rows" : " plan");
 }
 
 // The candidates of the values-only kernel on this graph and shape: the
@@ -90,29 +90,33 @@ std::string extreme_launch_name(const ExtremeLaunch& launch) {
 // tails (the plan's order ran 1.42-1.66x the sum SpMM on a quadratic FEM
 // mesh, whose sum took the row order); light tiles keep more gathers in
 // flight where they wait on DRAM (the heavy kernel ran 1.37-1.41x the sum on
-// random graphs at width 128: 40 warps an SM against the sum's 64).
+// random graphs at width 128: 40 warps an SM against the sum's 64); slices
+// of a row's features keep more of a skewed graph's hot rows in L2, where
+// the sum takes them (a bipartite power-law graph at width 128).
 template <typename T>
 std::vector<ExtremeLaunch> extreme_launches(const Csr& csr, const SparsePlan& plan, const GspmmOperands& operands) {
   constexpr int kWide = 16 / static_cast<int>(sizeof(T));
   GspmmOperands rows = operands;  // u's row is the output's layout; the weights need no vector loads
   rows.e = Tensor();
   const GspmmTile rule = choose_tile(rows, kWide);
-  std::vector<GspmmTile> tiles;
-  std::vector<bool> light;
-  tiles.push_back(rule);
-  light.push_back(false);
+  std::vector<ExtremeLaunch> shapes = {{rule, false, false, false}};
   if (rule.vec == kWide && std::is_same_v<T, float>) {
     for (int sub : {8, 16, 32}) {
-      if (sub * kWide <= operands.features &&
-          light_spmm_tiles_fit(csr, plan, operands.heads, operands.features, sub * kWide)) {
-        tiles.push_back({kWide, sub});
-        light.push_back(true);
+      const int64_t tile_width = int64_t{sub} * kWide;
+      if (tile_width > operands.features ||
+          !light_spmm_tiles_fit(csr, plan, operands.heads, operands.features, tile_width)) {
+        continue;
       }
+      shapes.push_back({{kWide, sub}, true, false, false});
+      if (tile_width < operands.features) shapes.push_back({{kWide, sub}, true, false, true});
     }
   }
   std::vector<ExtremeLaunch> launches;
   for (bool by_row : {false, true}) {
-    for (std::size_t i = 0; i < tiles.size(); ++i) launches.push_back({tiles[i], light[i], by_row});
+    for (ExtremeLaunch launch : shapes) {
+      launch.by_row = by_row;
+      launches.push_back(launch);
+    }
   }
   return launches;
 }

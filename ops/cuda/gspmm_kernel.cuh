@@ -332,6 +332,7 @@ struct ExtremeArguments {
   float sign = 1.0f;
   T* out = nullptr;
   float* partials = nullptr;  // [split_segments, width], sign-space maxima of non-empty segments
+  bool slice_major = false;   // item order: all (segment, head) of tile 0 first, then tile 1, … (the sum's slices)
 };
 
 // The values-only kernel's body, counting in Index: int64_t in the heavy
@@ -347,13 +348,14 @@ __device__ __forceinline__ void extreme_segments(const ExtremeArguments<T>& args
   const auto heads = static_cast<Index>(args.heads);
   const auto tiles = static_cast<Index>(args.tiles);
   const bool weighted = args.weights != nullptr || args.bf16_weights != nullptr;
-  const Index items = static_cast<Index>(args.segments.count) * heads * tiles;
+  const Index segment_heads = static_cast<Index>(args.segments.count) * heads;
+  const Index items = segment_heads * tiles;
   const auto stride = static_cast<Index>(sparse_cuda::subwarp_count(kSub));
   // The step is taken only where it stays below `items` (no overflow past 2^31 in 32 bits).
   for (auto item = static_cast<Index>(sparse_cuda::global_subwarp(kSub)); item < items;
        item = items - item > stride ? item + stride : items) {
-    const Index tile = item % tiles;
-    const Index segment_head = item / tiles;
+    const Index tile = args.slice_major ? item / segment_heads : item % tiles;
+    const Index segment_head = args.slice_major ? item - tile * segment_heads : item / tiles;
     const Index head = segment_head % heads;
     const Index segment = segment_head / heads;
     Index row, begin, end;
@@ -461,12 +463,15 @@ __global__ void gspmm_extreme_combine_kernel(ExtremeArguments<T> args, const int
 }
 
 // One way to run the values-only kernel: its lanes and vector (tile), heavy
-// or light, and the order of its work items (the plan's, or rows in graph
-// order: by_row). Its name is "<heavy|light> <lanes> <plan|rows>".
+// or light, and the order of its work items: the plan's or rows in graph
+// order (by_row), and a row's tiles side by side or in slices (all rows'
+// first tile, then their second, ...: the sum's slices, one subwarp per
+// item). Its name is "<heavy|light> <lanes> [slices ]<plan|rows>".
 struct ExtremeLaunch {
   GspmmTile tile;
   bool light = false;
   bool by_row = false;
+  bool slices = false;
 };
 
 template <typename T>
@@ -475,10 +480,12 @@ void launch_extreme_of(const ExtremeLaunch& launch, ExtremeArguments<T> args, co
   constexpr int kWide = 16 / static_cast<int>(sizeof(T));
   args.segments = sparse_cuda::segment_list(plan, launch.by_row);
   args.tiles = (args.features + launch.tile.vec * launch.tile.sub - 1) / (launch.tile.vec * launch.tile.sub);
+  args.slice_major = launch.slices;
   const int64_t items = args.segments.count * args.heads * args.tiles;
   const auto go = [&](auto kernel, int lanes) {
-    kernel<<<sparse_cuda::subwarp_blocks(items, lanes, device), sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(
-        args);
+    const unsigned blocks = launch.slices ? sparse_cuda::item_blocks(items, lanes)
+                                          : sparse_cuda::subwarp_blocks(items, lanes, device);
+    kernel<<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
     SGNN_CUDA_CHECK_LAUNCH("gspmm_extreme_kernel");
   };
   const auto by_sub = [&](auto vec) {
