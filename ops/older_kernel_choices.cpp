@@ -85,7 +85,7 @@ KernelChoiceMap with_current_keys(const KernelChoiceMap& choices) {
       if (const std::optional<OlderShape> shape = older_shape(std::string_view(key).substr(13), true)) {
         sddmm_padded.emplace_back(*shape, variant);
       }
-    } else {
+    } else if (!key.starts_with("gspmm-extreme-order:")) {
       current[key] = variant;
     }
   }

@@ -11,8 +11,10 @@
 //        key already names the direct kernel)
 // "spmm-tile:...:scalar" keys are dropped (one tile existed: nothing was
 // timed), and a padded choice whose padded width has no stored choice is
-// dropped (timed again). Every other key is kept as it is (the SDDMM
-// kernels' keys did not change).
+// dropped (timed again). "gspmm-extreme-order:..." keys (g-SpMM Max/Min's
+// order, timed between two launches) are dropped: gspmm_extreme_choice_key
+// times its heavy and light tiles with the order (ops/cuda/gspmm.cu). Every
+// other key is kept as it is (the SDDMM kernels' keys did not change).
 #pragma once
 
 #include "ops/kernel_choices.hpp"

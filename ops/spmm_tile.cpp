@@ -172,12 +172,11 @@ std::vector<std::string> spmm_tile_names(int64_t features, bool vectorizable, DT
 bool light_spmm_tiles_fit(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features,
                           int64_t narrowest_tile) {
   // The light tiles' 32-bit counting, with room for the steps past an end.
-  constexpr int64_t kInt32Room = (int64_t{1} << 31) - (int64_t{1} << 27);
   const int64_t width = heads * features;
   const int64_t most_items = std::max(plan.segments, plan.split_segments + plan.num_rows) * heads *
                              ((features + narrowest_tile - 1) / narrowest_tile);
-  return csr.nnz < kInt32Room && std::max(csr.num_rows, csr.num_cols) * width < kInt32Room &&
-         plan.split_segments * width < kInt32Room && most_items < kInt32Room;
+  return csr.nnz < kLightTileCountBound && std::max(csr.num_rows, csr.num_cols) * width < kLightTileCountBound &&
+         plan.split_segments * width < kLightTileCountBound && most_items < kLightTileCountBound;
 }
 
 void force_spmm_tile(const std::string& name) {

@@ -89,6 +89,8 @@ std::vector<std::string> spmm_tile_names(int64_t features, bool vectorizable, DT
 // values-only kernel's light tiles start at 32).
 bool light_spmm_tiles_fit(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features,
                           int64_t narrowest_tile = 64);
+// The bound each of those counts stays below: 2^31 less room for the steps past an end.
+inline constexpr int64_t kLightTileCountBound = (int64_t{1} << 31) - (int64_t{1} << 27);
 
 // Forces a tile by name process-wide when it exists for the call's width
 // ("padded": the zero-padded path with its chosen tile, where the width is

@@ -100,7 +100,10 @@ std::vector<ExtremeLaunch> extreme_launches(const Csr& csr, const SparsePlan& pl
   rows.e = Tensor();
   const GspmmTile rule = choose_tile(rows, kWide);
   std::vector<ExtremeLaunch> shapes = {{rule, false, false, false}};
-  if (rule.vec == kWide && std::is_same_v<T, float>) {
+  // The light kernel indexes per-head weights in 32 bits too: nnz · heads must fit.
+  const bool per_head_weights = operands.e.defined() && operands.e_layout.head_stride != 0;
+  const bool weights_fit = !per_head_weights || csr.nnz * operands.heads < kLightTileCountBound;
+  if (rule.vec == kWide && std::is_same_v<T, float> && weights_fit) {
     for (int sub : {8, 16, 32}) {
       const int64_t tile_width = int64_t{sub} * kWide;
       if (tile_width > operands.features ||
