@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iostream>
 #include <optional>
+#include <vector>
 
 #include "core/autograd.hpp"
 #include "core/memory.hpp"
@@ -154,6 +155,25 @@ Trainer::Trainer(Model& model, Optimizer& optimizer, TrainingData data, TrainerO
   check_data(data_, model_);
   check_compute_copies(model_, optimizer_);
   capture_enabled_ = resolve_step_capture(options.capture_step, data_.features.device(), data_.graph.graph().nnz());
+  if (model_.forward_rows_is_cheaper()) {
+    // Once, on the host; the labels' values are checked by the loss, as on the other path.
+    const std::vector<int32_t> labels = data_.labels.to(Device::cpu()).to_vector<int32_t>();
+    const std::vector<int32_t> rows = data_.train_index.to(Device::cpu()).to_vector<int32_t>();
+    std::vector<int32_t> picked(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      SGNN_CHECK(rows[i] >= 0 && static_cast<std::size_t>(rows[i]) < labels.size(), "Trainer: train_index[", i,
+                 "] = ", rows[i], " is not a node of the ", labels.size(), " in the features");
+      picked[i] = labels[static_cast<std::size_t>(rows[i])];
+    }
+    train_labels_ = Tensor::from_vector(picked, {static_cast<int64_t>(picked.size())}).to(data_.labels.device());
+  }
+}
+
+Tensor Trainer::training_loss() {
+  if (train_labels_.defined()) {
+    return ops::cross_entropy(model_.forward_rows(data_.graph, data_.features, data_.train_index), train_labels_);
+  }
+  return ops::cross_entropy(model_.forward(data_.graph, data_.features), data_.labels, data_.train_index);
 }
 
 void Trainer::zero_all_gradients() {
@@ -174,8 +194,7 @@ std::optional<double> Trainer::captured_train_step() {
       captured_step_ = CapturedStep::capture(
           data_.features.device(),
           [this](CapturedStep& step) {
-            const Tensor logits = model_.forward(data_.graph, data_.features);
-            const Tensor loss = ops::cross_entropy(logits, data_.labels, data_.train_index);
+            const Tensor loss = training_loss();
             loss.backward();
             optimizer_.step();
             step.record_output(0, loss);
@@ -201,8 +220,7 @@ double Trainer::train_step() {
   ++eager_steps_;
   model_.train();
   optimizer_.zero_grad();
-  const Tensor logits = model_.forward(data_.graph, data_.features);
-  const Tensor loss = ops::cross_entropy(logits, data_.labels, data_.train_index);
+  const Tensor loss = training_loss();
   loss.backward();
   optimizer_.step();
   return loss.item();

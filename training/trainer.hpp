@@ -133,6 +133,10 @@ class Trainer {
 
  private:
   double train_step();  // returns the training loss
+  // The training loss on the autograd tape: cross-entropy over the training
+  // rows, of only those rows' logits where the model computes them alone
+  // (Model::forward_rows_is_cheaper), else of every row's.
+  Tensor training_loss();
   // The step through the CUDA Graph when capture is on and possible (the
   // first call after an eager step captures); nullopt: run it eagerly.
   std::optional<double> captured_train_step();
@@ -149,6 +153,7 @@ class Trainer {
   bool capture_failed_ = false;
   int64_t eager_steps_ = 0;  // in this trainer; capture waits for one
   std::unique_ptr<CapturedStep> captured_step_;
+  Tensor train_labels_;  // labels of data_.train_index's rows in its order, where training_loss uses them
 };
 
 // Whether `record` resets the patience (improved) and becomes the best epoch

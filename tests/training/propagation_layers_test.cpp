@@ -78,6 +78,40 @@ TEST_CASE("SGConv gradients match finite differences, through the propagation wh
   CHECK(gradient_error([&](const std::vector<Tensor>&) { return conv.forward(graph, x); }, inputs, 1e-3) < 1e-2);
 }
 
+TEST_CASE("SGConv::forward_rows gives those rows of forward, for new rows and inputs too, with gradients") {
+  const Adjacency adjacency = random_graph(11, 40, 5, true);
+  const GraphInput graph{adjacency};
+  Generator generator(2);
+  SGConv conv(4, 3, 2, generator);
+  for (Tensor p : conv.parameters()) copy_into(p, random_tensor(p.shape(), 21, -0.5, 0.5));
+  CHECK(conv.forward_rows_is_cheaper());
+  const auto rows_of = [](const std::vector<double>& all, const std::vector<int32_t>& rows, std::size_t width) {
+    std::vector<double> out;
+    for (int32_t r : rows)
+      for (std::size_t j = 0; j < width; ++j) out.push_back(all[static_cast<std::size_t>(r) * width + j]);
+    return out;
+  };
+  const Tensor x = random_tensor({11, 4}, 6);
+  const Tensor y = random_tensor({11, 4}, 7);
+  // Rows out of order and repeated; then other rows, then another input: never a kept result of before.
+  for (const std::vector<int32_t>& picked : {std::vector<int32_t>{7, 0, 3, 3, 10}, std::vector<int32_t>{1, 2}}) {
+    const Tensor rows = Tensor::from_vector(picked, {static_cast<int64_t>(picked.size())});
+    for (const Tensor& input : {x, y}) {
+      const std::vector<double> expected = rows_of(sg_reference(adjacency, input, 2, conv.linear()), picked, 3);
+      const Tensor got = conv.forward_rows(graph, input, rows);
+      CHECK(got.shape() == Shape{static_cast<int64_t>(picked.size()), 3});
+      CHECK(relative_error(got, expected) < 1e-5);
+    }
+  }
+  // Through the gather to W, b and an input that requires a gradient.
+  Tensor z = random_tensor({11, 4}, 8).set_requires_grad(true);
+  std::vector<Tensor> inputs = conv.parameters();
+  inputs.push_back(z);
+  const Tensor rows = Tensor::from_vector(std::vector<int32_t>{4, 9, 4}, {3});
+  CHECK(gradient_error([&](const std::vector<Tensor>&) { return conv.forward_rows(graph, z, rows); }, inputs, 1e-3) <
+        1e-2);
+}
+
 TEST_CASE("APPNPPropagation runs K steps of h = (1 - alpha)·Â·h + alpha·x") {
   const Adjacency adjacency = random_graph(10, 36, 3, true);
   const Tensor x = random_tensor({10, 3}, 8);

@@ -3,6 +3,7 @@
 #include "core/autograd.hpp"
 #include "tests/support/training_task.hpp"
 #include "training/nn/gcn_conv.hpp"
+#include "training/nn/sg_conv.hpp"
 
 using namespace sgnn;
 using namespace sgnn::training;
@@ -188,4 +189,47 @@ TEST_CASE("median of even and odd lists") {
   CHECK(median({3, 1, 2}) == 2);
   CHECK(median({4, 1, 3, 2}) == 2.5);
   CHECK(median({}) == 0);
+}
+
+TEST_CASE("a model that computes the training rows alone (SGConv) trains as one that computes every row") {
+  TinyTask task = tiny_task();
+  // Training rows out of order and not a prefix of the nodes, so that rows
+  // taken by position instead of by id would train on other nodes.
+  std::vector<int32_t> rows;
+  for (int32_t r = 89; r >= 30; r -= 2) rows.push_back(r);
+  task.data.train_index = Tensor::from_vector(rows, {static_cast<int64_t>(rows.size())});
+  // The same SGConv weights; behind a pass-through layer, which computes every
+  // row, the trainer takes the loss's rows from the whole forward instead.
+  std::vector<std::vector<double>> losses;
+  std::vector<std::vector<std::vector<float>>> weights;
+  for (const bool alone : {true, false}) {
+    Generator generator(5);
+    auto layers = std::make_shared<Sequential>();
+    layers->append(std::make_shared<SGConv>(task.features, task.classes, 2, generator));
+    if (!alone) layers->append(std::make_shared<TapeProbe>());
+    Model model("sgc", layers, {});
+    CHECK(model.forward_rows_is_cheaper() == alone);
+    ops::AdamHyperparameters adam;
+    adam.learning_rate = 0.2f;
+    Adam optimizer(model.parameter_groups(5e-3f), adam);
+    TrainerOptions options;
+    options.epochs = 30;
+    Trainer trainer(model, optimizer, task.data, options);
+    const TrainResult result = trainer.fit();
+    std::vector<double> run;
+    for (const EpochRecord& r : result.history) run.push_back(r.train_loss);
+    losses.push_back(run);
+    weights.push_back(values_of(model));
+  }
+  REQUIRE(losses[0].size() == 30);
+  CHECK(losses[0].back() < 0.8 * losses[0].front());  // it learns
+  for (std::size_t epoch = 0; epoch < losses[0].size(); ++epoch) {
+    CAPTURE(epoch);
+    CHECK(losses[0][epoch] == doctest::Approx(losses[1][epoch]).epsilon(1e-5));
+  }
+  for (std::size_t p = 0; p < weights[0].size(); ++p) {
+    for (std::size_t i = 0; i < weights[0][p].size(); ++i) {
+      CHECK(weights[0][p][i] == doctest::Approx(weights[1][p][i]).epsilon(1e-4));
+    }
+  }
 }

@@ -4,6 +4,7 @@
 
 #include "ops/activation.hpp"
 #include "ops/dropout.hpp"
+#include "ops/gather_scatter.hpp"
 
 namespace sgnn::training {
 
@@ -31,6 +32,17 @@ Sequential& Sequential::append(std::shared_ptr<Layer> layer) {
 }
 
 Tensor Sequential::forward(const GraphInput& graph, const Tensor& x) { return forward_from(0, graph, x); }
+
+Tensor Sequential::forward_rows(const GraphInput& graph, const Tensor& x, const Tensor& rows) {
+  if (layers_.empty()) return ops::gather_rows(x, rows);
+  Tensor y = x;
+  for (std::size_t i = 0; i + 1 < layers_.size(); ++i) y = layers_[i]->forward(graph, y);
+  return layers_.back()->forward_rows(graph, y, rows);
+}
+
+bool Sequential::forward_rows_is_cheaper() const {
+  return !layers_.empty() && layers_.back()->forward_rows_is_cheaper();
+}
 
 Tensor Sequential::forward_from(std::size_t first, const GraphInput& graph, const Tensor& x) {
   SGNN_CHECK(first <= layers_.size(), "Sequential: cannot start at layer ", first, " of ", layers_.size());

@@ -42,6 +42,10 @@ class Sequential : public Layer {
   explicit Sequential(const std::vector<std::shared_ptr<Layer>>& layers);
   Sequential& append(std::shared_ptr<Layer> layer);
   Tensor forward(const GraphInput& graph, const Tensor& x) override;
+  // Every layer but the last forward, the last one's forward_rows; cheaper
+  // where the last layer's is (an empty Sequential: the rows of x).
+  Tensor forward_rows(const GraphInput& graph, const Tensor& x, const Tensor& rows) override;
+  bool forward_rows_is_cheaper() const override;
   // The layers [first, size()) only (first ≤ size(), InvalidArgument otherwise).
   Tensor forward_from(std::size_t first, const GraphInput& graph, const Tensor& x);
   std::size_t size() const { return layers_.size(); }

@@ -1,5 +1,6 @@
 #include "training/nn/layer.hpp"
 
+#include "ops/gather_scatter.hpp"
 #include "ops/spmm.hpp"
 
 namespace sgnn::training {
@@ -17,6 +18,10 @@ const Adjacency& GraphInput::adjacency_in(const graph_io::AdjacencyForm& form) c
     return graph();
   }
   return forms->is_prepared(form) ? graph() : forms->get(form);
+}
+
+Tensor Layer::forward_rows(const GraphInput& graph, const Tensor& x, const Tensor& rows) {
+  return ops::gather_rows(forward(graph, x), rows);
 }
 
 Tensor GraphInput::aggregate(const Tensor& x) const {

@@ -53,6 +53,15 @@ class Layer : public Module {
   // x: [N, in] on the parameters' device, of the module's activation dtype
   // (float32, or bfloat16 in BFloat16 precision) -> [N, out], the same dtype.
   virtual Tensor forward(const GraphInput& graph, const Tensor& x) = 0;
+  // Rows `rows` (int32 [R], node ids in [0, N)) of forward(graph, x): [R, out],
+  // for a loss that reads only those (the trainer's training split). This
+  // default computes every row and gathers them (ops::gather_rows).
+  virtual Tensor forward_rows(const GraphInput& graph, const Tensor& x, const Tensor& rows);
+  // True where forward_rows computes only the rows asked for, so that it is
+  // cheaper than forward: the layer's output rows do not depend on each
+  // other once its input is fixed (SGConv's linear map of a kept
+  // propagation). The trainer then asks its model for the loss's rows only.
+  virtual bool forward_rows_is_cheaper() const { return false; }
 };
 
 }  // namespace sgnn::training

@@ -27,6 +27,11 @@ Tensor Model::forward(const GraphInput& graph, const Tensor& x) {
   return layers_->forward(graph, ops::cast(x, activation_dtype()));
 }
 
+Tensor Model::forward_rows(const GraphInput& graph, const Tensor& x, const Tensor& rows) {
+  check_floating(x, "Model::forward_rows", "x");
+  return layers_->forward_rows(graph, ops::cast(x, activation_dtype()), rows);
+}
+
 std::vector<ParameterGroup> Model::parameter_groups(float weight_decay) const {
   ParameterGroup decayed;
   ParameterGroup plain;

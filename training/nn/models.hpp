@@ -33,6 +33,10 @@ class Model : public Module {
   // x float32 or bfloat16; converted to the model's activation dtype first
   // (one pass: give bfloat16 features to a bf16 model to skip it).
   Tensor forward(const GraphInput& graph, const Tensor& x);
+  // Rows `rows` (int32 [R]) of forward(graph, x) (Layer::forward_rows), and
+  // whether they cost less than the whole forward (the trainer's choice).
+  Tensor forward_rows(const GraphInput& graph, const Tensor& x, const Tensor& rows);
+  bool forward_rows_is_cheaper() const { return layers_->forward_rows_is_cheaper(); }
   const std::string& kind() const { return kind_; }
   const Sequential& layers() const { return *layers_; }
   // As recorded by make_model, with the precision the model computes in now (set_precision).

@@ -1,5 +1,7 @@
 #include "training/nn/sg_conv.hpp"
 
+#include "ops/gather_scatter.hpp"
+
 namespace sgnn::training {
 
 SGConv::SGConv(int64_t in_features, int64_t out_features, int64_t hops, Generator& generator, bool bias)
@@ -29,6 +31,21 @@ Tensor SGConv::propagated(const GraphInput& graph, const Tensor& x) {
 Tensor SGConv::forward(const GraphInput& graph, const Tensor& x) {
   check_layer_input(x, linear_->weight().size(0), "SGConv");
   return linear_->forward(propagated(graph, x));
+}
+
+Tensor SGConv::forward_rows(const GraphInput& graph, const Tensor& x, const Tensor& rows) {
+  check_layer_input(x, linear_->weight().size(0), "SGConv");
+  const Tensor all = propagated(graph, x);
+  if (x.requires_grad()) return linear_->forward(ops::gather_rows(all, rows));  // the gradient flows through the gather
+  const bool same = selected_.defined() && rows.shares_storage_with(selected_rows_) &&
+                    rows.raw_data() == selected_rows_.raw_data() && rows.shape() == selected_rows_.shape() &&
+                    all.shares_storage_with(selected_from_);
+  if (!same) {
+    selected_ = ops::gather_rows(all, rows);
+    selected_rows_ = rows;
+    selected_from_ = all;
+  }
+  return linear_->forward(selected_);
 }
 
 }  // namespace sgnn::training

@@ -26,6 +26,11 @@ class SGConv : public Layer {
   SGConv(int64_t in_features, int64_t out_features, int64_t hops, Generator& generator, bool bias = true);
   // x [N, in] with N = the adjacency's node count -> [N, out].
   Tensor forward(const GraphInput& graph, const Tensor& x) override;
+  // linear(rows of Â^K · x): only the rows asked for pass through W. The
+  // gathered rows are kept beside the propagation, for the same rows tensor
+  // (held, as the input is); at most R · in more elements.
+  Tensor forward_rows(const GraphInput& graph, const Tensor& x, const Tensor& rows) override;
+  bool forward_rows_is_cheaper() const override { return true; }
   int64_t hops() const { return hops_; }
   const Linear& linear() const { return *linear_; }  // W and b
   // Â^K · x, computed on first use and kept while the graph and input stay the same.
@@ -37,6 +42,9 @@ class SGConv : public Layer {
   Tensor cached_input_;   // the input whose propagation is kept (holds its storage)
   Tensor cached_indptr_;  // the adjacency it was propagated on (its row pointers, held likewise)
   Tensor cached_;         // Â^K · cached_input_
+  Tensor selected_rows_;  // the rows tensor of selected_ (holds its storage)
+  Tensor selected_from_;  // the propagation selected_ was gathered from (held likewise)
+  Tensor selected_;       // selected_from_'s rows selected_rows_
 };
 
 }  // namespace sgnn::training

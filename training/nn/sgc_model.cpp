@@ -18,8 +18,9 @@ std::shared_ptr<Sequential> build(const ModelDescription& d, Generator& generato
 }
 
 // Activations: the kept propagation [N, in] and, while it is computed, the
-// previous hop beside it; the logits, the loss's probabilities and two
-// gradients of [N, classes].
+// previous hop beside it (later the training rows' copy, SGConv::forward_rows,
+// in its place); the logits, the loss's probabilities and two gradients of
+// [N, classes].
 ModelMemory memory(const ModelDescription& d, const GraphSize& graph) {
   const int64_t bytes = static_cast<int64_t>(dtype_size(activation_dtype(d.precision)));
   return {.parameters = d.in_features * d.classes + d.classes,
