@@ -83,8 +83,8 @@ inline void add_training_flags(CLI::App& app, const training::ModelEntry& entry,
                      "default auto); the others (" + detail::models_with_fixed_weights(false) + ") use csr")
       ->check(CLI::IsMember({"csr", "hrpb", "auto"}));
   app.add_option("--cuda-graph", e.cuda_graph,
-                 "capture the training step in a CUDA Graph and replay it each epoch: auto (on CUDA for graphs "
-                 "under 2M edges), on or off (default auto)")
+                 "capture the training step in a CUDA Graph and replay it each epoch: auto (on CUDA), on or "
+                 "off (default auto)")
       ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--cache", e.cache_dir, "directory of the prepared-adjacency cache (default: no cache)");
   app.add_option("--out", options.out_json, "write the results as JSON here (schema: docs/results-json.md)");

@@ -185,7 +185,7 @@ ExperimentResult run_experiment(const ExperimentOptions& options, const Experime
   trainer_options.patience = h.patience;
   trainer_options.monitor = h.monitor;
   trainer_options.capture_step = parse_step_capture(options.cuda_graph);
-  const bool capture_planned = resolve_step_capture(trainer_options.capture_step, device, graph.adjacency.nnz());
+  const bool capture_planned = resolve_step_capture(trainer_options.capture_step, device);
   result.cuda_graph = options.cuda_graph;
   result.step_captured = capture_planned;
 

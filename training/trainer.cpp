@@ -121,13 +121,13 @@ double median(std::vector<double> values) {
   return (lower + upper) / 2.0;
 }
 
-bool resolve_step_capture(StepCapture capture, Device device, int64_t nonzeros) {
+bool resolve_step_capture(StepCapture capture, Device device) {
   switch (capture) {
     case StepCapture::Off: return false;
     case StepCapture::On:
       SGNN_CHECK(device.is_cuda(), "Trainer: step capture (--cuda-graph on) needs a CUDA device, got ", device.str());
       return true;
-    case StepCapture::Auto: return device.is_cuda() && nonzeros < kCaptureMaxNonzeros;
+    case StepCapture::Auto: return device.is_cuda();
   }
   return false;
 }
@@ -154,7 +154,7 @@ Trainer::Trainer(Model& model, Optimizer& optimizer, TrainingData data, TrainerO
   SGNN_CHECK(options.patience >= 0, "Trainer: patience must be non-negative, got ", options.patience);
   check_data(data_, model_);
   check_compute_copies(model_, optimizer_);
-  capture_enabled_ = resolve_step_capture(options.capture_step, data_.features.device(), data_.graph.graph().nnz());
+  capture_enabled_ = resolve_step_capture(options.capture_step, data_.features.device());
   if (model_.forward_rows_is_cheaper()) {
     // Once, on the host; the labels' values are checked by the loss, as on the other path.
     const std::vector<int32_t> labels = data_.labels.to(Device::cpu()).to_vector<int32_t>();

@@ -57,14 +57,12 @@ struct TrainingData {
 enum class Monitor : unsigned char { ValidationAccuracy, ValidationLoss, ValidationLossAndAccuracy };
 const char* monitor_name(Monitor monitor);  // "accuracy", "loss", "loss+accuracy"
 
-// Auto: capture on a CUDA device when the graph has fewer than
-// kCaptureMaxNonzeros non-zeros (launch overhead dominates there), never on
-// the CPU. On: capture on CUDA (InvalidArgument on the CPU). Off: eager.
+// Auto and On: capture on a CUDA device (a replay is never slower than the
+// eager step and holds no more memory: docs/kernels.md); Auto stays eager on
+// the CPU, On there is InvalidArgument. Off: eager.
 enum class StepCapture : unsigned char { Auto, On, Off };
-inline constexpr int64_t kCaptureMaxNonzeros = 2'000'000;
-// Whether a trainer with this option captures its step on `device` for a
-// graph of `nonzeros` edges. On with a CPU device -> InvalidArgument.
-bool resolve_step_capture(StepCapture capture, Device device, int64_t nonzeros);
+// Whether a trainer with this option captures its step on `device`.
+bool resolve_step_capture(StepCapture capture, Device device);
 // "auto" | "on" | "off" -> StepCapture; anything else -> InvalidArgument.
 StepCapture parse_step_capture(const std::string& text);
 const char* step_capture_name(StepCapture capture);

@@ -15,15 +15,13 @@ using namespace sgnn;
 using namespace sgnn::training;
 using namespace sgnn::testing;
 
-TEST_CASE("step capture: Auto is on for CUDA below 2M non-zeros and off on the CPU; On needs CUDA") {
-  CHECK_FALSE(resolve_step_capture(StepCapture::Auto, Device::cpu(), 10));
-  CHECK(resolve_step_capture(StepCapture::Auto, Device::cuda(0), 10));
-  CHECK(resolve_step_capture(StepCapture::Auto, Device::cuda(0), kCaptureMaxNonzeros - 1));
-  CHECK_FALSE(resolve_step_capture(StepCapture::Auto, Device::cuda(0), kCaptureMaxNonzeros));
-  CHECK(resolve_step_capture(StepCapture::On, Device::cuda(0), kCaptureMaxNonzeros * 10));
-  CHECK_FALSE(resolve_step_capture(StepCapture::Off, Device::cuda(0), 10));
-  CHECK_FALSE(resolve_step_capture(StepCapture::Off, Device::cpu(), 10));
-  CHECK_THROWS_WITH_AS(resolve_step_capture(StepCapture::On, Device::cpu(), 10), doctest::Contains("CUDA device"),
+TEST_CASE("step capture: Auto is on for CUDA and off on the CPU; On needs CUDA") {
+  CHECK_FALSE(resolve_step_capture(StepCapture::Auto, Device::cpu()));
+  CHECK(resolve_step_capture(StepCapture::Auto, Device::cuda(0)));
+  CHECK(resolve_step_capture(StepCapture::On, Device::cuda(0)));
+  CHECK_FALSE(resolve_step_capture(StepCapture::Off, Device::cuda(0)));
+  CHECK_FALSE(resolve_step_capture(StepCapture::Off, Device::cpu()));
+  CHECK_THROWS_WITH_AS(resolve_step_capture(StepCapture::On, Device::cpu()), doctest::Contains("CUDA device"),
                        InvalidArgument);
   for (const StepCapture capture : {StepCapture::Auto, StepCapture::On, StepCapture::Off}) {
     CHECK(parse_step_capture(step_capture_name(capture)) == capture);
