@@ -1,6 +1,12 @@
 // nll / cross-entropy on CUDA. Nothing here reads device memory from the
 // host: label and index faults become NaN losses (see ops/loss.hpp), and the
 // upstream gradient is read by the kernel.
+//
+// A row is read by a group of lanes sized to its classes (4 to 32, about
+// eight values a lane), several rows to a warp: a row's work is a chain of
+// dependent loads and shuffles, and with 41 classes a whole warp per row
+// left three quarters of its lanes idle and each warp walking many rows in
+// turn (docs/kernels.md).
 #include "ops/cuda/warp_reduce.cuh"
 #include "ops/loss_backend.hpp"
 #include "ops/loss_math.hpp"
@@ -9,29 +15,40 @@ namespace sgnn::ops {
 
 namespace {
 
-// log Σ_c exp(row[c]) over a warp (every lane gets it), shifted by the row maximum.
-template <typename T>
-__device__ float warp_log_sum_exp(const T* row, int64_t cols, unsigned lane) {
-  const float shift = warp_row_shift(row, cols, lane);
-  return shift + logf(warp_row_exp_sum(row, cols, shift, lane));
+// log Σ_c exp(row[c]) over a group of kLanes lanes (every lane gets it), shifted by the row maximum.
+template <int kLanes, typename T>
+__device__ float group_log_sum_exp(const T* row, int64_t cols, unsigned lane) {
+  const float shift = warp_row_shift<kLanes>(row, cols, lane);
+  return shift + logf(warp_row_exp_sum<kLanes>(row, cols, shift, lane));
 }
 
-// One warp per selected entry e.
-template <typename T>
+// The group of kLanes lanes this thread belongs to, and its lane in it. Every
+// lane of a warp runs the same loop trips (the shuffles take the full mask):
+// a group past the end reads an empty row and writes nothing.
+template <int kLanes>
+struct RowGroup {
+  static constexpr int64_t kPerWarp = 32 / kLanes;
+  unsigned lane;
+  int64_t group;
+  __device__ RowGroup() : lane(threadIdx.x & (kLanes - 1)), group((threadIdx.x & 31u) / kLanes) {}
+  __device__ int64_t begin() const { return warp_row_begin() * kPerWarp; }
+  __device__ int64_t step() const { return warp_row_step() * kPerWarp; }
+};
+
+// One group per selected entry e.
+template <int kLanes, typename T>
 __global__ void loss_per_row_kernel(LossKind kind, const T* __restrict__ x, const int32_t* __restrict__ labels,
                                     const int32_t* __restrict__ index, int64_t rows, int64_t classes,
                                     int64_t selected, float* __restrict__ per_row) {
-  const unsigned lane = threadIdx.x & 31u;
-  for (int64_t e = warp_row_begin(); e < selected; e += warp_row_step()) {
-    const int64_t r = selected_row(e, index, labels, rows, classes);
-    if (r < 0) {
-      if (lane == 0) per_row[e] = NAN;
-      continue;
-    }
-    const T* row = x + r * classes;
-    const float target = load_float(row[labels[r]]);
-    const float lse = kind == LossKind::CrossEntropy ? warp_log_sum_exp(row, classes, lane) : 0.0f;
-    if (lane == 0) per_row[e] = kind == LossKind::CrossEntropy ? lse - target : -target;
+  const RowGroup<kLanes> lanes;
+  for (int64_t base = lanes.begin(); base < selected; base += lanes.step()) {
+    const int64_t e = base + lanes.group;
+    const int64_t r = e < selected ? selected_row(e, index, labels, rows, classes) : -1;
+    const T* row = x + (r < 0 ? 0 : r) * classes;
+    const int64_t width = r < 0 ? 0 : classes;
+    const float lse = kind == LossKind::CrossEntropy ? group_log_sum_exp<kLanes>(row, width, lanes.lane) : 0.0f;
+    if (lanes.lane != 0 || e >= selected) continue;
+    per_row[e] = r < 0 ? NAN : (kind == LossKind::CrossEntropy ? lse : 0.0f) - load_float(row[labels[r]]);
   }
 }
 
@@ -45,25 +62,32 @@ __global__ void multiplicity_kernel(const int32_t* __restrict__ labels, const in
   }
 }
 
-// One warp per row of the gradient, computed in float and rounded once to T.
-template <typename T>
+// One group per row of the gradient, computed in float and rounded once to
+// T. multiplicity null (no index): each row with a valid label counts once.
+template <int kLanes, typename T>
 __global__ void loss_backward_kernel(LossKind kind, const T* __restrict__ x, const int32_t* __restrict__ labels,
                                      const float* __restrict__ multiplicity, const float* __restrict__ grad_loss,
                                      float inverse_count, int64_t rows, int64_t classes, T* __restrict__ grad) {
-  const unsigned lane = threadIdx.x & 31u;
+  const RowGroup<kLanes> lanes;
   const float upstream = *grad_loss * inverse_count;
-  for (int64_t r = warp_row_begin(); r < rows; r += warp_row_step()) {
+  for (int64_t base = lanes.begin(); base < rows; base += lanes.step()) {
+    const int64_t r = base + lanes.group;
+    float count = 0.0f;
+    if (r < rows) {
+      count = multiplicity != nullptr ? multiplicity[r] : (selected_row(r, nullptr, labels, rows, classes) >= 0);
+    }
+    const int64_t width = count == 0.0f ? 0 : classes;
+    const T* row = x + (width == 0 ? 0 : r) * classes;
+    const float lse = kind == LossKind::CrossEntropy ? group_log_sum_exp<kLanes>(row, width, lanes.lane) : 0.0f;
+    if (r >= rows) continue;
     T* out = grad + r * classes;
-    const float count = multiplicity[r];
-    if (count == 0.0f) {
-      for (int64_t c = lane; c < classes; c += 32) out[c] = store_as<T>(0.0f);
+    if (width == 0) {
+      for (int64_t c = lanes.lane; c < classes; c += kLanes) out[c] = store_as<T>(0.0f);
       continue;
     }
     const float weight = count * upstream;
-    const T* row = x + r * classes;
-    const int64_t label = labels[r];  // valid: multiplicity > 0 only for rows with a label in range
-    const float lse = kind == LossKind::CrossEntropy ? warp_log_sum_exp(row, classes, lane) : 0.0f;
-    for (int64_t c = lane; c < classes; c += 32) {
+    const int64_t label = labels[r];  // valid: the count is positive only for rows with a label in range
+    for (int64_t c = lanes.lane; c < classes; c += kLanes) {
       const float probability_part = kind == LossKind::CrossEntropy ? weight * expf(load_float(row[c]) - lse) : 0.0f;
       out[c] = store_as<T>(c == label ? probability_part - weight : probability_part);
     }
@@ -71,6 +95,16 @@ __global__ void loss_backward_kernel(LossKind kind, const T* __restrict__ x, con
 }
 
 const int32_t* index_data(const Tensor& index) { return index.defined() ? index.data<int32_t>() : nullptr; }
+
+// Calls launch(std::integral_constant<int, lanes>) with the fewest lanes (a
+// power of two, 4 to 32) that leave at most eight classes to each.
+template <typename Launch>
+void with_row_lanes(int64_t classes, Launch&& launch) {
+  if (classes <= 4 * 8) return launch(std::integral_constant<int, 4>{});
+  if (classes <= 8 * 8) return launch(std::integral_constant<int, 8>{});
+  if (classes <= 16 * 8) return launch(std::integral_constant<int, 16>{});
+  return launch(std::integral_constant<int, 32>{});
+}
 
 }  // namespace
 
@@ -82,9 +116,13 @@ void loss_per_row(Cuda, LossKind kind, const Tensor& input, const Tensor& labels
   cuda::DeviceGuard guard(device);
   visit_floating(input.dtype(), [&](auto element) {
     using T = decltype(element);
-    loss_per_row_kernel<<<warp_row_blocks(selected, device), kWarpRowThreads, 0, cuda::stream(device)>>>(
-        kind, input.data<T>(), labels.data<int32_t>(), index_data(index), input.size(0), input.size(1), selected,
-        per_row.data<float>());
+    with_row_lanes(input.size(1), [&](auto lanes) {
+      constexpr int kLanes = decltype(lanes)::value;
+      loss_per_row_kernel<kLanes, T><<<warp_row_blocks(selected, device, 32 / kLanes), kWarpRowThreads, 0,
+                                       cuda::stream(device)>>>(kind, input.data<T>(), labels.data<int32_t>(),
+                                                               index_data(index), input.size(0), input.size(1),
+                                                               selected, per_row.data<float>());
+    });
   });
   SGNN_CUDA_CHECK_LAUNCH("loss_per_row_kernel");
 }
@@ -94,22 +132,29 @@ void loss_backward(Cuda, LossKind kind, const Tensor& input, const Tensor& label
   const int64_t rows = input.size(0);
   const int64_t classes = input.size(1);
   if (rows == 0 || classes == 0) return;
-  const int64_t selected = index.defined() ? index.numel() : rows;
   const Device device = input.device();
   cuda::DeviceGuard guard(device);
   const cudaStream_t stream = cuda::stream(device);
-  Tensor multiplicity = Tensor::zeros({rows}, DType::Float32, device);
-  if (selected > 0) {
-    const LaunchShape shape = elementwise_launch_shape(selected, device);
-    multiplicity_kernel<<<shape.blocks, shape.threads, 0, stream>>>(labels.data<int32_t>(), index_data(index), rows,
-                                                                    classes, selected, multiplicity.data<float>());
-    SGNN_CUDA_CHECK_LAUNCH("multiplicity_kernel");
+  // Without an index every row counts once if its label is valid: the kernel sees that itself.
+  Tensor multiplicity;
+  if (index.defined()) {
+    multiplicity = Tensor::zeros({rows}, DType::Float32, device);
+    if (index.numel() > 0) {
+      const LaunchShape shape = elementwise_launch_shape(index.numel(), device);
+      multiplicity_kernel<<<shape.blocks, shape.threads, 0, stream>>>(
+          labels.data<int32_t>(), index.data<int32_t>(), rows, classes, index.numel(), multiplicity.data<float>());
+      SGNN_CUDA_CHECK_LAUNCH("multiplicity_kernel");
+    }
   }
+  const float* counts = multiplicity.defined() ? multiplicity.data<float>() : nullptr;
   visit_floating(input.dtype(), [&](auto element) {
     using T = decltype(element);
-    loss_backward_kernel<<<warp_row_blocks(rows, device), kWarpRowThreads, 0, stream>>>(
-        kind, input.data<T>(), labels.data<int32_t>(), multiplicity.data<float>(), grad_loss.data<float>(),
-        inverse_count, rows, classes, grad_input.data<T>());
+    with_row_lanes(classes, [&](auto lanes) {
+      constexpr int kLanes = decltype(lanes)::value;
+      loss_backward_kernel<kLanes, T><<<warp_row_blocks(rows, device, 32 / kLanes), kWarpRowThreads, 0, stream>>>(
+          kind, input.data<T>(), labels.data<int32_t>(), counts, grad_loss.data<float>(), inverse_count, rows,
+          classes, grad_input.data<T>());
+    });
   });
   SGNN_CUDA_CHECK_LAUNCH("loss_backward_kernel");
 }

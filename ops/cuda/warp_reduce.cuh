@@ -12,13 +12,18 @@ namespace sgnn::ops {
 
 constexpr unsigned kFullWarp = 0xffffffffu;
 
-// Every lane returns the sum (max) over the warp's 32 lanes.
+// Every lane returns the sum (max) over its aligned group of kLanes lanes
+// (a power of two up to 32; 32: the whole warp). All 32 lanes must call it.
+template <int kLanes = 32>
 __device__ __forceinline__ float warp_sum(float value) {
-  for (int offset = 16; offset > 0; offset >>= 1) value += __shfl_xor_sync(kFullWarp, value, offset);
+  for (int offset = kLanes / 2; offset > 0; offset >>= 1) value += __shfl_xor_sync(kFullWarp, value, offset);
   return value;
 }
+template <int kLanes = 32>
 __device__ __forceinline__ float warp_max(float value) {
-  for (int offset = 16; offset > 0; offset >>= 1) value = fmaxf(value, __shfl_xor_sync(kFullWarp, value, offset));
+  for (int offset = kLanes / 2; offset > 0; offset >>= 1) {
+    value = fmaxf(value, __shfl_xor_sync(kFullWarp, value, offset));
+  }
   return value;
 }
 
@@ -40,22 +45,23 @@ __device__ __forceinline__ float block_sum(float value) {
 }
 
 // The shift that keeps exp() of a row in range: its maximum, or 0 for a row
-// with no finite maximum (all −inf), as the CPU backends do. Warp-wide.
-// T: float or bfloat16 (read as float).
-template <typename T>
+// with no finite maximum (all −inf), as the CPU backends do. Over a group
+// of kLanes lanes (`lane` is the lane within the group). T: float or
+// bfloat16 (read as float).
+template <int kLanes = 32, typename T>
 __device__ __forceinline__ float warp_row_shift(const T* row, int64_t cols, unsigned lane) {
   float maximum = -INFINITY;
-  for (int64_t c = lane; c < cols; c += 32) maximum = fmaxf(maximum, load_float(row[c]));
-  maximum = warp_max(maximum);
+  for (int64_t c = lane; c < cols; c += kLanes) maximum = fmaxf(maximum, load_float(row[c]));
+  maximum = warp_max<kLanes>(maximum);
   return isfinite(maximum) ? maximum : 0.0f;
 }
 
-// Σ_c exp(row[c] − shift), warp-wide.
-template <typename T>
+// Σ_c exp(row[c] − shift) over a group of kLanes lanes.
+template <int kLanes = 32, typename T>
 __device__ __forceinline__ float warp_row_exp_sum(const T* row, int64_t cols, float shift, unsigned lane) {
   float total = 0.0f;
-  for (int64_t c = lane; c < cols; c += 32) total += expf(load_float(row[c]) - shift);
-  return warp_sum(total);
+  for (int64_t c = lane; c < cols; c += kLanes) total += expf(load_float(row[c]) - shift);
+  return warp_sum<kLanes>(total);
 }
 
 // Warp-per-row kernels: 256-thread blocks, each warp walks rows
@@ -68,9 +74,10 @@ __device__ __forceinline__ int64_t warp_row_begin() {
 }
 __device__ __forceinline__ int64_t warp_row_step() { return (static_cast<int64_t>(gridDim.x) * blockDim.x) >> 5; }
 
-inline unsigned warp_row_blocks(int64_t rows, Device device) {
-  constexpr int64_t warps_per_block = kWarpRowThreads / 32;
-  const int64_t wanted = (rows + warps_per_block - 1) / warps_per_block;
+// Blocks for `rows` rows, `rows_per_warp` to a warp (row groups of 32 / rows_per_warp lanes).
+inline unsigned warp_row_blocks(int64_t rows, Device device, int64_t rows_per_warp = 1) {
+  const int64_t rows_per_block = kWarpRowThreads / 32 * rows_per_warp;
+  const int64_t wanted = (rows + rows_per_block - 1) / rows_per_block;
   const int64_t cap = static_cast<int64_t>(cuda::properties(device).multiProcessorCount) * 16;
   return static_cast<unsigned>(std::clamp<int64_t>(wanted, 1, cap));
 }

@@ -34,7 +34,8 @@ TEST_CASE("GPU softmax and log_softmax match the CPU backend, forward and backwa
 }
 
 TEST_CASE("GPU losses match the CPU backend per row and in backward, with and without an index") {
-  for (const Shape& shape : {Shape{1, 1}, Shape{3, 17}, Shape{2708, 7}, Shape{40, 257}}) {
+  // Classes for every row-group width (4, 8, 16 and 32 lanes), rows not a multiple of the rows a warp takes.
+  for (const Shape& shape : {Shape{1, 1}, Shape{3, 17}, Shape{2708, 7}, Shape{1001, 41}, Shape{77, 100}, Shape{40, 257}}) {
     const int64_t rows = shape[0];
     const Tensor x = random_tensor(shape, 3, -5.0, 5.0);
     const Tensor labels = random_indices({rows}, 4, 0, shape[1], DType::Int32);
