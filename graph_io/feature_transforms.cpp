@@ -4,50 +4,47 @@
 
 namespace sgnn::graph_io {
 
-namespace {
-
-template <typename Out>
-void normalize_rows(const float* input, Out* output, int64_t rows, int64_t cols) {
+template <typename In, typename Out>
+void normalize_feature_rows_cpu(const In* input, Out* output, int64_t rows, int64_t cols) {
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < rows; ++r) {
-    const float* in = input + r * cols;
+    const In* in = input + r * cols;
     Out* out = output + r * cols;
     double sum = 0.0;
-    for (int64_t c = 0; c < cols; ++c) sum += static_cast<double>(in[c]);
+    for (int64_t c = 0; c < cols; ++c) sum += static_cast<double>(load_float(in[c]));
     const float scale = sum != 0.0 ? static_cast<float>(1.0 / sum) : 1.0f;
-    for (int64_t c = 0; c < cols; ++c) out[c] = store_as<Out>(in[c] * scale);
+    for (int64_t c = 0; c < cols; ++c) out[c] = store_as<Out>(load_float(in[c]) * scale);
   }
 }
 
-}  // namespace
-
-void normalize_feature_rows_cpu(const float* input, float* output, int64_t rows, int64_t cols) {
-  normalize_rows(input, output, rows, cols);
-}
-
-void normalize_feature_rows_cpu(const float* input, bfloat16* output, int64_t rows, int64_t cols) {
-  normalize_rows(input, output, rows, cols);
-}
+template void normalize_feature_rows_cpu(const float*, float*, int64_t, int64_t);
+template void normalize_feature_rows_cpu(const float*, bfloat16*, int64_t, int64_t);
+template void normalize_feature_rows_cpu(const bfloat16*, float*, int64_t, int64_t);
+template void normalize_feature_rows_cpu(const bfloat16*, bfloat16*, int64_t, int64_t);
 
 Tensor normalize_feature_rows(const Tensor& features, DType dtype) {
-  check_dtype(features, DType::Float32, "normalize_feature_rows", "features");
+  SGNN_CHECK(is_floating(features.dtype()), "normalize_feature_rows: argument 'features' must be float32 or bfloat16, "
+             "got ", dtype_name(features.dtype()));
   check_dim(features, 2, "normalize_feature_rows", "features");
   SGNN_CHECK(is_floating(dtype), "normalize_feature_rows: the output dtype must be float32 or bfloat16, got ",
              dtype_name(dtype));
   Tensor output = Tensor::empty(features.shape(), dtype, features.device());
   const int64_t rows = features.size(0);
   const int64_t cols = features.size(1);
-  visit_floating(dtype, [&](auto element) {
-    using Out = decltype(element);
-    if (features.device().is_cpu()) {
-      normalize_feature_rows_cpu(features.data<float>(), output.data<Out>(), rows, cols);
-    } else {
+  visit_floating(features.dtype(), [&](auto in_element) {
+    using In = decltype(in_element);
+    visit_floating(dtype, [&](auto out_element) {
+      using Out = decltype(out_element);
+      if (features.device().is_cpu()) {
+        normalize_feature_rows_cpu(features.data<In>(), output.data<Out>(), rows, cols);
+      } else {
 #ifdef SGNN_WITH_CUDA
-      normalize_feature_rows_cuda(features.data<float>(), output.data<Out>(), rows, cols, features.device());
+        normalize_feature_rows_cuda(features.data<In>(), output.data<Out>(), rows, cols, features.device());
 #else
-      require_available(features.device());
+        require_available(features.device());
 #endif
-    }
+      }
+    });
   });
   return output;
 }

@@ -7,7 +7,8 @@
 
 namespace sgnn::graph_io {
 
-// Row-normalised copy of `features` ([N, F] float32, host or CUDA; result on
+// Row-normalised copy of `features` ([N, F] float32 or bfloat16, read as
+// float: the papers100M-scale preset stores bfloat16; host or CUDA; result on
 // the same device): each row divided by its sum, so rows sum to 1; rows that
 // sum to zero stay as they are (all-zero rows stay 0). For the non-negative
 // bag-of-words features of the citation graphs this is PyG's

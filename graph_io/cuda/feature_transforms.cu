@@ -11,23 +11,25 @@ namespace {
 
 constexpr int kWarpsPerBlock = 8;
 
-template <typename Out>
-__global__ void normalize_rows_kernel(const float* __restrict__ input, Out* __restrict__ output, int64_t rows,
+template <typename In, typename Out>
+__global__ void normalize_rows_kernel(const In* __restrict__ input, Out* __restrict__ output, int64_t rows,
                                       int64_t cols) {
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
   const int lane = static_cast<int>(threadIdx.x % 32);
   if (row >= rows) return;  // whole warps leave together: no shuffle runs with missing lanes
-  const float* in = input + row * cols;
+  const In* in = input + row * cols;
   Out* out = output + row * cols;
   float sum = 0.0f;
-  for (int64_t c = lane; c < cols; c += 32) sum += in[c];
+  for (int64_t c = lane; c < cols; c += 32) sum += load_float(in[c]);
   for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
   const float scale = sum != 0.0f ? 1.0f / sum : 1.0f;
-  for (int64_t c = lane; c < cols; c += 32) out[c] = store_as<Out>(in[c] * scale);
+  for (int64_t c = lane; c < cols; c += 32) out[c] = store_as<Out>(load_float(in[c]) * scale);
 }
 
-template <typename Out>
-void launch(const float* input, Out* output, int64_t rows, int64_t cols, Device device) {
+}  // namespace
+
+template <typename In, typename Out>
+void normalize_feature_rows_cuda(const In* input, Out* output, int64_t rows, int64_t cols, Device device) {
   if (rows == 0 || cols == 0) return;
   cuda::DeviceGuard guard(device);
   const int64_t blocks = (rows + kWarpsPerBlock - 1) / kWarpsPerBlock;
@@ -37,14 +39,9 @@ void launch(const float* input, Out* output, int64_t rows, int64_t cols, Device 
   SGNN_CUDA_CHECK_LAUNCH("normalize_rows_kernel");
 }
 
-}  // namespace
-
-void normalize_feature_rows_cuda(const float* input, float* output, int64_t rows, int64_t cols, Device device) {
-  launch(input, output, rows, cols, device);
-}
-
-void normalize_feature_rows_cuda(const float* input, bfloat16* output, int64_t rows, int64_t cols, Device device) {
-  launch(input, output, rows, cols, device);
-}
+template void normalize_feature_rows_cuda(const float*, float*, int64_t, int64_t, Device);
+template void normalize_feature_rows_cuda(const float*, bfloat16*, int64_t, int64_t, Device);
+template void normalize_feature_rows_cuda(const bfloat16*, float*, int64_t, int64_t, Device);
+template void normalize_feature_rows_cuda(const bfloat16*, bfloat16*, int64_t, int64_t, Device);
 
 }  // namespace sgnn::graph_io

@@ -114,6 +114,11 @@ TEST_CASE("GPU normalize_feature_rows matches the host, zero rows included") {
     const Tensor device = normalize_feature_rows(x.to(kGpu));
     CHECK(device.device() == kGpu);
     CHECK(relative_error(device, host) < 1e-5);
+    // bfloat16 features (the papers100M-scale preset's), read as float: as the host reads them.
+    std::vector<bfloat16> narrow_values(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) narrow_values[i] = bfloat16(values[i]);
+    const Tensor narrow = Tensor::from_vector(narrow_values, shape);
+    CHECK(relative_error(normalize_feature_rows(narrow.to(kGpu)), normalize_feature_rows(narrow)) < 1e-5);
   }
 }
 

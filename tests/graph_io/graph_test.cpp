@@ -253,6 +253,22 @@ TEST_CASE("normalize_feature_rows writes bfloat16 directly: the float result rou
   CHECK_THROWS_AS(normalize_feature_rows(r, DType::Int32), InvalidArgument);
 }
 
+TEST_CASE("normalize_feature_rows reads bfloat16 features as float: as their float widening, either output") {
+  const std::vector<float> values = sgnn::testing::random_tensor({20, 33}, 5, 0.0, 1.0).to_vector<float>();
+  std::vector<bfloat16> narrow_values(values.size());
+  std::vector<float> widened(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    narrow_values[i] = bfloat16(values[i]);
+    widened[i] = narrow_values[i].to_float();
+  }
+  const Tensor narrow = Tensor::from_vector(narrow_values, {20, 33});
+  const Tensor wide = Tensor::from_vector(widened, {20, 33});
+  CHECK(normalize_feature_rows(narrow).to_vector<float>() == normalize_feature_rows(wide).to_vector<float>());
+  const std::vector<bfloat16> both_narrow = normalize_feature_rows(narrow, DType::BFloat16).to_vector<bfloat16>();
+  const std::vector<bfloat16> from_wide = normalize_feature_rows(wide, DType::BFloat16).to_vector<bfloat16>();
+  for (std::size_t i = 0; i < values.size(); ++i) CHECK(both_narrow[i].bits == from_wide[i].bits);
+}
+
 TEST_CASE("describe_graph counts loops, repeats, symmetry, degrees and components") {
   // Two components {0,1,2} and {3,4}, node 5 isolated; 0->1 repeated; a loop at 2.
   const EdgeList edges{6, Tensor::from_vector(std::vector<int32_t>{0, 0, 1, 2, 3}, {5}),
