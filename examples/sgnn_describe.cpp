@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "graph_io/csr_edges.hpp"
 #include "graph_io/graph.hpp"
 #include "graph_io/graph_statistics.hpp"
 #include "graph_io/hrpb_builder.hpp"
@@ -149,7 +150,9 @@ int main(int argc, char** argv) {
     check_output_folder(options.degrees_svg, "--degrees");
     check_output_folder(options.hrpb_svg, "--hrpb-density");
 
-    const graph_io::Dataset dataset = graph_io::load_dataset(options.dataset);
+    graph_io::Dataset dataset = graph_io::load_dataset(options.dataset);
+    // A dataset stored as a CSR only (the papers100M-scale preset) is described from its entries.
+    if (dataset.edges.num_edges() == 0 && dataset.csr.indices.defined()) dataset.edges = graph_io::edges_of_csr(dataset.csr);
     print_counts(dataset);
     const bool pictures = !options.pattern_svg.empty() || !options.degrees_svg.empty() || !options.hrpb_svg.empty();
     if (pictures || orderings.size() > 1) draw_pictures(dataset, options, orderings);

@@ -18,9 +18,10 @@
 //   csr          optional: the graph as a prebuilt CSR (host; row v lists the
 //                in-neighbours of v, sorted, no repeats; int64 indptr when
 //                nnz >= 2^31), from generators that write it directly (the
-//                papers100M-scale preset); edges then holds num_nodes only. Consumers
-//                that need an edge list refuse such a dataset; the
-//                mini-batch trainer samples from the CSR.
+//                papers100M-scale preset); edges then holds num_nodes only. The
+//                full-graph path prepares the adjacency from the CSR, the
+//                mini-batch trainer samples from it, and sgnn_describe expands
+//                it (graph_io/csr_edges.hpp).
 //   num_classes  max label + 1 (0 without labels)
 //   fingerprint  a hash of the files it was read from, taken when its
 //                processed file was written (graph_io/processed_dataset.hpp);

@@ -40,6 +40,14 @@ grep -q '"nodes": 500' "$work/gen.json" || fail "sgnn_gen printed $(cat "$work/g
 grep -q '^nodes: 500$' "$work/describe.txt" || fail "sgnn_describe read back $(cat "$work/describe.txt")"
 grep -q '^symmetric: yes$' "$work/describe.txt" || fail "the --symmetric graph is not symmetric"
 
+# The papers100M-scale preset stores a CSR and no edge list: sgnn_describe counts its entries.
+"$gen" --out "$work/papers" --preset papers100m-scale --scale 10000 > "$work/papers.json" || fail "papers preset"
+"$describe" "$work/papers" > "$work/papers.txt"
+grep -q '^nodes: 11106$' "$work/papers.txt" || fail "papers: $(cat "$work/papers.txt")"
+grep -Eq '^edges: [1-9][0-9]{5}$' "$work/papers.txt" || fail "papers: no edges described: $(cat "$work/papers.txt")"
+grep -q '^symmetric: yes$' "$work/papers.txt" || fail "papers: $(cat "$work/papers.txt")"
+grep -q '^in-degree: min [1-9]' "$work/papers.txt" || fail "papers: a node without entries: $(cat "$work/papers.txt")"
+
 # every family: generate <name> <expected nodes> <args...>, then read it back.
 generate() {
   local name="$1" nodes="$2"; shift 2

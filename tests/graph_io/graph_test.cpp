@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "graph_io/adjacency_cache.hpp"
+#include "graph_io/csr_edges.hpp"
 #include "graph_io/feature_transforms.hpp"
 #include "graph_io/generators/generators.hpp"
 #include "graph_io/graph.hpp"
@@ -267,6 +268,24 @@ TEST_CASE("normalize_feature_rows reads bfloat16 features as float: as their flo
   const std::vector<bfloat16> both_narrow = normalize_feature_rows(narrow, DType::BFloat16).to_vector<bfloat16>();
   const std::vector<bfloat16> from_wide = normalize_feature_rows(wide, DType::BFloat16).to_vector<bfloat16>();
   for (std::size_t i = 0; i < values.size(); ++i) CHECK(both_narrow[i].bits == from_wide[i].bits);
+}
+
+TEST_CASE("edges_of_csr lists each entry of row v as an edge into v, for int32 and int64 offsets") {
+  // Row 0: {1, 2}; row 1: {}; row 2: {0}.
+  for (const DType offsets : {DType::Int32, DType::Int64}) {
+    Csr csr;
+    csr.num_rows = csr.num_cols = 3;
+    csr.nnz = 3;
+    csr.indptr = offsets == DType::Int32 ? Tensor::from_vector(std::vector<int32_t>{0, 2, 2, 3}, {4})
+                                         : Tensor::from_vector(std::vector<int64_t>{0, 2, 2, 3}, {4});
+    csr.indices = Tensor::from_vector(std::vector<int32_t>{1, 2, 0}, {3});
+    const EdgeList edges = edges_of_csr(csr);
+    CHECK(edges.num_nodes == 3);
+    CHECK(edges.source.to_vector<int32_t>() == std::vector<int32_t>{1, 2, 0});
+    CHECK(edges.target.to_vector<int32_t>() == std::vector<int32_t>{0, 0, 2});
+    CHECK(describe_graph(edges).in_degree.zero == 1);
+  }
+  CHECK_THROWS_AS(edges_of_csr(Csr{}), InvalidArgument);
 }
 
 TEST_CASE("describe_graph counts loops, repeats, symmetry, degrees and components") {
