@@ -12,8 +12,9 @@
 //               pipeline makes its own
 //
 // CPU: next() samples and gathers the batch there and then.
-// CUDA: a thread of its own samples batch b + 1, ..., b + depth - 1 and
-// gathers their rows on a stream of its own, into one DeviceArena per batch
+// CUDA: a thread of its own samples batch b + 1, ..., b + depth - 1 on a
+// stream of its own and gathers their rows on another (so one batch's rows
+// cross the bus while the next is sampled), into one DeviceArena per batch
 // in flight (no allocation from the library's pool, which may hand out
 // memory the training stream still uses), while batch b trains on the
 // library's stream. next() makes the library's stream wait for the batch's
@@ -69,7 +70,8 @@ class BatchPipeline {
 
  private:
   class Producer;
-  MiniBatch make_batch(int64_t index, const WorkContext& context) const;
+  MiniBatch sample_batch(int64_t index, const WorkContext& context) const;  // seeds and blocks
+  void gather_batch(MiniBatch& batch, const WorkContext& context) const;     // inputs and labels
 
   PipelineSources sources_;
   Tensor order_;

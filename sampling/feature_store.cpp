@@ -49,6 +49,7 @@ FeatureStore::FeatureStore(const Tensor& table, Device device, const FeatureStor
   table_ = make_host_readable(table.to(Device::cpu()), device, access_);
   source_.rows = access_->device_pointer();
   source_.dtype = table_.dtype();
+  source_.in_host_memory = true;
   if (options.cache_bytes == 0) return;
   SGNN_CHECK(static_cast<int64_t>(degrees.size()) == source_.num_rows, kWhat, ": ", degrees.size(),
              " degrees for a table of ", source_.num_rows, " rows (the cache ranks rows by degree)");

@@ -16,7 +16,12 @@
 //
 // CUDA: a group of lanes per row (a warp for rows of 512 bytes and more)
 // reads it with coalesced 16-byte loads when its bytes allow, so a host
-// table moves at the bus's rate rather than a transaction per element.
+// table moves at the bus's rate rather than a transaction per element. A
+// table in host memory (`in_host_memory`) is read in ascending id order
+// (the ids sorted with their positions first, each row written to its
+// position): a batch's rows then come page after page, and the GPU's
+// translation of host addresses hits far more often than for rows in
+// random order (docs/sampling.md gives the figures).
 // ids out of range are not checked on a GPU (InvalidArgument on the CPU).
 #pragma once
 
@@ -32,6 +37,7 @@ struct RowSource {
   DType dtype = DType::Float32;
   int64_t num_rows = 0;
   int64_t row_elements = 0;
+  bool in_host_memory = false;  // read over unified addressing (see above)
 };
 
 struct RowCache {

@@ -79,10 +79,6 @@ __global__ void draw_kernel(const Offset* indptr, const int32_t* indices, const 
   }
 }
 
-__global__ void iota_kernel(int32_t* values, int64_t count) {
-  for (int64_t i = grid_stride_begin(); i < count; i += grid_stride_step()) values[i] = static_cast<int32_t>(i);
-}
-
 // Over the sorted (id, position) pairs: a new id heads a run without a destination.
 __global__ void run_heads_kernel(const int32_t* keys, const int32_t* positions, int64_t count, int64_t destinations,
                                  int32_t* fresh, int32_t* head_index) {

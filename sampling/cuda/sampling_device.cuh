@@ -35,6 +35,13 @@ __device__ __forceinline__ int64_t warp_begin() { return grid_stride_begin() / 3
 __device__ __forceinline__ int64_t warp_step() { return grid_stride_step() / 32; }
 __device__ __forceinline__ int lane_id() { return static_cast<int>(threadIdx.x & 31u); }
 
+// values[i] = i: the positions a sort carries along with its keys.
+// (A template, so the kernel may be defined in every unit that includes this.)
+template <typename Index>
+__global__ void iota_kernel(Index* values, int64_t count) {
+  for (int64_t i = grid_stride_begin(); i < count; i += grid_stride_step()) values[i] = static_cast<Index>(i);
+}
+
 // The bits CUB's radix sort needs for keys in [0, bound).
 inline int key_bits(int64_t bound) {
   int bits = 1;

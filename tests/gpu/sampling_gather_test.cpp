@@ -124,7 +124,8 @@ TEST_CASE("HostAccess reads pinned memory in place, refuses pageable memory; mak
   CHECK_THROWS_AS(sampling::HostAccess(Tensor::zeros({4}, DType::Float32, kGpu), kGpu), InvalidArgument);
 }
 
-TEST_CASE("GPU gather_rows writes every row asked for (outputs poisoned first), from the device and from the host") {
+TEST_CASE("GPU gather_rows writes every row asked for (outputs poisoned first), from the device and from the host, "
+          "in the ids' order and in ascending id order (host tables)") {
   const int64_t rows = 4096, width = 96;
   const Tensor table = sgnn::testing::random_tensor({rows, width}, 220);
   const Tensor on_device = table.to(kGpu);
@@ -133,9 +134,13 @@ TEST_CASE("GPU gather_rows writes every row asked for (outputs poisoned first), 
   const std::vector<int32_t> wanted_ids = random_ids(10000, rows, 10);
   const Tensor ids = Tensor::from_vector(wanted_ids, {10000}, kGpu);
   for (const void* rows_pointer : std::initializer_list<const void*>{on_device.raw_data(), host->device_pointer()}) {
-    Tensor out = sgnn::testing::poisoned({10000, width}, kGpu);
-    sampling::gather_rows({rows_pointer, DType::Float32, rows, width}, ids, out, sampling::WorkContext::on(kGpu));
-    check_rows(out, table, wanted_ids);
+    for (const bool ascending : {false, true}) {
+      CAPTURE(ascending);
+      Tensor out = sgnn::testing::poisoned({10000, width}, kGpu);
+      sampling::gather_rows({rows_pointer, DType::Float32, rows, width, ascending}, ids, out,
+                            sampling::WorkContext::on(kGpu));
+      check_rows(out, table, wanted_ids);
+    }
   }
 }
 
