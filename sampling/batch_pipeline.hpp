@@ -6,7 +6,7 @@
 //   batch_size  B >= 1 (the last batch may be smaller)
 //   first_batch the number of batch 0 for the sampler's random streams
 //               (batches of later epochs draw fresh neighbours)
-//   depth       batches in flight at most (>= 1)
+//   depth       batches in flight at most (>= 1); kPipelineDepth by default
 //   arenas      optional: `depth` arenas kept by the caller across epochs
 //               (the buffers then keep the size they grew to); else the
 //               pipeline makes its own
@@ -39,6 +39,11 @@
 
 namespace sgnn::sampling {
 
+// Three batches in flight: batch b trains while b + 1's rows are gathered and
+// b + 2 is sampled. With two, b + 2's sampling waits for b's step to free its
+// arena, so sampling and gathering ran one after the other (docs/sampling.md).
+inline constexpr int kPipelineDepth = 3;
+
 struct MiniBatch {
   int64_t index = 0;   // within the epoch
   Tensor seeds;        // int32 [B] on the device
@@ -56,7 +61,7 @@ struct PipelineSources {
 
 class BatchPipeline {
  public:
-  BatchPipeline(PipelineSources sources, Tensor order, int64_t batch_size, uint64_t first_batch, int depth = 2,
+  BatchPipeline(PipelineSources sources, Tensor order, int64_t batch_size, uint64_t first_batch, int depth = kPipelineDepth,
                 std::vector<std::shared_ptr<DeviceArena>> arenas = {});
   ~BatchPipeline();
   BatchPipeline(const BatchPipeline&) = delete;

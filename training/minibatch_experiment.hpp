@@ -52,7 +52,7 @@ struct MinibatchOptions {
   int64_t eval_every = 1;
   int64_t eval_from = 1;
   int64_t inference_chunk = 16384;
-  int pipeline_depth = 2;
+  int pipeline_depth = sampling::kPipelineDepth;
   std::string cache_dir;        // where the processed dataset goes when its folder is read-only
 };
 

@@ -22,6 +22,7 @@
 #include <optional>
 #include <vector>
 
+#include "sampling/batch_pipeline.hpp"
 #include "sampling/device_arena.hpp"
 #include "sampling/feature_store.hpp"
 #include "sampling/neighbor_sampler.hpp"
@@ -49,7 +50,7 @@ struct MinibatchTrainerOptions {
   int64_t eval_every = 1;
   int64_t eval_from = 1;       // the first epoch evaluated (PyG's products example: 6)
   InferenceOptions inference;
-  int pipeline_depth = 2;      // batches in flight (GPU)
+  int pipeline_depth = sampling::kPipelineDepth;      // batches in flight (GPU)
   double progress_seconds = 0.5;
 };
 
