@@ -44,8 +44,6 @@ class BatchPipeline::Producer {
       : owner_(owner), device_(device) {
     cuda::DeviceGuard guard(device);
     SGNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    SGNN_CUDA_CHECK(cudaStreamCreateWithFlags(&gather_stream_, cudaStreamNonBlocking));
-    SGNN_CUDA_CHECK(cudaEventCreateWithFlags(&sampled_, cudaEventDisableTiming));
     // Arenas may still be read by training work of an earlier pipeline.
     SGNN_CUDA_CHECK(cudaEventCreateWithFlags(&library_now_, cudaEventDisableTiming));
     SGNN_CUDA_CHECK(cudaEventRecord(library_now_, cuda::stream(device)));
@@ -69,15 +67,12 @@ class BatchPipeline::Producer {
     thread_.join();
     cuda::DeviceGuard guard(device_);
     (void)cudaStreamSynchronize(stream_);
-    (void)cudaStreamSynchronize(gather_stream_);
     for (Slot& slot : slots_) {
       slot.batch.reset();
       (void)cudaEventDestroy(slot.ready);
       (void)cudaEventDestroy(slot.freed);
     }
     (void)cudaEventDestroy(library_now_);
-    (void)cudaEventDestroy(sampled_);
-    (void)cudaStreamDestroy(gather_stream_);
     (void)cudaStreamDestroy(stream_);
     (void)cudaGetLastError();
   }
@@ -133,15 +128,10 @@ class BatchPipeline::Producer {
         // The training step that read this arena last must be done before it is written again.
         if (wait_for_free) SGNN_CUDA_CHECK(cudaStreamWaitEvent(stream_, slot.freed, 0));
         slot.arena->reset();
-        // The gathers run on a stream of their own, after the batch's sampling
-        // (and so after the free event it waited for): batch b's rows cross
-        // the bus while batch b + 1 is sampled.
-        MiniBatch batch = owner_.sample_batch(index, WorkContext{device_, stream_, slot.arena.get()});
-        SGNN_CUDA_CHECK(cudaEventRecord(sampled_, stream_));
-        SGNN_CUDA_CHECK(cudaStreamWaitEvent(gather_stream_, sampled_, 0));
-        owner_.gather_batch(batch, WorkContext{device_, gather_stream_, slot.arena.get()});
+        const WorkContext context{device_, stream_, slot.arena.get()};
+        MiniBatch batch = owner_.make_batch(index, context);
         batch.slot = slot_index;
-        SGNN_CUDA_CHECK(cudaEventRecord(slot.ready, gather_stream_));
+        SGNN_CUDA_CHECK(cudaEventRecord(slot.ready, stream_));
         {
           const std::lock_guard<std::mutex> lock(mutex_);
           slot.batch = std::move(batch);
@@ -160,9 +150,7 @@ class BatchPipeline::Producer {
 
   BatchPipeline& owner_;
   Device device_;
-  cudaStream_t stream_ = nullptr;         // sampling
-  cudaStream_t gather_stream_ = nullptr;  // the batch's rows and labels
-  cudaEvent_t sampled_ = nullptr;
+  cudaStream_t stream_ = nullptr;
   cudaEvent_t library_now_ = nullptr;
   std::vector<Slot> slots_;
   std::mutex mutex_;
@@ -205,7 +193,7 @@ BatchPipeline::BatchPipeline(PipelineSources sources, Tensor order, int64_t batc
 
 BatchPipeline::~BatchPipeline() = default;
 
-MiniBatch BatchPipeline::sample_batch(int64_t index, const WorkContext& context) const {
+MiniBatch BatchPipeline::make_batch(int64_t index, const WorkContext& context) const {
   const int64_t first = index * batch_size_;
   const int64_t count = std::min(batch_size_, order_.numel() - first);
   MiniBatch batch;
@@ -213,12 +201,9 @@ MiniBatch BatchPipeline::sample_batch(int64_t index, const WorkContext& context)
   batch.seeds = context.allocate({count}, DType::Int32);
   context.copy(batch.seeds.raw_data(), order_.data<int32_t>() + first, static_cast<std::size_t>(count) * sizeof(int32_t));
   batch.blocks = sources_.sampler->sample(batch.seeds, first_batch_ + static_cast<uint64_t>(index), context);
-  return batch;
-}
-
-void BatchPipeline::gather_batch(MiniBatch& batch, const WorkContext& context) const {
   batch.inputs = sources_.features->gather(batch.blocks.front().source_ids, context);
   batch.labels = sources_.labels->gather(batch.seeds, context);
+  return batch;
 }
 
 std::optional<MiniBatch> BatchPipeline::next() {
@@ -227,10 +212,7 @@ std::optional<MiniBatch> BatchPipeline::next() {
 #ifdef SGNN_WITH_CUDA
   if (producer_ != nullptr) return producer_->take(index);
 #endif
-  const WorkContext host = WorkContext::on(Device::cpu());
-  MiniBatch batch = sample_batch(index, host);
-  gather_batch(batch, host);
-  return batch;
+  return make_batch(index, WorkContext::on(Device::cpu()));
 }
 
 void BatchPipeline::release(MiniBatch& batch) {

@@ -12,9 +12,8 @@
 //               pipeline makes its own
 //
 // CPU: next() samples and gathers the batch there and then.
-// CUDA: a thread of its own samples batch b + 1, ..., b + depth - 1 on a
-// stream of its own and gathers their rows on another (so one batch's rows
-// cross the bus while the next is sampled), into one DeviceArena per batch
+// CUDA: a thread of its own samples batch b + 1, ..., b + depth - 1 and
+// gathers their rows on a stream of its own, into one DeviceArena per batch
 // in flight (no allocation from the library's pool, which may hand out
 // memory the training stream still uses), while batch b trains on the
 // library's stream. next() makes the library's stream wait for the batch's
@@ -39,10 +38,11 @@
 
 namespace sgnn::sampling {
 
-// Three batches in flight: batch b trains while b + 1's rows are gathered and
-// b + 2 is sampled. With two, b + 2's sampling waits for b's step to free its
-// arena, so sampling and gathering ran one after the other (docs/sampling.md).
-inline constexpr int kPipelineDepth = 3;
+// Two batches in flight: batch b trains while b + 1 is sampled and gathered.
+// Three, with the gathers on a second stream, were measured and not kept:
+// the papers100M-scale epoch, bound by its host-memory gathers, took 18.73 s
+// either way (H200, 20d3949), and each batch in flight holds an arena.
+inline constexpr int kPipelineDepth = 2;
 
 struct MiniBatch {
   int64_t index = 0;   // within the epoch
@@ -75,8 +75,7 @@ class BatchPipeline {
 
  private:
   class Producer;
-  MiniBatch sample_batch(int64_t index, const WorkContext& context) const;  // seeds and blocks
-  void gather_batch(MiniBatch& batch, const WorkContext& context) const;     // inputs and labels
+  MiniBatch make_batch(int64_t index, const WorkContext& context) const;
 
   PipelineSources sources_;
   Tensor order_;

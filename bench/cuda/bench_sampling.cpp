@@ -14,9 +14,7 @@
 //   epochs      GraphSAGE (3 layers, hidden 256) epoch times from
 //               training::run_minibatch_experiment: products-scale with the
 //               features on the GPU and in host memory, papers100M-scale with
-//               the features in host memory (also with two batches in
-//               flight, the baseline of the pipeline's depth); peak device and
-//               host memory.
+//               the features in host memory; peak device and host memory.
 //               Targets: 1 s, 3 s and 10 s. The median of the epochs after the
 //               first (which grows the pipeline's arenas) counts.
 //
@@ -290,10 +288,6 @@ int main(int argc, char** argv) {
         options.train_nodes = 0;  // the preset's 1.2M, as ogbn-papers100M's
         options.evaluate = false;
         bench_epochs("papers100M-scale, features in host memory", options, rows, 10.0);
-        // The baseline of the pipeline's depth (sampling/batch_pipeline.hpp): two batches in flight.
-        options.pipeline_depth = 2;
-        bench_epochs("papers100M-scale, features in host memory, 2 batches in flight", options, rows, 10.0);
-        options.pipeline_depth = sampling::kPipelineDepth;
         if (feature_cache_gib > 0.0) {
           options.feature_cache_bytes = static_cast<int64_t>(feature_cache_gib * 1073741824.0);
           std::ostringstream label;
