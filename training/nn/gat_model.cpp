@@ -74,7 +74,7 @@ ModelEntry gat_model() {
                 "self loops, ELU between";
   entry.hyperparameters = attention_hyperparameters({{"pubmed", "8"}});
   entry.hyperparameters.insert(entry.hyperparameters.end(), {
-      // Their code drops W·x too: +0.9 points on Cora over PyG's layer (bench/RESULTS.md).
+      // Their code drops W·x too: +0.9 points on Cora over PyG's layer (docs/walkthrough.md, section 3).
       {.name = "projected_dropout", .type = Type::Switch, .default_value = "on",
        .help = "also drop W·x before aggregation, as Velickovic et al.'s code does (PyG does not): on or off",
        .role = Role::Regularization},
