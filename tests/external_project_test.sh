@@ -7,7 +7,8 @@
 # libsparsegnn.so and against the static libraries, and once more against
 # libsparsegnn.so with CMake seeing neither CUDA nor MPI; then its own model
 # (skip-gcn, docs/extending.md) is trained, checkpointed, and predicted again
-# by this build's sgnn_predict through the plugin, bit for bit.
+# by this build's sgnn_predict through the plugin, bit for bit; and a model
+# of its own for mini-batch training trains on sampled neighbourhoods.
 #   external_project_test.sh <build dir> <source dir>
 set -euo pipefail
 build="$1"
@@ -75,6 +76,11 @@ grep -q "^skip-gcn 1433 -> 7 (hidden 32), row-normalize features, fp32" "$work/p
 grep -q "^skip-gcn  GCN with a root weight" "$work/models.txt" || fail "--list-models: $(cat "$work/models.txt")"
 "$build/examples/sgnn_train" --plugin "$plugin" --model skip-gcn --dataset "$cora" --epochs 3 --hidden 8 --quiet \
   --print-json | tail -n1 | grep -q '"model":"skip-gcn"' || fail "sgnn_train --plugin did not train skip-gcn"
+# A model of its own for mini-batch training (docs/extending.md, section 7), trained on sampled
+# neighbourhoods through the library's mini-batch experiment.
+"$work/build/train_max_block" "$cora" 3 >"$work/max-block.log" || fail "train_max_block failed: $(cat "$work/max-block.log")"
+grep -q "max-block (mini-batch) on cora: test accuracy" "$work/max-block.log" \
+  || fail "train_max_block printed $(cat "$work/max-block.log")"
 # Refusals, each with its reason.
 refused() {  # refused <pattern> <program> <args...>
   local pattern="$1"; shift

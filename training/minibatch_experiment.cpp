@@ -13,6 +13,7 @@
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/prepare.hpp"
 #include "ops/cast.hpp"
+#include "training/minibatch_sage.hpp"
 #include "training/output/json.hpp"
 
 namespace sgnn::training {
@@ -127,9 +128,6 @@ MinibatchOptions minibatch_options(const ExperimentOptions& e, const MinibatchOp
              "--batch-size: mini-batch training keeps the best validation accuracy's parameters without early "
              "stopping; drop --patience and --monitor");
   const std::string context = "model " + e.model;
-  const auto aggregator = h.find("aggregator");
-  SGNN_CHECK(aggregator == h.end() || aggregator->second == "mean", "--batch-size: mini-batch GraphSAGE aggregates "
-             "with the mean; --aggregator ", aggregator == h.end() ? "" : aggregator->second, " is full-graph only");
   const auto hops = static_cast<int64_t>(sampling.fanouts.size());
   const auto layers = e.hyperparameters.find("layers");
   SGNN_CHECK(layers == e.hyperparameters.end() || integer_value(layers->second, "layers", context) == hops,
@@ -147,6 +145,7 @@ MinibatchOptions minibatch_options(const ExperimentOptions& e, const MinibatchOp
   m.weight_decay = settings.weight_decay;
   m.hidden = integer_value(h.at("hidden"), "hidden", context);
   m.dropout = number_value(h.at("dropout"), "dropout", context);
+  if (const auto aggregator = h.find("aggregator"); aggregator != h.end()) m.aggregator = aggregator->second;
   m.row_normalize_features = e.row_normalize_features.value_or(entry.feature_transform ==
                                                                graph_io::FeatureTransform::RowNormalize);
   return m;
@@ -166,6 +165,7 @@ void validate_minibatch_options(const MinibatchOptions& o) {
   SGNN_CHECK(o.feature_cache_bytes >= 0, "--feature-cache must not be negative");
   SGNN_CHECK(o.train_nodes >= 0, "--train-nodes must not be negative");
   SGNN_CHECK(o.dropout >= 0 && o.dropout < 1, "--dropout must be in [0, 1), got ", o.dropout);
+  (void)parse_sage_aggregator(o.aggregator);
   SGNN_CHECK(o.learning_rate > 0 && o.weight_decay >= 0, "--lr must be positive and --weight-decay non-negative");
   for (const std::string* residence : {&o.graph_residence, &o.feature_residence}) {
     SGNN_CHECK(*residence == "auto" || *residence == "device" || *residence == "host", "residence \"", *residence,
@@ -175,6 +175,19 @@ void validate_minibatch_options(const MinibatchOptions& o) {
 
 MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const MinibatchHooks& hooks) {
   validate_minibatch_options(options);
+  const SAGEAggregator aggregator = parse_sage_aggregator(options.aggregator);
+  return run_minibatch_experiment(
+      options,
+      [aggregator](const BlockModelConfig& config, Generator& generator) {
+        return std::make_unique<SageModel>(config, generator, aggregator);
+      },
+      hooks);
+}
+
+MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const BlockModelFactory& make_model,
+                                         const MinibatchHooks& hooks) {
+  validate_minibatch_options(options);
+  SGNN_CHECK(make_model != nullptr, "run_minibatch_experiment: no model factory");
   const Device device = Device::parse(options.device);
   require_available(device);
   MinibatchResult result;
@@ -246,14 +259,22 @@ MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const 
   const sampling::NeighborSampler sampler(graph, sampler_options);
 
   Generator generator(options.seed);
-  SageConfig config;
+  BlockModelConfig config;
   config.in_features = result.features;
   config.classes = result.classes;
   config.hidden = options.hidden;
   config.layers = static_cast<int64_t>(options.fanouts.size());
   config.dropout = options.dropout;
   config.precision = options.precision;
-  SageModel model(config, generator);
+  const std::unique_ptr<BlockModel> made = make_model(config, generator);
+  SGNN_CHECK(made != nullptr, "run_minibatch_experiment: the model factory returned no model");
+  BlockModel& model = *made;
+  const int64_t outputs = model.num_layers() > 0 ? model.out_width(model.num_layers() - 1) : 0;
+  SGNN_CHECK(model.num_layers() == config.layers && model.in_features() == config.in_features &&
+                 outputs == config.classes,
+             "run_minibatch_experiment: the factory's model has ", model.num_layers(), " layers, ",
+             model.in_features(), " inputs and ", outputs, " outputs; the run needs ",
+             config.layers, " (one per fanout), ", config.in_features, " and ", config.classes, " (the dataset's)");
   model.to(device);
   ops::AdamHyperparameters adam;
   adam.learning_rate = options.learning_rate;
@@ -317,6 +338,7 @@ std::string minibatch_json(const MinibatchResult& r, const std::string& program)
       .field("batch_size", o.batch_size)
       .field("replace", o.replace)
       .field("hidden", o.hidden)
+      .field("aggregator", o.aggregator)
       .field("layers", static_cast<int64_t>(o.fanouts.size()))
       .field("dropout", static_cast<double>(o.dropout))
       .field("lr", static_cast<double>(o.learning_rate))

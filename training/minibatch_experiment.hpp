@@ -4,7 +4,8 @@
 // graph (the dataset's prebuilt CSR, or its edges symmetrised without self
 // loops), places the graph and the features on the device or in host memory
 // (read by the GPU over unified addressing) within a device-memory budget,
-// trains a GraphSAGE model (training/minibatch_sage.hpp) with the
+// trains a GraphSAGE model (training/minibatch_sage.hpp), or a model of the
+// caller's (a BlockModelFactory, training/block_model.hpp), with the
 // MinibatchTrainer and reports accuracy, epoch times, throughput and peak
 // memory. One run; the seed fixes weights, dropout, shuffles and samples.
 #pragma once
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "training/block_model.hpp"
 #include "training/experiment.hpp"
 #include "training/minibatch_trainer.hpp"
 #include "training/nn/precision.hpp"
@@ -33,6 +35,7 @@ struct MinibatchOptions {
   Precision precision = Precision::Fp32;
   int64_t hidden = 256;
   float dropout = 0.5f;
+  std::string aggregator = "mean";  // GraphSAGE's: "mean" or "max-pool" (training/nn/sage_conv.hpp)
   float learning_rate = 0.003f;
   float weight_decay = 0.0f;
   bool row_normalize_features = false;
@@ -71,7 +74,7 @@ std::vector<std::string> minibatch_model_names();
 // (hidden, dropout, lr, weight_decay, epochs; the layer count is the number
 // of fanouts). InvalidArgument, naming what to change, for a model whose
 // layers do not take blocks (the message lists those that do), a --layers
-// other than the fanout count, an aggregator other than the mean, early
+// other than the fanout count, early
 // stopping (patience, a monitor other than accuracy), or an option of
 // full-graph training mini-batches do not take (several runs, checkpoint,
 // resume, predictions, embeddings, check_numerics, gradient_ranges,
@@ -101,7 +104,13 @@ struct MinibatchHooks {
   std::function<void(const std::string&)> on_note;
 };
 
+// `make_model` builds the model from the dataset's widths and the options'
+// hidden, dropout, precision and one layer per fanout; without it, the
+// options' GraphSAGE (model "sage" and its aggregator). InvalidArgument
+// when the factory returns null or a model of other widths.
 MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const MinibatchHooks& hooks = {});
+MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const BlockModelFactory& make_model,
+                                         const MinibatchHooks& hooks = {});
 
 // The --out document (one line) for `program`.
 std::string minibatch_json(const MinibatchResult& result, const std::string& program);

@@ -36,7 +36,7 @@ struct LayerInput {
 
 // Layer `layer` on destination rows `ids` (int32 on the device, the rows
 // [first, first + count) when `contiguous`).
-Tensor run_chunk(SageModel& model, int64_t layer, const sampling::SamplingGraph& graph, const LayerInput& input,
+Tensor run_chunk(BlockModel& model, int64_t layer, const sampling::SamplingGraph& graph, const LayerInput& input,
                  const Tensor& ids, int64_t first, bool contiguous) {
   const sampling::WorkContext context = sampling::WorkContext::on(graph.device());
   if (input.device_table.defined() && contiguous) {
@@ -65,7 +65,7 @@ Tensor iota_ids(int64_t first, int64_t count, Device device) {
 
 }  // namespace
 
-Tensor infer_layerwise(SageModel& model, const sampling::SamplingGraph& graph, const sampling::FeatureStore& features,
+Tensor infer_layerwise(BlockModel& model, const sampling::SamplingGraph& graph, const sampling::FeatureStore& features,
                        const Tensor& rows, const InferenceOptions& options) {
   check_dtype(rows, DType::Int32, "infer_layerwise", "rows");
   SGNN_CHECK(rows.device().is_cpu(), "infer_layerwise: rows must be a host tensor");

@@ -17,7 +17,7 @@
 
 #include "sampling/feature_store.hpp"
 #include "sampling/sampling_graph.hpp"
-#include "training/minibatch_sage.hpp"
+#include "training/block_model.hpp"
 
 namespace sgnn::training {
 
@@ -29,7 +29,7 @@ struct InferenceOptions {
 // Logits [rows.numel(), classes] (the model's activation dtype, on its
 // device) of the nodes `rows` (host int32). InvalidArgument when the graph,
 // features and model disagree in size or device.
-Tensor infer_layerwise(SageModel& model, const sampling::SamplingGraph& graph, const sampling::FeatureStore& features,
+Tensor infer_layerwise(BlockModel& model, const sampling::SamplingGraph& graph, const sampling::FeatureStore& features,
                        const Tensor& rows, const InferenceOptions& options = {});
 
 }  // namespace sgnn::training

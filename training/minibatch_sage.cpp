@@ -8,7 +8,8 @@
 
 namespace sgnn::training {
 
-SageModel::SageModel(const SageConfig& config, Generator& generator) : config_(config), generator_(&generator) {
+SageModel::SageModel(const BlockModelConfig& config, Generator& generator, SAGEAggregator aggregator)
+    : config_(config), generator_(&generator) {
   SGNN_CHECK(config.in_features > 0 && config.classes > 0 && config.hidden > 0 && config.layers >= 1,
              "SageModel: in_features (", config.in_features, "), classes (", config.classes, "), hidden (",
              config.hidden, ") and layers (", config.layers, ") must be positive");
@@ -17,7 +18,7 @@ SageModel::SageModel(const SageConfig& config, Generator& generator) : config_(c
   int64_t width = config.in_features;
   for (int64_t layer = 0; layer < config.layers; ++layer) {
     const int64_t out = layer + 1 == config.layers ? config.classes : config.hidden;
-    layers_.push_back(register_module(std::to_string(layer), std::make_shared<SAGEConv>(width, out, generator)));
+    layers_.push_back(register_module(std::to_string(layer), std::make_shared<SAGEConv>(width, out, generator, SAGEOptions{.aggregator = aggregator})));
     width = out;
   }
   set_precision(config.precision);
@@ -42,14 +43,6 @@ Tensor SageModel::layer_forward(int64_t layer, const Adjacency& adjacency, const
   const Tensor h = layers_[static_cast<std::size_t>(layer)]->forward(adjacency, ops::cast(x_source, activation_dtype()),
                                                                      ops::cast(x_destination, activation_dtype()));
   return layer + 1 < num_layers() ? ops::relu(h) : h;
-}
-
-std::vector<ParameterGroup> SageModel::parameter_groups(float weight_decay) const {
-  ParameterGroup group;
-  group.weight_decay = weight_decay;
-  group.parameters = parameters();
-  group.compute_copies = compute_copies();
-  return {group};
 }
 
 }  // namespace sgnn::training

@@ -48,7 +48,7 @@ void check_split(const Tensor& split, const char* name, bool required) {
 
 }  // namespace
 
-MinibatchTrainer::MinibatchTrainer(SageModel& model, Optimizer& optimizer, MinibatchData data,
+MinibatchTrainer::MinibatchTrainer(BlockModel& model, Optimizer& optimizer, MinibatchData data,
                                    MinibatchTrainerOptions options)
     : model_(model), optimizer_(optimizer), data_(std::move(data)), options_(options) {
   SGNN_CHECK(data_.sampler != nullptr && data_.features != nullptr && data_.labels != nullptr,
@@ -62,8 +62,8 @@ MinibatchTrainer::MinibatchTrainer(SageModel& model, Optimizer& optimizer, Minib
              options_.eval_every, ") and pipeline_depth (", options_.pipeline_depth, ") must be positive");
   SGNN_CHECK(data_.sampler->num_hops() == model_.num_layers(), "MinibatchTrainer: ", data_.sampler->num_hops(),
              " fanouts for a model of ", model_.num_layers(), " layers (one fanout per layer)");
-  SGNN_CHECK(data_.features->row_elements() == model_.config().in_features, "MinibatchTrainer: features of width ",
-             data_.features->row_elements(), " for a model of ", model_.config().in_features, " inputs");
+  SGNN_CHECK(data_.features->row_elements() == model_.in_features(), "MinibatchTrainer: features of width ",
+             data_.features->row_elements(), " for a model of ", model_.in_features(), " inputs");
   SGNN_CHECK(data_.features->dtype() == model_.activation_dtype(), "MinibatchTrainer: features gathered as ",
              dtype_name(data_.features->dtype()), " for a model computing in ", dtype_name(model_.activation_dtype()));
   SGNN_CHECK(model_.device() == data_.sampler->graph().device(), "MinibatchTrainer: the model is on ",

@@ -1,4 +1,5 @@
-// MinibatchTrainer: GraphSAGE-style training on sampled neighbourhoods.
+// MinibatchTrainer: a BlockModel (training/block_model.hpp) trained on
+// sampled neighbourhoods, as GraphSAGE trains.
 //
 // An epoch visits the training nodes in a fresh random order
 // (sampling::shuffled of (seed, epoch)) in batches of batch_size seeds; each
@@ -28,7 +29,7 @@
 #include "sampling/neighbor_sampler.hpp"
 #include "training/metrics.hpp"
 #include "training/minibatch_inference.hpp"
-#include "training/minibatch_sage.hpp"
+#include "training/block_model.hpp"
 #include "training/optimizer.hpp"
 #include "training/trainer.hpp"
 
@@ -83,7 +84,7 @@ struct MinibatchFit {
 class MinibatchTrainer {
  public:
   // InvalidArgument on missing data, an empty train split, or options out of range.
-  MinibatchTrainer(SageModel& model, Optimizer& optimizer, MinibatchData data, MinibatchTrainerOptions options);
+  MinibatchTrainer(BlockModel& model, Optimizer& optimizer, MinibatchData data, MinibatchTrainerOptions options);
 
   MinibatchEpochRecord run_epoch(const std::function<void(const MinibatchProgress&)>& on_progress = {});
   Evaluation evaluate();
@@ -95,7 +96,7 @@ class MinibatchTrainer {
   void remember_best();
   void restore_best();
 
-  SageModel& model_;
+  BlockModel& model_;
   Optimizer& optimizer_;
   MinibatchData data_;
   MinibatchTrainerOptions options_;

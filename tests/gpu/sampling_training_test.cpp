@@ -11,6 +11,7 @@
 #include "tests/support/gpu_testing.hpp"
 #include "tests/support/testing.hpp"
 #include "training/minibatch_experiment.hpp"
+#include "training/minibatch_sage.hpp"
 
 namespace {
 
@@ -86,7 +87,7 @@ TEST_CASE("GPU layer-wise inference equals the CPU's, features on the device and
   const Tensor labels = sgnn::testing::random_indices({3000}, 313, 0, 5, DType::Int32);
   sampling::SamplerOptions options;
   options.fanouts = {5, 5};
-  training::SageConfig config;
+  training::BlockModelConfig config;
   config.in_features = 20;
   config.classes = 5;
   config.hidden = 32;

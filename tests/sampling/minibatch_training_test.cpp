@@ -10,7 +10,9 @@
 #include "cora_minibatch.hpp"
 #include "sampling_graphs.hpp"
 #include "tests/support/testing.hpp"
+#include "examples/external_project/max_block_model.hpp"
 #include "training/minibatch_experiment.hpp"
+#include "training/minibatch_sage.hpp"
 
 namespace {
 
@@ -23,6 +25,10 @@ std::shared_ptr<const sampling::SamplingGraph> host_graph(const AdjacencyLists& 
   return std::make_shared<const sampling::SamplingGraph>(sgnn::testing::csr_of(lists), Device::cpu(),
                                                           sampling::Residence::Device);
 }
+
+// A block model as a user writes it against the installed headers
+// (examples/external_project, docs/extending.md section 7).
+using max_block::MaxBlockModel;
 
 void randomize(training::Module& module, uint64_t seed) {
   for (Tensor& parameter : module.parameters()) {
@@ -88,32 +94,88 @@ TEST_CASE("destination_rows: a view of the first rows whose gradient pads zero r
   CHECK_THROWS_AS(sampling::destination_rows(x, 7), InvalidArgument);
 }
 
-TEST_CASE("layer-wise inference equals the model on full-neighbourhood blocks, in any chunking") {
+TEST_CASE("layer-wise inference equals the model on full-neighbourhood blocks, in any chunking: GraphSAGE (mean, "
+          "max-pool) and a user's block model") {
   const AdjacencyLists lists = sgnn::testing::random_lists(120, 60, 4, 5, 34);
   const auto graph = host_graph(lists);
   const Tensor features = sgnn::testing::random_tensor({120, 8}, 35);
   const sampling::FeatureStore store(features, Device::cpu(), {});
   Generator generator(3);
-  training::SageConfig config;
+  training::BlockModelConfig config;
   config.in_features = 8;
   config.classes = 4;
   config.hidden = 16;
   config.layers = 3;
-  training::SageModel model(config, generator);
+  training::SageModel mean_model(config, generator);
+  training::SageModel pool_model(config, generator, training::SAGEAggregator::MaxPool);
+  MaxBlockModel user_model(config, generator);
+  // max-pool's layers carry the pool's weight and bias besides mean's three parameters
+  CHECK(pool_model.named_parameters().size() == mean_model.named_parameters().size() + 2 * 3);
   sampling::SamplerOptions every;
   every.fanouts = {-1, -1, -1};
   const sampling::NeighborSampler sampler(graph, every);
   const std::vector<int32_t> rows{0, 119, 7, 33, 64, 5};
   const std::vector<sampling::Block> blocks = sampler.sample(ids(rows), 0);
-  model.eval();
   const autograd::NoGradGuard no_grad;
-  const Tensor expected = model.forward(blocks, store.gather(blocks.front().source_ids));
-  for (const int64_t chunk : {int64_t{7}, int64_t{1000}}) {
-    training::InferenceOptions options;
-    options.chunk_rows = chunk;
-    const Tensor got = training::infer_layerwise(model, *graph, store, ids(rows), options);
-    CHECK(sgnn::testing::relative_error(got, expected) < 1e-5);
+  for (training::BlockModel* model : std::initializer_list<training::BlockModel*>{&mean_model, &pool_model, &user_model}) {
+    model->eval();
+    const Tensor expected = model->forward(blocks, store.gather(blocks.front().source_ids));
+    CHECK(expected.shape() == Shape{6, 4});
+    for (const int64_t chunk : {int64_t{7}, int64_t{1000}}) {
+      training::InferenceOptions options;
+      options.chunk_rows = chunk;
+      const Tensor got = training::infer_layerwise(*model, *graph, store, ids(rows), options);
+      CHECK(sgnn::testing::relative_error(got, expected) < 1e-5);
+    }
   }
+}
+
+TEST_CASE("run_minibatch_experiment trains a user's block model from its factory on Cora; refuses a null or "
+          "misshapen model" * doctest::test_suite("accuracy")) {
+  training::MinibatchOptions options = sgnn::testing::cora_minibatch_options();
+  options.model = "max-block";
+  int built = 0;
+  const training::MinibatchResult result = training::run_minibatch_experiment(
+      options, [&](const training::BlockModelConfig& config, Generator& generator) {
+        ++built;
+        CHECK(config.in_features == 1433);
+        CHECK(config.classes == 7);
+        CHECK(config.layers == 2);
+        CHECK(config.hidden == 128);
+        return std::make_unique<MaxBlockModel>(config, generator);
+      });
+  MESSAGE("user block model (max aggregation) Cora: test accuracy ", result.test_accuracy, " at epoch ",
+          result.fit.best_epoch);
+  CHECK(built == 1);
+  CHECK(result.fit.history.size() == 10);
+  CHECK(result.test_accuracy >= 0.70);
+  options.epochs = 1;
+  CHECK_THROWS_WITH_AS(training::run_minibatch_experiment(
+                           options, [](const training::BlockModelConfig&, Generator&) {
+                             return std::unique_ptr<training::BlockModel>();
+                           }),
+                       doctest::Contains("the model factory returned no model"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(training::run_minibatch_experiment(
+                           options, [](const training::BlockModelConfig& config, Generator& generator) {
+                             training::BlockModelConfig three = config;
+                             three.layers = 3;
+                             return std::make_unique<MaxBlockModel>(three, generator);
+                           }),
+                       doctest::Contains("has 3 layers, 1433 inputs and 7 outputs; the run needs 2 (one per fanout)"),
+                       InvalidArgument);
+}
+
+TEST_CASE("mini-batch GraphSAGE with the max-pool aggregator trains on Cora (seed 0)" *
+          doctest::test_suite("accuracy")) {
+  training::MinibatchOptions options = sgnn::testing::cora_minibatch_options();
+  options.aggregator = "max-pool";
+  const training::MinibatchResult result = training::run_minibatch_experiment(options);
+  MESSAGE("mini-batch GraphSAGE max-pool Cora: test accuracy ", result.test_accuracy, " at epoch ",
+          result.fit.best_epoch);
+  CHECK(result.test_accuracy >= 0.70);
+  options.aggregator = "sum";
+  CHECK_THROWS_WITH_AS(training::run_minibatch_experiment(options), doctest::Contains("unknown aggregator \"sum\""),
+                       InvalidArgument);
 }
 
 TEST_CASE("batch pipeline: an epoch visits every training node once, with its labels and gathered inputs") {

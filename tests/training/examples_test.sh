@@ -77,6 +77,7 @@ r = json.load(open(sys.argv[1]))
 assert r["program"] == "sgnn_train" and r["model"] == "sage" and r["training"] == "minibatch", r
 assert r["dataset"] == "cora" and r["batch_size"] == 64 and r["fanouts"] == [10, 10] and r["layers"] == 2
 assert r["hidden"] == 16 and r["epochs"] == 3 and r["seed"] == 2 and r["train_nodes"] == 140
+assert r["aggregator"] == "mean", r["aggregator"]
 assert len(r["epochs_run"]) == 3 and all(e["evaluated"] and e["seeds_per_second"] > 0 for e in r["epochs_run"])
 assert 1 <= r["best_epoch"] <= 3 and 0.2 < r["test_accuracy"] <= 1.0, r["test_accuracy"]
 assert r["seeds_per_second"] > 0 and r["sampled_edges_per_second"] > 0
@@ -91,7 +92,10 @@ expect_error "does not take --checkpoint, --predictions" "$bin/sgnn_train" --mod
   --checkpoint "$work/x.ckpt" --predictions "$work/x.csv"
 expect_error "--layers 3 and --fanout (2 hops) disagree" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 \
   --fanout 10,10 --layers 3
-expect_error "aggregates with the mean" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 --aggregator max-pool
+"$bin/sgnn_train" --model sage --aggregator max-pool --dataset cora --batch-size 64 --fanout 5,5 --epochs 1 \
+  --hidden 8 --out "$work/pool-minibatch.json" >/dev/null 2>&1 || fail "mini-batch max-pool GraphSAGE failed"
+grep -q '"aggregator":"max-pool"' "$work/pool-minibatch.json" || fail "max-pool not reported: $(cat "$work/pool-minibatch.json")"
+expect_error "aggregator" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 --aggregator sum
 expect_error "--plot excludes --batch-size" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 --plot x.svg
 expect_error "each fanout is >= 1" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 --fanout 10,0
 
