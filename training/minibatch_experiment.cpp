@@ -275,6 +275,7 @@ MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const 
              "run_minibatch_experiment: the factory's model has ", model.num_layers(), " layers, ",
              model.in_features(), " inputs and ", outputs, " outputs; the run needs ",
              config.layers, " (one per fanout), ", config.in_features, " and ", config.classes, " (the dataset's)");
+  model.set_precision(config.precision);  // the factory's model computes in the run's precision too
   model.to(device);
   ops::AdamHyperparameters adam;
   adam.learning_rate = options.learning_rate;

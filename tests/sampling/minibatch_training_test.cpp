@@ -149,6 +149,17 @@ TEST_CASE("run_minibatch_experiment trains a user's block model from its factory
   CHECK(built == 1);
   CHECK(result.fit.history.size() == 10);
   CHECK(result.test_accuracy >= 0.70);
+  // In BF16 the experiment sets the model's precision: the features are gathered as bfloat16 for it.
+  options.epochs = 3;
+  options.precision = training::Precision::Bf16;
+  const training::MinibatchResult bf16 = training::run_minibatch_experiment(
+      options, [](const training::BlockModelConfig& config, Generator& generator) {
+        return std::make_unique<MaxBlockModel>(config, generator);
+      });
+  MESSAGE("user block model in BF16, 3 epochs: test accuracy ", bf16.test_accuracy);
+  CHECK(bf16.precision == "bf16");
+  CHECK(bf16.test_accuracy >= 0.5);
+  options.precision = training::Precision::Fp32;
   options.epochs = 1;
   CHECK_THROWS_WITH_AS(training::run_minibatch_experiment(
                            options, [](const training::BlockModelConfig&, Generator&) {
