@@ -19,9 +19,9 @@
 // table moves at the bus's rate rather than a transaction per element. A
 // table in host memory (`in_host_memory`) is read in ascending id order
 // (the ids sorted with their positions first, each row written to its
-// position): a batch's rows then come page after page, and the GPU's
-// translation of host addresses hits far more often than for rows in
-// random order (docs/sampling.md gives the figures).
+// position): a batch's rows then come page after page, and their
+// addresses translate far faster than rows in random order
+// (docs/sampling.md gives the figures).
 // ids out of range are not checked on a GPU (InvalidArgument on the CPU).
 #pragma once
 
