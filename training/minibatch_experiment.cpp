@@ -174,12 +174,11 @@ void validate_minibatch_options(const MinibatchOptions& o) {
 }
 
 MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const MinibatchHooks& hooks) {
-  validate_minibatch_options(options);
-  const SAGEAggregator aggregator = parse_sage_aggregator(options.aggregator);
+  // The options (the aggregator among them) are validated by the overload, before the dataset loads.
   return run_minibatch_experiment(
       options,
-      [aggregator](const BlockModelConfig& config, Generator& generator) {
-        return std::make_unique<SageModel>(config, generator, aggregator);
+      [&options](const BlockModelConfig& config, Generator& generator) {
+        return std::make_unique<SageModel>(config, generator, parse_sage_aggregator(options.aggregator));
       },
       hooks);
 }
