@@ -51,16 +51,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import results_section  # noqa: E402  (bench/support: writes this run's section of bench/RESULTS.md)
+from sparse_bench_runs import our_times, run  # noqa: E402  (bench/support: bench_sparse one case at a time)
 
 REPORT = re.compile(r"Time\s+([0-9.eE+-]+)\s*\(ms\)")
-
-
-def run(command, timeout):
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, f"timed out after {timeout} s"
-    return done, None
 
 
 def one_line(text):
@@ -131,35 +124,6 @@ def rode_times(binary, matrix, features, timeout):
     if problem:
         results["error"] = problem
     return results
-
-
-OURS = re.compile(r"^(?P<graph>.*) F=(?P<f>\d+) (?P<op>SpMM|SDDMM): ours (?P<ours>[0-9.]+) ms \((?P<chosen>[^)]*\)?)\), "
-                  r"best cuSPARSE (?P<cusparse>[0-9.]+) ms")
-
-
-def our_times(build, graph, features, ops, timeout):
-    """Our rows of bench_sparse for this graph, only at these widths and ops (the peer's), and whether it is held out."""
-    command = [os.path.join(build, "bench", "bench_sparse"), "--suite-only", "--graph", graph,
-               "--widths", ",".join(str(f) for f in features)]
-    if "sddmm" not in ops:
-        command.append("--spmm-only")
-    elif "spmm" not in ops:
-        command.append("--sddmm-only")
-    done, problem = run(command, timeout)
-    if done is None:
-        raise RuntimeError(f"bench_sparse --graph '{graph}': {problem}")
-    if done.returncode != 0:
-        raise RuntimeError(f"bench_sparse --graph '{graph}' failed: {done.stderr.strip()[-500:]}")
-    rows = {}
-    for line in done.stderr.splitlines() + done.stdout.splitlines():
-        match = OURS.match(line.strip())
-        if match and match.group("graph") == graph:
-            rows[(match.group("op").lower(), int(match.group("f")))] = {
-                "ours": float(match.group("ours")), "chosen": match.group("chosen"),
-                "cusparse": float(match.group("cusparse"))}
-    # bench_sparse's table lists the held-out cases after this heading.
-    held_out_table = done.stdout.split("## held out", 1)[1] if "## held out" in done.stdout else ""
-    return rows, f"| {graph} |" in held_out_table
 
 
 def exported_cases(build, filters, folder):

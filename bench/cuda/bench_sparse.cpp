@@ -16,7 +16,7 @@
 //
 //   bench_sparse [--quick] [--markdown FILE] [--graph SUBSTRING] [--dataset NAME|DIR]...
 //                [--sddmm-path auto|segments|dense-rows|edges|edge-groups|hrpb|all]
-//                [--widths F,...] [--sddmm-only | --spmm-only] [--bf16] [--spmm-tile NAME]
+//                [--widths F,...] [--sddmm-only | --spmm-only] [--bf16] [--spmm-tile NAME] [--list]
 // "ours" is what a model runs: SpMM through ops::spmm with --spmm auto (the
 // HRPB layout built, the CSR tile and the format timed at the first call,
 // ops/kernel_choices.hpp), SDDMM with its measured choice; beside it, every
@@ -24,6 +24,8 @@
 // be checked (target: within 3%). --sddmm-path forces our SDDMM kernel
 // instead; `all` also prints a row per SDDMM kernel.
 // --graph keeps only the graphs whose name contains SUBSTRING (e.g. "reddit").
+// --list prints the suite's cases, one a line ("calibration" or "held-out",
+// a tab, the name), and exits: bench/compare_cusparse.py runs them one by one.
 // --widths replaces the widths 16,32,64,128,256; --sddmm-only skips SpMM,
 // --spmm-only SDDMM. Each SpMM tile's time goes to stderr. --spmm-tile runs
 // only that CSR tile, five times per graph and width (for a profiler).
@@ -327,7 +329,15 @@ int main(int argc, char** argv) {
                  "segments, dense-rows, edges, edge-groups, hrpb (TF32, on the graph's HRPB layout), or all (a row "
                  "per kernel)")
       ->check(CLI::IsMember({"auto", "segments", "dense-rows", "edges", "edge-groups", "hrpb", "all"}));
+  bool list = false;
+  app.add_flag("--list", list, "print the suite's cases (calibration or held-out, a tab, the name) and exit");
   CLI11_PARSE(app, argc, argv);
+  if (list) {
+    for (const bench::SuiteCase& c : bench::broad_suite(quick)) {
+      std::printf("%s\t%s\n", c.held_out ? "held-out" : "calibration", c.name.c_str());
+    }
+    return 0;
+  }
   try {
     require_available(kGpu);
     std::vector<GraphCase> graphs;
