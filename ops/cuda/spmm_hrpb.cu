@@ -49,18 +49,24 @@ struct RecordArguments {
 };
 using KernelArguments = hrpb_spmm::Arguments<float, RecordArguments>;
 
-// kCount consecutive floats of shared memory in one load, at a 32-bit
-// shared-window address (aligned to the load's size: LaunchShape pads rows
-// to a multiple of 4 floats).
+// kCount consecutive floats of shared memory in one load (the address is
+// aligned to the load's size: LaunchShape pads rows to a multiple of 4
+// floats). Plain loads, not volatile asm, so that the compiler may issue a
+// group's first B loads beside the A values' loads, ahead of the branch on
+// warp_groups: with volatile ld.shared asm (bf3bc7b) and a fragment() that
+// both tested the step and decoded it, the PTX waited behind a merged
+// branch there, and the 1- to 4-tile kernels (widths 16-32) took 1.3-6%
+// longer than the kernel before the MMA policies (f682b00). Both undone,
+// every TF32 case of the stencils and FEM meshes takes 0.95-1.01x that
+// kernel's time (H200, bench/compare_builds.sh; docs/kernels.md).
 template <int kCount>
-__device__ __forceinline__ void load_shared(unsigned address, float (&out)[kCount]) {
+__device__ __forceinline__ void load_shared(const float* p, float (&out)[kCount]) {
   if constexpr (kCount == 4) {
-    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-                 : "=f"(out[0]), "=f"(out[1]), "=f"(out[2]), "=f"(out[3])
-                 : "r"(address));
+    const float4 x = *reinterpret_cast<const float4*>(p);
+    out[0] = x.x, out[1] = x.y, out[2] = x.z, out[3] = x.w;
   } else {
     static_assert(kCount == 1, "B fragments come 4 or 1 floats at a time");
-    asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(out[0]) : "r"(address));
+    out[0] = *p;
   }
 }
 
@@ -176,27 +182,32 @@ struct Tf32Mma {
     uint32_t lane_mask;
     int nnz_offset;
 
-    // Brick columns 2·step (A columns 0..3 of the k8 step) and 2·step + 1 (columns 4..7).
-    __device__ __forceinline__ bool fragment(int step, uint32_t (&a)[4]) {
-      uint64_t pattern[2] = {0, 0};
-      int offset[2] = {0, 0};
+    uint64_t pattern[2];
+    const int32_t* brick_values_begin[2];  // the step's bricks' first values
+
+    // Brick columns 2·step (A columns 0..3 of the k8 step) and 2·step + 1
+    // (columns 4..7): their patterns and where their values start.
+    __device__ __forceinline__ bool begin_step(int step) {
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int brick_col = 2 * step + half;
+        pattern[half] = 0;
+        brick_values_begin[half] = values;
         // TM = brick height: a brick column holds at most one brick, brick row 0.
         if (record[brick_col + 1] > record[brick_col]) {
           const int k = record[brick_col];
           pattern[half] = hrpb::brick_pattern(pattern_words + 2 * k);
-          offset[half] = nnz_offset;
+          brick_values_begin[half] = values + nnz_offset;
           nnz_offset += __popcll(pattern[half]);
         }
       }
-      if ((pattern[0] | pattern[1]) == 0) return false;
+      return (pattern[0] | pattern[1]) != 0;
+    }
+    __device__ __forceinline__ void fragment(uint32_t (&a)[4]) const {
       float cells[4];  // (row g, col t), (row g + 8, col t), (row g, col t + 4), (row g + 8, col t + 4)
-      brick_values(pattern[0], lane, lane_mask, values + offset[0], cells[0], cells[1]);
-      brick_values(pattern[1], lane, lane_mask, values + offset[1], cells[2], cells[3]);
+      brick_values(pattern[0], lane, lane_mask, brick_values_begin[0], cells[0], cells[1]);
+      brick_values(pattern[1], lane, lane_mask, brick_values_begin[1], cells[2], cells[3]);
       a[0] = to_tf32(cells[0]), a[1] = to_tf32(cells[1]), a[2] = to_tf32(cells[2]), a[3] = to_tf32(cells[3]);
-      return true;
     }
   };
 
@@ -232,30 +243,31 @@ struct Tf32Mma {
     __device__ __forceinline__ BlockA block(Nothing, int stage) const {
       const int32_t* record = records + stage * record_stage_words;
       const int bricks = record[hrpb::kBrickColumns];
-      return {record, record + hrpb::values_offset(bricks), record + hrpb::patterns_offset(bricks), lane, lane_mask, 0};
+      return {record, record + hrpb::values_offset(bricks), record + hrpb::patterns_offset(bricks), lane, lane_mask, 0, {0, 0},
+              {nullptr, nullptr}};
     }
   };
 
   // B fragment rows in_group and in_group + 4 of each k8 step, kGroupTiles
-  // columns from group_column(group) in each group of the warp, as 32-bit
-  // shared-window addresses (as the BF16 policy's): through generic float
-  // pointers the 1-tile kernel re-formed a 64-bit address every k step
-  // (PTX: 2 mul, 3 cvt.u64, 2 add.s64 and a cvt back, against 2 mad before
-  // the policies, f682b00).
-  static __device__ __forceinline__ unsigned b_lane(const float* sm_b, int lane, int warp, int b_stride) {
-    return async_copy::shared_address(sm_b + (lane % 4) * b_stride + warp * 8 * kTiles +
-                                      group_column<kGroupTiles>(lane / 4));
+  // columns from group_column(group) in each group of the warp: the stage
+  // base and a 32-bit element offset, so that a step's address is int
+  // arithmetic on the shared array (no 64-bit address re-formed per step).
+  struct BLocation {
+    const float* base;
+    int offset;
+  };
+  static __device__ __forceinline__ BLocation b_lane(const float* sm_b, int lane, int warp, int b_stride) {
+    return {sm_b, (lane % 4) * b_stride + warp * 8 * kTiles + group_column<kGroupTiles>(lane / 4)};
   }
-  static __device__ __forceinline__ unsigned b_step(unsigned b_lane, int stage_offset, int step, int b_stride) {
-    return b_lane + static_cast<unsigned>((stage_offset + step * 8 * b_stride) * static_cast<int>(sizeof(float)));
+  static __device__ __forceinline__ BLocation b_step(BLocation b_lane, int stage_offset, int step, int b_stride) {
+    return {b_lane.base, b_lane.offset + stage_offset + step * 8 * b_stride};
   }
   struct BFragment {
     float upper[kGroupTiles], lower[kGroupTiles];  // B rows in_group and in_group + 4
   };
-  static __device__ __forceinline__ void load_b(unsigned b_step, int q, int, int b_stride, BFragment& b) {
-    constexpr int kBytes = static_cast<int>(sizeof(float));
-    load_shared(b_step + static_cast<unsigned>(q * 8 * kGroupTiles * kBytes), b.upper);
-    load_shared(b_step + static_cast<unsigned>((q * 8 * kGroupTiles + 4 * b_stride) * kBytes), b.lower);
+  static __device__ __forceinline__ void load_b(BLocation b_step, int q, int, int b_stride, BFragment& b) {
+    load_shared(b_step.base + (b_step.offset + q * 8 * kGroupTiles), b.upper);
+    load_shared(b_step.base + (b_step.offset + q * 8 * kGroupTiles + 4 * b_stride), b.lower);
   }
   static __device__ __forceinline__ void mma(float (&acc)[4], const uint32_t (&a)[4], const BFragment& b, int i) {
     mma_tf32(acc, a, to_tf32(b.upper[i]), to_tf32(b.lower[i]));

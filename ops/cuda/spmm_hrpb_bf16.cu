@@ -125,9 +125,9 @@ struct Bf16Mma {
 
   struct BlockA {
     uint4 fragment_words;
-    __device__ __forceinline__ bool fragment(int, uint32_t (&a)[4]) const {
+    __device__ __forceinline__ bool begin_step(int) const { return true; }  // one k16 step, the whole block
+    __device__ __forceinline__ void fragment(uint32_t (&a)[4]) const {
       a[0] = fragment_words.x, a[1] = fragment_words.y, a[2] = fragment_words.z, a[3] = fragment_words.w;
-      return true;
     }
   };
 

@@ -139,8 +139,9 @@ __device__ __forceinline__ void stage_rows_by_bulk_copy(const Args& args, int32_
 //                        as the B rows); prefetch(args, block) loads ahead;
 //                        held() what the current block uses (taken before the
 //                        next prefetch); block(held, stage) a BlockA whose
-//                        fragment(step, a) gives a[4] (false: no entry in the
-//                        step, skipped, warp-uniform)
+//                        begin_step(step) says whether the k step has an
+//                        entry (false: skipped, warp-uniform) and whose
+//                        fragment(a) then gives that step's a[4]
 //   b_lane(sm_b, lane, warp, b_stride): where this lane's B fragments lie in
 //                        a stage; b_step(b_lane, stage offset, step, b_stride)
 //                        in the stage's rows of one k step
@@ -236,8 +237,9 @@ __global__ void __launch_bounds__(32 * kHrpbWarps, Mma::kMinBlocks)
     const auto b_stage = Mma::b_step(b_lane, stage * stage_elements, 0, args.b_stride);
 #pragma unroll
     for (int step = 0; step < Mma::kSteps; ++step) {
+      if (!block_a.begin_step(step)) continue;  // warp-uniform: no brick in this step
       uint32_t a[4];
-      if (!block_a.fragment(step, a)) continue;  // warp-uniform: no brick in this step
+      block_a.fragment(a);
       const auto b_step = Mma::b_step(b_stage, 0, step, args.b_stride);
 #pragma unroll
       for (int q = 0; q < kGroups; ++q) {
