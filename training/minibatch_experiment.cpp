@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 
 #include "core/memory.hpp"
 #include "core/memory_estimate.hpp"
@@ -13,6 +14,7 @@
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/prepare.hpp"
 #include "ops/cast.hpp"
+#include "training/minibatch_gcn.hpp"
 #include "training/minibatch_sage.hpp"
 #include "training/output/json.hpp"
 
@@ -88,9 +90,42 @@ void require_node_classification(const graph_io::Dataset& dataset) {
              where);
 }
 
+// The built-in models whose layers take sampled blocks: the one place that
+// names them (sgnn_train --model NAME --batch-size, minibatch_model_names()).
+struct BlockModelKind {
+  const char* name;
+  std::unique_ptr<BlockModel> (*make)(const MinibatchOptions&, const BlockModelConfig&, Generator&);
+};
+constexpr BlockModelKind kBlockModelKinds[] = {
+    {"sage",
+     [](const MinibatchOptions& options, const BlockModelConfig& config,
+        Generator& generator) -> std::unique_ptr<BlockModel> {
+       return std::make_unique<SageModel>(config, generator, parse_sage_aggregator(options.aggregator));
+     }},
+    {"gcn",
+     [](const MinibatchOptions&, const BlockModelConfig& config, Generator& generator) -> std::unique_ptr<BlockModel> {
+       return std::make_unique<GcnBlockModel>(config, generator);
+     }},
+};
+
+const BlockModelKind& block_model_kind(const std::string& name) {
+  for (const BlockModelKind& kind : kBlockModelKinds) {
+    if (name == kind.name) return kind;
+  }
+  std::string names;
+  for (const BlockModelKind& kind : kBlockModelKinds) names += (names.empty() ? "" : ", ") + std::string(kind.name);
+  throw InvalidArgument(detail::concat("mini-batch training: no built-in model \"", name,
+                                       "\" whose layers take sampled blocks (there are ", names,
+                                       "); give run_minibatch_experiment a BlockModelFactory for a model of your own"));
+}
+
 }  // namespace
 
-std::vector<std::string> minibatch_model_names() { return {"sage"}; }
+std::vector<std::string> minibatch_model_names() {
+  std::vector<std::string> names;
+  for (const BlockModelKind& kind : kBlockModelKinds) names.emplace_back(kind.name);
+  return names;
+}
 
 MinibatchOptions minibatch_options(const ExperimentOptions& e, const MinibatchOptions& sampling) {
   const std::vector<std::string> kinds = minibatch_model_names();
@@ -175,10 +210,11 @@ void validate_minibatch_options(const MinibatchOptions& o) {
 
 MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const MinibatchHooks& hooks) {
   // The options (the aggregator among them) are validated by the overload, before the dataset loads.
+  const BlockModelKind& kind = block_model_kind(options.model);
   return run_minibatch_experiment(
       options,
-      [&options](const BlockModelConfig& config, Generator& generator) {
-        return std::make_unique<SageModel>(config, generator, parse_sage_aggregator(options.aggregator));
+      [&options, &kind](const BlockModelConfig& config, Generator& generator) {
+        return kind.make(options, config, generator);
       },
       hooks);
 }
@@ -338,7 +374,6 @@ std::string minibatch_json(const MinibatchResult& r, const std::string& program)
       .field("batch_size", o.batch_size)
       .field("replace", o.replace)
       .field("hidden", o.hidden)
-      .field("aggregator", o.aggregator)
       .field("layers", static_cast<int64_t>(o.fanouts.size()))
       .field("dropout", static_cast<double>(o.dropout))
       .field("lr", static_cast<double>(o.learning_rate))
@@ -361,6 +396,7 @@ std::string minibatch_json(const MinibatchResult& r, const std::string& program)
       .field("setup_seconds", r.setup_seconds)
       .field("peak_device_bytes", r.peak_device_bytes)
       .field("peak_host_bytes", r.peak_host_bytes);
+  if (o.model == "sage") json.field("aggregator", o.aggregator);  // GraphSAGE's alone
   json.key("fanouts").begin_array();
   for (const int64_t fanout : o.fanouts) json.value(fanout);
   json.end_array();

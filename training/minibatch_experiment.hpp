@@ -4,8 +4,8 @@
 // graph (the dataset's prebuilt CSR, or its edges symmetrised without self
 // loops), places the graph and the features on the device or in host memory
 // (read by the GPU over unified addressing) within a device-memory budget,
-// trains a GraphSAGE model (training/minibatch_sage.hpp), or a model of the
-// caller's (a BlockModelFactory, training/block_model.hpp), with the
+// trains a built-in block model (GraphSAGE, training/minibatch_sage.hpp; GCN,
+// training/minibatch_gcn.hpp), or a model of the caller's (a BlockModelFactory, training/block_model.hpp), with the
 // MinibatchTrainer and reports accuracy, epoch times, throughput and peak
 // memory. One run; the seed fixes weights, dropout, shuffles and samples.
 #pragma once
@@ -63,8 +63,8 @@ struct MinibatchOptions {
 void validate_minibatch_options(const MinibatchOptions& options);
 
 // The kinds whose layers take sampled blocks (one bipartite block per
-// layer), which mini-batch training builds: {"sage"} (SageModel,
-// training/minibatch_sage.hpp).
+// layer), which mini-batch training builds: {"sage", "gcn"} (SageModel,
+// training/minibatch_sage.hpp; GcnBlockModel, training/minibatch_gcn.hpp).
 std::vector<std::string> minibatch_model_names();
 
 // The options of a mini-batch run of `experiment`'s model: `sampling`'s
@@ -106,8 +106,10 @@ struct MinibatchHooks {
 
 // `make_model` builds the model from the dataset's widths and the options'
 // hidden, dropout, precision and one layer per fanout; without it, the
-// options' GraphSAGE (model "sage" and its aggregator). InvalidArgument
-// when the factory returns null or a model of other widths.
+// built-in model named by options.model (GraphSAGE with the options'
+// aggregator, or GCN). InvalidArgument for a name that is not one of
+// minibatch_model_names(), or when the factory returns null or a model of
+// other widths.
 MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const MinibatchHooks& hooks = {});
 MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const BlockModelFactory& make_model,
                                          const MinibatchHooks& hooks = {});

@@ -12,6 +12,7 @@
 #include "tests/support/testing.hpp"
 #include "examples/external_project/max_block_model.hpp"
 #include "training/minibatch_experiment.hpp"
+#include "training/minibatch_gcn.hpp"
 #include "training/minibatch_sage.hpp"
 
 namespace {
@@ -82,6 +83,50 @@ TEST_CASE("SAGEConv on a block: neighbour mean times W_neighbours plus the desti
   CHECK(error < 2e-2);
 }
 
+TEST_CASE("mean_with_self on a block: (the destination + the sum of its sampled sources) / (row length + 1)") {
+  const AdjacencyLists lists = sgnn::testing::random_lists(40, 12, 3, 4, 41);
+  sampling::SamplerOptions options;
+  options.fanouts = {3};
+  const sampling::NeighborSampler sampler(host_graph(lists), options);
+  // Node 39 is past the 12 nodes with neighbours: an empty row, whose mean is the destination itself.
+  const sampling::Block block = sampler.sample(ids({0, 5, 39, 11}), 2).front();
+  const Tensor x = sgnn::testing::random_tensor({block.num_sources(), 6}, 42);
+  const Tensor y = training::mean_with_self(block.adjacency, x, sampling::destination_rows(x, 4));
+  REQUIRE(y.shape() == Shape{4, 6});
+  const std::vector<double> xs = sgnn::testing::to_double(x);
+  const std::vector<int32_t> indptr = block.adjacency.csr.indptr.to_vector<int32_t>();
+  const std::vector<int32_t> indices = block.adjacency.csr.indices.to_vector<int32_t>();
+  CHECK(indptr[3] == indptr[2]);
+  std::vector<double> expected(24, 0.0);
+  for (std::size_t i = 0; i < 4; ++i) {
+    const int32_t begin = indptr[i], end = indptr[i + 1];
+    for (std::size_t f = 0; f < 6; ++f) {
+      double sum = xs[i * 6 + f];
+      for (int32_t e = begin; e < end; ++e) sum += xs[static_cast<std::size_t>(indices[static_cast<std::size_t>(e)]) * 6 + f];
+      expected[i * 6 + f] = sum / (end - begin + 1);
+    }
+  }
+  CHECK(sgnn::testing::relative_error(y, expected) < 1e-6);
+  // Through a GCN block model: gradients of every parameter and of x (both sides of the mean).
+  Generator generator(2);
+  training::BlockModelConfig config;
+  config.in_features = 6;
+  config.classes = 3;
+  config.hidden = 5;
+  config.layers = 1;
+  config.dropout = 0.0f;
+  training::GcnBlockModel model(config, generator);
+  randomize(model, 43);
+  Tensor leaf = x.clone().set_requires_grad(true);
+  std::vector<Tensor> inputs = model.parameters();
+  inputs.push_back(leaf);
+  const double error = sgnn::testing::gradient_error(
+      [&](const std::vector<Tensor>&) { return model.forward({block}, leaf); }, inputs);
+  CHECK(error < 2e-2);
+  CHECK_THROWS_WITH_AS(training::mean_with_self(block.adjacency, x, x), doctest::Contains("x_destination must be [4, F]"),
+                       InvalidArgument);
+}
+
 TEST_CASE("destination_rows: a view of the first rows whose gradient pads zero rows") {
   Tensor x = sgnn::testing::random_tensor({6, 3}, 33).set_requires_grad(true);
   const Tensor head = sampling::destination_rows(x, 4);
@@ -95,7 +140,7 @@ TEST_CASE("destination_rows: a view of the first rows whose gradient pads zero r
 }
 
 TEST_CASE("layer-wise inference equals the model on full-neighbourhood blocks, in any chunking: GraphSAGE (mean, "
-          "max-pool) and a user's block model") {
+          "max-pool), GCN and a user's block model") {
   const AdjacencyLists lists = sgnn::testing::random_lists(120, 60, 4, 5, 34);
   const auto graph = host_graph(lists);
   const Tensor features = sgnn::testing::random_tensor({120, 8}, 35);
@@ -109,6 +154,7 @@ TEST_CASE("layer-wise inference equals the model on full-neighbourhood blocks, i
   training::SageModel mean_model(config, generator);
   training::SageModel pool_model(config, generator, training::SAGEAggregator::MaxPool);
   MaxBlockModel user_model(config, generator);
+  training::GcnBlockModel gcn_model(config, generator);
   // max-pool's layers carry the pool's weight and bias besides mean's three parameters
   CHECK(pool_model.named_parameters().size() == mean_model.named_parameters().size() + 2 * 3);
   sampling::SamplerOptions every;
@@ -117,7 +163,8 @@ TEST_CASE("layer-wise inference equals the model on full-neighbourhood blocks, i
   const std::vector<int32_t> rows{0, 119, 7, 33, 64, 5};
   const std::vector<sampling::Block> blocks = sampler.sample(ids(rows), 0);
   const autograd::NoGradGuard no_grad;
-  for (training::BlockModel* model : std::initializer_list<training::BlockModel*>{&mean_model, &pool_model, &user_model}) {
+  for (training::BlockModel* model : std::initializer_list<training::BlockModel*>{&mean_model, &pool_model, &user_model,
+                                                                                  &gcn_model}) {
     model->eval();
     const Tensor expected = model->forward(blocks, store.gather(blocks.front().source_ids));
     CHECK(expected.shape() == Shape{6, 4});
@@ -189,6 +236,18 @@ TEST_CASE("mini-batch GraphSAGE with the max-pool aggregator trains on Cora (see
                        InvalidArgument);
 }
 
+TEST_CASE("mini-batch GCN trains on Cora (seed 0)" * doctest::test_suite("accuracy")) {
+  training::MinibatchOptions options = sgnn::testing::cora_minibatch_options();
+  options.model = "gcn";
+  const training::MinibatchResult result = training::run_minibatch_experiment(options);
+  MESSAGE("mini-batch GCN Cora: test accuracy ", result.test_accuracy, " at epoch ", result.fit.best_epoch);
+  CHECK(result.test_accuracy >= 0.78);
+  options.model = "gat";
+  CHECK_THROWS_WITH_AS(training::run_minibatch_experiment(options),
+                       doctest::Contains("no built-in model \"gat\" whose layers take sampled blocks (there are sage, gcn)"),
+                       InvalidArgument);
+}
+
 TEST_CASE("batch pipeline: an epoch visits every training node once, with its labels and gathered inputs") {
   const AdjacencyLists lists = sgnn::testing::random_lists(300, 100, 10, 6, 36);
   const auto graph = host_graph(lists);
@@ -242,11 +301,12 @@ TEST_CASE("mini-batch GraphSAGE reaches at least 78% test accuracy on Cora on th
 TEST_CASE("minibatch_options refuses models whose layers take no blocks, and full-graph training's options") {
   training::ExperimentOptions experiment;
   experiment.dataset = "cora";
-  experiment.model = "gcn";
+  experiment.model = "gat";
   const training::MinibatchOptions sampling;
-  CHECK(training::minibatch_model_names() == std::vector<std::string>{"sage"});
+  CHECK(training::minibatch_model_names() == std::vector<std::string>{"sage", "gcn"});
   CHECK_THROWS_WITH_AS(training::minibatch_options(experiment, sampling),
-                       doctest::Contains("take sampled blocks (sage); the gcn model's layers do not"), InvalidArgument);
+                       doctest::Contains("take sampled blocks (sage, gcn); the gat model's layers do not"),
+                       InvalidArgument);
   experiment.model = "sage";
   experiment.runs = 2;
   experiment.resume = "run.ckpt";
