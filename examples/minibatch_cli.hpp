@@ -1,7 +1,7 @@
 // Mini-batch training in sgnn_train (training/minibatch_experiment.hpp):
 // add_minibatch_flags() registers the batching, sampling and placement
 // flags, which need --batch-size; train_minibatch() runs a model whose
-// layers take sampled blocks (sage, gcn) with its registry entry's
+// layers take sampled blocks (sage, gcn, gat) with its registry entry's
 // hyperparameters (--hidden, --dropout, --lr, --epochs ... as sgnn_train
 // gives them), a per-epoch progress bar (batches, seeds per second) and the
 // summary, and returns the results JSON. Header-only, as training_cli.hpp.

@@ -57,6 +57,8 @@ struct BlockModelConfig {
   int64_t hidden = 256;
   int64_t layers = 3;
   float dropout = 0.5f;
+  int64_t heads = 1;         // attention heads of the hidden layers (GAT), concatenated
+  int64_t output_heads = 1;  // of the last layer, averaged
   Precision precision = Precision::Fp32;
 };
 

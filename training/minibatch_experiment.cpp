@@ -14,6 +14,7 @@
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/prepare.hpp"
 #include "ops/cast.hpp"
+#include "training/minibatch_gat.hpp"
 #include "training/minibatch_gcn.hpp"
 #include "training/minibatch_sage.hpp"
 #include "training/output/json.hpp"
@@ -40,12 +41,17 @@ void note(const MinibatchHooks& hooks, MinibatchResult& result, std::string text
 }
 
 // The graph the sampler reads: the dataset's prebuilt CSR, or its edges
-// symmetrised without self loops or repeats (GraphSAGE's undirected graph).
-Csr sampling_csr(const graph_io::Dataset& dataset, Device device) {
-  if (dataset.csr.indptr.defined()) return dataset.csr;
+// symmetrised without repeats (GraphSAGE's undirected graph), without self
+// loops or, for a model that attends to itself (GAT), with one per node.
+Csr sampling_csr(const graph_io::Dataset& dataset, Device device, bool self_loops) {
+  if (dataset.csr.indptr.defined()) {
+    SGNN_CHECK(!self_loops, "mini-batch training with self loops in the sampling graph (GAT) needs the dataset's "
+               "edges; \"", dataset.name, "\" comes with a prebuilt CSR only (", dataset.source, ")");
+    return dataset.csr;
+  }
   graph_io::PrepareOptions prepare;
   prepare.symmetrize = true;
-  prepare.self_loops = graph_io::SelfLoops::Remove;
+  prepare.self_loops = self_loops ? graph_io::SelfLoops::Add : graph_io::SelfLoops::Remove;
   prepare.duplicates = graph_io::Duplicates::Drop;
   prepare.normalization = graph_io::Normalization::None;
   prepare.edge_map = false;
@@ -95,17 +101,25 @@ void require_node_classification(const graph_io::Dataset& dataset) {
 struct BlockModelKind {
   const char* name;
   std::unique_ptr<BlockModel> (*make)(const MinibatchOptions&, const BlockModelConfig&, Generator&);
+  bool self_loops;  // samples from a graph with a self loop per node
 };
 constexpr BlockModelKind kBlockModelKinds[] = {
     {"sage",
      [](const MinibatchOptions& options, const BlockModelConfig& config,
         Generator& generator) -> std::unique_ptr<BlockModel> {
        return std::make_unique<SageModel>(config, generator, parse_sage_aggregator(options.aggregator));
-     }},
+     },
+     false},
     {"gcn",
      [](const MinibatchOptions&, const BlockModelConfig& config, Generator& generator) -> std::unique_ptr<BlockModel> {
        return std::make_unique<GcnBlockModel>(config, generator);
-     }},
+     },
+     false},
+    {"gat",
+     [](const MinibatchOptions&, const BlockModelConfig& config, Generator& generator) -> std::unique_ptr<BlockModel> {
+       return std::make_unique<GatBlockModel>(config, generator);
+     },
+     true},
 };
 
 const BlockModelKind& block_model_kind(const std::string& name) {
@@ -159,7 +173,11 @@ MinibatchOptions minibatch_options(const ExperimentOptions& e, const MinibatchOp
   const ModelEntry& entry = model_entry(e.model);
   const std::map<std::string, std::string> h = resolve_hyperparameters(entry, e.dataset, e.hyperparameters);
   const TrainingSettings settings = training_settings(h);
-  SGNN_CHECK(settings.patience == 0 && settings.monitor == Monitor::ValidationAccuracy,
+  // A registry entry's early stopping (GAT's patience) is full-graph training's; given on the command line it
+  // is refused.
+  const auto given = [&e](const char* name) { return e.hyperparameters.count(name) > 0; };
+  SGNN_CHECK((!given("patience") || settings.patience == 0) &&
+                 (!given("monitor") || settings.monitor == Monitor::ValidationAccuracy),
              "--batch-size: mini-batch training keeps the best validation accuracy's parameters without early "
              "stopping; drop --patience and --monitor");
   const std::string context = "model " + e.model;
@@ -181,6 +199,10 @@ MinibatchOptions minibatch_options(const ExperimentOptions& e, const MinibatchOp
   m.hidden = integer_value(h.at("hidden"), "hidden", context);
   m.dropout = number_value(h.at("dropout"), "dropout", context);
   if (const auto aggregator = h.find("aggregator"); aggregator != h.end()) m.aggregator = aggregator->second;
+  if (const auto heads = h.find("heads"); heads != h.end()) m.heads = integer_value(heads->second, "heads", context);
+  if (const auto heads = h.find("output_heads"); heads != h.end()) {
+    m.output_heads = integer_value(heads->second, "output_heads", context);
+  }
   m.row_normalize_features = e.row_normalize_features.value_or(entry.feature_transform ==
                                                                graph_io::FeatureTransform::RowNormalize);
   return m;
@@ -200,6 +222,8 @@ void validate_minibatch_options(const MinibatchOptions& o) {
   SGNN_CHECK(o.feature_cache_bytes >= 0, "--feature-cache must not be negative");
   SGNN_CHECK(o.train_nodes >= 0, "--train-nodes must not be negative");
   SGNN_CHECK(o.dropout >= 0 && o.dropout < 1, "--dropout must be in [0, 1), got ", o.dropout);
+  SGNN_CHECK(o.heads >= 1 && o.output_heads >= 1, "--heads and --output-heads must be positive, got ", o.heads,
+             " and ", o.output_heads);
   (void)parse_sage_aggregator(o.aggregator);
   SGNN_CHECK(o.learning_rate > 0 && o.weight_decay >= 0, "--lr must be positive and --weight-decay non-negative");
   for (const std::string* residence : {&o.graph_residence, &o.feature_residence}) {
@@ -211,11 +235,11 @@ void validate_minibatch_options(const MinibatchOptions& o) {
 MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const MinibatchHooks& hooks) {
   // The options (the aggregator among them) are validated by the overload, before the dataset loads.
   const BlockModelKind& kind = block_model_kind(options.model);
+  MinibatchOptions own = options;
+  own.self_loops = kind.self_loops;
   return run_minibatch_experiment(
-      options,
-      [&options, &kind](const BlockModelConfig& config, Generator& generator) {
-        return kind.make(options, config, generator);
-      },
+      own,
+      [&own, &kind](const BlockModelConfig& config, Generator& generator) { return kind.make(own, config, generator); },
       hooks);
 }
 
@@ -251,10 +275,12 @@ MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const 
   // The device budget the graph and the features share; the rest is training's.
   int64_t budget = options.device_memory_limit;
   if (budget < 0) budget = device.is_cuda() ? memory::free_bytes(device).value_or(0) / 2 : 0;
-  const Csr csr = sampling_csr(dataset, device.is_cuda() && options.graph_residence != "host" &&
-                                               dataset.edges.num_edges() * 16 <= budget
-                                           ? device
-                                           : Device::cpu());
+  const Csr csr = sampling_csr(dataset,
+                               device.is_cuda() && options.graph_residence != "host" &&
+                                       dataset.edges.num_edges() * 16 <= budget
+                                   ? device
+                                   : Device::cpu(),
+                               options.self_loops);
   result.edges = csr.nnz;
   const sampling::Residence graph_residence =
       device.is_cpu() ? sampling::Residence::Device
@@ -300,6 +326,8 @@ MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const 
   config.hidden = options.hidden;
   config.layers = static_cast<int64_t>(options.fanouts.size());
   config.dropout = options.dropout;
+  config.heads = options.heads;
+  config.output_heads = options.output_heads;
   config.precision = options.precision;
   const std::unique_ptr<BlockModel> made = make_model(config, generator);
   SGNN_CHECK(made != nullptr, "run_minibatch_experiment: the model factory returned no model");
@@ -397,6 +425,7 @@ std::string minibatch_json(const MinibatchResult& r, const std::string& program)
       .field("peak_device_bytes", r.peak_device_bytes)
       .field("peak_host_bytes", r.peak_host_bytes);
   if (o.model == "sage") json.field("aggregator", o.aggregator);  // GraphSAGE's alone
+  if (o.model == "gat") json.field("heads", o.heads).field("output_heads", o.output_heads);
   json.key("fanouts").begin_array();
   for (const int64_t fanout : o.fanouts) json.value(fanout);
   json.end_array();

@@ -5,7 +5,7 @@
 // loops), places the graph and the features on the device or in host memory
 // (read by the GPU over unified addressing) within a device-memory budget,
 // trains a built-in block model (GraphSAGE, training/minibatch_sage.hpp; GCN,
-// training/minibatch_gcn.hpp), or a model of the caller's (a BlockModelFactory, training/block_model.hpp), with the
+// training/minibatch_gcn.hpp; GAT, training/minibatch_gat.hpp), or a model of the caller's (a BlockModelFactory, training/block_model.hpp), with the
 // MinibatchTrainer and reports accuracy, epoch times, throughput and peak
 // memory. One run; the seed fixes weights, dropout, shuffles and samples.
 #pragma once
@@ -36,6 +36,12 @@ struct MinibatchOptions {
   int64_t hidden = 256;
   float dropout = 0.5f;
   std::string aggregator = "mean";  // GraphSAGE's: "mean" or "max-pool" (training/nn/sage_conv.hpp)
+  int64_t heads = 1;                // GAT's: hidden layers' heads (concatenated), the last layer's (averaged)
+  int64_t output_heads = 1;
+  // The sampling graph gets a self loop per node (GAT attends to itself over
+  // its block's entries); built-in models set it for themselves. Needs the
+  // graph built from the dataset's edges (not a prebuilt CSR).
+  bool self_loops = false;
   float learning_rate = 0.003f;
   float weight_decay = 0.0f;
   bool row_normalize_features = false;
@@ -63,15 +69,17 @@ struct MinibatchOptions {
 void validate_minibatch_options(const MinibatchOptions& options);
 
 // The kinds whose layers take sampled blocks (one bipartite block per
-// layer), which mini-batch training builds: {"sage", "gcn"} (SageModel,
-// training/minibatch_sage.hpp; GcnBlockModel, training/minibatch_gcn.hpp).
+// layer), which mini-batch training builds: {"sage", "gcn", "gat"}
+// (SageModel, training/minibatch_sage.hpp; GcnBlockModel,
+// training/minibatch_gcn.hpp; GatBlockModel, training/minibatch_gat.hpp).
 std::vector<std::string> minibatch_model_names();
 
 // The options of a mini-batch run of `experiment`'s model: `sampling`'s
 // batching, sampling and placement settings, with the dataset, device,
 // seed, precision and cache folder of `experiment` and the model's
 // hyperparameters as its registry entry resolves them for the dataset
-// (hidden, dropout, lr, weight_decay, epochs; the layer count is the number
+// (hidden, dropout, lr, weight_decay, epochs, and aggregator, heads and
+// output_heads where the model has them; the layer count is the number
 // of fanouts). InvalidArgument, naming what to change, for a model whose
 // layers do not take blocks (the message lists those that do), a --layers
 // other than the fanout count, early
@@ -107,7 +115,8 @@ struct MinibatchHooks {
 // `make_model` builds the model from the dataset's widths and the options'
 // hidden, dropout, precision and one layer per fanout; without it, the
 // built-in model named by options.model (GraphSAGE with the options'
-// aggregator, or GCN). InvalidArgument for a name that is not one of
+// aggregator, GCN, or GAT with the options' heads on a graph with self
+// loops). InvalidArgument for a name that is not one of
 // minibatch_model_names(), or when the factory returns null or a model of
 // other widths.
 MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const MinibatchHooks& hooks = {});

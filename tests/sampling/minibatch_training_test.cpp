@@ -12,6 +12,7 @@
 #include "tests/support/testing.hpp"
 #include "examples/external_project/max_block_model.hpp"
 #include "training/minibatch_experiment.hpp"
+#include "training/minibatch_gat.hpp"
 #include "training/minibatch_gcn.hpp"
 #include "training/minibatch_sage.hpp"
 
@@ -127,6 +128,30 @@ TEST_CASE("mean_with_self on a block: (the destination + the sum of its sampled 
                        InvalidArgument);
 }
 
+TEST_CASE("GATConv on a block (destinations x sources): gradients of every parameter and of both sides") {
+  const AdjacencyLists lists = sgnn::testing::random_lists(40, 12, 3, 4, 44);
+  sampling::SamplerOptions options;
+  options.fanouts = {3};
+  const sampling::NeighborSampler sampler(host_graph(lists), options);
+  const sampling::Block block = sampler.sample(ids({0, 5, 39, 11}), 2).front();
+  Generator generator(4);
+  training::GATOptions gat;
+  gat.heads = 2;
+  training::GATConv conv(6, 3, generator, gat);
+  randomize(conv, 45);
+  Tensor source = sgnn::testing::random_tensor({block.num_sources(), 6}, 46).set_requires_grad(true);
+  Tensor destination = sgnn::testing::random_tensor({4, 6}, 47).set_requires_grad(true);
+  CHECK(conv.forward(block.adjacency, source, destination).shape() == Shape{4, 6});
+  std::vector<Tensor> inputs = conv.parameters();
+  inputs.push_back(source);
+  inputs.push_back(destination);
+  const double error = sgnn::testing::gradient_error(
+      [&](const std::vector<Tensor>&) { return conv.forward(block.adjacency, source, destination); }, inputs);
+  CHECK(error < 2e-2);
+  CHECK_THROWS_WITH_AS(conv.forward(block.adjacency, destination, destination), doctest::Contains("x_source has 4 rows"),
+                       InvalidArgument);
+}
+
 TEST_CASE("destination_rows: a view of the first rows whose gradient pads zero rows") {
   Tensor x = sgnn::testing::random_tensor({6, 3}, 33).set_requires_grad(true);
   const Tensor head = sampling::destination_rows(x, 4);
@@ -140,7 +165,7 @@ TEST_CASE("destination_rows: a view of the first rows whose gradient pads zero r
 }
 
 TEST_CASE("layer-wise inference equals the model on full-neighbourhood blocks, in any chunking: GraphSAGE (mean, "
-          "max-pool), GCN and a user's block model") {
+          "max-pool), GCN, GAT and a user's block model") {
   const AdjacencyLists lists = sgnn::testing::random_lists(120, 60, 4, 5, 34);
   const auto graph = host_graph(lists);
   const Tensor features = sgnn::testing::random_tensor({120, 8}, 35);
@@ -155,6 +180,9 @@ TEST_CASE("layer-wise inference equals the model on full-neighbourhood blocks, i
   training::SageModel pool_model(config, generator, training::SAGEAggregator::MaxPool);
   MaxBlockModel user_model(config, generator);
   training::GcnBlockModel gcn_model(config, generator);
+  config.heads = 3;
+  config.output_heads = 2;
+  training::GatBlockModel gat_model(config, generator);
   // max-pool's layers carry the pool's weight and bias besides mean's three parameters
   CHECK(pool_model.named_parameters().size() == mean_model.named_parameters().size() + 2 * 3);
   sampling::SamplerOptions every;
@@ -164,7 +192,7 @@ TEST_CASE("layer-wise inference equals the model on full-neighbourhood blocks, i
   const std::vector<sampling::Block> blocks = sampler.sample(ids(rows), 0);
   const autograd::NoGradGuard no_grad;
   for (training::BlockModel* model : std::initializer_list<training::BlockModel*>{&mean_model, &pool_model, &user_model,
-                                                                                  &gcn_model}) {
+                                                                                  &gcn_model, &gat_model}) {
     model->eval();
     const Tensor expected = model->forward(blocks, store.gather(blocks.front().source_ids));
     CHECK(expected.shape() == Shape{6, 4});
@@ -242,10 +270,26 @@ TEST_CASE("mini-batch GCN trains on Cora (seed 0)" * doctest::test_suite("accura
   const training::MinibatchResult result = training::run_minibatch_experiment(options);
   MESSAGE("mini-batch GCN Cora: test accuracy ", result.test_accuracy, " at epoch ", result.fit.best_epoch);
   CHECK(result.test_accuracy >= 0.78);
+  options.model = "sgc";
+  CHECK_THROWS_WITH_AS(
+      training::run_minibatch_experiment(options),
+      doctest::Contains("no built-in model \"sgc\" whose layers take sampled blocks (there are sage, gcn, gat)"),
+      InvalidArgument);
+}
+
+TEST_CASE("mini-batch GAT trains on Cora (seed 0), sampling from a graph with self loops" *
+          doctest::test_suite("accuracy")) {
+  training::MinibatchOptions options = sgnn::testing::cora_minibatch_options();
   options.model = "gat";
-  CHECK_THROWS_WITH_AS(training::run_minibatch_experiment(options),
-                       doctest::Contains("no built-in model \"gat\" whose layers take sampled blocks (there are sage, gcn)"),
-                       InvalidArgument);
+  options.hidden = 8;
+  options.heads = 8;
+  options.dropout = 0.6f;
+  options.epochs = 20;
+  const training::MinibatchResult result = training::run_minibatch_experiment(options);
+  MESSAGE("mini-batch GAT Cora: test accuracy ", result.test_accuracy, " at epoch ", result.fit.best_epoch);
+  // The sampling graph carries Cora's 5,278 undirected edges both ways and a loop on each of its 2,708 nodes.
+  CHECK(result.edges == 2 * 5278 + 2708);
+  CHECK(result.test_accuracy >= 0.78);
 }
 
 TEST_CASE("batch pipeline: an epoch visits every training node once, with its labels and gathered inputs") {
@@ -301,12 +345,18 @@ TEST_CASE("mini-batch GraphSAGE reaches at least 78% test accuracy on Cora on th
 TEST_CASE("minibatch_options refuses models whose layers take no blocks, and full-graph training's options") {
   training::ExperimentOptions experiment;
   experiment.dataset = "cora";
-  experiment.model = "gat";
+  experiment.model = "appnp";
   const training::MinibatchOptions sampling;
-  CHECK(training::minibatch_model_names() == std::vector<std::string>{"sage", "gcn"});
+  CHECK(training::minibatch_model_names() == std::vector<std::string>{"sage", "gcn", "gat"});
   CHECK_THROWS_WITH_AS(training::minibatch_options(experiment, sampling),
-                       doctest::Contains("take sampled blocks (sage, gcn); the gat model's layers do not"),
+                       doctest::Contains("take sampled blocks (sage, gcn, gat); the appnp model's layers do not"),
                        InvalidArgument);
+  // GAT's heads come from its registry entry (Cora: 8 heads of 8, one output head).
+  experiment.model = "gat";
+  const training::MinibatchOptions gat = training::minibatch_options(experiment, sampling);
+  CHECK(gat.heads == 8);
+  CHECK(gat.output_heads == 1);
+  CHECK(gat.hidden == 8);
   experiment.model = "sage";
   experiment.runs = 2;
   experiment.resume = "run.ckpt";

@@ -63,7 +63,7 @@ assert [e["train_loss"] for e in a["history"]] == [e["train_loss"] for e in b["h
 "$bin/train_gat" --dataset cora --epochs 3 --hidden 4 --heads 2 --quiet --print-json | tail -n1 | grep '"model":"gat"' > /dev/null \
   || fail "train_gat did not run"
 
-# Mini-batch training: sgnn_train --batch-size with the model's registry entry (sage, gcn), its progress
+# Mini-batch training: sgnn_train --batch-size with the model's registry entry (sage, gcn, gat), its progress
 # lines, the JSON; refused for models whose layers take no blocks and with full-graph-only flags.
 # (Into a file first: under pipefail, grep -q leaving early would fail the listing with SIGPIPE.)
 "$bin/sgnn_train" --list-models > "$work/models.txt"
@@ -84,9 +84,12 @@ assert r["seeds_per_second"] > 0 and r["sampled_edges_per_second"] > 0
 PY
 [ "$(grep -c '^epoch' "$work/minibatch.err")" -ge 3 ] || fail "expected a progress line per epoch: $(cat "$work/minibatch.err")"
 grep -q "sage (mini-batch) on cora" "$work/minibatch.out" || fail "no mini-batch summary: $(cat "$work/minibatch.out")"
-expect_error "layers take sampled blocks (sage, gcn); the gat model's layers do not" \
-  "$bin/sgnn_train" --model gat --dataset cora --batch-size 64
-expect_error "layers take sampled blocks (sage, gcn); the gat model's layers do not" "$bin/train_gat" --dataset cora --batch-size 64
+expect_error "layers take sampled blocks (sage, gcn, gat); the sgc model's layers do not" \
+  "$bin/sgnn_train" --model sgc --dataset cora --batch-size 64
+"$bin/train_gat" --dataset cora --batch-size 64 --fanout 5,5 --epochs 1 --out "$work/gat-minibatch.json" >/dev/null 2>&1 ||
+  fail "mini-batch GAT (train_gat --batch-size) failed"
+grep -q '"model":"gat","training":"minibatch"' "$work/gat-minibatch.json" && grep -q '"heads":8' "$work/gat-minibatch.json" ||
+  fail "mini-batch GAT's JSON: $(cat "$work/gat-minibatch.json")"
 "$bin/sgnn_train" --model gcn --dataset cora --batch-size 64 --fanout 10,10 --epochs 2 --hidden 16 \
   --out "$work/gcn-minibatch.json" >/dev/null 2>&1 || fail "mini-batch GCN failed"
 python3 - "$work/gcn-minibatch.json" <<'PY' || fail "bad mini-batch GCN JSON: $(cat "$work/gcn-minibatch.json")"
@@ -95,6 +98,7 @@ r = json.load(open(sys.argv[1]))
 assert r["model"] == "gcn" and r["training"] == "minibatch" and r["layers"] == 2 and "aggregator" not in r, r
 assert len(r["epochs_run"]) == 2 and 0.1 < r["test_accuracy"] <= 1.0, r["test_accuracy"]
 PY
+expect_error "drop --patience and --monitor" "$bin/sgnn_train" --model gat --dataset cora --batch-size 64 --patience 10
 expect_error "--fanout requires --batch-size" "$bin/sgnn_train" --model sage --dataset cora --fanout 10,10
 expect_error "does not take --checkpoint, --predictions" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 \
   --checkpoint "$work/x.ckpt" --predictions "$work/x.csv"

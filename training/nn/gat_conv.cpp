@@ -61,6 +61,19 @@ Tensor GATConv::forward_block(const Adjacency& adjacency, const Tensor& x,
                 ops::reshape(extended, {adjacency.num_cols(), heads_, features_}));
 }
 
+Tensor GATConv::forward(const Adjacency& adjacency, const Tensor& x_source, const Tensor& x_destination) {
+  check_layer_input(x_source, weight_.size(0), "GATConv");
+  check_layer_input(x_destination, weight_.size(0), "GATConv");
+  SGNN_CHECK(x_source.size(0) == adjacency.num_cols() && x_destination.size(0) == adjacency.num_rows(),
+             "GATConv: x_source has ", x_source.size(0), " rows and x_destination ", x_destination.size(0),
+             "; the adjacency is ", adjacency.num_rows(), " x ", adjacency.num_cols(),
+             " (destinations x sources)");
+  const auto project = [&](const Tensor& x) {
+    return ops::reshape(ops::matmul_weight(x, weight_, compute_copy(weight_)), {x.size(0), heads_, features_});
+  };
+  return attend(adjacency, project(x_destination), project(x_source));
+}
+
 Tensor GATConv::attend(const Adjacency& adjacency, const Tensor& projected_rows, const Tensor& projected_columns) {
   const int64_t rows = projected_rows.size(0);
   const Tensor score_row = ops::sum(ops::mul(projected_rows, attention_row_), 2);              // [rows, H]

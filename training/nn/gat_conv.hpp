@@ -45,6 +45,12 @@ class GATConv : public Layer {
   // identity for `extend_rows`.
   Tensor forward_block(const Adjacency& adjacency, const Tensor& x,
                        const std::function<Tensor(const Tensor&)>& extend_rows);
+  // The layer on a bipartite adjacency (a sampled block, or rows of the whole
+  // graph in layer-wise inference): rows are the destinations, x_destination
+  // [rows, in] their own features, x_source [columns, in] the sources'.
+  // Self loops are entries of the adjacency like any other (mini-batch GAT
+  // samples from a graph that has them).
+  Tensor forward(const Adjacency& adjacency, const Tensor& x_source, const Tensor& x_destination);
   int64_t output_features() const;  // H·F when concat, else F
 
  private:
