@@ -236,7 +236,7 @@ MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const 
   // The options (the aggregator among them) are validated by the overload, before the dataset loads.
   const BlockModelKind& kind = block_model_kind(options.model);
   MinibatchOptions own = options;
-  own.self_loops = kind.self_loops;
+  own.self_loops = options.self_loops || kind.self_loops;  // GAT samples from a graph with loops
   return run_minibatch_experiment(
       own,
       [&own, &kind](const BlockModelConfig& config, Generator& generator) { return kind.make(own, config, generator); },

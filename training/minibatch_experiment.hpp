@@ -39,8 +39,8 @@ struct MinibatchOptions {
   int64_t heads = 1;                // GAT's: hidden layers' heads (concatenated), the last layer's (averaged)
   int64_t output_heads = 1;
   // The sampling graph gets a self loop per node (GAT attends to itself over
-  // its block's entries); built-in models set it for themselves. Needs the
-  // graph built from the dataset's edges (not a prebuilt CSR).
+  // its block's entries; the built-in GAT turns it on). Needs the graph built
+  // from the dataset's edges (not a prebuilt CSR).
   bool self_loops = false;
   float learning_rate = 0.003f;
   float weight_decay = 0.0f;

@@ -270,6 +270,11 @@ TEST_CASE("mini-batch GCN trains on Cora (seed 0)" * doctest::test_suite("accura
   const training::MinibatchResult result = training::run_minibatch_experiment(options);
   MESSAGE("mini-batch GCN Cora: test accuracy ", result.test_accuracy, " at epoch ", result.fit.best_epoch);
   CHECK(result.test_accuracy >= 0.78);
+  CHECK(result.edges == 2 * 5278);  // Cora's undirected edges both ways, no loops
+  // A user's self_loops holds for the built-in models that do not need it.
+  options.self_loops = true;
+  options.epochs = 1;
+  CHECK(training::run_minibatch_experiment(options).edges == 2 * 5278 + 2708);
   options.model = "sgc";
   CHECK_THROWS_WITH_AS(
       training::run_minibatch_experiment(options),
