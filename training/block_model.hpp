@@ -2,8 +2,9 @@
 // training/minibatch_trainer.hpp) and layer-wise inference evaluates
 // (infer_layerwise, training/minibatch_inference.hpp). One layer per
 // sampled block (sampling/block.hpp), as DGL's block models and PyG's
-// NeighborLoader models are written. SageModel (training/minibatch_sage.hpp)
-// is the built-in one; docs/extending.md writes another in a few lines.
+// NeighborLoader models are written. SageModel, GcnBlockModel and
+// GatBlockModel (training/minibatch_{sage,gcn,gat}.hpp) are built in;
+// docs/extending.md writes another in a few lines.
 //
 //   forward(blocks, x)  blocks: one per layer, input layer first; x
 //       [blocks[0].num_sources(), in_features()], float32 or bfloat16 ->
