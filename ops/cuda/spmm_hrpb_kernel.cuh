@@ -190,19 +190,27 @@ __global__ void __launch_bounds__(32 * kHrpbWarps, Mma::kMinBlocks)
   }
   __syncthreads();
 
+  // B columns of the chunk with the zero padding of the last piece: where
+  // this is computed is a register-allocation choice, timed on the H200
+  // against the two kernels this one replaced (bench/compare_builds.sh).
+  // Once per kernel for 16-byte copies: the BF16 copy instance's spill
+  // loads go from 32 to 28 bytes, as in the kernel it replaced, and its time
+  // on the 64^2 FEM mesh at width 128 from 1.027x that kernel's to 1.02x.
+  // Once per block for bulk copies: hoisted, the BF16 bulk kernel ran 2 %
+  // slower on the 128^2 stencil at widths 16 and 32.
+  const int chunk_columns = (chunk_width + kPiece - 1) / kPiece * kPiece;
   // The copies of a block into stage `stage`: the policy's A data, then its
-  // B rows (B columns of the chunk with the zero padding of the last piece);
-  // one cp.async group. Every warp holds the same 16 columns, so branches on
-  // them are uniform over the thread block.
+  // B rows; one cp.async group. Every warp holds the same 16 columns, so
+  // branches on them are uniform over the thread block.
   const auto stage_block = [&](const typename Mma::Indices& indices, int stage) {
     a_operand.stage(args, indices, stage);
-    const int b_columns = (chunk_width + kPiece - 1) / kPiece * kPiece;
     T* const stage_b = sm_b + stage * stage_elements;
     if constexpr (kBulk) {
+      const int b_columns = (chunk_width + kPiece - 1) / kPiece * kPiece;
       stage_rows_by_bulk_copy(args, Mma::lane_column(indices), chunk_begin, b_columns, staged_width, stage_b,
                               &stage_barrier[stage]);
     } else {
-      stage_rows_by_pieces(args, Mma::lane_column(indices), chunk_begin, b_columns, staged_width, stage_b);
+      stage_rows_by_pieces(args, Mma::lane_column(indices), chunk_begin, chunk_columns, staged_width, stage_b);
     }
     async_copy::cp_async_commit();
   };
