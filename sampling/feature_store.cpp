@@ -36,6 +36,8 @@ FeatureStore::FeatureStore(const Tensor& table, Device device, const FeatureStor
   SGNN_CHECK(floating ? is_floating(dtype_) : dtype_ == DType::Int32, kWhat, ": a ", dtype_name(table.dtype()),
              " table cannot be gathered as ", dtype_name(dtype_));
   SGNN_CHECK(options.cache_bytes >= 0, kWhat, ": negative cache_bytes ", options.cache_bytes);
+  SGNN_CHECK(options.gpu_read_share <= 1.0, kWhat, ": gpu_read_share must be at most 1 (negative: measured), got ",
+             options.gpu_read_share);
   one_dimensional_ = table.dim() == 1;
   source_.num_rows = table.size(0);
   source_.row_elements = one_dimensional_ ? 1 : table.size(1);
@@ -50,6 +52,12 @@ FeatureStore::FeatureStore(const Tensor& table, Device device, const FeatureStor
   source_.rows = access_->device_pointer();
   source_.dtype = table_.dtype();
   source_.in_host_memory = true;
+  if (device.is_cuda()) {
+    split_ = std::make_unique<HostGatherSplit>();
+    split_->fixed_gpu_share = options.gpu_read_share;
+    if (options.gpu_read_share >= 0.0) split_->gpu_share = options.gpu_read_share;
+    source_.split = split_.get();
+  }
   if (options.cache_bytes == 0) return;
   SGNN_CHECK(static_cast<int64_t>(degrees.size()) == source_.num_rows, kWhat, ": ", degrees.size(),
              " degrees for a table of ", source_.num_rows, " rows (the cache ranks rows by degree)");
@@ -83,6 +91,12 @@ Tensor FeatureStore::gather(const Tensor& ids, const WorkContext& context) const
   }
   gather_rows(source_, ids, out, context, cache);
   return out;
+}
+
+double FeatureStore::gpu_read_share() const {
+  if (split_ == nullptr) return 1.0;
+  const std::lock_guard<std::mutex> lock(split_->mutex);
+  return split_->gpu_share;
 }
 
 int64_t FeatureStore::device_bytes() const {

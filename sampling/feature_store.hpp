@@ -11,7 +11,9 @@
 //                      nodes (ties by id) are copied to the device and read
 //                      from there (PaGraph/GNNLab's static degree cache: a
 //                      neighbour sample reaches a node about in proportion to
-//                      its degree)
+//                      its degree); on CUDA each gather's rows are shared
+//                      between the GPU and the host's threads at a measured
+//                      balance (sampling/gather.hpp's HostGatherSplit)
 // On the CPU both are the host table. gather() returns [n, F] ([n] for a
 // 1-D table) of `dtype` on the device: float32 or bfloat16 for a float
 // table (BF16 features for a model computing in BF16, or widened for FP32),
@@ -31,6 +33,7 @@ struct FeatureStoreOptions {
   Residence residence = Residence::Device;
   DType dtype = DType::Float32;  // of the gathered rows
   int64_t cache_bytes = 0;       // Host only: device bytes for cached rows
+  double gpu_read_share = -1.0;  // Host only: the GPU's share of a gather's rows in [0, 1]; < 0: measured
 };
 
 class FeatureStore {
@@ -53,6 +56,8 @@ class FeatureStore {
   int64_t num_rows() const { return source_.num_rows; }
   int64_t row_elements() const { return source_.row_elements; }
   int64_t cached_rows() const { return cached_rows_; }
+  // Host residence on CUDA: the GPU's share of the next gather's rows (1 otherwise).
+  double gpu_read_share() const;
   // Device bytes this store holds (table or cache and its slot map).
   int64_t device_bytes() const;
   // The whole table as stored (a host tensor for Residence::Host).
@@ -65,6 +70,7 @@ class FeatureStore {
   bool one_dimensional_ = false;
   Tensor table_;
   std::unique_ptr<class HostAccess> access_;
+  std::unique_ptr<HostGatherSplit> split_;
   RowSource source_;
   Tensor cache_rows_, slot_of_row_;
   int64_t cached_rows_ = 0;

@@ -23,21 +23,56 @@
 // addresses translate far faster than rows in random order
 // (docs/sampling.md gives the figures).
 // ids out of range are not checked on a GPU (InvalidArgument on the CPU).
+//
+// A host table with a HostGatherSplit (CUDA, rows of whole 16-byte vectors,
+// at least kSplitMinimumRows ids) is read by two readers at once, each a
+// contiguous range of the sorted ids: the GPU over unified addressing, and
+// the host's threads into pinned staging (sampling/host_rows.hpp), copied
+// to the device by DMA in chunks on a stream of the split's own as they
+// fill, then put in place and converted by a device kernel. Random rows of
+// a table far larger than the translation caches are slow to read from the
+// GPU (7.5 GB/s, 256-byte rows of 28 GB on the H200, against 35 by 16 host
+// threads on 2 MiB pages; docs/sampling.md), and the two readers add up.
+// The GPU's share is the measured balance: after each gather, the rows per
+// second of each reader (the GPU's from events, the host's from its clock)
+// set the next share, so both finish together. Whether to share at all is
+// a timed choice too: the first gathers time the GPU alone once and then a
+// few shared gathers, and the faster way is kept (a table the GPU alone
+// reads at the bus's rate gains nothing from host threads, only their
+// copies on the bus). Or a fixed share (fixed_gpu_share in [0, 1], for tests
+// and benchmarks). The calling thread waits for the sorted ids of the
+// host's share (the mini-batch pipeline gathers on its own thread). One
+// gather at a time per split (a mutex).
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 
 #include "core/tensor.hpp"
 #include "sampling/work_context.hpp"
 
 namespace sgnn::sampling {
 
+struct HostGatherSplit {
+  double fixed_gpu_share = -1.0;  // in [0, 1]: always this share; else measured
+  double gpu_share = 0.5;         // the share of the next gather (measured; 1 once the GPU alone is chosen), or the fixed one
+  std::mutex mutex;
+  std::shared_ptr<void> resources;  // the CUDA backend's streams, events and pinned buffers, made at first use
+};
+
+// Fewer ids than this are all read by the GPU: a split costs a host wait
+// and a round of host threads, tens of microseconds, more than such a
+// batch's whole gather.
+inline constexpr int64_t kSplitMinimumRows = 16384;
+
 struct RowSource {
   const void* rows = nullptr;
   DType dtype = DType::Float32;
   int64_t num_rows = 0;
   int64_t row_elements = 0;
-  bool in_host_memory = false;  // read over unified addressing (see above)
+  bool in_host_memory = false;         // read over unified addressing (see above)
+  HostGatherSplit* split = nullptr;  // in_host_memory: share the rows with host threads (see above)
 };
 
 struct RowCache {

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #ifdef SGNN_WITH_CUDA
+#include <sys/mman.h>
+
 #include "core/cuda_runtime.hpp"
 #endif
 
@@ -15,6 +17,48 @@ bool pinned(const void* pointer) {
   cudaPointerAttributes attributes{};
   SGNN_CUDA_CHECK(cudaPointerGetAttributes(&attributes, pointer));
   return attributes.type == cudaMemoryTypeHost;
+}
+
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+
+// A mapping of our own, asked for 2 MiB pages and page-locked once filled
+// (see host_access.hpp); unlocked and unmapped with the last tensor on it.
+struct LockedMapping {
+  void* base = nullptr;
+  std::size_t bytes = 0;
+  bool locked = false;
+  ~LockedMapping() {
+    if (locked) (void)cudaHostUnregister(base);
+    (void)cudaGetLastError();
+    munmap(base, bytes);
+  }
+};
+
+Tensor locked_huge_page_copy(const Tensor& host, Device device) {
+  const auto bytes = static_cast<int64_t>(host.nbytes());
+  auto mapping = std::make_shared<LockedMapping>();
+  mapping->bytes = (static_cast<std::size_t>(bytes) + kHugePage - 1) / kHugePage * kHugePage;
+  void* base = mmap(nullptr, mapping->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) {
+    throw OutOfMemoryError(detail::concat("HostAccess: could not map ", mapping->bytes,
+                                          " bytes of host memory for a page-locked copy of a ",
+                                          shape_str(host.shape()), " table"));
+  }
+  mapping->base = base;
+  // A hint: where the kernel has no huge pages to give, 4 KiB pages still work.
+  (void)madvise(base, mapping->bytes, MADV_HUGEPAGE);
+  const auto* from = static_cast<const char*>(host.raw_data());
+  auto* to = static_cast<char*>(base);
+  constexpr int64_t kPiece = int64_t{1} << 24;
+  // Threads fill (and so fault in) the pages in parallel.
+#pragma omp parallel for schedule(static)
+  for (int64_t offset = 0; offset < bytes; offset += kPiece) {
+    std::copy(from + offset, from + std::min(bytes, offset + kPiece), to + offset);
+  }
+  cuda::DeviceGuard guard(device);
+  SGNN_CUDA_CHECK(cudaHostRegister(base, mapping->bytes, cudaHostRegisterDefault));
+  mapping->locked = true;
+  return Tensor::from_external(base, host.shape(), host.dtype(), std::shared_ptr<const void>(mapping, base));
 }
 #endif
 
@@ -42,17 +86,7 @@ HostAccess::HostAccess(const Tensor& host, Device device) {
 Tensor make_host_readable(const Tensor& host, Device device, std::unique_ptr<HostAccess>& access) {
   Tensor readable = host;
 #ifdef SGNN_WITH_CUDA
-  if (device.is_cuda() && host.nbytes() > 0 && !pinned(host.raw_data())) {
-    readable = Tensor::empty_pinned(host.shape(), host.dtype());
-    const auto* from = static_cast<const char*>(host.raw_data());
-    auto* to = static_cast<char*>(readable.raw_data());
-    const auto bytes = static_cast<int64_t>(host.nbytes());
-    constexpr int64_t kPiece = int64_t{1} << 24;
-#pragma omp parallel for schedule(static)
-    for (int64_t offset = 0; offset < bytes; offset += kPiece) {
-      std::copy(from + offset, from + std::min(bytes, offset + kPiece), to + offset);
-    }
-  }
+  if (device.is_cuda() && host.nbytes() > 0 && !pinned(host.raw_data())) readable = locked_huge_page_copy(host, device);
 #endif
   access = std::make_unique<HostAccess>(readable, device);
   return readable;

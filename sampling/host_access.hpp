@@ -5,12 +5,17 @@
 //
 // Only pinned memory (Tensor::empty_pinned, cudaMallocHost) is read in
 // place: the device reads it at its host address. Other host memory
-// (pageable, or the mapped processed dataset file) is copied once into
-// pinned memory by make_host_readable. Page-locking it in place with
-// cudaHostRegister was tried and dropped: the locked range is rounded out
-// to whole pages, which other host objects share, and a copy of such an
-// object that straddles the locked range's end fails (cudaErrorInvalidValue;
-// the GPU tier's gather tests on the H200).
+// (pageable, or the mapped processed dataset file) is copied once by
+// make_host_readable into a mapping of its own, asked for 2 MiB pages
+// (madvise) and page-locked whole with cudaHostRegister: host threads then
+// read its random rows with far fewer translation misses (35 against 23
+// GB/s on the H200's host, 16 threads, 28 GB), and locking a filled
+// mapping took 1.6 s where cudaMallocHost of 28 GB took 17 (docs/sampling.md).
+// Page-locking the caller's memory in place was tried and dropped: the
+// locked range is rounded out to whole pages, which other host objects
+// share, and a copy of such an object that straddles the locked range's end
+// fails (cudaErrorInvalidValue; the GPU tier's gather tests on the H200);
+// nothing else lives in a mapping of our own.
 //
 // On the CPU (or a build without CUDA) device_pointer() is the host pointer.
 // Throws InvalidArgument for a tensor not in host memory or, on a CUDA

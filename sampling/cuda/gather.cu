@@ -6,10 +6,16 @@
 // address do not allow 16-byte accesses take the element path (labels).
 // A host table is read in ascending id order: the ids sorted with their
 // positions (one radix sort, small beside the rows it orders), row i of the
-// sorted ids written to out[position i].
+// sorted ids written to out[position i]. With a HostGatherSplit the sorted
+// ids are shared with host threads (sampling/gather.hpp).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
 #include "core/bfloat16.hpp"
 #include "sampling/cuda/sampling_device.cuh"
 #include "sampling/gather_backend.hpp"
+#include "sampling/host_rows.hpp"
 
 namespace sgnn::sampling {
 
@@ -48,7 +54,7 @@ __global__ void gather_kernel(const In* __restrict__ table, const int32_t* __res
   const int lane = static_cast<int>(thread % group);
   const int64_t groups = grid_stride_step() / group;
   for (int64_t row = thread / group; row < count; row += groups) {
-    const int32_t id = ids[row];
+    const int32_t id = ids != nullptr ? ids[row] : static_cast<int32_t>(row);  // null: rows in order
     const int32_t slot = slot_of_row != nullptr ? slot_of_row[id] : -1;
     const In* source = slot >= 0 ? cached + static_cast<int64_t>(slot) * width : table + static_cast<int64_t>(id) * width;
     Out* target = out + (out_rows != nullptr ? static_cast<int64_t>(out_rows[row]) : row) * width;
@@ -60,6 +66,173 @@ __global__ void gather_kernel(const In* __restrict__ table, const int32_t* __res
       for (int64_t j = lane; j < width; j += group) target[j] = convert_element<In, Out>(source[j]);
     }
   }
+}
+
+// A HostGatherSplit's CUDA side: the stream its DMA copies run on, the
+// events that order them and time the gathers, pinned buffers for the
+// host's share (ids in, rows out), grown to the largest gather, and the
+// measurements of the last gather, read at the next (its work on the
+// stream is done by then: the sampler reads its counts from that stream).
+struct SplitResources {
+  Device device;
+  cudaStream_t copy_stream = nullptr;
+  cudaEvent_t ids_ready = nullptr, rows_allocated = nullptr, copies_done = nullptr;
+  cudaEvent_t gpu_begin = nullptr, gpu_end = nullptr, gather_begin = nullptr, gather_end = nullptr;  // timed
+  Tensor host_ids, staging;
+  // Whether sharing pays: the first gathers time the GPU alone once, then
+  // kSplitTrials shared gathers; the faster way is kept (where the GPU
+  // alone fills the bus, host threads only add copies to it).
+  enum class Choice { Measuring, Shared, GpuAlone } choice = Choice::Measuring;
+  double alone_rows_per_ms = 0.0, best_shared_rows_per_ms = 0.0;
+  int shared_gathers = 0;
+  bool pending = false, pending_alone = false;
+  int64_t gpu_rows = 0, host_rows = 0;
+  double host_seconds = 0.0;
+
+  explicit SplitResources(Device on) : device(on) {
+    SGNN_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream, cudaStreamNonBlocking));
+    for (cudaEvent_t* event : {&ids_ready, &rows_allocated, &copies_done}) {
+      SGNN_CUDA_CHECK(cudaEventCreateWithFlags(event, cudaEventDisableTiming));
+    }
+    for (cudaEvent_t* event : {&gpu_begin, &gpu_end, &gather_begin, &gather_end}) SGNN_CUDA_CHECK(cudaEventCreate(event));
+  }
+  ~SplitResources() {
+    // Errors only at process teardown, when there is nothing left to release into.
+    (void)cudaStreamSynchronize(copy_stream);
+    for (cudaEvent_t event : {ids_ready, rows_allocated, copies_done, gpu_begin, gpu_end, gather_begin, gather_end}) {
+      (void)cudaEventDestroy(event);
+    }
+    (void)cudaStreamDestroy(copy_stream);
+    (void)cudaGetLastError();
+  }
+  SplitResources(const SplitResources&) = delete;
+  SplitResources& operator=(const SplitResources&) = delete;
+};
+
+// Shared gathers timed before choosing between sharing and the GPU alone:
+// enough for the share to settle near its balance (it halves the distance
+// at each gather).
+constexpr int kSplitTrials = 4;
+
+SplitResources& resources_of(HostGatherSplit& split, Device device) {
+  auto resources = std::static_pointer_cast<SplitResources>(split.resources);
+  if (resources == nullptr || resources->device != device) {
+    resources = std::make_shared<SplitResources>(device);
+    split.resources = resources;
+  }
+  return *resources;
+}
+
+// Pinned host memory of at least `bytes` in `buffer` (no copy is reading it: see copies_done).
+void reserve_pinned(Tensor& buffer, int64_t bytes) {
+  if (buffer.defined() && static_cast<int64_t>(buffer.nbytes()) >= bytes) return;
+  buffer = Tensor::empty_pinned({(bytes + 15) / 16 * 4}, DType::Int32);
+}
+
+// Reads the last gather's times: the GPU share moves halfway to the share
+// at which both readers would have finished together, and after the trials
+// the faster of sharing and the GPU alone is chosen.
+void update_share(HostGatherSplit& split, SplitResources& resources) {
+  if (split.fixed_gpu_share >= 0.0) {
+    split.gpu_share = std::min(split.fixed_gpu_share, 1.0);
+    return;
+  }
+  if (!resources.pending) return;
+  resources.pending = false;
+  SGNN_CUDA_CHECK(cudaEventSynchronize(resources.gather_end));
+  float gather_ms = 0.0f, gpu_ms = 0.0f;
+  SGNN_CUDA_CHECK(cudaEventElapsedTime(&gather_ms, resources.gather_begin, resources.gather_end));
+  SGNN_CUDA_CHECK(cudaEventElapsedTime(&gpu_ms, resources.gpu_begin, resources.gpu_end));
+  const double rows_per_ms = static_cast<double>(resources.gpu_rows + resources.host_rows) / std::max(gather_ms, 1e-3f);
+  if (resources.pending_alone) {
+    resources.alone_rows_per_ms = rows_per_ms;
+  } else {
+    resources.best_shared_rows_per_ms = std::max(resources.best_shared_rows_per_ms, rows_per_ms);
+    ++resources.shared_gathers;
+    if (resources.gpu_rows > 0 && resources.host_rows > 0 && gpu_ms > 0.0f && resources.host_seconds > 0.0) {
+      const double gpu_rate = static_cast<double>(resources.gpu_rows) / gpu_ms;
+      const double host_rate = static_cast<double>(resources.host_rows) / (resources.host_seconds * 1e3);
+      // Both readers keep a share, so both stay measured.
+      split.gpu_share = std::clamp(0.5 * split.gpu_share + 0.5 * gpu_rate / (gpu_rate + host_rate), 0.02, 0.98);
+    }
+  }
+  if (resources.choice == SplitResources::Choice::Measuring && resources.shared_gathers >= kSplitTrials &&
+      resources.alone_rows_per_ms > 0.0) {
+    const bool shared = resources.best_shared_rows_per_ms > resources.alone_rows_per_ms;
+    resources.choice = shared ? SplitResources::Choice::Shared : SplitResources::Choice::GpuAlone;
+    if (!shared) split.gpu_share = 1.0;
+  }
+}
+
+// DMA chunks of the host's share: a chunk crosses the bus while host
+// threads copy the next. 8 MiB is ~0.15 ms of the bus, small beside a
+// batch's gather and large beside a copy's launch.
+constexpr int64_t kChunkBytes = int64_t{8} << 20;
+
+// out[out_rows[i]] = table[read_ids[i]] for the sorted ids, read by the GPU
+// (the first gpu_rows) and by host threads (the rest); see gather.hpp.
+template <typename In, typename Out>
+void shared_gather(const RowSource& source, const int32_t* read_ids, const int32_t* out_rows, int64_t count,
+                   int group, const RowCache& cache, Tensor& out, const WorkContext& context,
+                   HostGatherSplit& split, SplitResources& resources, bool gpu_alone) {
+  const cudaStream_t stream = stream_of(context);
+  const int64_t width = source.row_elements;
+  const auto* table = static_cast<const In*>(source.rows);
+  const auto* cached = static_cast<const In*>(cache.rows);
+  const int64_t gpu_rows =
+      gpu_alone ? count : std::clamp<int64_t>(std::llround(split.gpu_share * static_cast<double>(count)), 0, count);
+  const int64_t host_rows = count - gpu_rows;
+  const int64_t row_bytes = width * static_cast<int64_t>(sizeof(In));
+  if (host_rows > 0) {
+    SGNN_CUDA_CHECK(cudaEventSynchronize(resources.copies_done));  // the last gather's copies left the buffers
+    reserve_pinned(resources.host_ids, host_rows * 4);
+    reserve_pinned(resources.staging, host_rows * row_bytes);
+    SGNN_CUDA_CHECK(cudaMemcpyAsync(resources.host_ids.raw_data(), read_ids + gpu_rows,
+                                    static_cast<std::size_t>(host_rows) * 4, cudaMemcpyDeviceToHost, stream));
+    SGNN_CUDA_CHECK(cudaEventRecord(resources.ids_ready, stream));
+  }
+  SGNN_CUDA_CHECK(cudaEventRecord(resources.gpu_begin, stream));
+  if (gpu_rows > 0) {
+    const LaunchShape gpu_shape = elementwise_launch_shape(gpu_rows * group, context.device);
+    gather_kernel<In, Out, true><<<gpu_shape.blocks, gpu_shape.threads, 0, stream>>>(
+        table, read_ids, gpu_rows, width, group, cache.slot_of_row, cached, out_rows, out.data<Out>());
+    SGNN_CUDA_CHECK_LAUNCH("gather_kernel (GPU share)");
+  }
+  SGNN_CUDA_CHECK(cudaEventRecord(resources.gpu_end, stream));
+  double host_seconds = 0.0;
+  if (host_rows > 0) {
+    // The host's rows on the device as stored, put in place (and converted) by a kernel once copied.
+    const Tensor landed = context.allocate({host_rows, width}, source.dtype);
+    SGNN_CUDA_CHECK(cudaEventRecord(resources.rows_allocated, stream));
+    SGNN_CUDA_CHECK(cudaStreamWaitEvent(resources.copy_stream, resources.rows_allocated, 0));
+    SGNN_CUDA_CHECK(cudaEventSynchronize(resources.ids_ready));
+    const auto started = std::chrono::steady_clock::now();
+    const auto* host_ids = resources.host_ids.data<int32_t>();
+    auto* staging = static_cast<char*>(resources.staging.raw_data());
+    auto* landing = static_cast<char*>(landed.raw_data());
+    const int64_t chunk_rows = std::max<int64_t>(1, kChunkBytes / row_bytes);
+    for (int64_t begin = 0; begin < host_rows; begin += chunk_rows) {
+      const int64_t rows = std::min(chunk_rows, host_rows - begin);
+      copy_rows_by_threads(source.rows, row_bytes, host_ids + begin, rows, staging + begin * row_bytes);
+      SGNN_CUDA_CHECK(cudaMemcpyAsync(landing + begin * row_bytes, staging + begin * row_bytes,
+                                      static_cast<std::size_t>(rows * row_bytes), cudaMemcpyHostToDevice,
+                                      resources.copy_stream));
+    }
+    host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    SGNN_CUDA_CHECK(cudaEventRecord(resources.copies_done, resources.copy_stream));
+    SGNN_CUDA_CHECK(cudaStreamWaitEvent(stream, resources.copies_done, 0));
+    const LaunchShape place_shape = elementwise_launch_shape(host_rows * group, context.device);
+    gather_kernel<In, Out, true><<<place_shape.blocks, place_shape.threads, 0, stream>>>(
+        landed.data<In>(), nullptr, host_rows, width, group, nullptr, nullptr, out_rows + gpu_rows,
+        out.data<Out>());
+    SGNN_CUDA_CHECK_LAUNCH("gather_kernel (host share into place)");
+  }
+  SGNN_CUDA_CHECK(cudaEventRecord(resources.gather_end, stream));
+  resources.pending = true;
+  resources.pending_alone = gpu_alone;
+  resources.gpu_rows = gpu_rows;
+  resources.host_rows = host_rows;
+  resources.host_seconds = host_seconds;
 }
 
 template <typename In, typename Out>
@@ -77,6 +250,23 @@ void launch_gather(const RowSource& source, const Tensor& ids, Tensor& out, cons
   const auto* table = static_cast<const In*>(source.rows);
   const auto* cached = static_cast<const In*>(cache.rows);
   const cudaStream_t stream = stream_of(context);
+  // A host table shared with host threads (gather.hpp): the split's lock
+  // is held from here, so the gather's times are its own.
+  std::unique_lock<std::mutex> split_lock;
+  SplitResources* resources = nullptr;
+  bool gpu_alone = false;
+  if (vector && source.in_host_memory && source.split != nullptr && count >= kSplitMinimumRows) {
+    split_lock = std::unique_lock<std::mutex>(source.split->mutex);
+    resources = &resources_of(*source.split, context.device);
+    update_share(*source.split, *resources);
+    if (resources->choice == SplitResources::Choice::GpuAlone) {
+      resources = nullptr;  // chosen: the plain path below
+    } else {
+      gpu_alone = resources->choice == SplitResources::Choice::Measuring && resources->alone_rows_per_ms == 0.0 &&
+                  source.split->fixed_gpu_share < 0.0;
+      SGNN_CUDA_CHECK(cudaEventRecord(resources->gather_begin, stream));
+    }
+  }
   const int32_t* read_ids = ids.data<int32_t>();
   const int32_t* out_rows = nullptr;
   Tensor sorted_ids, positions;
@@ -94,6 +284,10 @@ void launch_gather(const RowSource& source, const Tensor& ids, Tensor& out, cons
     });
     read_ids = sorted_ids.data<int32_t>();
     out_rows = positions.data<int32_t>();
+  }
+  if (resources != nullptr) {
+    return shared_gather<In, Out>(source, read_ids, out_rows, count, group, cache, out, context, *source.split,
+                                  *resources, gpu_alone);
   }
   if (vector) {
     gather_kernel<In, Out, true><<<shape.blocks, shape.threads, 0, stream>>>(

@@ -1,7 +1,8 @@
 // GPU gathers against host copies: tables in device memory, pinned host
 // memory and page-locked pageable memory (unified addressing), with and
-// without the device cache, converting float32 and bfloat16; outputs
-// poisoned first, so a row the kernel misses shows.
+// without the device cache, converting float32 and bfloat16, host tables
+// read by the GPU alone or shared with host threads; outputs poisoned
+// first, so a row the kernel misses shows.
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -159,4 +160,63 @@ TEST_CASE("host tables of adjacent sections of one buffer are read correctly, be
   check_rows(store_second.gather(ids), second, wanted_ids);
   store_first.reset();
   check_rows(store_second.gather(ids), second, wanted_ids);
+}
+
+TEST_CASE("GPU gathers of host tables shared with host threads equal the host copies at every share, converting, "
+          "through the cache, and the measured share moves off its start") {
+  const int64_t rows = 40000, width = 128;
+  const int64_t count = 3 * sampling::kSplitMinimumRows;  // split: at least kSplitMinimumRows ids
+  const Tensor table = sgnn::testing::random_tensor({rows, width}, 240);
+  std::vector<int64_t> degrees(static_cast<std::size_t>(rows));
+  for (int64_t v = 0; v < rows; ++v) degrees[static_cast<std::size_t>(v)] = (v * 104729) % 5000;
+  const std::vector<int32_t> wanted_ids = random_ids(count, rows, 12);  // repeats among them
+  const Tensor ids = Tensor::from_vector(wanted_ids, {count}, kGpu);
+  for (const double share : {0.0, 0.3, 0.97, 1.0}) {
+    for (const DType wanted : {DType::Float32, DType::BFloat16}) {
+      for (const int64_t cache_bytes : {int64_t{0}, 4000 * width * 4}) {
+        CAPTURE(share);
+        CAPTURE(dtype_name(wanted));
+        CAPTURE(cache_bytes);
+        sampling::FeatureStoreOptions options;
+        options.residence = sampling::Residence::Host;
+        options.dtype = wanted;
+        options.cache_bytes = cache_bytes;
+        options.gpu_read_share = share;
+        const sampling::FeatureStore store(table, kGpu, options, degrees);
+        CHECK(store.gpu_read_share() == share);
+        check_rows(store.gather(ids), table, wanted_ids);
+        check_rows(store.gather(ids), table, wanted_ids);  // the buffers of the first gather reused
+      }
+    }
+  }
+  // Poisoned output through gather_rows itself: every row written, whichever reader had it.
+  sampling::HostGatherSplit split;
+  split.fixed_gpu_share = 0.5;
+  std::unique_ptr<sampling::HostAccess> host;
+  const Tensor readable = sampling::make_host_readable(table, kGpu, host);
+  Tensor out = sgnn::testing::poisoned({count, width}, kGpu);
+  sampling::RowSource source{host->device_pointer(), DType::Float32, rows, width, true, &split};
+  sampling::gather_rows(source, ids, out, sampling::WorkContext::on(kGpu));
+  check_rows(out, table, wanted_ids);
+
+  // Measured: the GPU alone once, then shared gathers whose share moves to
+  // the readers' balance, then the faster way kept.
+  sampling::FeatureStoreOptions measured;
+  measured.residence = sampling::Residence::Host;
+  const sampling::FeatureStore store(table, kGpu, measured);
+  CHECK(store.gpu_read_share() == 0.5);
+  for (int round = 0; round < 3; ++round) check_rows(store.gather(ids), table, wanted_ids);
+  CHECK(store.gpu_read_share() != 0.5);  // set from the readers' measured rates
+  CHECK(store.gpu_read_share() >= 0.02);
+  CHECK(store.gpu_read_share() <= 0.98);
+  for (int round = 0; round < 4; ++round) check_rows(store.gather(ids), table, wanted_ids);
+  const double chosen = store.gpu_read_share();
+  MESSAGE("measured GPU share after the trials: ", chosen);
+  CHECK((chosen == 1.0 || (chosen >= 0.02 && chosen <= 0.98)));  // the GPU alone, or shared
+  check_rows(store.gather(ids), table, wanted_ids);
+  // Fewer ids than a split needs: all read by the GPU, the share untouched.
+  const std::vector<int32_t> few = random_ids(1000, rows, 13);
+  const double before = store.gpu_read_share();
+  check_rows(store.gather(Tensor::from_vector(few, {1000}, kGpu)), table, few);
+  CHECK(store.gpu_read_share() == before);
 }

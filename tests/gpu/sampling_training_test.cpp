@@ -136,3 +136,27 @@ TEST_CASE("a graph whose CSR does not fit under the device-memory limit trains t
     CHECK(on_host.fit.history[e].train_loss == doctest::Approx(on_device.fit.history[e].train_loss).epsilon(1e-3));
   }
 }
+
+TEST_CASE("mini-batch GCN and GAT train on Cora on the GPU, features on the device and in host memory") {
+  for (const char* model : {"gcn", "gat"}) {
+    for (const bool host : {false, true}) {
+      CAPTURE(model);
+      CAPTURE(host);
+      training::MinibatchOptions options = sgnn::testing::cora_minibatch_options();
+      options.device = "cuda";
+      options.model = model;
+      if (std::string(model) == "gat") {
+        options.hidden = 8;
+        options.heads = 8;
+        options.dropout = 0.6f;
+        options.epochs = 20;
+      }
+      if (host) options.device_memory_limit = 1024;  // bytes: the CSR and the features stay in host memory
+      const training::MinibatchResult result = training::run_minibatch_experiment(options);
+      const std::string path = host ? " (host path)" : "";
+      MESSAGE("mini-batch ", std::string(model), " Cora on the GPU", path, ": test accuracy ", result.test_accuracy);
+      CHECK(result.feature_residence == (host ? "host" : "device"));
+      CHECK(result.test_accuracy >= 0.78);
+    }
+  }
+}

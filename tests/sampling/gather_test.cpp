@@ -1,10 +1,13 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "core/bfloat16.hpp"
 #include "sampling/feature_store.hpp"
 #include "sampling/gather.hpp"
+#include "sampling/host_rows.hpp"
 #include "tests/support/testing.hpp"
 
 namespace {
@@ -88,4 +91,37 @@ TEST_CASE("feature store on the CPU gathers features in the asked dtype and labe
   const sampling::FeatureStore label_store(labels, Device::cpu(), label_options);
   CHECK(label_store.gather(ids({2, 0})).to_vector<int32_t>() == std::vector<int32_t>{2, 4});
   CHECK_THROWS_AS(sampling::FeatureStore(labels, Device::cpu(), options), InvalidArgument);
+}
+
+TEST_CASE("copy_rows_by_threads copies row ids[k] to row k, repeated ids and the last rows (past the prefetch) too") {
+  const int64_t rows = 3000, row_bytes = 40;  // rows that are not whole cache lines
+  std::vector<unsigned char> table(static_cast<std::size_t>(rows * row_bytes));
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<unsigned char>((i * 131 + i / 40) % 251);
+  for (const int64_t count : {int64_t{1}, int64_t{7}, int64_t{5000}}) {
+    CAPTURE(count);
+    std::vector<int32_t> wanted(static_cast<std::size_t>(count));
+    for (int64_t k = 0; k < count; ++k) wanted[static_cast<std::size_t>(k)] = static_cast<int32_t>((k * 7919 + 3) % rows);
+    std::vector<unsigned char> out(static_cast<std::size_t>(count * row_bytes), 0xAB);
+    sampling::copy_rows_by_threads(table.data(), row_bytes, wanted.data(), count, out.data());
+    int64_t wrong = 0;
+    for (int64_t k = 0; k < count; ++k) {
+      const auto* expected = table.data() + wanted[static_cast<std::size_t>(k)] * row_bytes;
+      wrong += std::equal(expected, expected + row_bytes, out.data() + k * row_bytes) ? 0 : 1;
+    }
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("feature store refuses a GPU read share above the whole gather, or not a number") {
+  const Tensor features = sgnn::testing::random_tensor({30, 4}, 23);
+  sampling::FeatureStoreOptions options;
+  options.residence = sampling::Residence::Host;
+  for (const double share : {1.5, std::nan("")}) {
+    options.gpu_read_share = share;
+    CHECK_THROWS_WITH_AS(sampling::FeatureStore(features, Device::cpu(), options),
+                         doctest::Contains("gpu_read_share must be at most 1"), InvalidArgument);
+  }
+  options.gpu_read_share = 0.25;
+  const sampling::FeatureStore store(features, Device::cpu(), options);
+  CHECK(store.gpu_read_share() == 1.0);  // the CPU reads its own memory: no split
 }
