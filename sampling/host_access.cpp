@@ -30,33 +30,38 @@ struct LockedMapping {
   ~LockedMapping() {
     if (locked) (void)cudaHostUnregister(base);
     (void)cudaGetLastError();
-    munmap(base, bytes);
+    if (base != nullptr) munmap(base, bytes);
   }
 };
 
-Tensor locked_huge_page_copy(const Tensor& host, Device device) {
-  const auto bytes = static_cast<int64_t>(host.nbytes());
-  auto mapping = std::make_shared<LockedMapping>();
-  mapping->bytes = (static_cast<std::size_t>(bytes) + kHugePage - 1) / kHugePage * kHugePage;
-  void* base = mmap(nullptr, mapping->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base == MAP_FAILED) {
-    throw OutOfMemoryError(detail::concat("HostAccess: could not map ", mapping->bytes,
-                                          " bytes of host memory for a page-locked copy of a ",
-                                          shape_str(host.shape()), " table"));
-  }
-  mapping->base = base;
-  // A hint: where the kernel has no huge pages to give, 4 KiB pages still work.
-  (void)madvise(base, mapping->bytes, MADV_HUGEPAGE);
+// Threads copy (and so fault in the target's pages) in parallel.
+void parallel_copy(const Tensor& host, void* target) {
   const auto* from = static_cast<const char*>(host.raw_data());
-  auto* to = static_cast<char*>(base);
+  auto* to = static_cast<char*>(target);
+  const auto bytes = static_cast<int64_t>(host.nbytes());
   constexpr int64_t kPiece = int64_t{1} << 24;
-  // Threads fill (and so fault in) the pages in parallel.
 #pragma omp parallel for schedule(static)
   for (int64_t offset = 0; offset < bytes; offset += kPiece) {
     std::copy(from + offset, from + std::min(bytes, offset + kPiece), to + offset);
   }
+}
+
+// The copy in a mapping of our own; undefined where the mapping or its
+// locking is refused (the caller then copies into cudaMallocHost memory).
+Tensor locked_huge_page_copy(const Tensor& host, Device device) {
+  auto mapping = std::make_shared<LockedMapping>();
+  mapping->bytes = (host.nbytes() + kHugePage - 1) / kHugePage * kHugePage;
+  void* base = mmap(nullptr, mapping->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) return Tensor();
+  mapping->base = base;
+  // A hint: where the kernel has no huge pages to give, 4 KiB pages still work.
+  (void)madvise(base, mapping->bytes, MADV_HUGEPAGE);
+  parallel_copy(host, base);
   cuda::DeviceGuard guard(device);
-  SGNN_CUDA_CHECK(cudaHostRegister(base, mapping->bytes, cudaHostRegisterDefault));
+  if (cudaHostRegister(base, mapping->bytes, cudaHostRegisterDefault) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return Tensor();  // unmapped with `mapping`
+  }
   mapping->locked = true;
   return Tensor::from_external(base, host.shape(), host.dtype(), std::shared_ptr<const void>(mapping, base));
 }
@@ -86,7 +91,13 @@ HostAccess::HostAccess(const Tensor& host, Device device) {
 Tensor make_host_readable(const Tensor& host, Device device, std::unique_ptr<HostAccess>& access) {
   Tensor readable = host;
 #ifdef SGNN_WITH_CUDA
-  if (device.is_cuda() && host.nbytes() > 0 && !pinned(host.raw_data())) readable = locked_huge_page_copy(host, device);
+  if (device.is_cuda() && host.nbytes() > 0 && !pinned(host.raw_data())) {
+    readable = locked_huge_page_copy(host, device);
+    if (!readable.defined()) {
+      readable = Tensor::empty_pinned(host.shape(), host.dtype());
+      parallel_copy(host, readable.raw_data());
+    }
+  }
 #endif
   access = std::make_unique<HostAccess>(readable, device);
   return readable;

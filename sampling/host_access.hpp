@@ -11,6 +11,8 @@
 // read its random rows with far fewer translation misses (35 against 23
 // GB/s on the H200's host, 16 threads, 28 GB), and locking a filled
 // mapping took 1.6 s where cudaMallocHost of 28 GB took 17 (docs/sampling.md).
+// Where the mapping or its locking is refused, the copy goes to
+// cudaMallocHost memory instead.
 // Page-locking the caller's memory in place was tried and dropped: the
 // locked range is rounded out to whole pages, which other host objects
 // share, and a copy of such an object that straddles the locked range's end
