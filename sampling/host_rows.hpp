@@ -3,7 +3,8 @@
 // that each thread keeps several rows' cache misses in flight: random rows
 // of a host table many times larger than the caches are latency-bound, not
 // bandwidth-bound. The CPU half of a host-table gather on CUDA
-// (sampling/gather.hpp's HostGatherSplit). `table` host memory of rows of
+// (sampling/gather.hpp's HostGatherSplit), and the CPU backend's gather of
+// rows kept as stored. `table` host memory of rows of
 // `row_bytes`; ids in range (not checked); `out` count · row_bytes bytes.
 #pragma once
 
