@@ -63,6 +63,13 @@ struct BlockModelConfig {
   Precision precision = Precision::Fp32;
 };
 
+// The checks of every built-in block model's constructor and forward():
+// InvalidArgument naming `model` for in_features, classes, hidden or layers
+// not positive or dropout outside [0, 1); and unless there is one block per
+// layer.
+void require_valid_config(const BlockModelConfig& config, const char* model);
+void require_block_per_layer(const std::vector<sampling::Block>& blocks, int64_t layers, const char* model);
+
 // Builds a model from the config, drawing its weights and dropout masks
 // from the generator (which outlives the model). Never returns null.
 using BlockModelFactory = std::function<std::unique_ptr<BlockModel>(const BlockModelConfig&, Generator&)>;

@@ -11,13 +11,9 @@ namespace sgnn::training {
 
 GatBlockModel::GatBlockModel(const BlockModelConfig& config, Generator& generator)
     : config_(config), generator_(&generator) {
-  SGNN_CHECK(config.in_features > 0 && config.classes > 0 && config.hidden > 0 && config.layers >= 1 &&
-                 config.heads > 0 && config.output_heads > 0,
-             "GatBlockModel: in_features (", config.in_features, "), classes (", config.classes, "), hidden (",
-             config.hidden, "), layers (", config.layers, "), heads (", config.heads, ") and output heads (",
-             config.output_heads, ") must be positive");
-  SGNN_CHECK(config.dropout >= 0.0f && config.dropout < 1.0f, "GatBlockModel: dropout ", config.dropout,
-             " outside [0, 1)");
+  require_valid_config(config, "GatBlockModel");
+  SGNN_CHECK(config.heads > 0 && config.output_heads > 0, "GatBlockModel: heads (", config.heads,
+             ") and output heads (", config.output_heads, ") must be positive");
   int64_t width = config.in_features;
   for (int64_t layer = 0; layer < config.layers; ++layer) {
     const bool last = layer + 1 == config.layers;
@@ -34,8 +30,7 @@ GatBlockModel::GatBlockModel(const BlockModelConfig& config, Generator& generato
 }
 
 Tensor GatBlockModel::forward(const std::vector<sampling::Block>& blocks, const Tensor& x) {
-  SGNN_CHECK(static_cast<int64_t>(blocks.size()) == num_layers(), "GatBlockModel: ", blocks.size(),
-             " blocks for ", num_layers(), " layers (one block per layer)");
+  require_block_per_layer(blocks, num_layers(), "GatBlockModel");
   Tensor h = ops::cast(x, activation_dtype());
   for (int64_t layer = 0; layer < num_layers(); ++layer) {
     const sampling::Block& block = blocks[static_cast<std::size_t>(layer)];

@@ -10,11 +10,7 @@ namespace sgnn::training {
 
 SageModel::SageModel(const BlockModelConfig& config, Generator& generator, SAGEAggregator aggregator)
     : config_(config), generator_(&generator) {
-  SGNN_CHECK(config.in_features > 0 && config.classes > 0 && config.hidden > 0 && config.layers >= 1,
-             "SageModel: in_features (", config.in_features, "), classes (", config.classes, "), hidden (",
-             config.hidden, ") and layers (", config.layers, ") must be positive");
-  SGNN_CHECK(config.dropout >= 0.0f && config.dropout < 1.0f, "SageModel: dropout ", config.dropout,
-             " outside [0, 1)");
+  require_valid_config(config, "SageModel");
   int64_t width = config.in_features;
   for (int64_t layer = 0; layer < config.layers; ++layer) {
     const int64_t out = layer + 1 == config.layers ? config.classes : config.hidden;
@@ -25,8 +21,7 @@ SageModel::SageModel(const BlockModelConfig& config, Generator& generator, SAGEA
 }
 
 Tensor SageModel::forward(const std::vector<sampling::Block>& blocks, const Tensor& x) {
-  SGNN_CHECK(static_cast<int64_t>(blocks.size()) == num_layers(), "SageModel: ", blocks.size(),
-             " blocks for ", num_layers(), " layers (one block per layer)");
+  require_block_per_layer(blocks, num_layers(), "SageModel");
   Tensor h = ops::cast(x, activation_dtype());
   for (int64_t layer = 0; layer < num_layers(); ++layer) {
     h = layers_[static_cast<std::size_t>(layer)]->forward(blocks[static_cast<std::size_t>(layer)], h);

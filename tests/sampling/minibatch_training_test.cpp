@@ -369,3 +369,36 @@ TEST_CASE("minibatch_options refuses models whose layers take no blocks, and ful
   CHECK_THROWS_WITH_AS(training::minibatch_options(experiment, sampling),
                        doctest::Contains("does not take --runs, --resume, --spmm"), InvalidArgument);
 }
+
+TEST_CASE("the built-in block models refuse a bad config and a block count other than their layers, naming themselves") {
+  Generator generator(7);
+  training::BlockModelConfig good;
+  good.in_features = 4;
+  good.classes = 3;
+  good.hidden = 8;
+  good.layers = 2;
+  const auto make = [&](const std::string& name, const training::BlockModelConfig& config)
+      -> std::unique_ptr<training::BlockModel> {
+    if (name == "SageModel") return std::make_unique<training::SageModel>(config, generator);
+    if (name == "GcnBlockModel") return std::make_unique<training::GcnBlockModel>(config, generator);
+    return std::make_unique<training::GatBlockModel>(config, generator);
+  };
+  for (const std::string name : {"SageModel", "GcnBlockModel", "GatBlockModel"}) {
+    CAPTURE(name);
+    training::BlockModelConfig bad = good;
+    bad.hidden = 0;
+    CHECK_THROWS_WITH_AS(make(name, bad), doctest::Contains((name + ": in_features (4), classes (3), hidden (0)").c_str()),
+                         InvalidArgument);
+    bad = good;
+    bad.dropout = 1.0f;
+    CHECK_THROWS_WITH_AS(make(name, bad), doctest::Contains((name + ": dropout 1 outside [0, 1)").c_str()), InvalidArgument);
+    const std::unique_ptr<training::BlockModel> model = make(name, good);
+    CHECK_THROWS_WITH_AS(model->forward({}, Tensor::zeros({3, 4})),
+                         doctest::Contains((name + ": 0 blocks for 2 layers").c_str()), InvalidArgument);
+  }
+  training::BlockModelConfig no_heads = good;
+  no_heads.output_heads = 0;
+  CHECK_THROWS_WITH_AS(training::GatBlockModel(no_heads, generator),
+                       doctest::Contains("GatBlockModel: heads (1) and output heads (0) must be positive"),
+                       InvalidArgument);
+}
