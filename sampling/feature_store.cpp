@@ -93,6 +93,12 @@ Tensor FeatureStore::gather(const Tensor& ids, const WorkContext& context) const
   return out;
 }
 
+FeatureStore::SplitTrials FeatureStore::split_trials() const {
+  if (split_ == nullptr) return {};
+  const std::lock_guard<std::mutex> lock(split_->mutex);
+  return {split_->gpu_alone_rows_per_ms, split_->best_shared_rows_per_ms};
+}
+
 double FeatureStore::gpu_read_share() const {
   if (split_ == nullptr) return 1.0;
   const std::lock_guard<std::mutex> lock(split_->mutex);

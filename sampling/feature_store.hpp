@@ -58,6 +58,13 @@ class FeatureStore {
   int64_t cached_rows() const { return cached_rows_; }
   // Host residence on CUDA: the GPU's share of the next gather's rows (1 otherwise).
   double gpu_read_share() const;
+  // Host residence on CUDA with a measured share: what the choice between
+  // sharing a gather with host threads and the GPU alone measured, in rows
+  // per millisecond (0 until measured; both 0 otherwise).
+  struct SplitTrials {
+    double gpu_alone_rows_per_ms = 0.0, best_shared_rows_per_ms = 0.0;
+  };
+  SplitTrials split_trials() const;
   // Device bytes this store holds (table or cache and its slot map).
   int64_t device_bytes() const;
   // The whole table as stored (a host tensor for Residence::Host).

@@ -4,14 +4,24 @@
 // of a host table many times larger than the caches are latency-bound, not
 // bandwidth-bound. The CPU half of a host-table gather on CUDA
 // (sampling/gather.hpp's HostGatherSplit), and the CPU backend's gather of
-// rows kept as stored. `table` host memory of rows of
-// `row_bytes`; ids in range (not checked); `out` count · row_bytes bytes.
+// rows kept as stored. `table` host memory of rows of `row_bytes`; ids in
+// range (not checked); `out` count · row_bytes bytes.
+//
+// RowWrites::streaming writes `out` with non-temporal stores, for a buffer
+// the CPU does not read next (staging that DMA carries to the device): no
+// line of it is read for ownership or kept in the caches. It applies where
+// `out` is 16-byte aligned and rows are whole 16-byte units on x86-64, and
+// is an ordinary copy elsewhere; writes are complete and visible to other
+// agents (DMA) when the call returns. RowWrites::cached is an ordinary copy.
 #pragma once
 
 #include <cstdint>
 
 namespace sgnn::sampling {
 
-void copy_rows_by_threads(const void* table, int64_t row_bytes, const int32_t* ids, int64_t count, void* out);
+enum class RowWrites { cached, streaming };
+
+void copy_rows_by_threads(const void* table, int64_t row_bytes, const int32_t* ids, int64_t count, void* out,
+                          RowWrites writes);
 
 }  // namespace sgnn::sampling

@@ -142,9 +142,14 @@ void bench_gather(const std::string& label, const Tensor& table, sampling::Resid
     const double sorted_ms = gpu_alone_ms(true);
     const double given_ms = gpu_alone_ms(false);
     const double rate = moved / (ms * 1e6);
+    // The store's own choice: its trial gathers, the GPU alone and the best shared one.
+    const sampling::FeatureStore::SplitTrials trials = store.split_trials();
+    const auto trial_rate = [&](double rows_per_ms) { return format(rows_per_ms * row_bytes / 1e6, "GB/s"); };
     rows.push_back({"gather", label, format(rate, "GB/s"), format(bandwidth.host_to_device, "GB/s H2D"),
                     format(100.0 * rate / bandwidth.host_to_device, "%", 0),
-                    "target >= 80 %; GPU share " + format(100.0 * store.gpu_read_share(), "%", 0) + "; GPU alone " +
+                    "target >= 80 %; GPU share " + format(100.0 * store.gpu_read_share(), "%", 0) +
+                        " (choice's trials: GPU alone " + trial_rate(trials.gpu_alone_rows_per_ms) +
+                        ", shared at best " + trial_rate(trials.best_shared_rows_per_ms) + "); GPU alone " +
                         format(moved / (sorted_ms * 1e6), "GB/s") + ", ids' order " +
                         format(moved / (given_ms * 1e6), "GB/s")});
   } else {

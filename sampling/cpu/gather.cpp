@@ -18,7 +18,8 @@ void gather_as(const RowSource& source, const int32_t* ids, int64_t count, Out* 
       // table are latency-bound: 2 million 256-byte rows of an 8 GB table on
       // the 2-core CI machine moved at 12.4-16.7 GB/s with its prefetch
       // against 7.4-7.9 by the plain loop (a scratch probe of both loops).
-      copy_rows_by_threads(source.rows, width * static_cast<int64_t>(sizeof(In)), ids, count, out);
+      copy_rows_by_threads(source.rows, width * static_cast<int64_t>(sizeof(In)), ids, count, out,
+                           RowWrites::cached);
       return;
     }
   }

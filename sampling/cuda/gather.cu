@@ -123,10 +123,15 @@ SplitResources& resources_of(HostGatherSplit& split, Device device) {
   return *resources;
 }
 
-// Pinned host memory of at least `bytes` in `buffer` (no copy is reading it: see copies_done).
+// Pinned host memory of at least `bytes` in `buffer` (no copy is reading it:
+// see copies_done), grown by half again beyond the request. The callers ask
+// for a whole gather's rows, not the host's share: allocating pinned memory
+// takes milliseconds, and buffers grown with the share as it moved toward the
+// host threads made every trial gather pay that (and lose to the GPU alone).
 void reserve_pinned(Tensor& buffer, int64_t bytes) {
   if (buffer.defined() && static_cast<int64_t>(buffer.nbytes()) >= bytes) return;
-  buffer = Tensor::empty_pinned({(bytes + 15) / 16 * 4}, DType::Int32);
+  const int64_t grown = bytes + bytes / 2;
+  buffer = Tensor::empty_pinned({(grown + 15) / 16 * 4}, DType::Int32);
 }
 
 // Reads the last gather's times: the GPU share moves halfway to the share
@@ -146,8 +151,10 @@ void update_share(HostGatherSplit& split, SplitResources& resources) {
   const double rows_per_ms = static_cast<double>(resources.gpu_rows + resources.host_rows) / std::max(gather_ms, 1e-3f);
   if (resources.pending_alone) {
     resources.alone_rows_per_ms = rows_per_ms;
+    split.gpu_alone_rows_per_ms = rows_per_ms;
   } else {
     resources.best_shared_rows_per_ms = std::max(resources.best_shared_rows_per_ms, rows_per_ms);
+    split.best_shared_rows_per_ms = resources.best_shared_rows_per_ms;
     ++resources.shared_gathers;
     if (resources.gpu_rows > 0 && resources.host_rows > 0 && gpu_ms > 0.0f && resources.host_seconds > 0.0) {
       const double gpu_rate = static_cast<double>(resources.gpu_rows) / gpu_ms;
@@ -185,8 +192,8 @@ void shared_gather(const RowSource& source, const int32_t* read_ids, const int32
   const int64_t row_bytes = width * static_cast<int64_t>(sizeof(In));
   if (host_rows > 0) {
     SGNN_CUDA_CHECK(cudaEventSynchronize(resources.copies_done));  // the last gather's copies left the buffers
-    reserve_pinned(resources.host_ids, host_rows * 4);
-    reserve_pinned(resources.staging, host_rows * row_bytes);
+    reserve_pinned(resources.host_ids, count * 4);
+    reserve_pinned(resources.staging, count * row_bytes);
     SGNN_CUDA_CHECK(cudaMemcpyAsync(resources.host_ids.raw_data(), read_ids + gpu_rows,
                                     static_cast<std::size_t>(host_rows) * 4, cudaMemcpyDeviceToHost, stream));
     SGNN_CUDA_CHECK(cudaEventRecord(resources.ids_ready, stream));
@@ -213,7 +220,8 @@ void shared_gather(const RowSource& source, const int32_t* read_ids, const int32
     const int64_t chunk_rows = std::max<int64_t>(1, kChunkBytes / row_bytes);
     for (int64_t begin = 0; begin < host_rows; begin += chunk_rows) {
       const int64_t rows = std::min(chunk_rows, host_rows - begin);
-      copy_rows_by_threads(source.rows, row_bytes, host_ids + begin, rows, staging + begin * row_bytes);
+      copy_rows_by_threads(source.rows, row_bytes, host_ids + begin, rows, staging + begin * row_bytes,
+                           RowWrites::streaming);
       SGNN_CUDA_CHECK(cudaMemcpyAsync(landing + begin * row_bytes, staging + begin * row_bytes,
                                       static_cast<std::size_t>(rows * row_bytes), cudaMemcpyHostToDevice,
                                       resources.copy_stream));

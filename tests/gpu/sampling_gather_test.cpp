@@ -213,6 +213,13 @@ TEST_CASE("GPU gathers of host tables shared with host threads equal the host co
   const double chosen = store.gpu_read_share();
   MESSAGE("measured GPU share after the trials: ", chosen);
   CHECK((chosen == 1.0 || (chosen >= 0.02 && chosen <= 0.98)));  // the GPU alone, or shared
+  // The trials the choice read, and the choice agreeing with them.
+  const sampling::FeatureStore::SplitTrials trials = store.split_trials();
+  MESSAGE("trials, rows per ms: GPU alone ", trials.gpu_alone_rows_per_ms, ", shared at best ",
+          trials.best_shared_rows_per_ms);
+  CHECK(trials.gpu_alone_rows_per_ms > 0.0);
+  CHECK(trials.best_shared_rows_per_ms > 0.0);
+  CHECK((chosen == 1.0) == (trials.gpu_alone_rows_per_ms >= trials.best_shared_rows_per_ms));
   check_rows(store.gather(ids), table, wanted_ids);
   // Fewer ids than a split needs: all read by the GPU, the share untouched.
   const std::vector<int32_t> few = random_ids(1000, rows, 13);

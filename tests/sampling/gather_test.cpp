@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 
 #include "core/bfloat16.hpp"
@@ -93,22 +94,45 @@ TEST_CASE("feature store on the CPU gathers features in the asked dtype and labe
   CHECK_THROWS_AS(sampling::FeatureStore(labels, Device::cpu(), options), InvalidArgument);
 }
 
-TEST_CASE("copy_rows_by_threads copies row ids[k] to row k, repeated ids and the last rows (past the prefetch) too") {
-  const int64_t rows = 3000, row_bytes = 40;  // rows that are not whole cache lines
-  std::vector<unsigned char> table(static_cast<std::size_t>(rows * row_bytes));
-  for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<unsigned char>((i * 131 + i / 40) % 251);
-  for (const int64_t count : {int64_t{1}, int64_t{7}, int64_t{5000}}) {
-    CAPTURE(count);
-    std::vector<int32_t> wanted(static_cast<std::size_t>(count));
-    for (int64_t k = 0; k < count; ++k) wanted[static_cast<std::size_t>(k)] = static_cast<int32_t>((k * 7919 + 3) % rows);
-    std::vector<unsigned char> out(static_cast<std::size_t>(count * row_bytes), 0xAB);
-    sampling::copy_rows_by_threads(table.data(), row_bytes, wanted.data(), count, out.data());
-    int64_t wrong = 0;
-    for (int64_t k = 0; k < count; ++k) {
-      const auto* expected = table.data() + wanted[static_cast<std::size_t>(k)] * row_bytes;
-      wrong += std::equal(expected, expected + row_bytes, out.data() + k * row_bytes) ? 0 : 1;
+TEST_CASE("copy_rows_by_threads copies row ids[k] to row k, in both write modes, repeated ids and the last rows "
+          "(past the prefetch) too") {
+  // 40-byte rows take the ordinary copy in both modes, 48-byte ones 16-byte
+  // streaming stores, 64-byte ones 32-byte ones (where the CPU has AVX2); an
+  // output one byte off alignment takes the ordinary copy.
+  for (const int64_t row_bytes : {int64_t{40}, int64_t{48}, int64_t{64}, int64_t{256}}) {
+    const int64_t rows = 3000;
+    std::vector<unsigned char> table(static_cast<std::size_t>(rows * row_bytes));
+    for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<unsigned char>((i * 131 + i / 40) % 251);
+    for (const int64_t count : {int64_t{1}, int64_t{7}, int64_t{5000}}) {
+      for (const auto writes : {sampling::RowWrites::cached, sampling::RowWrites::streaming}) {
+        for (const int64_t offset : {int64_t{0}, int64_t{1}}) {
+          CAPTURE(row_bytes);
+          CAPTURE(count);
+          CAPTURE(offset);
+          CAPTURE(writes == sampling::RowWrites::streaming);
+          std::vector<int32_t> wanted(static_cast<std::size_t>(count));
+          for (int64_t k = 0; k < count; ++k) {
+            wanted[static_cast<std::size_t>(k)] = static_cast<int32_t>((k * 7919 + 3) % rows);
+          }
+          // 64-byte aligned storage, the rows written from `offset` on; the bytes around them stay poisoned.
+          std::vector<std::uint64_t> storage(static_cast<std::size_t>((count * row_bytes + 2 * 64) / 8 + 1));
+          auto* base = reinterpret_cast<unsigned char*>(storage.data());
+          const std::size_t skew = (64 - reinterpret_cast<std::uintptr_t>(base) % 64) % 64;
+          unsigned char* out = base + skew + offset;
+          std::fill(base, base + storage.size() * 8, 0xAB);
+          sampling::copy_rows_by_threads(table.data(), row_bytes, wanted.data(), count, out, writes);
+          int64_t wrong = 0;
+          for (int64_t k = 0; k < count; ++k) {
+            const auto* expected = table.data() + wanted[static_cast<std::size_t>(k)] * row_bytes;
+            wrong += std::equal(expected, expected + row_bytes, out + k * row_bytes) ? 0 : 1;
+          }
+          CHECK(wrong == 0);
+          CHECK(std::all_of(base, out, [](unsigned char b) { return b == 0xAB; }));
+          CHECK(std::all_of(out + count * row_bytes, base + storage.size() * 8,
+                            [](unsigned char b) { return b == 0xAB; }));
+        }
+      }
     }
-    CHECK(wrong == 0);
   }
 }
 
