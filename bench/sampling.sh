@@ -51,9 +51,13 @@ body="$out/sampling-body.md"
 {
   sed -n '/^|/,$p' "$out/bench_sampling.md" | grep -v '^| bandwidth '  # the baseline column holds them
   echo
-  echo "GraphSAGE, 3 layers, hidden 256, fanout 15,10,5, batch 1024, the median of the epochs after the first;"
-  echo "products-scale trains ogbn-products' 196,615 seeds, papers100M-scale the preset's 1.2M (random labels)."
-  echo "No PyG figure: NeighborLoader needs pyg-lib or torch-sparse, which the GPU machine lacks."
+  echo "GraphSAGE, 3 layers, hidden 256, fanout 15,10,5, batch 1024, the median of the epochs after the first;" \
+    "products-scale trains ogbn-products' 196,615 seeds, papers100M-scale the preset's 1.2M (random labels)." \
+    "No PyG figure: NeighborLoader needs pyg-lib or torch-sparse, which the GPU machine lacks." \
+    "Host gathers: the GPU reads its share of the sorted ids over unified addressing, host threads copy the rest" \
+    "into pinned staging carried by DMA; the share is balanced per gather, and sharing is a timed choice against" \
+    "the GPU alone whose trials the notes give (docs/sampling.md). \"GPU alone\" and \"ids' order\": the GPU alone" \
+    "in ascending id order and in the ids' order, same run."
 } > "$body"
 device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n1 | sed 's/, / (driver /; s/$/)/')
 python3 "$here/support/results_section.py" --name sampling --title "Mini-batch training: sampling, gathers and epochs" \
