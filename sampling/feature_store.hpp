@@ -58,11 +58,12 @@ class FeatureStore {
   int64_t cached_rows() const { return cached_rows_; }
   // Host residence on CUDA: the GPU's share of the next gather's rows (1 otherwise).
   double gpu_read_share() const;
-  // Host residence on CUDA with a measured share: what the choice between
-  // sharing a gather with host threads and the GPU alone measured, in rows
-  // per millisecond (0 until measured; both 0 otherwise).
+  // Host residence on CUDA with a measured share: what the choice of
+  // readers measured (the GPU alone, the best gather shared with host
+  // threads, the host threads alone), in rows per millisecond (0 until
+  // measured; all 0 otherwise). The share is 1, 0 or between for the three.
   struct SplitTrials {
-    double gpu_alone_rows_per_ms = 0.0, best_shared_rows_per_ms = 0.0;
+    double gpu_alone_rows_per_ms = 0.0, best_shared_rows_per_ms = 0.0, host_alone_rows_per_ms = 0.0;
   };
   SplitTrials split_trials() const;
   // Device bytes this store holds (table or cache and its slot map).

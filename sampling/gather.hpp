@@ -57,9 +57,9 @@ namespace sgnn::sampling {
 struct HostGatherSplit {
   double fixed_gpu_share = -1.0;  // in [0, 1]: always this share; else measured
   double gpu_share = 0.5;         // the share of the next gather (measured; 1 once the GPU alone is chosen), or the fixed one
-  // What the choice between sharing and the GPU alone measured, in rows per
-  // millisecond (0 until measured): the GPU alone, the best shared gather.
-  double gpu_alone_rows_per_ms = 0.0, best_shared_rows_per_ms = 0.0;
+  // What the choice of readers measured, in rows per millisecond (0 until
+  // measured): the GPU alone, the best shared gather, the host threads alone.
+  double gpu_alone_rows_per_ms = 0.0, best_shared_rows_per_ms = 0.0, host_alone_rows_per_ms = 0.0;
   std::mutex mutex;
   std::shared_ptr<void> resources;  // the CUDA backend's streams, events and pinned buffers, made at first use
 };

@@ -149,7 +149,8 @@ void bench_gather(const std::string& label, const Tensor& table, sampling::Resid
                     format(100.0 * rate / bandwidth.host_to_device, "%", 0),
                     "target >= 80 %; GPU share " + format(100.0 * store.gpu_read_share(), "%", 0) +
                         " (choice's trials: GPU alone " + trial_rate(trials.gpu_alone_rows_per_ms) +
-                        ", shared at best " + trial_rate(trials.best_shared_rows_per_ms) + "); GPU alone " +
+                        ", shared at best " + trial_rate(trials.best_shared_rows_per_ms) + ", host threads alone " +
+                        trial_rate(trials.host_alone_rows_per_ms) + "); GPU alone " +
                         format(moved / (sorted_ms * 1e6), "GB/s") + ", ids' order " +
                         format(moved / (given_ms * 1e6), "GB/s")});
   } else {

@@ -79,13 +79,18 @@ struct SplitResources {
   cudaEvent_t ids_ready = nullptr, rows_allocated = nullptr, copies_done = nullptr;
   cudaEvent_t gpu_begin = nullptr, gpu_end = nullptr, gather_begin = nullptr, gather_end = nullptr;  // timed
   Tensor host_ids, staging;
-  // Whether sharing pays: the first gathers time the GPU alone once, then
-  // kSplitTrials shared gathers; the faster way is kept (where the GPU
-  // alone fills the bus, host threads only add copies to it).
-  enum class Choice { Measuring, Shared, GpuAlone } choice = Choice::Measuring;
-  double alone_rows_per_ms = 0.0, best_shared_rows_per_ms = 0.0;
+  // Who reads: the first gathers time the GPU alone once, then
+  // kSplitTrials shared gathers, then the host threads alone once; the
+  // fastest way is kept. Where the GPU alone fills the bus, host threads only
+  // add copies to it; where both readers share host memory and the bus,
+  // each slows the other, and the threads alone can beat their balance.
+  enum class Choice { Measuring, Shared, GpuAlone, HostAlone } choice = Choice::Measuring;
+  enum class Reader { GpuAlone, Shared, HostAlone };
+  double alone_rows_per_ms = 0.0, best_shared_rows_per_ms = 0.0, host_alone_rows_per_ms = 0.0;
+  double balanced_share = 0.5;  // the shared trials' share, restored where sharing is chosen
   int shared_gathers = 0;
-  bool pending = false, pending_alone = false;
+  bool pending = false;
+  Reader pending_reader = Reader::Shared;
   int64_t gpu_rows = 0, host_rows = 0;
   double host_seconds = 0.0;
 
@@ -134,9 +139,24 @@ void reserve_pinned(Tensor& buffer, int64_t bytes) {
   buffer = Tensor::empty_pinned({(grown + 15) / 16 * 4}, DType::Int32);
 }
 
+// Who reads the next gather, from the trials so far and the choice.
+SplitResources::Reader next_reader(const HostGatherSplit& split, const SplitResources& resources) {
+  using Reader = SplitResources::Reader;
+  if (split.fixed_gpu_share >= 0.0) return Reader::Shared;  // at the fixed share
+  switch (resources.choice) {
+    case SplitResources::Choice::HostAlone: return Reader::HostAlone;
+    case SplitResources::Choice::GpuAlone: return Reader::GpuAlone;
+    case SplitResources::Choice::Shared: return Reader::Shared;
+    case SplitResources::Choice::Measuring: break;
+  }
+  if (resources.alone_rows_per_ms == 0.0) return Reader::GpuAlone;
+  if (resources.shared_gathers >= kSplitTrials && resources.host_alone_rows_per_ms == 0.0) return Reader::HostAlone;
+  return Reader::Shared;
+}
+
 // Reads the last gather's times: the GPU share moves halfway to the share
 // at which both readers would have finished together, and after the trials
-// the faster of sharing and the GPU alone is chosen.
+// the fastest of the GPU alone, sharing and the host threads alone is chosen.
 void update_share(HostGatherSplit& split, SplitResources& resources) {
   if (split.fixed_gpu_share >= 0.0) {
     split.gpu_share = std::min(split.fixed_gpu_share, 1.0);
@@ -149,9 +169,12 @@ void update_share(HostGatherSplit& split, SplitResources& resources) {
   SGNN_CUDA_CHECK(cudaEventElapsedTime(&gather_ms, resources.gather_begin, resources.gather_end));
   SGNN_CUDA_CHECK(cudaEventElapsedTime(&gpu_ms, resources.gpu_begin, resources.gpu_end));
   const double rows_per_ms = static_cast<double>(resources.gpu_rows + resources.host_rows) / std::max(gather_ms, 1e-3f);
-  if (resources.pending_alone) {
+  if (resources.pending_reader == SplitResources::Reader::GpuAlone) {
     resources.alone_rows_per_ms = rows_per_ms;
     split.gpu_alone_rows_per_ms = rows_per_ms;
+  } else if (resources.pending_reader == SplitResources::Reader::HostAlone) {
+    resources.host_alone_rows_per_ms = rows_per_ms;
+    split.host_alone_rows_per_ms = rows_per_ms;
   } else {
     resources.best_shared_rows_per_ms = std::max(resources.best_shared_rows_per_ms, rows_per_ms);
     split.best_shared_rows_per_ms = resources.best_shared_rows_per_ms;
@@ -163,11 +186,24 @@ void update_share(HostGatherSplit& split, SplitResources& resources) {
       split.gpu_share = std::clamp(0.5 * split.gpu_share + 0.5 * gpu_rate / (gpu_rate + host_rate), 0.02, 0.98);
     }
   }
-  if (resources.choice == SplitResources::Choice::Measuring && resources.shared_gathers >= kSplitTrials &&
-      resources.alone_rows_per_ms > 0.0) {
-    const bool shared = resources.best_shared_rows_per_ms > resources.alone_rows_per_ms;
-    resources.choice = shared ? SplitResources::Choice::Shared : SplitResources::Choice::GpuAlone;
-    if (!shared) split.gpu_share = 1.0;
+  if (resources.choice != SplitResources::Choice::Measuring) return;
+  if (resources.alone_rows_per_ms > 0.0 && resources.shared_gathers >= kSplitTrials &&
+      resources.host_alone_rows_per_ms == 0.0) {
+    resources.balanced_share = split.gpu_share;
+    split.gpu_share = 0.0;  // the host threads' trial
+  } else if (resources.host_alone_rows_per_ms > 0.0) {
+    const double shared = resources.best_shared_rows_per_ms, alone = resources.alone_rows_per_ms;
+    const double host = resources.host_alone_rows_per_ms;
+    if (host > shared && host > alone) {
+      resources.choice = SplitResources::Choice::HostAlone;
+      split.gpu_share = 0.0;
+    } else if (shared > alone) {
+      resources.choice = SplitResources::Choice::Shared;
+      split.gpu_share = resources.balanced_share;
+    } else {
+      resources.choice = SplitResources::Choice::GpuAlone;
+      split.gpu_share = 1.0;
+    }
   }
 }
 
@@ -181,13 +217,17 @@ constexpr int64_t kChunkBytes = int64_t{8} << 20;
 template <typename In, typename Out>
 void shared_gather(const RowSource& source, const int32_t* read_ids, const int32_t* out_rows, int64_t count,
                    int group, const RowCache& cache, Tensor& out, const WorkContext& context,
-                   HostGatherSplit& split, SplitResources& resources, bool gpu_alone) {
+                   HostGatherSplit& split, SplitResources& resources, SplitResources::Reader reader) {
   const cudaStream_t stream = stream_of(context);
   const int64_t width = source.row_elements;
   const auto* table = static_cast<const In*>(source.rows);
   const auto* cached = static_cast<const In*>(cache.rows);
   const int64_t gpu_rows =
-      gpu_alone ? count : std::clamp<int64_t>(std::llround(split.gpu_share * static_cast<double>(count)), 0, count);
+      reader == SplitResources::Reader::GpuAlone    ? count
+      : reader == SplitResources::Reader::HostAlone ? 0
+                                                    : std::clamp<int64_t>(
+                                                          std::llround(split.gpu_share * static_cast<double>(count)), 0,
+                                                          count);
   const int64_t host_rows = count - gpu_rows;
   const int64_t row_bytes = width * static_cast<int64_t>(sizeof(In));
   if (host_rows > 0) {
@@ -237,7 +277,7 @@ void shared_gather(const RowSource& source, const int32_t* read_ids, const int32
   }
   SGNN_CUDA_CHECK(cudaEventRecord(resources.gather_end, stream));
   resources.pending = true;
-  resources.pending_alone = gpu_alone;
+  resources.pending_reader = reader;
   resources.gpu_rows = gpu_rows;
   resources.host_rows = host_rows;
   resources.host_seconds = host_seconds;
@@ -262,7 +302,7 @@ void launch_gather(const RowSource& source, const Tensor& ids, Tensor& out, cons
   // is held from here, so the gather's times are its own.
   std::unique_lock<std::mutex> split_lock;
   SplitResources* resources = nullptr;
-  bool gpu_alone = false;
+  SplitResources::Reader reader = SplitResources::Reader::Shared;
   if (vector && source.in_host_memory && source.split != nullptr && count >= kSplitMinimumRows) {
     split_lock = std::unique_lock<std::mutex>(source.split->mutex);
     resources = &resources_of(*source.split, context.device);
@@ -270,8 +310,7 @@ void launch_gather(const RowSource& source, const Tensor& ids, Tensor& out, cons
     if (resources->choice == SplitResources::Choice::GpuAlone) {
       resources = nullptr;  // chosen: the plain path below
     } else {
-      gpu_alone = resources->choice == SplitResources::Choice::Measuring && resources->alone_rows_per_ms == 0.0 &&
-                  source.split->fixed_gpu_share < 0.0;
+      reader = next_reader(*source.split, *resources);
       SGNN_CUDA_CHECK(cudaEventRecord(resources->gather_begin, stream));
     }
   }
@@ -295,7 +334,7 @@ void launch_gather(const RowSource& source, const Tensor& ids, Tensor& out, cons
   }
   if (resources != nullptr) {
     return shared_gather<In, Out>(source, read_ids, out_rows, count, group, cache, out, context, *source.split,
-                                  *resources, gpu_alone);
+                                  *resources, reader);
   }
   if (vector) {
     gather_kernel<In, Out, true><<<shape.blocks, shape.threads, 0, stream>>>(
