@@ -35,11 +35,12 @@
 // threads on 2 MiB pages; docs/sampling.md), and the two readers add up.
 // The GPU's share is the measured balance: after each gather, the rows per
 // second of each reader (the GPU's from events, the host's from its clock)
-// set the next share, so both finish together. Whether to share at all is
-// a timed choice too: the first gathers time the GPU alone once and then a
-// few shared gathers, and the faster way is kept (a table the GPU alone
-// reads at the bus's rate gains nothing from host threads, only their
-// copies on the bus). Or a fixed share (fixed_gpu_share in [0, 1], for tests
+// set the next share, so both finish together. Who reads is a timed choice
+// too: the first gathers time the GPU alone once, then a few shared
+// gathers, then the host threads alone once, and the fastest way is kept (a
+// table the GPU alone reads at the bus's rate gains nothing from host
+// threads, only their copies on the bus; where the two readers slow each
+// other, the threads alone can beat their balance). Or a fixed share (fixed_gpu_share in [0, 1], for tests
 // and benchmarks). The calling thread waits for the sorted ids of the
 // host's share (the mini-batch pipeline gathers on its own thread). One
 // gather at a time per split (a mutex).
@@ -56,7 +57,7 @@ namespace sgnn::sampling {
 
 struct HostGatherSplit {
   double fixed_gpu_share = -1.0;  // in [0, 1]: always this share; else measured
-  double gpu_share = 0.5;         // the share of the next gather (measured; 1 once the GPU alone is chosen), or the fixed one
+  double gpu_share = 0.5;  // the next gather's share: measured (1 or 0 once the GPU or the threads alone are chosen), or fixed
   // What the choice of readers measured, in rows per millisecond (0 until
   // measured): the GPU alone, the best shared gather, the host threads alone.
   double gpu_alone_rows_per_ms = 0.0, best_shared_rows_per_ms = 0.0, host_alone_rows_per_ms = 0.0;
