@@ -37,25 +37,29 @@ Tensor shuffled(const Tensor& nodes, uint64_t seed, uint64_t epoch) {
 }
 
 #ifdef SGNN_WITH_CUDA
-// The sampling thread and the events that order its stream against the library's.
+// The sampling and gathering threads, their streams, and the events that
+// order those streams against the library's.
 class BatchPipeline::Producer {
  public:
   Producer(BatchPipeline& owner, int depth, Device device, std::vector<std::shared_ptr<DeviceArena>> arenas)
       : owner_(owner), device_(device) {
     cuda::DeviceGuard guard(device);
-    SGNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    SGNN_CUDA_CHECK(cudaStreamCreateWithFlags(&sample_stream_, cudaStreamNonBlocking));
+    SGNN_CUDA_CHECK(cudaStreamCreateWithFlags(&gather_stream_, cudaStreamNonBlocking));
     // Arenas may still be read by training work of an earlier pipeline.
     SGNN_CUDA_CHECK(cudaEventCreateWithFlags(&library_now_, cudaEventDisableTiming));
     SGNN_CUDA_CHECK(cudaEventRecord(library_now_, cuda::stream(device)));
-    SGNN_CUDA_CHECK(cudaStreamWaitEvent(stream_, library_now_, 0));
+    SGNN_CUDA_CHECK(cudaStreamWaitEvent(sample_stream_, library_now_, 0));
     slots_.resize(static_cast<std::size_t>(depth));
     for (std::size_t s = 0; s < slots_.size(); ++s) {
       Slot& slot = slots_[s];
       slot.arena = s < arenas.size() && arenas[s] != nullptr ? arenas[s] : std::make_shared<DeviceArena>(device);
-      SGNN_CUDA_CHECK(cudaEventCreateWithFlags(&slot.ready, cudaEventDisableTiming));
-      SGNN_CUDA_CHECK(cudaEventCreateWithFlags(&slot.freed, cudaEventDisableTiming));
+      for (cudaEvent_t* event : {&slot.sampled, &slot.ready, &slot.freed}) {
+        SGNN_CUDA_CHECK(cudaEventCreateWithFlags(event, cudaEventDisableTiming));
+      }
     }
-    thread_ = std::thread([this] { run(); });
+    sampler_ = std::thread([this] { run_stage(Stage::Free, [this](int64_t index, Slot& slot) { sample(index, slot); }); });
+    gatherer_ = std::thread([this] { run_stage(Stage::Sampled, [this](int64_t index, Slot& slot) { gather(index, slot); }); });
   }
 
   ~Producer() {
@@ -64,26 +68,29 @@ class BatchPipeline::Producer {
       stop_ = true;
     }
     changed_.notify_all();
-    thread_.join();
+    sampler_.join();
+    gatherer_.join();
     cuda::DeviceGuard guard(device_);
-    (void)cudaStreamSynchronize(stream_);
+    (void)cudaStreamSynchronize(sample_stream_);
+    (void)cudaStreamSynchronize(gather_stream_);
     for (Slot& slot : slots_) {
       slot.batch.reset();
-      (void)cudaEventDestroy(slot.ready);
-      (void)cudaEventDestroy(slot.freed);
+      for (cudaEvent_t event : {slot.sampled, slot.ready, slot.freed}) (void)cudaEventDestroy(event);
     }
     (void)cudaEventDestroy(library_now_);
-    (void)cudaStreamDestroy(stream_);
+    (void)cudaStreamDestroy(sample_stream_);
+    (void)cudaStreamDestroy(gather_stream_);
     (void)cudaGetLastError();
   }
 
   MiniBatch take(int64_t index) {
-    Slot& slot = slots_[static_cast<std::size_t>(index) % slots_.size()];
+    Slot& slot = slot_of(index);
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return error_ != nullptr || (slot.batch.has_value() && slot.batch->index == index); });
+    changed_.wait(lock, [&] { return error_ != nullptr || (slot.stage == Stage::Ready && slot.batch->index == index); });
     if (error_ != nullptr) std::rethrow_exception(error_);
     MiniBatch batch = std::move(*slot.batch);
     slot.batch.reset();
+    slot.stage = Stage::Training;
     lock.unlock();
     cuda::DeviceGuard guard(device_);
     SGNN_CUDA_CHECK(cudaStreamWaitEvent(cuda::stream(device_), slot.ready, 0));
@@ -97,67 +104,102 @@ class BatchPipeline::Producer {
       SGNN_CUDA_CHECK(cudaEventRecord(slot.freed, cuda::stream(device_)));
       const std::lock_guard<std::mutex> lock(mutex_);
       slot.recorded_free = true;
-      slot.busy = false;
+      slot.stage = Stage::Free;
     }
     changed_.notify_all();
   }
 
  private:
+  // A slot's batch goes Free -> Sampled (the sampling thread) -> Ready (the
+  // gathering thread) -> Training (taken) -> Free (released).
+  enum class Stage { Free, Sampled, Ready, Training };
   struct Slot {
     std::shared_ptr<DeviceArena> arena;
-    cudaEvent_t ready = nullptr;
-    cudaEvent_t freed = nullptr;
-    bool busy = false;          // produced and not released yet
-    bool recorded_free = false;
+    cudaEvent_t sampled = nullptr, ready = nullptr, freed = nullptr;
+    Stage stage = Stage::Free;
+    bool recorded_free = false;  // `freed` recorded: a training step read this arena
     std::optional<MiniBatch> batch;
   };
 
-  void run() {
+  Slot& slot_of(int64_t index) { return slots_[static_cast<std::size_t>(index % static_cast<int64_t>(slots_.size()))]; }
+
+  // One thread's stage: for each batch in order, wait until its slot is at
+  // `from`, then `work` on it. An error stops the thread and is rethrown by take().
+  template <typename Work>
+  void run_stage(Stage from, Work work) {
     try {
       cuda::DeviceGuard guard(device_);
       for (int64_t index = 0; index < owner_.num_batches_; ++index) {
-        const int slot_index = static_cast<int>(index % static_cast<int64_t>(slots_.size()));
-        Slot& slot = slots_[static_cast<std::size_t>(slot_index)];
-        bool wait_for_free = false;
+        Slot& slot = slot_of(index);
         {
           std::unique_lock<std::mutex> lock(mutex_);
-          changed_.wait(lock, [&] { return stop_ || !slot.busy; });
-          if (stop_) return;
-          wait_for_free = slot.recorded_free;
+          changed_.wait(lock, [&] {
+            return stop_ || error_ != nullptr ||
+                   (slot.stage == from && (from == Stage::Free || slot.batch->index == index));
+          });
+          if (stop_ || error_ != nullptr) return;
         }
-        // The training step that read this arena last must be done before it is written again.
-        if (wait_for_free) SGNN_CUDA_CHECK(cudaStreamWaitEvent(stream_, slot.freed, 0));
-        slot.arena->reset();
-        const WorkContext context{device_, stream_, slot.arena.get()};
-        MiniBatch batch = owner_.make_batch(index, context);
-        batch.slot = slot_index;
-        SGNN_CUDA_CHECK(cudaEventRecord(slot.ready, stream_));
-        {
-          const std::lock_guard<std::mutex> lock(mutex_);
-          slot.batch = std::move(batch);
-          slot.busy = true;
-        }
-        changed_.notify_all();
+        work(index, slot);
       }
     } catch (...) {
       {
         const std::lock_guard<std::mutex> lock(mutex_);
-        error_ = std::current_exception();
+        if (error_ == nullptr) error_ = std::current_exception();
       }
       changed_.notify_all();
     }
   }
 
+  // The sampling thread: the batch's blocks, on the sampling stream.
+  void sample(int64_t index, Slot& slot) {
+    bool wait_for_free = false;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      wait_for_free = slot.recorded_free;
+    }
+    // The training step that read this arena last must be done before it is written again.
+    if (wait_for_free) SGNN_CUDA_CHECK(cudaStreamWaitEvent(sample_stream_, slot.freed, 0));
+    slot.arena->reset();
+    MiniBatch batch = owner_.sample_batch(index, WorkContext{device_, sample_stream_, slot.arena.get()});
+    batch.slot = static_cast<int>(index % static_cast<int64_t>(slots_.size()));
+    SGNN_CUDA_CHECK(cudaEventRecord(slot.sampled, sample_stream_));
+    advance(slot, std::move(batch), Stage::Sampled);
+  }
+
+  // The gathering thread: the batch's rows, on the gathering stream, while
+  // the sampling thread samples the next batch.
+  void gather(int64_t, Slot& slot) {
+    MiniBatch batch;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      batch = std::move(*slot.batch);
+      slot.batch.reset();
+    }
+    SGNN_CUDA_CHECK(cudaStreamWaitEvent(gather_stream_, slot.sampled, 0));
+    owner_.gather_batch(batch, WorkContext{device_, gather_stream_, slot.arena.get()});
+    SGNN_CUDA_CHECK(cudaEventRecord(slot.ready, gather_stream_));
+    advance(slot, std::move(batch), Stage::Ready);
+  }
+
+  void advance(Slot& slot, MiniBatch batch, Stage to) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      slot.batch = std::move(batch);
+      slot.stage = to;
+    }
+    changed_.notify_all();
+  }
+
   BatchPipeline& owner_;
   Device device_;
-  cudaStream_t stream_ = nullptr;
+  cudaStream_t sample_stream_ = nullptr, gather_stream_ = nullptr;
   cudaEvent_t library_now_ = nullptr;
   std::vector<Slot> slots_;
   std::mutex mutex_;
   std::condition_variable changed_;
   bool stop_ = false;
   std::exception_ptr error_;
-  std::thread thread_;
+  std::thread sampler_, gatherer_;
 };
 #else
 class BatchPipeline::Producer {};
@@ -193,7 +235,7 @@ BatchPipeline::BatchPipeline(PipelineSources sources, Tensor order, int64_t batc
 
 BatchPipeline::~BatchPipeline() = default;
 
-MiniBatch BatchPipeline::make_batch(int64_t index, const WorkContext& context) const {
+MiniBatch BatchPipeline::sample_batch(int64_t index, const WorkContext& context) const {
   const int64_t first = index * batch_size_;
   const int64_t count = std::min(batch_size_, order_.numel() - first);
   MiniBatch batch;
@@ -201,9 +243,12 @@ MiniBatch BatchPipeline::make_batch(int64_t index, const WorkContext& context) c
   batch.seeds = context.allocate({count}, DType::Int32);
   context.copy(batch.seeds.raw_data(), order_.data<int32_t>() + first, static_cast<std::size_t>(count) * sizeof(int32_t));
   batch.blocks = sources_.sampler->sample(batch.seeds, first_batch_ + static_cast<uint64_t>(index), context);
+  return batch;
+}
+
+void BatchPipeline::gather_batch(MiniBatch& batch, const WorkContext& context) const {
   batch.inputs = sources_.features->gather(batch.blocks.front().source_ids, context);
   batch.labels = sources_.labels->gather(batch.seeds, context);
-  return batch;
 }
 
 std::optional<MiniBatch> BatchPipeline::next() {
@@ -212,7 +257,10 @@ std::optional<MiniBatch> BatchPipeline::next() {
 #ifdef SGNN_WITH_CUDA
   if (producer_ != nullptr) return producer_->take(index);
 #endif
-  return make_batch(index, WorkContext::on(Device::cpu()));
+  const WorkContext context = WorkContext::on(Device::cpu());
+  MiniBatch batch = sample_batch(index, context);
+  gather_batch(batch, context);
+  return batch;
 }
 
 void BatchPipeline::release(MiniBatch& batch) {

@@ -12,19 +12,22 @@
 //               pipeline makes its own
 //
 // CPU: next() samples and gathers the batch there and then.
-// CUDA: a thread of its own samples batch b + 1, ..., b + depth - 1 and
-// gathers their rows on a stream of its own, into one DeviceArena per batch
-// in flight (no allocation from the library's pool, which may hand out
-// memory the training stream still uses), while batch b trains on the
-// library's stream. next() makes the library's stream wait for the batch's
-// "ready" event (no host wait unless the batch is not sampled yet), and
-// release() records a "free" event after the training step's work, which
-// the sampling stream waits for before it reuses that arena (and, for the
-// first use of each, for the library's stream as it was when the pipeline
-// was made: arenas of an earlier epoch). The host waits only where the
-// sampler reads its own stream's counts (blocks' sizes), on the sampling
-// thread. An error on that thread is rethrown by next(). Release a batch
-// before asking for the one `depth` batches after it.
+// CUDA: two threads of the pipeline's own, each with a stream of its own:
+// one samples batch b + 2 while the other gathers batch b + 1's rows (the
+// host-memory gathers keep the host's threads and the bus busy, the sampler
+// the GPU), while batch b trains on the library's stream. Each batch in
+// flight has a DeviceArena (no allocation from the library's pool, which
+// may hand out memory the training stream still uses). The gathering stream
+// waits for the batch's "sampled" event, next() makes the library's stream
+// wait for its "ready" event (no host wait unless the batch is not gathered
+// yet), and release() records a "free" event after the training step's
+// work, which the sampling stream waits for before it reuses that arena
+// (and, for the first use of each, for the library's stream as it was when
+// the pipeline was made: arenas of an earlier epoch). The host waits only
+// where the sampler reads its own stream's counts (blocks' sizes) and where
+// a host gather waits for its ids, on those threads. An error on either
+// thread is rethrown by next(). Release a batch before asking for the one
+// `depth` batches after it.
 #pragma once
 
 #include <cstdint>
@@ -38,11 +41,9 @@
 
 namespace sgnn::sampling {
 
-// Two batches in flight: batch b trains while b + 1 is sampled and gathered.
-// Three, with the gathers on a second stream, were measured and not kept:
-// the papers100M-scale epoch, bound by its host-memory gathers, took 18.73 s
-// either way (H200, 20d3949), and each batch in flight holds an arena.
-inline constexpr int kPipelineDepth = 2;
+// Three batches in flight: batch b trains while b + 1 is gathered and b + 2
+// sampled (with two, sampling waits for the training step's arena).
+inline constexpr int kPipelineDepth = 3;
 
 struct MiniBatch {
   int64_t index = 0;   // within the epoch
@@ -75,7 +76,8 @@ class BatchPipeline {
 
  private:
   class Producer;
-  MiniBatch make_batch(int64_t index, const WorkContext& context) const;
+  MiniBatch sample_batch(int64_t index, const WorkContext& context) const;
+  void gather_batch(MiniBatch& batch, const WorkContext& context) const;
 
   PipelineSources sources_;
   Tensor order_;

@@ -29,7 +29,8 @@
 // contiguous range of the sorted ids: the GPU over unified addressing, and
 // the host's threads into pinned staging (sampling/host_rows.hpp), copied
 // to the device by DMA in chunks on a stream of the split's own as they
-// fill, then put in place and converted by a device kernel. Random rows of
+// fill, each put in place and converted by a device kernel as it lands (on
+// a second stream of the split's, so the DMAs follow each other). Random rows of
 // a table far larger than the translation caches are slow to read from the
 // GPU (7.5 GB/s, 256-byte rows of 28 GB on the H200, against 35 by 16 host
 // threads on 2 MiB pages; docs/sampling.md), and the two readers add up.

@@ -1,7 +1,13 @@
 #include "sampling/host_rows.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <exception>
+#include <mutex>
+#include <vector>
+
+#include "core/error.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -43,37 +49,83 @@ __attribute__((target("avx2"))) void stream_row_32(const char* from, char* to, i
 }
 #endif
 
+// Rows k in [begin, end) of the ids into target row k.
 template <Store kStore>
-void copy_rows(const char* rows, int64_t row_bytes, const int32_t* ids, int64_t count, char* target) {
-  const int64_t grab = std::max<int64_t>(1, kGrabBytes / row_bytes);
-#pragma omp parallel
-  {
-#pragma omp for schedule(dynamic, grab)
-    for (int64_t k = 0; k < count; ++k) {
-      if (k + kPrefetchRows < count) {
-        const char* ahead = rows + static_cast<int64_t>(ids[k + kPrefetchRows]) * row_bytes;
-        for (int64_t line = 0; line < row_bytes; line += kLine) __builtin_prefetch(ahead + line);
-      }
-      const char* from = rows + static_cast<int64_t>(ids[k]) * row_bytes;
-      char* to = target + k * row_bytes;
-#if defined(__x86_64__)
-      if constexpr (kStore == Store::stream32) {
-        stream_row_32(from, to, row_bytes);
-      } else if constexpr (kStore == Store::stream16) {
-        stream_row_16(from, to, row_bytes);
-      } else {
-        std::memcpy(to, from, static_cast<std::size_t>(row_bytes));
-      }
-#else
-      std::memcpy(to, from, static_cast<std::size_t>(row_bytes));
-#endif
+void copy_range(const char* rows, int64_t row_bytes, const int32_t* ids, int64_t count, int64_t begin, int64_t end,
+                char* target) {
+  for (int64_t k = begin; k < end; ++k) {
+    if (k + kPrefetchRows < count) {
+      const char* ahead = rows + static_cast<int64_t>(ids[k + kPrefetchRows]) * row_bytes;
+      for (int64_t line = 0; line < row_bytes; line += kLine) __builtin_prefetch(ahead + line);
     }
+    const char* from = rows + static_cast<int64_t>(ids[k]) * row_bytes;
+    char* to = target + k * row_bytes;
 #if defined(__x86_64__)
-    // Non-temporal stores are weakly ordered: each thread drains its own
-    // before the region ends, so the rows are in memory when DMA reads them.
-    if constexpr (kStore != Store::copy) _mm_sfence();
+    if constexpr (kStore == Store::stream32) {
+      stream_row_32(from, to, row_bytes);
+    } else if constexpr (kStore == Store::stream16) {
+      stream_row_16(from, to, row_bytes);
+    } else {
+      std::memcpy(to, from, static_cast<std::size_t>(row_bytes));
+    }
+#else
+    std::memcpy(to, from, static_cast<std::size_t>(row_bytes));
 #endif
   }
+#if defined(__x86_64__)
+  // Non-temporal stores are weakly ordered: drained before the grab counts
+  // as done, so a chunk's rows are in memory when its DMA is issued.
+  if constexpr (kStore != Store::copy) _mm_sfence();
+#endif
+}
+
+// One parallel region for the whole copy; each thread takes the next grab
+// (an atomic counter) until none is left. Grabs never straddle a chunk, and
+// the thread that finishes a chunk's last grab reports it. A region per
+// chunk, as before, made every thread wait at each chunk's end for the
+// slowest one, which on the H200's virtual machine is often descheduled:
+// 256-byte rows of a 28 GB table, 1M sorted ids, 8 MiB DMA chunks behind
+// the copy, medians of 9 in four runs: 29.0-43.7 GB/s a region per chunk,
+// 44.4-45.9 in one region (a probe; docs/sampling.md).
+template <Store kStore>
+void copy_rows(const char* rows, int64_t row_bytes, const int32_t* ids, int64_t count, char* target,
+               const RowChunks& chunks) {
+  const int64_t chunk_rows = chunks.on_chunk ? chunks.rows : count;
+  const int64_t grab = std::min(std::max<int64_t>(1, kGrabBytes / row_bytes), chunk_rows);
+  const int64_t grabs_per_chunk = (chunk_rows + grab - 1) / grab;
+  const int64_t num_chunks = (count + chunk_rows - 1) / chunk_rows;
+  std::vector<std::atomic<int64_t>> grabs_left(static_cast<std::size_t>(num_chunks));
+  for (int64_t c = 0; c < num_chunks; ++c) {
+    const int64_t rows_in_chunk = std::min(chunk_rows, count - c * chunk_rows);
+    grabs_left[static_cast<std::size_t>(c)].store((rows_in_chunk + grab - 1) / grab, std::memory_order_relaxed);
+  }
+  std::atomic<int64_t> next_grab{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr first_error;
+  std::mutex error_mutex;
+  const int64_t total_grabs = num_chunks * grabs_per_chunk;
+#pragma omp parallel
+  {
+    for (int64_t g = next_grab.fetch_add(1, std::memory_order_relaxed); g < total_grabs;
+         g = next_grab.fetch_add(1, std::memory_order_relaxed)) {
+      const int64_t chunk = g / grabs_per_chunk;
+      const int64_t chunk_begin = chunk * chunk_rows;
+      const int64_t chunk_end = std::min(count, chunk_begin + chunk_rows);
+      const int64_t begin = chunk_begin + (g % grabs_per_chunk) * grab;
+      if (begin >= chunk_end) continue;  // the short last chunk has fewer grabs
+      copy_range<kStore>(rows, row_bytes, ids, count, begin, std::min(chunk_end, begin + grab), target);
+      if (grabs_left[static_cast<std::size_t>(chunk)].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+      if (!chunks.on_chunk || failed.load(std::memory_order_relaxed)) continue;
+      try {
+        chunks.on_chunk(chunk_begin, chunk_end - chunk_begin);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (first_error == nullptr) first_error = std::current_exception();
+        failed.store(true, std::memory_order_relaxed);
+      }
+    }
+  }
+  if (first_error != nullptr) std::rethrow_exception(first_error);
 }
 
 bool aligned(const void* pointer, std::uintptr_t bytes) {
@@ -83,20 +135,22 @@ bool aligned(const void* pointer, std::uintptr_t bytes) {
 }  // namespace
 
 void copy_rows_by_threads(const void* table, int64_t row_bytes, const int32_t* ids, int64_t count, void* out,
-                          RowWrites writes) {
+                          RowWrites writes, const RowChunks& chunks) {
+  SGNN_CHECK(!chunks.on_chunk || chunks.rows > 0, "copy_rows_by_threads: chunks of ", chunks.rows, " rows");
+  if (count <= 0) return;
   const auto* rows = static_cast<const char*>(table);
   auto* target = static_cast<char*>(out);
 #if defined(__x86_64__)
   if (writes == RowWrites::streaming && row_bytes % 32 == 0 && aligned(out, 32) && __builtin_cpu_supports("avx2")) {
-    copy_rows<Store::stream32>(rows, row_bytes, ids, count, target);
+    copy_rows<Store::stream32>(rows, row_bytes, ids, count, target, chunks);
     return;
   }
   if (writes == RowWrites::streaming && row_bytes % 16 == 0 && aligned(out, 16)) {
-    copy_rows<Store::stream16>(rows, row_bytes, ids, count, target);
+    copy_rows<Store::stream16>(rows, row_bytes, ids, count, target, chunks);
     return;
   }
 #endif
-  copy_rows<Store::copy>(rows, row_bytes, ids, count, target);
+  copy_rows<Store::copy>(rows, row_bytes, ids, count, target, chunks);
 }
 
 }  // namespace sgnn::sampling

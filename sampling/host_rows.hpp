@@ -13,15 +13,29 @@
 // `out` is 16-byte aligned and rows are whole 16-byte units on x86-64, and
 // is an ordinary copy elsewhere; writes are complete and visible to other
 // agents (DMA) when the call returns. RowWrites::cached is an ordinary copy.
+//
+// RowChunks: the rows in chunks of `rows` (the last may be shorter), and
+// on_chunk(first_row, rows) called once per chunk, on whichever thread
+// wrote its last rows, as soon as all of them are in memory (fenced), while
+// the threads go on with the next chunks: the gather's DMA carries a chunk
+// while the next fills. on_chunk may run on several threads at once. If it
+// throws, the copy still completes, no further chunk is reported, and the
+// first exception is rethrown when the call returns.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 namespace sgnn::sampling {
 
 enum class RowWrites { cached, streaming };
 
+struct RowChunks {
+  int64_t rows = 0;  // > 0 with on_chunk
+  std::function<void(int64_t first_row, int64_t rows)> on_chunk;
+};
+
 void copy_rows_by_threads(const void* table, int64_t row_bytes, const int32_t* ids, int64_t count, void* out,
-                          RowWrites writes);
+                          RowWrites writes, const RowChunks& chunks = {});
 
 }  // namespace sgnn::sampling

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <mutex>
 #include <numeric>
 
 #include "core/bfloat16.hpp"
@@ -134,6 +135,62 @@ TEST_CASE("copy_rows_by_threads copies row ids[k] to row k, in both write modes,
       }
     }
   }
+}
+
+TEST_CASE("copy_rows_by_threads in chunks reports each chunk once, its rows already written, and rethrows the "
+          "first error after copying every row") {
+  const int64_t row_bytes = 256, rows = 4000;  // 512 rows a grab: chunks of a part of one, one, or several grabs
+  std::vector<unsigned char> table(static_cast<std::size_t>(rows * row_bytes));
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<unsigned char>((i * 37 + i / 256) % 253);
+  for (const int64_t count : {int64_t{1}, int64_t{511}, int64_t{5000}}) {
+    for (const int64_t chunk_rows : {int64_t{100}, int64_t{512}, int64_t{1300}, int64_t{8000}}) {
+      for (const auto writes : {sampling::RowWrites::cached, sampling::RowWrites::streaming}) {
+        CAPTURE(count);
+        CAPTURE(chunk_rows);
+        std::vector<int32_t> wanted(static_cast<std::size_t>(count));
+        for (int64_t k = 0; k < count; ++k) wanted[static_cast<std::size_t>(k)] = static_cast<int32_t>((k * 7919 + 5) % rows);
+        std::vector<std::uint64_t> storage(static_cast<std::size_t>(count * row_bytes / 8));
+        auto* out = reinterpret_cast<unsigned char*>(storage.data());
+        std::fill(out, out + count * row_bytes, 0xAB);
+        const auto row_right = [&](int64_t k) {
+          const auto* expected = table.data() + wanted[static_cast<std::size_t>(k)] * row_bytes;
+          return std::equal(expected, expected + row_bytes, out + k * row_bytes);
+        };
+        const int64_t num_chunks = (count + chunk_rows - 1) / chunk_rows;
+        std::vector<int> reported(static_cast<std::size_t>(num_chunks), 0);
+        std::vector<int> written_when_reported(static_cast<std::size_t>(num_chunks), 0);
+        std::mutex lock;
+        sampling::RowChunks chunks{chunk_rows, [&](int64_t first, int64_t length) {
+                                     bool written = first % chunk_rows == 0 &&
+                                                    length == std::min(chunk_rows, count - first);
+                                     for (int64_t k = first; k < first + length; ++k) written = written && row_right(k);
+                                     const std::lock_guard<std::mutex> guard(lock);
+                                     ++reported[static_cast<std::size_t>(first / chunk_rows)];
+                                     written_when_reported[static_cast<std::size_t>(first / chunk_rows)] = written;
+                                   }};
+        sampling::copy_rows_by_threads(table.data(), row_bytes, wanted.data(), count, out, writes, chunks);
+        CHECK(std::all_of(reported.begin(), reported.end(), [](int n) { return n == 1; }));
+        CHECK(std::all_of(written_when_reported.begin(), written_when_reported.end(), [](int w) { return w == 1; }));
+        int64_t wrong = 0;
+        for (int64_t k = 0; k < count; ++k) wrong += row_right(k) ? 0 : 1;
+        CHECK(wrong == 0);
+      }
+    }
+  }
+  // A failing chunk: the error comes back, and every row is still copied.
+  std::vector<int32_t> wanted(3000);
+  std::iota(wanted.begin(), wanted.end(), 0);
+  std::vector<unsigned char> out(wanted.size() * static_cast<std::size_t>(row_bytes), 0xAB);
+  const sampling::RowChunks failing{700, [](int64_t first, int64_t) {
+                                      if (first == 1400) throw InvalidArgument("chunk 2 failed");
+                                    }};
+  CHECK_THROWS_WITH_AS(sampling::copy_rows_by_threads(table.data(), row_bytes, wanted.data(), 3000, out.data(),
+                                                      sampling::RowWrites::streaming, failing),
+                       "chunk 2 failed", InvalidArgument);
+  CHECK(std::equal(out.begin(), out.end(), table.begin()));
+  CHECK_THROWS_AS(sampling::copy_rows_by_threads(table.data(), row_bytes, wanted.data(), 3000, out.data(),
+                                                 sampling::RowWrites::streaming, sampling::RowChunks{0, failing.on_chunk}),
+                  InvalidArgument);
 }
 
 TEST_CASE("feature store refuses a GPU read share above the whole gather, or not a number") {
