@@ -106,6 +106,7 @@ inline void print_minibatch_summary(const training::MinibatchResult& r, const st
   std::fprintf(stream, "%s (mini-batch) on %s (%s, %s): graph on %s, features on %s (%lld cached rows)\n",
                model.c_str(), r.dataset.c_str(), r.device.c_str(), r.precision.c_str(), r.graph_residence.c_str(),
                r.feature_residence.c_str(), static_cast<long long>(r.cached_feature_rows));
+  if (!r.feature_readers.empty()) std::fprintf(stream, "  feature gathers: %s\n", r.feature_readers.c_str());
   if (r.fit.best_epoch > 0) {
     std::fprintf(stream, "  test accuracy at best validation (epoch %lld): %.2f%% (validation %.2f%%)\n",
                  static_cast<long long>(r.fit.best_epoch), 100.0 * r.test_accuracy,

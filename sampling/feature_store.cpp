@@ -96,7 +96,8 @@ Tensor FeatureStore::gather(const Tensor& ids, const WorkContext& context) const
 FeatureStore::SplitTrials FeatureStore::split_trials() const {
   if (split_ == nullptr) return {};
   const std::lock_guard<std::mutex> lock(split_->mutex);
-  return {split_->gpu_alone_rows_per_ms, split_->best_shared_rows_per_ms, split_->host_alone_rows_per_ms};
+  return {split_->gpu_alone_rows_per_ms, split_->best_shared_rows_per_ms, split_->host_alone_rows_per_ms,
+          split_->chosen};
 }
 
 double FeatureStore::gpu_read_share() const {

@@ -61,9 +61,10 @@ class FeatureStore {
   // Host residence on CUDA with a measured share: what the choice of
   // readers measured (the GPU alone, the best gather shared with host
   // threads, the host threads alone), in rows per millisecond (0 until
-  // measured; all 0 otherwise). The share is 1, 0 or between for the three.
+  // measured; all 0 otherwise). Once chosen, the share is 1, 0 or between for the three.
   struct SplitTrials {
     double gpu_alone_rows_per_ms = 0.0, best_shared_rows_per_ms = 0.0, host_alone_rows_per_ms = 0.0;
+    bool chosen = false;  // the trials are over; gpu_read_share() is the choice's share
   };
   SplitTrials split_trials() const;
   // Device bytes this store holds (table or cache and its slot map).

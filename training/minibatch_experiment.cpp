@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "core/memory.hpp"
 #include "core/memory_estimate.hpp"
@@ -131,6 +133,30 @@ const BlockModelKind& block_model_kind(const std::string& name) {
   throw InvalidArgument(detail::concat("mini-batch training: no built-in model \"", name,
                                        "\" whose layers take sampled blocks (there are ", names,
                                        "); give run_minibatch_experiment a BlockModelFactory for a model of your own"));
+}
+
+
+// MinibatchResult::feature_readers for `store`.
+std::string describe_readers(const sampling::FeatureStore& store) {
+  const sampling::FeatureStore::SplitTrials trials = store.split_trials();
+  if (trials.gpu_alone_rows_per_ms == 0.0 && trials.best_shared_rows_per_ms == 0.0 &&
+      trials.host_alone_rows_per_ms == 0.0) {
+    return "";
+  }
+  const double row_bytes =
+      static_cast<double>(store.row_elements() * static_cast<int64_t>(dtype_size(store.table().dtype())));
+  const auto rate = [&](double rows_per_ms) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.1f", rows_per_ms * row_bytes / 1e6);
+    return std::string(text);
+  };
+  const double share = store.gpu_read_share();
+  std::string who = !trials.chosen ? "still timing"
+                    : share == 1.0 ? "GPU alone"
+                    : share == 0.0 ? "host threads alone"
+                                   : "shared, GPU share " + std::to_string(static_cast<int>(std::lround(100.0 * share))) + " %";
+  return who + " (trials: GPU alone " + rate(trials.gpu_alone_rows_per_ms) + ", shared " +
+         rate(trials.best_shared_rows_per_ms) + ", host threads alone " + rate(trials.host_alone_rows_per_ms) + " GB/s)";
 }
 
 }  // namespace
@@ -378,6 +404,7 @@ MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const 
   result.sampled_edges_per_second = median(edge_rates);
   result.peak_device_bytes = memory::usage(device).peak_bytes;
   result.peak_host_bytes = peak_resident_bytes();
+  result.feature_readers = describe_readers(feature_store);
   return result;
 }
 
@@ -413,6 +440,7 @@ std::string minibatch_json(const MinibatchResult& r, const std::string& program)
       .field("feature_residence", r.feature_residence)
       .field("feature_cache_bytes", o.feature_cache_bytes)
       .field("cached_feature_rows", r.cached_feature_rows)
+      .field("feature_readers", r.feature_readers)
       .field("best_epoch", r.fit.best_epoch)
       .field("test_accuracy", r.test_accuracy)
       .field("validation_accuracy", r.fit.best.validation.accuracy)

@@ -200,6 +200,7 @@ void bench_epochs(const std::string& label, training::MinibatchOptions options, 
        << ", peak device " << format(static_cast<double>(r.peak_device_bytes) / 1073741824.0, "GiB", 2)
        << ", peak host " << format(static_cast<double>(r.peak_host_bytes) / 1073741824.0, "GiB", 2);
   if (r.fit.best_epoch > 0) note << ", test accuracy " << format(100.0 * r.test_accuracy, "%", 2);
+  if (!r.feature_readers.empty()) note << ", feature gathers: " << r.feature_readers;
   rows.push_back({"epoch", label, format(epoch, "s", 3), format(target_seconds, "s target", 0),
                   format(epoch / target_seconds, "x target", 2), note.str()});
 }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 #include <vector>
 
 #include "core/bfloat16.hpp"
@@ -81,16 +82,17 @@ struct SplitResources {
   std::vector<cudaEvent_t> chunk_landed;  // one per DMA chunk of a gather, made as gathers need more
   cudaEvent_t gpu_begin = nullptr, gpu_end = nullptr, gather_begin = nullptr, gather_end = nullptr;  // timed
   Tensor host_ids, staging;
-  // Who reads: the first gathers time the GPU alone once, then
-  // kSplitTrials shared gathers, then the host threads alone once; the
-  // fastest way is kept. Where the GPU alone fills the bus, host threads only
-  // add copies to it; where both readers share host memory and the bus,
-  // each slows the other, and the threads alone can beat their balance.
+  // Who reads: the first kSplitTrialGathers gathers are trials in the order
+  // of kTrialOrder, and the fastest way is kept. Where the GPU alone fills
+  // the bus, host threads only add copies to it; where both readers share
+  // host memory and the bus, each slows the other, and the threads alone can
+  // beat their balance.
   enum class Choice { Measuring, Shared, GpuAlone, HostAlone } choice = Choice::Measuring;
   enum class Reader { GpuAlone, Shared, HostAlone };
+  // The best of each way's trials, in rows per millisecond.
   double alone_rows_per_ms = 0.0, best_shared_rows_per_ms = 0.0, host_alone_rows_per_ms = 0.0;
-  double balanced_share = 0.5;  // the shared trials' share, restored where sharing is chosen
-  int shared_gathers = 0;
+  double balanced_share = 0.5;  // the shared gathers' share, moved toward the readers' balance by each
+  int trials_done = 0;
   bool pending = false;
   Reader pending_reader = Reader::Shared;
   int64_t gpu_rows = 0, host_rows = 0;
@@ -120,10 +122,20 @@ struct SplitResources {
   SplitResources& operator=(const SplitResources&) = delete;
 };
 
-// Shared gathers timed before choosing between sharing and the GPU alone:
-// enough for the share to settle near its balance (it halves the distance
-// at each gather).
-constexpr int kSplitTrials = 4;
+// The trial gathers' readers, in order: each way three times, interleaved,
+// and the best of each kept, so that a trial slowed by other work (in the
+// mini-batch pipeline the first training steps and the sampler compete for
+// the host's cores and the GPU) does not decide alone; the shared trials
+// also let the share settle (it halves the distance to the balance at
+// each). With one trial of each alone, the papers100M-scale epoch took
+// 8.7 s in one call and 17.8 s in the next (H200, ad6d59a): about what the
+// GPU alone would give, which a single trial amid other work can pick.
+constexpr SplitResources::Reader kTrialOrder[] = {
+    SplitResources::Reader::GpuAlone, SplitResources::Reader::Shared, SplitResources::Reader::Shared,
+    SplitResources::Reader::HostAlone, SplitResources::Reader::GpuAlone, SplitResources::Reader::Shared,
+    SplitResources::Reader::Shared, SplitResources::Reader::HostAlone, SplitResources::Reader::GpuAlone,
+    SplitResources::Reader::Shared, SplitResources::Reader::Shared, SplitResources::Reader::HostAlone};
+static_assert(std::size(kTrialOrder) == kSplitTrialGathers);
 
 SplitResources& resources_of(HostGatherSplit& split, Device device) {
   auto resources = std::static_pointer_cast<SplitResources>(split.resources);
@@ -145,7 +157,7 @@ void reserve_pinned(Tensor& buffer, int64_t bytes) {
   buffer = Tensor::empty_pinned({(grown + 15) / 16 * 4}, DType::Int32);
 }
 
-// Who reads the next gather, from the trials so far and the choice.
+// Who reads the next gather: the trial schedule, then the choice.
 SplitResources::Reader next_reader(const HostGatherSplit& split, const SplitResources& resources) {
   using Reader = SplitResources::Reader;
   if (split.fixed_gpu_share >= 0.0) return Reader::Shared;  // at the fixed share
@@ -155,15 +167,15 @@ SplitResources::Reader next_reader(const HostGatherSplit& split, const SplitReso
     case SplitResources::Choice::Shared: return Reader::Shared;
     case SplitResources::Choice::Measuring: break;
   }
-  if (resources.alone_rows_per_ms == 0.0) return Reader::GpuAlone;
-  if (resources.shared_gathers >= kSplitTrials && resources.host_alone_rows_per_ms == 0.0) return Reader::HostAlone;
-  return Reader::Shared;
+  return kTrialOrder[resources.trials_done];
 }
 
-// Reads the last gather's times: the GPU share moves halfway to the share
-// at which both readers would have finished together, and after the trials
-// the fastest of the GPU alone, sharing and the host threads alone is chosen.
+// Reads the last gather's times: a shared gather moves the share halfway to
+// the one at which both readers would have finished together; after the
+// last trial the fastest of the GPU alone, sharing and the host threads
+// alone is chosen. Sets split.gpu_share to the next gather's share.
 void update_share(HostGatherSplit& split, SplitResources& resources) {
+  using Reader = SplitResources::Reader;
   if (split.fixed_gpu_share >= 0.0) {
     split.gpu_share = std::min(split.fixed_gpu_share, 1.0);
     return;
@@ -175,42 +187,33 @@ void update_share(HostGatherSplit& split, SplitResources& resources) {
   SGNN_CUDA_CHECK(cudaEventElapsedTime(&gather_ms, resources.gather_begin, resources.gather_end));
   SGNN_CUDA_CHECK(cudaEventElapsedTime(&gpu_ms, resources.gpu_begin, resources.gpu_end));
   const double rows_per_ms = static_cast<double>(resources.gpu_rows + resources.host_rows) / std::max(gather_ms, 1e-3f);
-  if (resources.pending_reader == SplitResources::Reader::GpuAlone) {
-    resources.alone_rows_per_ms = rows_per_ms;
-    split.gpu_alone_rows_per_ms = rows_per_ms;
-  } else if (resources.pending_reader == SplitResources::Reader::HostAlone) {
-    resources.host_alone_rows_per_ms = rows_per_ms;
-    split.host_alone_rows_per_ms = rows_per_ms;
+  if (resources.pending_reader == Reader::GpuAlone) {
+    resources.alone_rows_per_ms = std::max(resources.alone_rows_per_ms, rows_per_ms);
+  } else if (resources.pending_reader == Reader::HostAlone) {
+    resources.host_alone_rows_per_ms = std::max(resources.host_alone_rows_per_ms, rows_per_ms);
   } else {
     resources.best_shared_rows_per_ms = std::max(resources.best_shared_rows_per_ms, rows_per_ms);
-    split.best_shared_rows_per_ms = resources.best_shared_rows_per_ms;
-    ++resources.shared_gathers;
     if (resources.gpu_rows > 0 && resources.host_rows > 0 && gpu_ms > 0.0f && resources.host_seconds > 0.0) {
       const double gpu_rate = static_cast<double>(resources.gpu_rows) / gpu_ms;
       const double host_rate = static_cast<double>(resources.host_rows) / (resources.host_seconds * 1e3);
       // Both readers keep a share, so both stay measured.
-      split.gpu_share = std::clamp(0.5 * split.gpu_share + 0.5 * gpu_rate / (gpu_rate + host_rate), 0.02, 0.98);
+      resources.balanced_share =
+          std::clamp(0.5 * resources.balanced_share + 0.5 * gpu_rate / (gpu_rate + host_rate), 0.02, 0.98);
     }
   }
-  if (resources.choice != SplitResources::Choice::Measuring) return;
-  if (resources.alone_rows_per_ms > 0.0 && resources.shared_gathers >= kSplitTrials &&
-      resources.host_alone_rows_per_ms == 0.0) {
-    resources.balanced_share = split.gpu_share;
-    split.gpu_share = 0.0;  // the host threads' trial
-  } else if (resources.host_alone_rows_per_ms > 0.0) {
+  split.gpu_alone_rows_per_ms = resources.alone_rows_per_ms;
+  split.best_shared_rows_per_ms = resources.best_shared_rows_per_ms;
+  split.host_alone_rows_per_ms = resources.host_alone_rows_per_ms;
+  if (resources.choice == SplitResources::Choice::Measuring && ++resources.trials_done == kSplitTrialGathers) {
     const double shared = resources.best_shared_rows_per_ms, alone = resources.alone_rows_per_ms;
     const double host = resources.host_alone_rows_per_ms;
-    if (host > shared && host > alone) {
-      resources.choice = SplitResources::Choice::HostAlone;
-      split.gpu_share = 0.0;
-    } else if (shared > alone) {
-      resources.choice = SplitResources::Choice::Shared;
-      split.gpu_share = resources.balanced_share;
-    } else {
-      resources.choice = SplitResources::Choice::GpuAlone;
-      split.gpu_share = 1.0;
-    }
+    resources.choice = host > shared && host > alone ? SplitResources::Choice::HostAlone
+                       : shared > alone              ? SplitResources::Choice::Shared
+                                                     : SplitResources::Choice::GpuAlone;
+    split.chosen = true;
   }
+  const Reader next = next_reader(split, resources);
+  split.gpu_share = next == Reader::GpuAlone ? 1.0 : next == Reader::HostAlone ? 0.0 : resources.balanced_share;
 }
 
 // DMA chunks of the host's share: a chunk crosses the bus (and is put in

@@ -200,22 +200,38 @@ TEST_CASE("GPU gathers of host tables shared with host threads equal the host co
   sampling::gather_rows(source, ids, out, sampling::WorkContext::on(kGpu));
   check_rows(out, table, wanted_ids);
 
-  // Measured: the GPU alone once, then shared gathers whose share moves to
-  // the readers' balance, then the faster way kept.
+  // Measured: trials of the GPU alone, shared gathers whose share moves to
+  // the readers' balance, and the host threads alone, then the fastest way kept.
   sampling::FeatureStoreOptions measured;
   measured.residence = sampling::Residence::Host;
   const sampling::FeatureStore store(table, kGpu, measured);
+  // A gather reads the previous one's times when it starts; the share
+  // reported after gather k is the one gather k read with.
   CHECK(store.gpu_read_share() == 0.5);
-  for (int round = 0; round < 3; ++round) check_rows(store.gather(ids), table, wanted_ids);
-  CHECK(store.gpu_read_share() != 0.5);  // set from the readers' measured rates
+  check_rows(store.gather(ids), table, wanted_ids);  // 1: the GPU alone
+  check_rows(store.gather(ids), table, wanted_ids);  // 2: shared at the starting balance
+  CHECK(store.gpu_read_share() == 0.5);
+  check_rows(store.gather(ids), table, wanted_ids);  // 3: shared, moved by gather 2's measured rates
+  CHECK(store.gpu_read_share() != 0.5);
   CHECK(store.gpu_read_share() >= 0.02);
   CHECK(store.gpu_read_share() <= 0.98);
-  for (int round = 0; round < 4; ++round) check_rows(store.gather(ids), table, wanted_ids);
+  check_rows(store.gather(ids), table, wanted_ids);  // 4: the host threads alone
+  CHECK(store.gpu_read_share() == 0.0);
+  CHECK(store.split_trials().host_alone_rows_per_ms == 0.0);  // read when the next gather starts
+  check_rows(store.gather(ids), table, wanted_ids);  // 5: the GPU alone again, the second round
+  CHECK(store.gpu_read_share() == 1.0);
+  CHECK(store.split_trials().host_alone_rows_per_ms > 0.0);
+  // The remaining trials, and the gather that starts by choosing.
+  for (int gather = 6; gather <= sampling::kSplitTrialGathers; ++gather) {
+    check_rows(store.gather(ids), table, wanted_ids);
+  }
+  CHECK_FALSE(store.split_trials().chosen);
+  check_rows(store.gather(ids), table, wanted_ids);
+  CHECK(store.split_trials().chosen);
   const double chosen = store.gpu_read_share();
   MESSAGE("measured GPU share after the trials: ", chosen);
   CHECK((chosen == 1.0 || chosen == 0.0 || (chosen >= 0.02 && chosen <= 0.98)));  // GPU alone, host alone, shared
-  // The trials the choice read (the GPU alone once, 4 shared, the host
-  // threads alone once), and the choice agreeing with them.
+  // The trials the choice read (the best of each way's), and the choice agreeing with them.
   const sampling::FeatureStore::SplitTrials trials = store.split_trials();
   MESSAGE("trials, rows per ms: GPU alone ", trials.gpu_alone_rows_per_ms, ", shared at best ",
           trials.best_shared_rows_per_ms, ", host threads alone ", trials.host_alone_rows_per_ms);
