@@ -5,6 +5,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "ops/sparse_plan_reservation.hpp"
 #include "ops/sparse_segments.hpp"
 
 namespace sgnn::ops {
@@ -14,6 +15,13 @@ namespace {
 std::mutex cache_mutex;
 std::deque<std::shared_ptr<const SparsePlan>> cache;  // most recent first
 int64_t plans_built = 0;
+int64_t reserved_plans = 0;  // SparsePlanReservation's, under cache_mutex
+
+// Drops the least recently used plans beyond the capacity (cache_mutex held).
+void trim_cache() {
+  const auto capacity = static_cast<std::size_t>(static_cast<int64_t>(kPlanCacheSize) + reserved_plans);
+  while (cache.size() > capacity) cache.pop_back();
+}
 
 bool same_key(const SparsePlan& plan, const Csr& csr) {
   return plan.indptr.shares_storage_with(csr.indptr) && plan.indptr.raw_data() == csr.indptr.raw_data() &&
@@ -76,7 +84,7 @@ std::shared_ptr<const SparsePlan> sparse_plan(const Csr& csr) {
   std::shared_ptr<const SparsePlan> plan = build_plan(csr);
   ++plans_built;
   cache.push_front(plan);
-  if (cache.size() > kPlanCacheSize) cache.pop_back();
+  trim_cache();
   return plan;
 }
 
@@ -90,7 +98,24 @@ void register_sparse_plan(std::shared_ptr<const SparsePlan> plan) {
     }
   }
   cache.push_front(std::move(plan));
-  if (cache.size() > kPlanCacheSize) cache.pop_back();
+  trim_cache();
+}
+
+SparsePlanReservation::SparsePlanReservation(int64_t plans) : plans_(plans) {
+  SGNN_CHECK(plans >= 0, "SparsePlanReservation: room for ", plans, " plans; expected a count >= 0");
+  const std::lock_guard<std::mutex> lock(cache_mutex);
+  reserved_plans += plans;
+}
+
+SparsePlanReservation::~SparsePlanReservation() {
+  const std::lock_guard<std::mutex> lock(cache_mutex);
+  reserved_plans -= plans_;
+  trim_cache();
+}
+
+int64_t sparse_plan_capacity() {
+  const std::lock_guard<std::mutex> lock(cache_mutex);
+  return static_cast<int64_t>(kPlanCacheSize) + reserved_plans;
 }
 
 int64_t sparse_plans_built() {

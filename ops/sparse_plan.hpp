@@ -24,7 +24,9 @@
 //
 // sparse_plan(csr) looks the plan up by csr.indptr's storage. The cache keeps
 // the indptr handle alive, so a freed graph's address can never be mistaken
-// for a new one; it holds the last kPlanCacheSize graphs. Thread safe.
+// for a new one; it holds the kPlanCacheSize most recently used graphs, and
+// more while an ops::SparsePlanReservation (ops/sparse_plan_reservation.hpp)
+// asks for room. Thread safe.
 #pragma once
 
 #include <cstdint>

@@ -1,16 +1,19 @@
 #include "sampling/batch_pipeline.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
 #include <numeric>
 #include <thread>
 
+#include "ops/sparse_plan_reservation.hpp"
 #include "sampling/device_arena.hpp"
 #include "sampling/sample_math.hpp"
 #ifdef SGNN_WITH_CUDA
 #include "core/cuda_runtime.hpp"
+#include "core/feeding_stream.hpp"
 #endif
 
 namespace sgnn::sampling {
@@ -18,6 +21,11 @@ namespace sgnn::sampling {
 namespace {
 // The stream offset of the epoch shuffles: apart from every sampler hop stream.
 constexpr uint64_t kShuffleStream = uint64_t{1} << 62;
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 }  // namespace
 
 Tensor shuffled(const Tensor& nodes, uint64_t seed, uint64_t epoch) {
@@ -41,11 +49,17 @@ Tensor shuffled(const Tensor& nodes, uint64_t seed, uint64_t epoch) {
 // order those streams against the library's.
 class BatchPipeline::Producer {
  public:
+  // The sampler registers two plans a block (the CSR's and its transpose's,
+  // sampling/cuda/block_plans.cu) for each of the `depth` batches it may
+  // have sampled before they train: the plan cache keeps room for them all
+  // (with the cache's 16 alone, papers100M-scale batches of three blocks
+  // rebuilt pushed-out plans on the host in their backward pass: 11-13 s of
+  // host time in 17-19 s epochs on the H200).
   Producer(BatchPipeline& owner, int depth, Device device, std::vector<std::shared_ptr<DeviceArena>> arenas)
-      : owner_(owner), device_(device) {
+      : owner_(owner), device_(device), plan_room_(int64_t{2} * owner.sources_.sampler->num_hops() * depth) {
     cuda::DeviceGuard guard(device);
-    SGNN_CUDA_CHECK(cudaStreamCreateWithFlags(&sample_stream_, cudaStreamNonBlocking));
-    SGNN_CUDA_CHECK(cudaStreamCreateWithFlags(&gather_stream_, cudaStreamNonBlocking));
+    sample_stream_ = cuda::create_feeding_stream();
+    gather_stream_ = cuda::create_feeding_stream();
     // Arenas may still be read by training work of an earlier pipeline.
     SGNN_CUDA_CHECK(cudaEventCreateWithFlags(&library_now_, cudaEventDisableTiming));
     SGNN_CUDA_CHECK(cudaEventRecord(library_now_, cuda::stream(device)));
@@ -85,9 +99,11 @@ class BatchPipeline::Producer {
 
   MiniBatch take(int64_t index) {
     Slot& slot = slot_of(index);
+    const Clock::time_point start = Clock::now();
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [&] { return error_ != nullptr || (slot.stage == Stage::Ready && slot.batch->index == index); });
     if (error_ != nullptr) std::rethrow_exception(error_);
+    seconds_.waiting += seconds_since(start);
     MiniBatch batch = std::move(*slot.batch);
     slot.batch.reset();
     slot.stage = Stage::Training;
@@ -107,6 +123,11 @@ class BatchPipeline::Producer {
       slot.stage = Stage::Free;
     }
     changed_.notify_all();
+  }
+
+  PipelineSeconds seconds() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return seconds_;
   }
 
  private:
@@ -159,11 +180,12 @@ class BatchPipeline::Producer {
     }
     // The training step that read this arena last must be done before it is written again.
     if (wait_for_free) SGNN_CUDA_CHECK(cudaStreamWaitEvent(sample_stream_, slot.freed, 0));
+    const Clock::time_point start = Clock::now();
     slot.arena->reset();
     MiniBatch batch = owner_.sample_batch(index, WorkContext{device_, sample_stream_, slot.arena.get()});
     batch.slot = static_cast<int>(index % static_cast<int64_t>(slots_.size()));
     SGNN_CUDA_CHECK(cudaEventRecord(slot.sampled, sample_stream_));
-    advance(slot, std::move(batch), Stage::Sampled);
+    advance(slot, std::move(batch), Stage::Sampled, &PipelineSeconds::sampling, seconds_since(start));
   }
 
   // The gathering thread: the batch's rows, on the gathering stream, while
@@ -176,22 +198,26 @@ class BatchPipeline::Producer {
       slot.batch.reset();
     }
     SGNN_CUDA_CHECK(cudaStreamWaitEvent(gather_stream_, slot.sampled, 0));
+    const Clock::time_point start = Clock::now();
     owner_.gather_batch(batch, WorkContext{device_, gather_stream_, slot.arena.get()});
     SGNN_CUDA_CHECK(cudaEventRecord(slot.ready, gather_stream_));
-    advance(slot, std::move(batch), Stage::Ready);
+    advance(slot, std::move(batch), Stage::Ready, &PipelineSeconds::gathering, seconds_since(start));
   }
 
-  void advance(Slot& slot, MiniBatch batch, Stage to) {
+  // Hands the batch on, adding the stage's seconds to the epoch's.
+  void advance(Slot& slot, MiniBatch batch, Stage to, double PipelineSeconds::*stage_seconds, double seconds) {
     {
       const std::lock_guard<std::mutex> lock(mutex_);
       slot.batch = std::move(batch);
       slot.stage = to;
+      seconds_.*stage_seconds += seconds;
     }
     changed_.notify_all();
   }
 
   BatchPipeline& owner_;
   Device device_;
+  ops::SparsePlanReservation plan_room_;
   cudaStream_t sample_stream_ = nullptr, gather_stream_ = nullptr;
   cudaEvent_t library_now_ = nullptr;
   std::vector<Slot> slots_;
@@ -199,6 +225,7 @@ class BatchPipeline::Producer {
   std::condition_variable changed_;
   bool stop_ = false;
   std::exception_ptr error_;
+  PipelineSeconds seconds_;
   std::thread sampler_, gatherer_;
 };
 #else
@@ -258,9 +285,20 @@ std::optional<MiniBatch> BatchPipeline::next() {
   if (producer_ != nullptr) return producer_->take(index);
 #endif
   const WorkContext context = WorkContext::on(Device::cpu());
+  const Clock::time_point start = Clock::now();
   MiniBatch batch = sample_batch(index, context);
+  const Clock::time_point sampled = Clock::now();
   gather_batch(batch, context);
+  cpu_seconds_.sampling += std::chrono::duration<double>(sampled - start).count();
+  cpu_seconds_.gathering += seconds_since(sampled);
   return batch;
+}
+
+PipelineSeconds BatchPipeline::seconds() const {
+#ifdef SGNN_WITH_CUDA
+  if (producer_ != nullptr) return producer_->seconds();
+#endif
+  return cpu_seconds_;
 }
 
 void BatchPipeline::release(MiniBatch& batch) {

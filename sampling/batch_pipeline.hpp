@@ -54,6 +54,16 @@ struct MiniBatch {
   int slot = -1;       // the pipeline's arena (CUDA)
 };
 
+// Where an epoch's host time went, in seconds: `sampling` the batches'
+// sampling (with the host's waits for the sampler's counts), `gathering`
+// their gathers (a host gather's copies included; a GPU gather's kernels
+// run after it returns), `waiting` next()'s waits for a batch not yet
+// gathered. On CUDA the first two run on the pipeline's threads while
+// batches train; on the CPU next() does both and waits for nothing.
+struct PipelineSeconds {
+  double sampling = 0, gathering = 0, waiting = 0;
+};
+
 struct PipelineSources {
   const NeighborSampler* sampler = nullptr;
   const FeatureStore* features = nullptr;
@@ -73,6 +83,8 @@ class BatchPipeline {
   std::optional<MiniBatch> next();
   // Call after the training step's work on `batch` is enqueued.
   void release(MiniBatch& batch);
+  // The batches taken so far (all of them once next() returned nullopt).
+  PipelineSeconds seconds() const;
 
  private:
   class Producer;
@@ -85,6 +97,7 @@ class BatchPipeline {
   uint64_t first_batch_;
   int64_t num_batches_;
   int64_t next_index_ = 0;
+  PipelineSeconds cpu_seconds_;         // the CPU's next() calls
   std::unique_ptr<Producer> producer_;  // CUDA only
 };
 

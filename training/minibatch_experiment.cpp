@@ -465,6 +465,9 @@ std::string minibatch_json(const MinibatchResult& r, const std::string& program)
         .field("train_seconds", e.train_seconds)
         .field("seeds_per_second", e.seeds_per_second)
         .field("sampled_edges", e.sampled_edges)
+        .field("sampling_seconds", e.stages.sampling)
+        .field("gathering_seconds", e.stages.gathering)
+        .field("waiting_seconds", e.stages.waiting)
         .field("evaluated", e.evaluated);
     if (e.evaluated) {
       json.field("train_accuracy", e.evaluation.train.accuracy)

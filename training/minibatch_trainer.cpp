@@ -112,6 +112,7 @@ MinibatchEpochRecord MinibatchTrainer::run_epoch(const std::function<void(const 
     if (on_progress && seconds_since(last_report) >= options_.progress_seconds) report(record.batches);
   }
   optimizer_.zero_grad();
+  record.stages = pipeline.seconds();
   record.train_loss = loss_sum.item() / static_cast<double>(std::max<int64_t>(record.batches, 1));
   record.train_seconds = seconds_since(start);
   record.seeds_per_second = static_cast<double>(record.seeds) / std::max(record.train_seconds, 1e-9);

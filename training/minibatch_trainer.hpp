@@ -68,6 +68,7 @@ struct MinibatchEpochRecord {
   int64_t batches = 0, seeds = 0, sampled_edges = 0;
   double train_seconds = 0;  // sampling, gathering and training, until the last step is done
   double seeds_per_second = 0;
+  sampling::PipelineSeconds stages;  // where train_seconds went on the host (sampling/batch_pipeline.hpp)
   bool evaluated = false;
   Evaluation evaluation;     // when evaluated (train zero when not asked)
   double eval_seconds = 0;

@@ -196,11 +196,11 @@ void bench_sampler(const std::string& label, const Csr& csr, sampling::Residence
 void bench_epochs(const std::string& label, training::MinibatchOptions options, std::vector<Row>& rows,
                   double target_seconds) {
   const training::MinibatchResult r = training::run_minibatch_experiment(options);
-  std::vector<double> later;
-  for (std::size_t e = 1; e < r.fit.history.size(); ++e) later.push_back(r.fit.history[e].train_seconds);
-  if (later.empty()) later.push_back(r.fit.history.front().train_seconds);
-  std::sort(later.begin(), later.end());
-  const double epoch = later[later.size() / 2];
+  std::vector<training::MinibatchEpochRecord> later(r.fit.history.begin() + (r.fit.history.size() > 1 ? 1 : 0),
+                                                     r.fit.history.end());
+  std::sort(later.begin(), later.end(), [](const auto& a, const auto& b) { return a.train_seconds < b.train_seconds; });
+  const training::MinibatchEpochRecord& median_epoch = later[later.size() / 2];
+  const double epoch = median_epoch.train_seconds;
   std::ostringstream note;
   note << "graph " << r.graph_residence << ", features " << r.feature_residence << ", first epoch "
        << format(r.fit.history.front().train_seconds, "s", 2) << ", " << format(r.seeds_per_second, "seeds/s", 0)
@@ -208,6 +208,9 @@ void bench_epochs(const std::string& label, training::MinibatchOptions options, 
        << ", peak host " << format(static_cast<double>(r.peak_host_bytes) / 1073741824.0, "GiB", 2);
   if (r.fit.best_epoch > 0) note << ", test accuracy " << format(100.0 * r.test_accuracy, "%", 2);
   if (!r.feature_readers.empty()) note << ", feature gathers: " << r.feature_readers;
+  note << "; that epoch's host time: sampling " << format(median_epoch.stages.sampling, "s", 2) << ", gathering "
+       << format(median_epoch.stages.gathering, "s", 2) << ", the trainer waiting "
+       << format(median_epoch.stages.waiting, "s", 2);
   rows.push_back({"epoch", label, format(epoch, "s", 3), format(target_seconds, "s target", 0),
                   format(epoch / target_seconds, "x target", 2), note.str()});
 }

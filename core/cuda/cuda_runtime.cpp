@@ -1,4 +1,5 @@
 #include "core/cuda_runtime.hpp"
+#include "core/feeding_stream.hpp"
 
 #include <array>
 #include <mutex>
@@ -34,6 +35,14 @@ cudaStream_t stream(Device device) {
                                               cudaStreamNonBlocking));
   });
   return streams[static_cast<std::size_t>(device.index)];
+}
+
+cudaStream_t create_feeding_stream() {
+  int least = 0, greatest = 0;
+  SGNN_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  cudaStream_t created = nullptr;
+  SGNN_CUDA_CHECK(cudaStreamCreateWithPriority(&created, cudaStreamNonBlocking, greatest));
+  return created;
 }
 
 cudaStream_t current_stream() {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/bfloat16.hpp"
+#include "core/feeding_stream.hpp"
 #include "sampling/cuda/sampling_device.cuh"
 #include "sampling/gather_backend.hpp"
 #include "sampling/host_rows.hpp"
@@ -99,8 +100,8 @@ struct SplitResources {
   double host_seconds = 0.0;
 
   explicit SplitResources(Device on) : device(on) {
-    SGNN_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream, cudaStreamNonBlocking));
-    SGNN_CUDA_CHECK(cudaStreamCreateWithFlags(&place_stream, cudaStreamNonBlocking));
+    copy_stream = cuda::create_feeding_stream();
+    place_stream = cuda::create_feeding_stream();
     for (cudaEvent_t* event : {&ids_ready, &rows_allocated, &copies_done}) {
       SGNN_CUDA_CHECK(cudaEventCreateWithFlags(event, cudaEventDisableTiming));
     }

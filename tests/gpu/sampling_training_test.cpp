@@ -5,6 +5,10 @@
 // over unified addressing) to the device path's accuracy.
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <thread>
+
+#include "ops/sparse_plan.hpp"
 #include "sampling/batch_pipeline.hpp"
 #include "tests/sampling/cora_minibatch.hpp"
 #include "tests/sampling/sampling_graphs.hpp"
@@ -112,6 +116,38 @@ TEST_CASE("GPU layer-wise inference equals the CPU's, features on the device and
       CHECK(sgnn::testing::relative_error(got.to(Device::cpu()), expected) < 1e-5);
     }
   }
+}
+
+TEST_CASE("GPU batch pipeline: the plans of every batch in flight stay cached until it trains") {
+  // Three batches of three blocks: 18 plans registered (a CSR and its
+  // transpose a block), more than the cache's own 16, so batch 0's first
+  // plans would be pushed out by batches 1 and 2 without the pipeline's
+  // reservation, and rebuilt on the host when batch 0 trains.
+  const AdjacencyLists lists = sgnn::testing::random_lists(3000, 1500, 30, 15, 311);
+  const Tensor features = sgnn::testing::random_tensor({3000, 16}, 312);
+  const Tensor labels = sgnn::testing::random_indices({3000}, 313, 0, 5, DType::Int32);
+  sampling::SamplerOptions options;
+  options.fanouts = {8, 4, 2};
+  options.seed = 5;
+  const Setup gpu = setup(lists, features, labels, kGpu, sampling::Residence::Device, options);
+  std::vector<int32_t> train(1200);
+  for (int32_t i = 0; i < 1200; ++i) train[static_cast<std::size_t>(i)] = i;
+  const Tensor order = sampling::shuffled(Tensor::from_vector(train, {1200}), 2, 1);
+  REQUIRE(static_cast<std::size_t>(2 * 3 * sampling::kPipelineDepth) > ops::kPlanCacheSize);
+  sampling::BatchPipeline pipeline({gpu.sampler.get(), gpu.features.get(), gpu.labels.get()}, order, 100, 0);
+  std::optional<sampling::MiniBatch> batch = pipeline.next();
+  REQUIRE(batch.has_value());
+  // Time for the pipeline's threads to sample the next two batches (the
+  // check holds however far they got; the pause lets them register theirs).
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const int64_t built = ops::sparse_plans_built();
+  for (const sampling::Block& block : batch->blocks) {
+    ops::sparse_plan(block.adjacency.csr);
+    ops::sparse_plan(block.adjacency.transpose);
+  }
+  CHECK(ops::sparse_plans_built() == built);
+  pipeline.release(*batch);
+  while ((batch = pipeline.next())) pipeline.release(*batch);
 }
 
 TEST_CASE("a graph whose CSR does not fit under the device-memory limit trains through the host path on Cora") {

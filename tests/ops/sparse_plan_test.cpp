@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "ops/sparse_plan.hpp"
+#include "ops/sparse_plan_reservation.hpp"
 #include "tests/support/sparse_graphs.hpp"
 
 using namespace sgnn;
@@ -41,4 +42,26 @@ TEST_CASE("sparse plan: the row of every entry on small graphs, none beyond kEnt
   const Adjacency large = random_graph(2000, ops::kEntryRowsMaxEntries + 20000, 10);
   REQUIRE(large.nnz() > ops::kEntryRowsMaxEntries);
   CHECK_FALSE(ops::sparse_plan(large.csr)->entry_row.defined());
+}
+
+TEST_CASE("SparsePlanReservation: plans beyond kPlanCacheSize stay cached while it lives") {
+  const int64_t extra = 8;
+  const int64_t count = static_cast<int64_t>(ops::kPlanCacheSize) + extra;
+  std::vector<Adjacency> graphs;
+  for (int64_t g = 0; g < count; ++g) graphs.push_back(random_graph(30, 60, 100 + static_cast<uint64_t>(g)));
+  const int64_t base = ops::sparse_plan_capacity();
+  {
+    const ops::SparsePlanReservation room(extra);
+    CHECK(ops::sparse_plan_capacity() == base + extra);
+    for (const Adjacency& graph : graphs) ops::sparse_plan(graph.csr);
+    const int64_t built = ops::sparse_plans_built();
+    for (const Adjacency& graph : graphs) ops::sparse_plan(graph.csr);  // every one still cached
+    CHECK(ops::sparse_plans_built() == built);
+  }
+  CHECK(ops::sparse_plan_capacity() == base);
+  // Trimmed back: the least recently used of them is built again.
+  const int64_t built = ops::sparse_plans_built();
+  ops::sparse_plan(graphs.front().csr);
+  CHECK(ops::sparse_plans_built() == built + 1);
+  CHECK_THROWS_AS(ops::SparsePlanReservation(-1), InvalidArgument);
 }

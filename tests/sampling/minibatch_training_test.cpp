@@ -335,6 +335,11 @@ TEST_CASE("batch pipeline: an epoch visits every training node once, with its la
     pipeline.release(*batch);
   }
   CHECK(visited == std::multiset<int32_t>(train.begin(), train.end()));
+  // On the CPU next() samples and gathers each batch itself: both timed, no waits.
+  const sampling::PipelineSeconds seconds = pipeline.seconds();
+  CHECK(seconds.sampling > 0.0);
+  CHECK(seconds.gathering > 0.0);
+  CHECK(seconds.waiting == 0.0);
 }
 
 TEST_CASE("mini-batch GraphSAGE reaches at least 78% test accuracy on Cora on the CPU (seed 0)" *
@@ -344,6 +349,10 @@ TEST_CASE("mini-batch GraphSAGE reaches at least 78% test accuracy on Cora on th
           ", validation ", result.fit.best.validation.accuracy);
   CHECK(result.fit.history.size() == 10);
   CHECK(result.fit.history.front().batches == 5);  // 140 training nodes in batches of 32
+  const sampling::PipelineSeconds& stages = result.fit.history.front().stages;
+  CHECK(stages.sampling > 0.0);
+  CHECK(stages.gathering > 0.0);
+  CHECK(stages.sampling + stages.gathering <= result.fit.history.front().train_seconds);
   CHECK(result.test_accuracy >= 0.78);
 }
 
