@@ -42,8 +42,14 @@ void check_inputs(const Model& model, const GraphInput& graph, const Tensor& fea
 Predictions predict(Model& model, const GraphInput& graph, const Tensor& features) {
   check_inputs(model, graph, features, "predict");
   const InferenceScope scope(model);
+  return predictions_from_logits(model.forward(graph, features));
+}
+
+Predictions predictions_from_logits(const Tensor& model_logits) {
+  SGNN_CHECK(model_logits.dim() == 2, "predictions_from_logits: logits [N, C], got ", shape_str(model_logits.shape()));
+  const autograd::NoGradGuard no_grad;
   Predictions out;
-  out.logits = ops::cast(model.forward(graph, features), DType::Float32);  // a bf16 model's logits, widened
+  out.logits = ops::cast(model_logits, DType::Float32);  // a bf16 model's logits, widened
   out.probabilities = ops::softmax(out.logits);
   const Tensor logits = out.logits.to(Device::cpu());
   const int64_t rows = logits.size(0);

@@ -28,6 +28,11 @@ struct Predictions {
 
 Predictions predict(Model& model, const GraphInput& graph, const Tensor& features);
 
+// The probabilities and classes of logits [N, C] (any float dtype, any
+// device) as predict() gives them; mini-batch runs pass layer-wise
+// inference's logits (training/minibatch_inference.hpp).
+Predictions predictions_from_logits(const Tensor& logits);
+
 // The last hidden layer: the input of the model's last layer with
 // parameters (GCN: after ReLU, [N, hidden]; GAT: after ELU, the heads
 // concatenated, [N, heads · hidden]), on the model's device.

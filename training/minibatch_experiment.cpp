@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <numeric>
 #include <string>
 
 #include "core/memory.hpp"
@@ -16,6 +17,7 @@
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/prepare.hpp"
 #include "ops/cast.hpp"
+#include "training/inference.hpp"
 #include "training/minibatch_gat.hpp"
 #include "training/minibatch_gcn.hpp"
 #include "training/minibatch_sage.hpp"
@@ -180,7 +182,6 @@ MinibatchOptions minibatch_options(const ExperimentOptions& e, const MinibatchOp
       {e.runs != 1, "--runs"},
       {!e.checkpoint.empty(), "--checkpoint"},
       {!e.resume.empty(), "--resume"},
-      {!e.predictions.empty(), "--predictions"},
       {!e.embeddings.empty(), "--embeddings"},
       {e.check_numerics, "--check-numerics"},
       {e.gradient_ranges, "--gradient-ranges"},
@@ -219,6 +220,7 @@ MinibatchOptions minibatch_options(const ExperimentOptions& e, const MinibatchOp
   m.seed = e.seed;
   m.precision = e.precision;
   m.cache_dir = e.cache_dir;
+  m.predictions = e.predictions;
   m.epochs = settings.epochs;
   m.learning_rate = settings.learning_rate;
   m.weight_decay = settings.weight_decay;
@@ -256,6 +258,7 @@ void validate_minibatch_options(const MinibatchOptions& o) {
     SGNN_CHECK(*residence == "auto" || *residence == "device" || *residence == "host", "residence \"", *residence,
                "\": expected auto, device or host");
   }
+  if (!o.predictions.empty()) require_output_path(o.predictions, "--predictions");
 }
 
 MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const MinibatchHooks& hooks) {
@@ -394,6 +397,17 @@ MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const 
 
   result.fit = trainer.fit(hooks.on_epoch, hooks.on_progress);
   result.test_accuracy = result.fit.best.test.accuracy;
+  if (!options.predictions.empty()) {
+    // fit() restored the best epoch's parameters: every node from its whole neighbourhood, as evaluated.
+    std::vector<int32_t> every_node(static_cast<std::size_t>(result.nodes));
+    std::iota(every_node.begin(), every_node.end(), 0);
+    const Predictions predictions = predictions_from_logits(
+        infer_layerwise(model, *graph, feature_store, Tensor::from_vector(every_node, {result.nodes}),
+                        trainer_options.inference));
+    write_predictions(options.predictions, predictions.probabilities, predictions.classes,
+                      output_rows(result.nodes, Tensor()));
+    result.predictions = options.predictions;
+  }
   result.epoch_seconds_median = result.fit.epoch_seconds_median;
   std::vector<double> seeds_rates, edge_rates;
   for (const MinibatchEpochRecord& record : result.fit.history) {
@@ -452,6 +466,11 @@ std::string minibatch_json(const MinibatchResult& r, const std::string& program)
       .field("setup_seconds", r.setup_seconds)
       .field("peak_device_bytes", r.peak_device_bytes)
       .field("peak_host_bytes", r.peak_host_bytes);
+  if (r.predictions.empty()) {
+    json.key("predictions").null();
+  } else {
+    json.field("predictions", r.predictions);
+  }
   if (o.model == "sage") json.field("aggregator", o.aggregator);  // GraphSAGE's alone
   if (o.model == "gat") json.field("heads", o.heads).field("output_heads", o.output_heads);
   json.key("fanouts").begin_array();

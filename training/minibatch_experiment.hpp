@@ -63,6 +63,11 @@ struct MinibatchOptions {
   int64_t inference_chunk = 16384;
   int pipeline_depth = sampling::kPipelineDepth;
   std::string cache_dir;        // where the processed dataset goes when its folder is read-only
+  // After training, every node's predicted class and probabilities, from
+  // the best validation epoch's parameters by layer-wise inference, to this
+  // file (CSV, or NPY when named *.npy: docs/predictions.md); empty: none.
+  // Its folder must exist (refused before the dataset loads).
+  std::string predictions;
 };
 
 // InvalidArgument naming the first bad option.
@@ -85,8 +90,8 @@ std::vector<std::string> minibatch_model_names();
 // other than the fanout count, early
 // stopping (patience, a monitor other than accuracy), or an option of
 // full-graph training mini-batches do not take (several runs, checkpoint,
-// resume, predictions, embeddings, check_numerics, gradient_ranges,
-// deterministic, spmm, cuda_graph).
+// resume, embeddings, check_numerics, gradient_ranges, deterministic, spmm,
+// cuda_graph). Predictions are taken.
 MinibatchOptions minibatch_options(const ExperimentOptions& experiment, const MinibatchOptions& sampling);
 
 struct MinibatchResult {
@@ -98,6 +103,7 @@ struct MinibatchResult {
   // store's timed choice) and its trials, e.g. "host threads alone (trials:
   // GPU alone 21.3, shared 34.8, host threads alone 39.8 GB/s)"; empty otherwise.
   std::string feature_readers;
+  std::string predictions;  // the file written (options.predictions), empty when none was asked for
   MinibatchOptions options;
   MinibatchFit fit;
   double test_accuracy = 0;  // at the best validation epoch (0 without evaluation)

@@ -1,14 +1,18 @@
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <numeric>
+#include <sstream>
 #include <set>
 
 #include "core/autograd.hpp"
 #include "ops/spmm.hpp"
+#include "graph_io/load_dataset.hpp"
 #include "sampling/batch_pipeline.hpp"
 #include "sampling/destination_rows.hpp"
 #include "cora_minibatch.hpp"
 #include "sampling_graphs.hpp"
+#include "tests/graph_io/temp_files.hpp"
 #include "tests/support/testing.hpp"
 #include "examples/external_project/max_block_model.hpp"
 #include "training/minibatch_experiment.hpp"
@@ -356,6 +360,48 @@ TEST_CASE("mini-batch GraphSAGE reaches at least 78% test accuracy on Cora on th
   CHECK(result.test_accuracy >= 0.78);
 }
 
+TEST_CASE("mini-batch GraphSAGE writes every node's predictions, whose test accuracy is the run's; a missing folder "
+          "is refused before training") {
+  const sgnn::testing::TempDir dir;
+  training::MinibatchOptions options = sgnn::testing::cora_minibatch_options();
+  options.epochs = 3;
+  options.predictions = (dir.path() / "cora.csv").string();
+  const training::MinibatchResult result = training::run_minibatch_experiment(options);
+  CHECK(result.predictions == options.predictions);
+  CHECK(training::minibatch_json(result, "test").find("\"predictions\":\"" + options.predictions + "\"") !=
+        std::string::npos);
+  const graph_io::Dataset cora = graph_io::load_dataset(options.dataset);
+  std::ifstream in(options.predictions);
+  std::string line;
+  REQUIRE(std::getline(in, line));
+  CHECK(line == "node,class,p0,p1,p2,p3,p4,p5,p6");
+  std::vector<int32_t> classes;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string field;
+    std::vector<double> values;
+    while (std::getline(fields, field, ',')) values.push_back(std::stod(field));
+    REQUIRE(values.size() == 9);
+    CHECK(values[0] == static_cast<double>(classes.size()));  // every node, by ascending id
+    const auto most = std::max_element(values.begin() + 2, values.end());
+    CHECK(values[1] == static_cast<double>(most - (values.begin() + 2)));
+    CHECK(std::accumulate(values.begin() + 2, values.end(), 0.0) == doctest::Approx(1.0).epsilon(1e-5));
+    classes.push_back(static_cast<int32_t>(values[1]));
+  }
+  REQUIRE(static_cast<int64_t>(classes.size()) == cora.num_nodes());
+  const std::vector<int32_t> labels = cora.labels.to_vector<int32_t>();
+  int64_t correct = 0;
+  for (const int32_t node : cora.test_index.to_vector<int32_t>()) {
+    correct += classes[static_cast<std::size_t>(node)] == labels[static_cast<std::size_t>(node)] ? 1 : 0;
+  }
+  CHECK(static_cast<double>(correct) / static_cast<double>(cora.test_index.numel()) ==
+        doctest::Approx(result.test_accuracy).epsilon(1e-12));
+  // A folder that does not exist: refused before the dataset loads, nothing written.
+  options.predictions = (dir.path() / "missing" / "cora.csv").string();
+  CHECK_THROWS_WITH_AS(training::run_minibatch_experiment(options), doctest::Contains("--predictions"), IoError);
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "missing"));
+}
+
 TEST_CASE("minibatch_options refuses models whose layers take no blocks, and full-graph training's options") {
   training::ExperimentOptions experiment;
   experiment.dataset = "cora";
@@ -372,6 +418,8 @@ TEST_CASE("minibatch_options refuses models whose layers take no blocks, and ful
   CHECK(gat.output_heads == 1);
   CHECK(gat.hidden == 8);
   experiment.model = "sage";
+  experiment.predictions = "cora.csv";  // taken: written by layer-wise inference
+  CHECK(training::minibatch_options(experiment, sampling).predictions == "cora.csv");
   experiment.runs = 2;
   experiment.resume = "run.ckpt";
   experiment.spmm = "hrpb";

@@ -100,13 +100,17 @@ assert len(r["epochs_run"]) == 2 and 0.1 < r["test_accuracy"] <= 1.0, r["test_ac
 PY
 expect_error "drop --patience and --monitor" "$bin/sgnn_train" --model gat --dataset cora --batch-size 64 --patience 10
 expect_error "--fanout requires --batch-size" "$bin/sgnn_train" --model sage --dataset cora --fanout 10,10
-expect_error "does not take --checkpoint, --predictions" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 \
-  --checkpoint "$work/x.ckpt" --predictions "$work/x.csv"
+expect_error "does not take --checkpoint, --embeddings" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 \
+  --checkpoint "$work/x.ckpt" --embeddings "$work/x.csv"
 expect_error "--layers 3 and --fanout (2 hops) disagree" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 \
   --fanout 10,10 --layers 3
 "$bin/sgnn_train" --model sage --aggregator max-pool --dataset cora --batch-size 64 --fanout 5,5 --epochs 1 \
-  --hidden 8 --out "$work/pool-minibatch.json" >/dev/null 2>&1 || fail "mini-batch max-pool GraphSAGE failed"
+  --hidden 8 --out "$work/pool-minibatch.json" --predictions "$work/pool.csv" >/dev/null 2>&1 \
+  || fail "mini-batch max-pool GraphSAGE failed"
 grep -q '"aggregator":"max-pool"' "$work/pool-minibatch.json" || fail "max-pool not reported: $(cat "$work/pool-minibatch.json")"
+grep -q "\"predictions\":\"$work/pool.csv\"" "$work/pool-minibatch.json" || fail "predictions not reported"
+[ "$(wc -l < "$work/pool.csv")" -eq 2709 ] && head -n 1 "$work/pool.csv" | grep -qx 'node,class,p0,p1,p2,p3,p4,p5,p6' \
+  || fail "mini-batch predictions: $(head -n 2 "$work/pool.csv")"
 expect_error "aggregator" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 --aggregator sum
 expect_error "--plot excludes --batch-size" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 --plot x.svg
 expect_error "each fanout is >= 1" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 --fanout 10,0
