@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     const training::PredictionReport report = training::run_prediction(options);
     if (!quiet) {
       std::printf("%s\n  parameters of epoch %lld (%s) of %lld trained\n",
-                  training::description_summary(report.description).c_str(),
+                  report.summary.c_str(),
                   static_cast<long long>(report.parameters_epoch), parameters.c_str(),
                   static_cast<long long>(report.epochs));
       std::printf("  %s (%s): %lld nodes on %s, adjacency cache %s; wrote %lld nodes\n", report.dataset.c_str(),

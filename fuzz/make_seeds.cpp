@@ -1,7 +1,7 @@
 // Writes the binary seed corpora: valid adjacency caches, a valid HRPB cache
 // and a valid checkpoint-like section file for fuzz_cache_file into argv[1], and real
-// checkpoints of the fixture's run (before training, after two epochs) for
-// fuzz_checkpoint into argv[2]. The text targets' seeds are plain files under
+// checkpoints of the fixture's run (before training, after two epochs) and
+// a mini-batch GraphSAGE's checkpoint for fuzz_checkpoint into argv[2]. The text targets' seeds are plain files under
 // fuzz/corpus/.
 #include <cstdio>
 
@@ -9,6 +9,8 @@
 #include "graph_io/adjacency_cache.hpp"
 #include "graph_io/hrpb_cache.hpp"
 #include "graph_io/section_file.hpp"
+#include "training/block_checkpoint.hpp"
+#include "training/minibatch_sage.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -47,5 +49,12 @@ int main(int argc, char** argv) {
   run.trainer.run_epoch();
   run.trainer.run_epoch();
   run.save(checkpoint_folder / "two-epochs.sgnn");
+
+  const sgnn::training::BlockModelConfig config{.in_features = 2, .classes = 2, .hidden = 3, .layers = 2};
+  sgnn::Generator generator(2);
+  const sgnn::training::SageModel sage(config, generator, sgnn::training::SAGEAggregator::Mean);
+  sgnn::training::save_block_checkpoint(checkpoint_folder / "minibatch-sage.sgnn", sage,
+                                        sgnn::training::block_model_description("sage", config, "mean", false),
+                                        {.epochs = 2, .parameters_epoch = 1});
   return 0;
 }

@@ -223,6 +223,10 @@ TrainedModel load_trained_model(const std::filesystem::path& path, CheckpointPar
         "program and flags that trained it; the new checkpoint describes the model: sgnn_train --model ", kind,
         " --dataset <its dataset> <its flags> --resume ", name, " --epochs ", epochs, " --checkpoint <new file>"));
   }
+  if (contents.metadata.contains("training") && contents.metadata.at("training") == "minibatch") {
+    throw IoError(name, 0, "holds a mini-batch model (sgnn_train --batch-size): training::load_block_checkpoint "
+                           "rebuilds it, and sgnn_predict reads it");
+  }
   if (!has_description(contents)) {
     throw IoError(name, 0, detail::concat("holds a \"", kind, "\" model built by hand, without a description; only "
                                           "models made by make_model (a registered kind) can be rebuilt from a "

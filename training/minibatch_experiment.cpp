@@ -17,6 +17,7 @@
 #include "graph_io/load_dataset.hpp"
 #include "graph_io/prepare.hpp"
 #include "ops/cast.hpp"
+#include "training/block_checkpoint.hpp"
 #include "training/inference.hpp"
 #include "training/minibatch_gat.hpp"
 #include "training/minibatch_gcn.hpp"
@@ -42,27 +43,6 @@ int64_t peak_resident_bytes() {
 void note(const MinibatchHooks& hooks, MinibatchResult& result, std::string text) {
   result.notes.push_back(std::move(text));
   if (hooks.on_note) hooks.on_note(result.notes.back());
-}
-
-// The graph the sampler reads: the dataset's prebuilt CSR, or its edges
-// symmetrised without repeats (GraphSAGE's undirected graph), without self
-// loops or, for a model that attends to itself (GAT), with one per node.
-Csr sampling_csr(const graph_io::Dataset& dataset, Device device, bool self_loops) {
-  if (dataset.csr.indptr.defined()) {
-    SGNN_CHECK(!self_loops, "mini-batch training with self loops in the sampling graph (GAT) needs the dataset's "
-               "edges; \"", dataset.name, "\" comes with a prebuilt CSR only (", dataset.source, ")");
-    return dataset.csr;
-  }
-  graph_io::PrepareOptions prepare;
-  prepare.symmetrize = true;
-  prepare.self_loops = self_loops ? graph_io::SelfLoops::Add : graph_io::SelfLoops::Remove;
-  prepare.duplicates = graph_io::Duplicates::Drop;
-  prepare.normalization = graph_io::Normalization::None;
-  prepare.edge_map = false;
-  prepare.device = device;
-  graph_io::EdgeList edges = dataset.edges;
-  edges.weight = Tensor();  // mean aggregation ignores edge weights
-  return graph_io::prepare_adjacency(edges, prepare).csr;
 }
 
 sampling::Residence resolve_residence(const std::string& option, int64_t bytes, int64_t& budget) {
@@ -104,23 +84,23 @@ void require_node_classification(const graph_io::Dataset& dataset) {
 // names them (sgnn_train --model NAME --batch-size, minibatch_model_names()).
 struct BlockModelKind {
   const char* name;
-  std::unique_ptr<BlockModel> (*make)(const MinibatchOptions&, const BlockModelConfig&, Generator&);
+  std::unique_ptr<BlockModel> (*make)(const BlockModelConfig&, const std::string& aggregator, Generator&);
   bool self_loops;  // samples from a graph with a self loop per node
 };
 constexpr BlockModelKind kBlockModelKinds[] = {
     {"sage",
-     [](const MinibatchOptions& options, const BlockModelConfig& config,
+     [](const BlockModelConfig& config, const std::string& aggregator,
         Generator& generator) -> std::unique_ptr<BlockModel> {
-       return std::make_unique<SageModel>(config, generator, parse_sage_aggregator(options.aggregator));
+       return std::make_unique<SageModel>(config, generator, parse_sage_aggregator(aggregator));
      },
      false},
     {"gcn",
-     [](const MinibatchOptions&, const BlockModelConfig& config, Generator& generator) -> std::unique_ptr<BlockModel> {
+     [](const BlockModelConfig& config, const std::string&, Generator& generator) -> std::unique_ptr<BlockModel> {
        return std::make_unique<GcnBlockModel>(config, generator);
      },
      false},
     {"gat",
-     [](const MinibatchOptions&, const BlockModelConfig& config, Generator& generator) -> std::unique_ptr<BlockModel> {
+     [](const BlockModelConfig& config, const std::string&, Generator& generator) -> std::unique_ptr<BlockModel> {
        return std::make_unique<GatBlockModel>(config, generator);
      },
      true},
@@ -180,8 +160,8 @@ MinibatchOptions minibatch_options(const ExperimentOptions& e, const MinibatchOp
   std::vector<std::string> refused;
   const std::pair<bool, const char*> full_graph_only[] = {
       {e.runs != 1, "--runs"},
-      {!e.checkpoint.empty(), "--checkpoint"},
       {!e.resume.empty(), "--resume"},
+      {e.checkpoint_every != 1, "--checkpoint-every"},
       {!e.embeddings.empty(), "--embeddings"},
       {e.check_numerics, "--check-numerics"},
       {e.gradient_ranges, "--gradient-ranges"},
@@ -221,6 +201,7 @@ MinibatchOptions minibatch_options(const ExperimentOptions& e, const MinibatchOp
   m.precision = e.precision;
   m.cache_dir = e.cache_dir;
   m.predictions = e.predictions;
+  m.checkpoint = e.checkpoint;
   m.epochs = settings.epochs;
   m.learning_rate = settings.learning_rate;
   m.weight_decay = settings.weight_decay;
@@ -259,21 +240,70 @@ void validate_minibatch_options(const MinibatchOptions& o) {
                "\": expected auto, device or host");
   }
   if (!o.predictions.empty()) require_output_path(o.predictions, "--predictions");
+  if (!o.checkpoint.empty()) require_output_path(o.checkpoint, "--checkpoint");
+  SGNN_CHECK(o.predictions.empty() || o.predictions != o.checkpoint, "--predictions and --checkpoint name the same file");
 }
 
+std::unique_ptr<BlockModel> make_block_model(const std::string& kind, const BlockModelConfig& config,
+                                             const std::string& aggregator, Generator& generator) {
+  return block_model_kind(kind).make(config, aggregator, generator);
+}
+
+bool block_model_self_loops(const std::string& kind) { return block_model_kind(kind).self_loops; }
+
+Csr minibatch_graph(const graph_io::Dataset& dataset, Device device, bool self_loops) {
+  if (dataset.csr.indptr.defined()) {
+    SGNN_CHECK(!self_loops, "mini-batch training with self loops in the sampling graph (GAT) needs the dataset's "
+               "edges; \"", dataset.name, "\" comes with a prebuilt CSR only (", dataset.source, ")");
+    return dataset.csr;
+  }
+  graph_io::PrepareOptions prepare;
+  prepare.symmetrize = true;
+  prepare.self_loops = self_loops ? graph_io::SelfLoops::Add : graph_io::SelfLoops::Remove;
+  prepare.duplicates = graph_io::Duplicates::Drop;
+  prepare.normalization = graph_io::Normalization::None;
+  prepare.edge_map = false;
+  prepare.device = device;
+  graph_io::EdgeList edges = dataset.edges;
+  edges.weight = Tensor();  // mean aggregation ignores edge weights
+  return graph_io::prepare_adjacency(edges, prepare).csr;
+}
+
+
+
+namespace {
+
+// Both overloads: `built_in` when the model is options.model's built-in
+// kind, which a checkpoint can describe and sgnn_predict rebuild.
+MinibatchResult run_minibatch(const MinibatchOptions& options, const BlockModelFactory& make_model,
+                              const MinibatchHooks& hooks, bool built_in);
+
+}  // namespace
+
 MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const MinibatchHooks& hooks) {
-  // The options (the aggregator among them) are validated by the overload, before the dataset loads.
+  // The options (the aggregator among them) are validated by run_minibatch, before the dataset loads.
   const BlockModelKind& kind = block_model_kind(options.model);
   MinibatchOptions own = options;
   own.self_loops = options.self_loops || kind.self_loops;  // GAT samples from a graph with loops
-  return run_minibatch_experiment(
+  return run_minibatch(
       own,
-      [&own, &kind](const BlockModelConfig& config, Generator& generator) { return kind.make(own, config, generator); },
-      hooks);
+      [&own, &kind](const BlockModelConfig& config, Generator& generator) {
+        return kind.make(config, own.aggregator, generator);
+      },
+      hooks, true);
 }
 
 MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const BlockModelFactory& make_model,
                                          const MinibatchHooks& hooks) {
+  SGNN_CHECK(options.checkpoint.empty(), "--checkpoint: a model of a BlockModelFactory cannot be rebuilt from a file "
+             "(sgnn_predict builds the built-in models, ", "sage, gcn and gat); save its parameters from your program");
+  return run_minibatch(options, make_model, hooks, false);
+}
+
+namespace {
+
+MinibatchResult run_minibatch(const MinibatchOptions& options, const BlockModelFactory& make_model,
+                              const MinibatchHooks& hooks, bool built_in) {
   validate_minibatch_options(options);
   SGNN_CHECK(make_model != nullptr, "run_minibatch_experiment: no model factory");
   const Device device = Device::parse(options.device);
@@ -304,7 +334,7 @@ MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const 
   // The device budget the graph and the features share; the rest is training's.
   int64_t budget = options.device_memory_limit;
   if (budget < 0) budget = device.is_cuda() ? memory::free_bytes(device).value_or(0) / 2 : 0;
-  const Csr csr = sampling_csr(dataset,
+  const Csr csr = minibatch_graph(dataset,
                                device.is_cuda() && options.graph_residence != "host" &&
                                        dataset.edges.num_edges() * 16 <= budget
                                    ? device
@@ -397,6 +427,14 @@ MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const 
 
   result.fit = trainer.fit(hooks.on_epoch, hooks.on_progress);
   result.test_accuracy = result.fit.best.test.accuracy;
+  if (!options.checkpoint.empty() && built_in) {
+    const auto epochs = static_cast<int64_t>(result.fit.history.size());
+    save_block_checkpoint(
+        options.checkpoint, model,
+        block_model_description(options.model, config, options.aggregator, options.row_normalize_features),
+        {.epochs = epochs, .parameters_epoch = result.fit.best_epoch > 0 ? result.fit.best_epoch : epochs});
+    result.checkpoint = options.checkpoint;
+  }
   if (!options.predictions.empty()) {
     // fit() restored the best epoch's parameters: every node from its whole neighbourhood, as evaluated.
     std::vector<int32_t> every_node(static_cast<std::size_t>(result.nodes));
@@ -421,6 +459,8 @@ MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const 
   result.feature_readers = describe_readers(feature_store);
   return result;
 }
+
+}  // namespace
 
 std::string minibatch_json(const MinibatchResult& r, const std::string& program) {
   const MinibatchOptions& o = r.options;
@@ -466,10 +506,12 @@ std::string minibatch_json(const MinibatchResult& r, const std::string& program)
       .field("setup_seconds", r.setup_seconds)
       .field("peak_device_bytes", r.peak_device_bytes)
       .field("peak_host_bytes", r.peak_host_bytes);
-  if (r.predictions.empty()) {
-    json.key("predictions").null();
-  } else {
-    json.field("predictions", r.predictions);
+  for (const auto& [name, file] : {std::pair{"predictions", &r.predictions}, {"checkpoint", &r.checkpoint}}) {
+    if (file->empty()) {
+      json.key(name).null();
+    } else {
+      json.field(name, *file);
+    }
   }
   if (o.model == "sage") json.field("aggregator", o.aggregator);  // GraphSAGE's alone
   if (o.model == "gat") json.field("heads", o.heads).field("output_heads", o.output_heads);

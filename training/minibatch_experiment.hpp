@@ -12,9 +12,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "graph_io/dataset.hpp"
 #include "training/block_model.hpp"
 #include "training/experiment.hpp"
 #include "training/minibatch_trainer.hpp"
@@ -68,6 +70,11 @@ struct MinibatchOptions {
   // file (CSV, or NPY when named *.npy: docs/predictions.md); empty: none.
   // Its folder must exist (refused before the dataset loads).
   std::string predictions;
+  // After training, the model with those parameters to this file, which
+  // sgnn_predict reads (training/block_checkpoint.hpp); empty: none. The
+  // built-in models only (a BlockModelFactory's model cannot be rebuilt
+  // from a file). Its folder must exist (refused before the dataset loads).
+  std::string checkpoint;
 };
 
 // InvalidArgument naming the first bad option.
@@ -89,10 +96,24 @@ std::vector<std::string> minibatch_model_names();
 // layers do not take blocks (the message lists those that do), a --layers
 // other than the fanout count, early
 // stopping (patience, a monitor other than accuracy), or an option of
-// full-graph training mini-batches do not take (several runs, checkpoint,
-// resume, embeddings, check_numerics, gradient_ranges, deterministic, spmm,
-// cuda_graph). Predictions are taken.
+// full-graph training mini-batches do not take (several runs, resume,
+// checkpoint_every, embeddings, check_numerics, gradient_ranges,
+// deterministic, spmm, cuda_graph). Predictions and a checkpoint (written
+// once, after training) are taken.
 MinibatchOptions minibatch_options(const ExperimentOptions& experiment, const MinibatchOptions& sampling);
+
+// The built-in block model `kind` (one of minibatch_model_names()) of
+// `config`, with GraphSAGE's `aggregator` ("mean" or "max-pool"; the other
+// kinds ignore it). InvalidArgument naming the kinds for another name.
+std::unique_ptr<BlockModel> make_block_model(const std::string& kind, const BlockModelConfig& config,
+                                             const std::string& aggregator, Generator& generator);
+// Whether `kind` samples from (and infers over) a graph with a self loop per node (GAT).
+bool block_model_self_loops(const std::string& kind);
+// The graph mini-batch training samples from and layer-wise inference reads:
+// the dataset's prebuilt CSR, or its edges symmetrised without repeats,
+// without self loops or with one per node. InvalidArgument for self loops
+// on a dataset that has a prebuilt CSR only.
+Csr minibatch_graph(const graph_io::Dataset& dataset, Device device, bool self_loops);
 
 struct MinibatchResult {
   std::string dataset, dataset_source, device, precision;
@@ -104,6 +125,7 @@ struct MinibatchResult {
   // GPU alone 21.3, shared 34.8, host threads alone 39.8 GB/s)"; empty otherwise.
   std::string feature_readers;
   std::string predictions;  // the file written (options.predictions), empty when none was asked for
+  std::string checkpoint;   // the file written (options.checkpoint), empty when none was asked for
   MinibatchOptions options;
   MinibatchFit fit;
   double test_accuracy = 0;  // at the best validation epoch (0 without evaluation)

@@ -3,7 +3,12 @@
 // (the description's adjacency and feature transform; the adjacency cache
 // when a folder is given), runs the model in evaluation mode and writes its
 // predictions and/or embeddings (training/output/prediction_writer.hpp) for every
-// node or the listed ones, in the dataset's ids.
+// node or the listed ones, in the dataset's ids. A mini-batch model's
+// checkpoint (training/block_checkpoint.hpp) is rebuilt as its block model
+// and run by layer-wise full-neighbour inference over the dataset's graph
+// (training/minibatch_inference.hpp), as its training run evaluated it;
+// it writes predictions only, from the parameters it holds (--parameters
+// best).
 //
 // The dataset may be another graph than the training one (inductive use: new
 // nodes and edges) with the same feature width. Everything that can be
@@ -34,6 +39,7 @@ struct PredictionOptions {
 
 struct PredictionReport {
   ModelDescription description;
+  std::string summary;           // one line: description_summary, or block_model_summary for a mini-batch model
   int64_t epochs = 0;            // the checkpoint's run
   int64_t parameters_epoch = 0;  // the epoch whose parameters predicted
   std::string dataset, dataset_source, device;

@@ -419,7 +419,13 @@ TEST_CASE("minibatch_options refuses models whose layers take no blocks, and ful
   CHECK(gat.hidden == 8);
   experiment.model = "sage";
   experiment.predictions = "cora.csv";  // taken: written by layer-wise inference
+  experiment.checkpoint = "cora.ckpt";   // taken: written after training
   CHECK(training::minibatch_options(experiment, sampling).predictions == "cora.csv");
+  CHECK(training::minibatch_options(experiment, sampling).checkpoint == "cora.ckpt");
+  experiment.checkpoint_every = 5;
+  CHECK_THROWS_WITH_AS(training::minibatch_options(experiment, sampling), doctest::Contains("--checkpoint-every"),
+                       InvalidArgument);
+  experiment.checkpoint_every = 1;
   experiment.runs = 2;
   experiment.resume = "run.ckpt";
   experiment.spmm = "hrpb";

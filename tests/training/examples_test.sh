@@ -100,13 +100,18 @@ assert len(r["epochs_run"]) == 2 and 0.1 < r["test_accuracy"] <= 1.0, r["test_ac
 PY
 expect_error "drop --patience and --monitor" "$bin/sgnn_train" --model gat --dataset cora --batch-size 64 --patience 10
 expect_error "--fanout requires --batch-size" "$bin/sgnn_train" --model sage --dataset cora --fanout 10,10
-expect_error "does not take --checkpoint, --embeddings" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 \
-  --checkpoint "$work/x.ckpt" --embeddings "$work/x.csv"
+expect_error "does not take --runs, --embeddings" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 \
+  --runs 2 --embeddings "$work/x.csv"
 expect_error "--layers 3 and --fanout (2 hops) disagree" "$bin/sgnn_train" --model sage --dataset cora --batch-size 64 \
   --fanout 10,10 --layers 3
 "$bin/sgnn_train" --model sage --aggregator max-pool --dataset cora --batch-size 64 --fanout 5,5 --epochs 1 \
-  --hidden 8 --out "$work/pool-minibatch.json" --predictions "$work/pool.csv" >/dev/null 2>&1 \
-  || fail "mini-batch max-pool GraphSAGE failed"
+  --hidden 8 --out "$work/pool-minibatch.json" --predictions "$work/pool.csv" --checkpoint "$work/pool.ckpt" \
+  >/dev/null 2>&1 || fail "mini-batch max-pool GraphSAGE failed"
+"$bin/sgnn_predict" --checkpoint "$work/pool.ckpt" --dataset cora --predictions "$work/pool-predicted.csv" \
+  > "$work/pool-predict.txt" 2>&1 || fail "sgnn_predict on a mini-batch checkpoint: $(cat "$work/pool-predict.txt")"
+cmp -s "$work/pool.csv" "$work/pool-predicted.csv" || fail "sgnn_predict's mini-batch predictions differ from training's"
+grep -q "sage (mini-batch) 1433 -> 8 -> 7, max-pool aggregator" "$work/pool-predict.txt" \
+  || fail "sgnn_predict's summary: $(cat "$work/pool-predict.txt")"
 grep -q '"aggregator":"max-pool"' "$work/pool-minibatch.json" || fail "max-pool not reported: $(cat "$work/pool-minibatch.json")"
 grep -q "\"predictions\":\"$work/pool.csv\"" "$work/pool-minibatch.json" || fail "predictions not reported"
 [ "$(wc -l < "$work/pool.csv")" -eq 2709 ] && head -n 1 "$work/pool.csv" | grep -qx 'node,class,p0,p1,p2,p3,p4,p5,p6' \

@@ -1,0 +1,69 @@
+// Mini-batch models in checkpoints: what `sgnn_train --batch-size ...
+// --checkpoint FILE` writes and sgnn_predict reads (training/prediction_run.hpp).
+//
+// File: a section file (graph_io/section_file.hpp) of kind "checkpoint",
+// version 2 (as training/checkpoint.hpp's), whose metadata says
+// training = "minibatch":
+//   the model's ModelDescription (training/nn/model_description.hpp) whose
+//   kind is a built-in block model (minibatch_model_names(): sage, gcn,
+//   gat) and whose hyperparameters are hidden, layers and dropout, with
+//   aggregator (sage) or heads and output_heads (gat);
+//   minibatch.epochs (epochs run), minibatch.parameters_epoch (whose
+//   parameters the file holds);
+// then "param.<name>" per parameter (BlockModel::named_parameters()): the
+// best validation epoch's, which the run reports the test accuracy of (the
+// last epoch's when nothing was evaluated). No optimizer or trainer state:
+// such a checkpoint predicts, it does not resume. Written atomically.
+//
+// Errors: IoError(file, 0, reason) for a kind that is not a built-in block
+// model, a missing or malformed key, or parameters other than the
+// described model's (names, shapes, dtypes); reading the file itself fails
+// as any section file does (damaged, truncated, another kind or version).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "core/generator.hpp"
+#include "graph_io/section_file.hpp"
+#include "training/block_model.hpp"
+#include "training/nn/model_description.hpp"
+
+namespace sgnn::training {
+
+// The description of built-in block model `kind` made from `config`
+// (GraphSAGE's `aggregator`; input features row-normalised or not).
+ModelDescription block_model_description(const std::string& kind, const BlockModelConfig& config,
+                                         const std::string& aggregator, bool row_normalize_features);
+
+// "sage (mini-batch) 1433 -> 128 -> 7, mean aggregator, row-normalize features, fp32"
+std::string block_model_summary(const ModelDescription& description);
+
+struct BlockCheckpointEpochs {
+  int64_t epochs = 0;            // epochs run
+  int64_t parameters_epoch = 0;  // the epoch whose parameters are stored
+};
+
+// Writes `model`'s parameters as they are now (the caller restored the best
+// epoch's) under `description`. InvalidArgument for a description of no
+// built-in block model; IoError when the file cannot be written.
+void save_block_checkpoint(const std::filesystem::path& path, const BlockModel& model,
+                           const ModelDescription& description, BlockCheckpointEpochs epochs);
+
+// Whether a checkpoint file read with graph_io::read_section_file holds a
+// mini-batch model (training = "minibatch") rather than a full-graph one.
+bool is_block_checkpoint(const graph_io::SectionFile& contents);
+
+struct TrainedBlockModel {
+  ModelDescription description;
+  std::unique_ptr<Generator> generator;  // the model's dropout refers to it (idle in evaluation mode)
+  std::unique_ptr<BlockModel> model;     // on the host, in evaluation mode
+  BlockCheckpointEpochs epochs;
+};
+
+// The model of a block checkpoint, rebuilt and holding its parameters.
+TrainedBlockModel load_block_checkpoint(const graph_io::SectionFile& contents);
+
+}  // namespace sgnn::training
