@@ -209,8 +209,12 @@ CheckpointParameters parse_checkpoint_parameters(const std::string& text) {
 }
 
 TrainedModel load_trained_model(const std::filesystem::path& path, CheckpointParameters which) {
-  const graph_io::SectionFile contents =
-      graph_io::read_section_file(path, kCheckpointKind, kOldestCheckpointVersion, kCheckpointVersion);
+  return load_trained_model(
+      graph_io::read_section_file(path, kCheckpointKind, kOldestCheckpointVersion, kCheckpointVersion), which);
+}
+
+TrainedModel load_trained_model(const graph_io::SectionFile& contents, CheckpointParameters which) {
+  const std::filesystem::path path = contents.source;
   const std::string name = path.string();
   const std::string& kind = contents.meta("model");
   if (contents.kind_version < 2) {

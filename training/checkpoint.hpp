@@ -33,6 +33,7 @@
 #include <memory>
 
 #include "core/generator.hpp"
+#include "graph_io/section_file.hpp"
 #include "training/nn/models.hpp"
 #include "training/optimizer.hpp"
 #include "training/trainer.hpp"
@@ -75,6 +76,10 @@ struct TrainedModel {
 // version 1 (the message says how to convert it), has no description, or
 // describes a model this build cannot make or whose parameters do not match.
 TrainedModel load_trained_model(const std::filesystem::path& path,
+                                CheckpointParameters which = CheckpointParameters::Best);
+// The same for a checkpoint file already read (graph_io::read_section_file,
+// kind "checkpoint"; errors name contents.source).
+TrainedModel load_trained_model(const graph_io::SectionFile& contents,
                                 CheckpointParameters which = CheckpointParameters::Best);
 
 }  // namespace sgnn::training

@@ -137,11 +137,11 @@ PredictionReport run_prediction(const PredictionOptions& options) {
   const Device device = Device::parse(options.device);
   require_available(device);
 
-  // A mini-batch model's checkpoint says so in its metadata (training/block_checkpoint.hpp).
+  // Read once: a mini-batch model's checkpoint says so in its metadata (training/block_checkpoint.hpp).
   const graph_io::SectionFile contents =
       graph_io::read_section_file(options.checkpoint, "checkpoint", kOldestCheckpointVersion, kCheckpointVersion);
   if (is_block_checkpoint(contents)) return run_block_prediction(options, contents, device);
-  TrainedModel trained = load_trained_model(options.checkpoint, options.parameters);
+  TrainedModel trained = load_trained_model(contents, options.parameters);
   SGNN_CHECK(options.embeddings.empty() || has_embeddings(*trained.model), "--embeddings: the ",
              trained.description.kind, " model has no hidden layer (one layer with parameters), no embeddings to write");
   graph_io::LoadOptions load_options;
