@@ -5,6 +5,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "core/error.hpp"
@@ -79,6 +80,75 @@ void copy_range(const char* rows, int64_t row_bytes, const int32_t* ids, int64_t
 #endif
 }
 
+// What a chunked copy's threads share: each chunk's grabs still to copy,
+// whether it has been reported and whether its consumer has taken it (for
+// the pacing), and the first error.
+class ChunkBoard {
+ public:
+  ChunkBoard(const RowChunks& chunks, int64_t num_chunks, int64_t chunk_rows, int64_t grab, int64_t count)
+      : chunks_(chunks),
+        grabs_left_(static_cast<std::size_t>(num_chunks)),
+        reported_(static_cast<std::size_t>(num_chunks)),
+        landed_(static_cast<std::size_t>(num_chunks)) {
+    for (int64_t c = 0; c < num_chunks; ++c) {
+      const int64_t rows_in_chunk = std::min(chunk_rows, count - c * chunk_rows);
+      grabs_left_[static_cast<std::size_t>(c)].store((rows_in_chunk + grab - 1) / grab, std::memory_order_relaxed);
+      reported_[static_cast<std::size_t>(c)].store(false, std::memory_order_relaxed);
+      landed_[static_cast<std::size_t>(c)].store(false, std::memory_order_relaxed);
+    }
+  }
+
+  // Before a grab of `chunk`: waits, with pacing, for chunk - ahead to land.
+  void wait_for_room(int64_t chunk) {
+    if (chunks_.ahead <= 0 || !chunks_.landed || chunk < chunks_.ahead) return;
+    const auto waited = static_cast<std::size_t>(chunk - chunks_.ahead);
+    while (!landed_[waited].load(std::memory_order_acquire) && !failed_.load(std::memory_order_acquire)) {
+      if (reported_[waited].load(std::memory_order_acquire)) {
+        try {
+          if (chunks_.landed(static_cast<int64_t>(waited))) {
+            landed_[waited].store(true, std::memory_order_release);
+            return;
+          }
+        } catch (...) {
+          fail(std::current_exception());
+          return;
+        }
+      }
+      std::this_thread::yield();
+    }
+  }
+
+  // After a grab of `chunk`: the thread that copied its last rows reports it.
+  void grab_done(int64_t chunk, int64_t first_row, int64_t rows) {
+    if (grabs_left_[static_cast<std::size_t>(chunk)].fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    if (!chunks_.on_chunk || failed_.load(std::memory_order_acquire)) return;
+    try {
+      chunks_.on_chunk(first_row, rows);
+      reported_[static_cast<std::size_t>(chunk)].store(true, std::memory_order_release);
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  }
+
+  void rethrow() const {
+    if (first_error_ != nullptr) std::rethrow_exception(first_error_);
+  }
+
+ private:
+  void fail(std::exception_ptr error) {
+    const std::lock_guard<std::mutex> lock(error_mutex_);
+    if (first_error_ == nullptr) first_error_ = std::move(error);
+    failed_.store(true, std::memory_order_release);
+  }
+
+  const RowChunks& chunks_;
+  std::vector<std::atomic<int64_t>> grabs_left_;
+  std::vector<std::atomic<bool>> reported_, landed_;
+  std::atomic<bool> failed_{false};
+  std::exception_ptr first_error_;
+  std::mutex error_mutex_;
+};
+
 // One parallel region for the whole copy; each thread takes the next grab
 // (an atomic counter) until none is left. Grabs never straddle a chunk, and
 // the thread that finishes a chunk's last grab reports it. A region per
@@ -86,7 +156,9 @@ void copy_range(const char* rows, int64_t row_bytes, const int32_t* ids, int64_t
 // slowest one, which on the H200's virtual machine is often descheduled:
 // 256-byte rows of a 28 GB table, 1M sorted ids, 8 MiB DMA chunks behind
 // the copy, medians of 9 in four runs: 29.0-43.7 GB/s a region per chunk,
-// 44.4-45.9 in one region (a probe; docs/sampling.md).
+// 44.4-45.9 in one region (a probe; docs/sampling.md). Grabs are taken in
+// order, so a thread pacing on an earlier chunk waits only for grabs
+// already taken, each waiting (if at all) on a chunk earlier still.
 template <Store kStore>
 void copy_rows(const char* rows, int64_t row_bytes, const int32_t* ids, int64_t count, char* target,
                const RowChunks& chunks) {
@@ -94,15 +166,8 @@ void copy_rows(const char* rows, int64_t row_bytes, const int32_t* ids, int64_t 
   const int64_t grab = std::min(std::max<int64_t>(1, kGrabBytes / row_bytes), chunk_rows);
   const int64_t grabs_per_chunk = (chunk_rows + grab - 1) / grab;
   const int64_t num_chunks = (count + chunk_rows - 1) / chunk_rows;
-  std::vector<std::atomic<int64_t>> grabs_left(static_cast<std::size_t>(num_chunks));
-  for (int64_t c = 0; c < num_chunks; ++c) {
-    const int64_t rows_in_chunk = std::min(chunk_rows, count - c * chunk_rows);
-    grabs_left[static_cast<std::size_t>(c)].store((rows_in_chunk + grab - 1) / grab, std::memory_order_relaxed);
-  }
+  ChunkBoard board(chunks, num_chunks, chunk_rows, grab, count);
   std::atomic<int64_t> next_grab{0};
-  std::atomic<bool> failed{false};
-  std::exception_ptr first_error;
-  std::mutex error_mutex;
   const int64_t total_grabs = num_chunks * grabs_per_chunk;
 #pragma omp parallel
   {
@@ -113,19 +178,12 @@ void copy_rows(const char* rows, int64_t row_bytes, const int32_t* ids, int64_t 
       const int64_t chunk_end = std::min(count, chunk_begin + chunk_rows);
       const int64_t begin = chunk_begin + (g % grabs_per_chunk) * grab;
       if (begin >= chunk_end) continue;  // the short last chunk has fewer grabs
+      board.wait_for_room(chunk);
       copy_range<kStore>(rows, row_bytes, ids, count, begin, std::min(chunk_end, begin + grab), target);
-      if (grabs_left[static_cast<std::size_t>(chunk)].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
-      if (!chunks.on_chunk || failed.load(std::memory_order_relaxed)) continue;
-      try {
-        chunks.on_chunk(chunk_begin, chunk_end - chunk_begin);
-      } catch (...) {
-        const std::lock_guard<std::mutex> lock(error_mutex);
-        if (first_error == nullptr) first_error = std::current_exception();
-        failed.store(true, std::memory_order_relaxed);
-      }
+      board.grab_done(chunk, chunk_begin, chunk_end - chunk_begin);
     }
   }
-  if (first_error != nullptr) std::rethrow_exception(first_error);
+  board.rethrow();
 }
 
 bool aligned(const void* pointer, std::uintptr_t bytes) {
@@ -137,6 +195,7 @@ bool aligned(const void* pointer, std::uintptr_t bytes) {
 void copy_rows_by_threads(const void* table, int64_t row_bytes, const int32_t* ids, int64_t count, void* out,
                           RowWrites writes, const RowChunks& chunks) {
   SGNN_CHECK(!chunks.on_chunk || chunks.rows > 0, "copy_rows_by_threads: chunks of ", chunks.rows, " rows");
+  SGNN_CHECK(chunks.ahead >= 0, "copy_rows_by_threads: pacing ", chunks.ahead, " chunks ahead (at least 0)");
   if (count <= 0) return;
   const auto* rows = static_cast<const char*>(table);
   auto* target = static_cast<char*>(out);

@@ -21,6 +21,16 @@
 // while the next fills. on_chunk may run on several threads at once. If it
 // throws, the copy still completes, no further chunk is reported, and the
 // first exception is rethrown when the call returns.
+//
+// Pacing (optional, with on_chunk): with `ahead` > 0 and `landed`, no row
+// of chunk c is written before landed(c - ahead) has returned true. It is
+// polled, the thread yielding between polls, once chunk c - ahead has been
+// reported, and may be called on several threads at once. So the threads
+// stay at most `ahead` chunks beyond what the chunks' consumer (a gather's
+// DMA) has taken: threads that fill staging far faster than the bus carries
+// it take the memory bandwidth the DMA reads it with (docs/sampling.md). If
+// on_chunk or landed throws, the pacing stops, the copy still completes and
+// the first exception is rethrown.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +43,8 @@ enum class RowWrites { cached, streaming };
 struct RowChunks {
   int64_t rows = 0;  // > 0 with on_chunk
   std::function<void(int64_t first_row, int64_t rows)> on_chunk;
+  int64_t ahead = 0;                            // pacing: chunks written beyond the last landed one
+  std::function<bool(int64_t chunk)> landed;  // pacing: chunk's consumer is done with it
 };
 
 void copy_rows_by_threads(const void* table, int64_t row_bytes, const int32_t* ids, int64_t count, void* out,

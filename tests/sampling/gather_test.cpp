@@ -167,7 +167,7 @@ TEST_CASE("copy_rows_by_threads in chunks reports each chunk once, its rows alre
                                      const std::lock_guard<std::mutex> guard(lock);
                                      ++reported[static_cast<std::size_t>(first / chunk_rows)];
                                      written_when_reported[static_cast<std::size_t>(first / chunk_rows)] = written;
-                                   }};
+                                   }, 0, {}};  // unpaced
         sampling::copy_rows_by_threads(table.data(), row_bytes, wanted.data(), count, out, writes, chunks);
         CHECK(std::all_of(reported.begin(), reported.end(), [](int n) { return n == 1; }));
         CHECK(std::all_of(written_when_reported.begin(), written_when_reported.end(), [](int w) { return w == 1; }));
@@ -183,14 +183,88 @@ TEST_CASE("copy_rows_by_threads in chunks reports each chunk once, its rows alre
   std::vector<unsigned char> out(wanted.size() * static_cast<std::size_t>(row_bytes), 0xAB);
   const sampling::RowChunks failing{700, [](int64_t first, int64_t) {
                                       if (first == 1400) throw InvalidArgument("chunk 2 failed");
-                                    }};
+                                    }, 0, {}};
   CHECK_THROWS_WITH_AS(sampling::copy_rows_by_threads(table.data(), row_bytes, wanted.data(), 3000, out.data(),
                                                       sampling::RowWrites::streaming, failing),
                        "chunk 2 failed", InvalidArgument);
   CHECK(std::equal(out.begin(), out.end(), table.begin()));
   CHECK_THROWS_AS(sampling::copy_rows_by_threads(table.data(), row_bytes, wanted.data(), 3000, out.data(),
-                                                 sampling::RowWrites::streaming, sampling::RowChunks{0, failing.on_chunk}),
+                                                 sampling::RowWrites::streaming, sampling::RowChunks{0, failing.on_chunk, 0, {}}),
                   InvalidArgument);
+}
+
+TEST_CASE("copy_rows_by_threads paced: no chunk is written before the one `ahead` earlier has landed; an error "
+          "stops the pacing without a hang") {
+  const int64_t row_bytes = 256, rows = 4000, count = 5000, chunk_rows = 100;  // 50 chunks, several a grab
+  std::vector<unsigned char> table(static_cast<std::size_t>(rows * row_bytes));
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<unsigned char>((i * 31 + i / 256) % 251);
+  std::vector<int32_t> wanted(static_cast<std::size_t>(count));
+  for (int64_t k = 0; k < count; ++k) wanted[static_cast<std::size_t>(k)] = static_cast<int32_t>((k * 7919 + 3) % rows);
+  const int64_t num_chunks = count / chunk_rows;
+  const auto copied_right = [&](const std::vector<unsigned char>& out) {
+    for (int64_t k = 0; k < count; ++k) {
+      const auto* expected = table.data() + wanted[static_cast<std::size_t>(k)] * row_bytes;
+      if (!std::equal(expected, expected + row_bytes, out.data() + k * row_bytes)) return false;
+    }
+    return true;
+  };
+  for (const int64_t ahead : {int64_t{1}, int64_t{3}}) {
+    CAPTURE(ahead);
+    std::vector<unsigned char> out(static_cast<std::size_t>(count * row_bytes), 0xAB);
+    std::mutex lock;
+    std::vector<int> polls(static_cast<std::size_t>(num_chunks), 0), reported(static_cast<std::size_t>(num_chunks), 0);
+    std::vector<bool> landed(static_cast<std::size_t>(num_chunks), false);
+    int64_t written_too_early = 0;
+    sampling::RowChunks chunks;
+    chunks.rows = chunk_rows;
+    chunks.ahead = ahead;
+    chunks.on_chunk = [&](int64_t first, int64_t) {
+      const std::lock_guard<std::mutex> guard(lock);
+      const int64_t chunk = first / chunk_rows;
+      ++reported[static_cast<std::size_t>(chunk)];
+      if (chunk >= ahead && !landed[static_cast<std::size_t>(chunk - ahead)]) ++written_too_early;
+    };
+    // Each chunk lands on its third poll, so the threads must wait for it.
+    chunks.landed = [&](int64_t chunk) {
+      const std::lock_guard<std::mutex> guard(lock);
+      if (++polls[static_cast<std::size_t>(chunk)] < 3) return false;
+      landed[static_cast<std::size_t>(chunk)] = true;
+      return true;
+    };
+    sampling::copy_rows_by_threads(table.data(), row_bytes, wanted.data(), count, out.data(),
+                                   sampling::RowWrites::streaming, chunks);
+    CHECK(written_too_early == 0);
+    CHECK(std::all_of(reported.begin(), reported.end(), [](int n) { return n == 1; }));
+    CHECK(std::count(landed.begin(), landed.end(), true) == num_chunks - ahead);  // every chunk a later one waited on
+    CHECK(copied_right(out));
+  }
+  // The consumer fails, or a report does: the error comes back, every row is copied, nothing waits forever.
+  for (const bool landing_fails : {true, false}) {
+    CAPTURE(landing_fails);
+    std::vector<unsigned char> out(static_cast<std::size_t>(count * row_bytes), 0xAB);
+    sampling::RowChunks chunks;
+    chunks.rows = chunk_rows;
+    chunks.ahead = 2;
+    chunks.on_chunk = [&](int64_t first, int64_t) {
+      if (!landing_fails && first == 3 * chunk_rows) throw InvalidArgument("chunk 3 was not carried");
+    };
+    chunks.landed = [&](int64_t chunk) {
+      if (landing_fails && chunk == 3) throw InvalidArgument("chunk 3 did not land");
+      return true;
+    };
+    CHECK_THROWS_WITH_AS(sampling::copy_rows_by_threads(table.data(), row_bytes, wanted.data(), count, out.data(),
+                                                        sampling::RowWrites::cached, chunks),
+                         landing_fails ? "chunk 3 did not land" : "chunk 3 was not carried", InvalidArgument);
+    CHECK(copied_right(out));
+  }
+  sampling::RowChunks negative;
+  negative.rows = chunk_rows;
+  negative.on_chunk = [](int64_t, int64_t) {};
+  negative.ahead = -1;
+  std::vector<unsigned char> out(static_cast<std::size_t>(count * row_bytes));
+  CHECK_THROWS_WITH_AS(sampling::copy_rows_by_threads(table.data(), row_bytes, wanted.data(), count, out.data(),
+                                                      sampling::RowWrites::cached, negative),
+                       doctest::Contains("copy_rows_by_threads: pacing -1 chunks ahead (at least 0)"), InvalidArgument);
 }
 
 TEST_CASE("feature store refuses a GPU read share above the whole gather, or not a number") {
