@@ -118,7 +118,7 @@ TrainedBlockModel load_block_checkpoint(const graph_io::SectionFile& contents) {
   // The file's parameters must be exactly those of the model it describes.
   const auto named = trained.model->named_parameters();
   std::size_t stored = 0;
-  for (const auto& [section, tensor] : contents.sections) stored += section.starts_with("param.") ? 1 : 0;
+  for (const auto& [section, tensor] : contents.sections) stored += section.starts_with("param.") ? std::size_t{1} : std::size_t{0};
   if (stored != named.size()) {
     throw IoError(name, 0, detail::concat("holds ", stored, " parameters, the model it describes (",
                                           block_model_summary(trained.description), ") has ", named.size()));

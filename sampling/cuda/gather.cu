@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <iterator>
+#include <utility>
 #include <vector>
 
 #include "core/bfloat16.hpp"
@@ -88,10 +89,11 @@ struct SplitResources {
   // the bus, host threads only add copies to it; where both readers share
   // host memory and the bus, each slows the other, and the threads alone can
   // beat their balance.
-  enum class Choice { Measuring, Shared, GpuAlone, HostAlone } choice = Choice::Measuring;
-  enum class Reader { GpuAlone, Shared, HostAlone };
+  enum class Choice { Measuring, Shared, GpuAlone, HostAlone, HostPaced } choice = Choice::Measuring;
+  enum class Reader { GpuAlone, Shared, HostAlone, HostPaced };
   // The best of each way's trials, in rows per millisecond.
-  double alone_rows_per_ms = 0.0, best_shared_rows_per_ms = 0.0, host_alone_rows_per_ms = 0.0;
+  double alone_rows_per_ms = 0.0, best_shared_rows_per_ms = 0.0, host_alone_rows_per_ms = 0.0,
+         host_paced_rows_per_ms = 0.0;
   double balanced_share = 0.5;  // the shared gathers' share, moved toward the readers' balance by each
   int trials_done = 0;
   bool pending = false;
@@ -132,10 +134,11 @@ struct SplitResources {
 // 8.7 s in one call and 17.8 s in the next (H200, ad6d59a): about what the
 // GPU alone would give, which a single trial amid other work can pick.
 constexpr SplitResources::Reader kTrialOrder[] = {
-    SplitResources::Reader::GpuAlone, SplitResources::Reader::Shared, SplitResources::Reader::Shared,
-    SplitResources::Reader::HostAlone, SplitResources::Reader::GpuAlone, SplitResources::Reader::Shared,
-    SplitResources::Reader::Shared, SplitResources::Reader::HostAlone, SplitResources::Reader::GpuAlone,
-    SplitResources::Reader::Shared, SplitResources::Reader::Shared, SplitResources::Reader::HostAlone};
+    SplitResources::Reader::GpuAlone,  SplitResources::Reader::Shared,    SplitResources::Reader::Shared,
+    SplitResources::Reader::HostAlone, SplitResources::Reader::HostPaced, SplitResources::Reader::GpuAlone,
+    SplitResources::Reader::Shared,    SplitResources::Reader::Shared,    SplitResources::Reader::HostAlone,
+    SplitResources::Reader::HostPaced, SplitResources::Reader::GpuAlone,  SplitResources::Reader::Shared,
+    SplitResources::Reader::Shared,    SplitResources::Reader::HostAlone, SplitResources::Reader::HostPaced};
 static_assert(std::size(kTrialOrder) == kSplitTrialGathers);
 
 SplitResources& resources_of(HostGatherSplit& split, Device device) {
@@ -164,6 +167,7 @@ SplitResources::Reader next_reader(const HostGatherSplit& split, const SplitReso
   if (split.fixed_gpu_share >= 0.0) return Reader::Shared;  // at the fixed share
   switch (resources.choice) {
     case SplitResources::Choice::HostAlone: return Reader::HostAlone;
+    case SplitResources::Choice::HostPaced: return Reader::HostPaced;
     case SplitResources::Choice::GpuAlone: return Reader::GpuAlone;
     case SplitResources::Choice::Shared: return Reader::Shared;
     case SplitResources::Choice::Measuring: break;
@@ -192,6 +196,8 @@ void update_share(HostGatherSplit& split, SplitResources& resources) {
     resources.alone_rows_per_ms = std::max(resources.alone_rows_per_ms, rows_per_ms);
   } else if (resources.pending_reader == Reader::HostAlone) {
     resources.host_alone_rows_per_ms = std::max(resources.host_alone_rows_per_ms, rows_per_ms);
+  } else if (resources.pending_reader == Reader::HostPaced) {
+    resources.host_paced_rows_per_ms = std::max(resources.host_paced_rows_per_ms, rows_per_ms);
   } else {
     resources.best_shared_rows_per_ms = std::max(resources.best_shared_rows_per_ms, rows_per_ms);
     if (resources.gpu_rows > 0 && resources.host_rows > 0 && gpu_ms > 0.0f && resources.host_seconds > 0.0) {
@@ -205,16 +211,24 @@ void update_share(HostGatherSplit& split, SplitResources& resources) {
   split.gpu_alone_rows_per_ms = resources.alone_rows_per_ms;
   split.best_shared_rows_per_ms = resources.best_shared_rows_per_ms;
   split.host_alone_rows_per_ms = resources.host_alone_rows_per_ms;
+  split.host_paced_rows_per_ms = resources.host_paced_rows_per_ms;
   if (resources.choice == SplitResources::Choice::Measuring && ++resources.trials_done == kSplitTrialGathers) {
-    const double shared = resources.best_shared_rows_per_ms, alone = resources.alone_rows_per_ms;
-    const double host = resources.host_alone_rows_per_ms;
-    resources.choice = host > shared && host > alone ? SplitResources::Choice::HostAlone
-                       : shared > alone              ? SplitResources::Choice::Shared
-                                                     : SplitResources::Choice::GpuAlone;
+    // The fastest at its best trial; on a tie the earlier of GPU alone, shared, unpaced, paced.
+    const std::pair<double, SplitResources::Choice> ways[] = {
+        {resources.alone_rows_per_ms, SplitResources::Choice::GpuAlone},
+        {resources.best_shared_rows_per_ms, SplitResources::Choice::Shared},
+        {resources.host_alone_rows_per_ms, SplitResources::Choice::HostAlone},
+        {resources.host_paced_rows_per_ms, SplitResources::Choice::HostPaced}};
+    const auto* fastest = &ways[0];
+    for (const auto& way : ways) fastest = way.first > fastest->first ? &way : fastest;
+    resources.choice = fastest->second;
     split.chosen = true;
   }
   const Reader next = next_reader(split, resources);
-  split.gpu_share = next == Reader::GpuAlone ? 1.0 : next == Reader::HostAlone ? 0.0 : resources.balanced_share;
+  split.paced = next == Reader::HostPaced;
+  split.gpu_share = next == Reader::GpuAlone                                  ? 1.0
+                    : next == Reader::HostAlone || next == Reader::HostPaced ? 0.0
+                                                                              : resources.balanced_share;
 }
 
 // DMA chunks of the host's share: a chunk crosses the bus (and is put in
@@ -223,13 +237,16 @@ void update_share(HostGatherSplit& split, SplitResources& resources) {
 // and large beside a copy's launch (2 and 1 MiB chunks moved 1-4 % less in
 // the probe of host_rows.cpp).
 constexpr int64_t kChunkBytes = int64_t{4} << 20;
-// The host threads write at most this many chunks beyond the last one landed
-// on the device (host_rows.hpp's pacing). Unpaced, 16 threads fill staging
-// at up to 92 GB/s, far beyond the bus, and take the host memory bandwidth
-// the DMA reads the staging with: a probe on the H200 (256-byte rows of a
-// 28 GB table, 1M sorted ids, 4 MiB chunks, two runs) moved 44.2-45.1 GB/s
-// unpaced and 48.4-48.7 four chunks ahead (3 to 8 within 2 %; 2 left the bus
-// idle while a chunk filled: 35.5-36.6), against 53.5 for the DMA alone.
+// Paced host threads (Reader::HostPaced) write at most this many chunks
+// beyond the last one landed on the device (host_rows.hpp's pacing).
+// Unpaced, 16 threads can fill staging at up to 92 GB/s, far beyond the bus,
+// and take the host memory bandwidth the DMA reads the staging with: a probe
+// on the H200 (256-byte rows of a 28 GB table, 1M sorted ids, 4 MiB chunks,
+// two runs) moved 44.2-45.1 GB/s unpaced and 48.4-48.7 four chunks ahead (3
+// to 16 within 4 %; 2 left the bus idle while a chunk filled: 35.5-36.6),
+// against 53.5 for the DMA alone. On a machine whose threads copied only
+// 55 GB/s alone, pacing lost (42.1-42.8 unpaced, 38.6-38.7 paced): so it is
+// one of the timed readers, not a rule.
 constexpr int64_t kChunksAhead = 4;
 
 // out[out_rows[i]] = table[read_ids[i]] for the sorted ids, read by the GPU
@@ -244,7 +261,7 @@ void shared_gather(const RowSource& source, const int32_t* read_ids, const int32
   const auto* cached = static_cast<const In*>(cache.rows);
   const int64_t gpu_rows =
       reader == SplitResources::Reader::GpuAlone    ? count
-      : reader == SplitResources::Reader::HostAlone ? 0
+      : reader == SplitResources::Reader::HostAlone || reader == SplitResources::Reader::HostPaced ? 0
                                                     : std::clamp<int64_t>(
                                                           std::llround(split.gpu_share * static_cast<double>(count)), 0,
                                                           count);
@@ -313,7 +330,8 @@ void shared_gather(const RowSource& source, const int32_t* read_ids, const int32
       return true;
     };
     copy_rows_by_threads(source.rows, row_bytes, host_ids, host_rows, staging, RowWrites::streaming,
-                         RowChunks{chunk_rows, carry_chunk, kChunksAhead, chunk_has_landed});
+                         RowChunks{chunk_rows, carry_chunk,
+                                   reader == SplitResources::Reader::HostPaced ? kChunksAhead : 0, chunk_has_landed});
     host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     // Every chunk's kernel on the place stream waited for its copy: the place stream's end covers both.
     SGNN_CUDA_CHECK(cudaEventRecord(resources.copies_done, resources.place_stream));
