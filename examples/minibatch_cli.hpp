@@ -118,7 +118,7 @@ inline void print_minibatch_summary(const training::MinibatchResult& r, const st
                static_cast<double>(r.peak_device_bytes) / 1048576.0, static_cast<double>(r.peak_host_bytes) / 1048576.0,
                r.load_seconds, r.setup_seconds);
   if (!r.predictions.empty()) std::fprintf(stream, "  predictions of every node: %s\n", r.predictions.c_str());
-  if (!r.checkpoint.empty()) std::fprintf(stream, "  checkpoint (sgnn_predict reads it): %s\n", r.checkpoint.c_str());
+  if (!r.checkpoint.empty()) std::fprintf(stream, "  checkpoint (sgnn_predict reads it, --resume continues it): %s\n", r.checkpoint.c_str());
 }
 
 // Trains `experiment`'s model in mini-batches with `sampling`'s settings

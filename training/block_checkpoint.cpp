@@ -1,5 +1,8 @@
 #include "training/block_checkpoint.hpp"
 
+#include <cmath>
+
+#include "training/checkpoint_entries.hpp"
 #include "training/minibatch_experiment.hpp"
 
 namespace sgnn::training {
@@ -12,6 +15,59 @@ constexpr const char* kTrainingKey = "training";
 constexpr const char* kMinibatch = "minibatch";
 constexpr const char* kEpochsKey = "minibatch.epochs";
 constexpr const char* kParametersEpochKey = "minibatch.parameters_epoch";
+constexpr const char* kBatchesDrawn = "minibatch.batches_drawn";
+constexpr const char* kBestEpoch = "minibatch.best_epoch";
+constexpr const char* kHistory = "minibatch.history";
+
+using namespace checkpoint_entries;
+
+// An epoch's record as doubles, in this order (kHistoryFields of them).
+constexpr std::size_t kHistoryFields = 21;
+std::vector<double> record_values(const MinibatchEpochRecord& r) {
+  const Evaluation& e = r.evaluation;
+  return {static_cast<double>(r.epoch), r.train_loss, static_cast<double>(r.batches), static_cast<double>(r.seeds),
+          static_cast<double>(r.sampled_edges), r.train_seconds, r.seeds_per_second, r.stages.sampling,
+          r.stages.gathering, r.stages.waiting, r.evaluated ? 1.0 : 0.0, r.eval_seconds, e.train.loss, e.train.accuracy,
+          e.train.macro_f1, e.validation.loss, e.validation.accuracy, e.validation.macro_f1, e.test.loss,
+          e.test.accuracy, e.test.macro_f1};
+}
+
+// The history entry's records; IoError for a malformed one (a count that is
+// not a whole number >= 0 would be undefined to convert: a damaged file may
+// hold any double there).
+std::vector<MinibatchEpochRecord> history_records(const graph_io::SectionFile& contents) {
+  const std::vector<double> values = double_entry(contents, kHistory, contents.source);
+  if (values.size() % kHistoryFields != 0) {
+    throw IoError(contents.source, 0, detail::concat("entry \"", kHistory, "\" malformed: ", values.size(),
+                                                     " values, not records of ", kHistoryFields));
+  }
+  const auto count = [&](double value) {
+    if (!(value >= 0.0 && value <= 9.0e15 && value == std::floor(value))) {
+      throw IoError(contents.source, 0, detail::concat("entry \"", kHistory, "\" malformed: count ", value));
+    }
+    return static_cast<int64_t>(value);
+  };
+  std::vector<MinibatchEpochRecord> records;
+  for (std::size_t i = 0; i < values.size(); i += kHistoryFields) {
+    const double* v = values.data() + i;
+    MinibatchEpochRecord r;
+    r.epoch = count(v[0]);
+    r.train_loss = v[1];
+    r.batches = count(v[2]);
+    r.seeds = count(v[3]);
+    r.sampled_edges = count(v[4]);
+    r.train_seconds = v[5];
+    r.seeds_per_second = v[6];
+    r.stages = {v[7], v[8], v[9]};
+    r.evaluated = v[10] != 0.0;
+    r.eval_seconds = v[11];
+    r.evaluation.train = {v[12], v[13], v[14]};
+    r.evaluation.validation = {v[15], v[16], v[17]};
+    r.evaluation.test = {v[18], v[19], v[20]};
+    records.push_back(r);
+  }
+  return records;
+}
 
 bool has_hyperparameter(const ModelDescription& d, const char* name) { return d.hyperparameters.count(name) > 0; }
 
@@ -82,16 +138,36 @@ std::string block_model_summary(const ModelDescription& d) {
 }
 
 void save_block_checkpoint(const std::filesystem::path& path, const BlockModel& model,
-                           const ModelDescription& description, BlockCheckpointEpochs epochs) {
+                           const ModelDescription& description, const Optimizer& optimizer,
+                           const MinibatchTrainerState& trainer, const Generator& generator) {
   (void)block_model_self_loops(description.kind);  // InvalidArgument for a kind that is not a built-in block model
+  const auto named = model.named_parameters();
+  SGNN_CHECK(trainer.best_parameters.empty() || trainer.best_parameters.size() == named.size(),
+             "save_block_checkpoint: ", trainer.best_parameters.size(), " best parameters for a model of ",
+             named.size());
   graph_io::SectionFile file;
   file.kind = kCheckpointKind;
   file.kind_version = kBlockCheckpointVersion;
   file.metadata = description_metadata(description);
   file.metadata[kTrainingKey] = kMinibatch;
-  file.metadata[kEpochsKey] = std::to_string(epochs.epochs);
-  file.metadata[kParametersEpochKey] = std::to_string(epochs.parameters_epoch);
-  for (const auto& [name, parameter] : model.named_parameters()) file.add("param." + name, parameter);
+  file.metadata[kEpochsKey] = std::to_string(trainer.epoch);
+  file.metadata[kParametersEpochKey] = std::to_string(trainer.best_epoch > 0 ? trainer.best_epoch : trainer.epoch);
+  file.metadata[kBatchesDrawn] = std::to_string(trainer.batches_drawn);
+  file.metadata[kBestEpoch] = std::to_string(trainer.best_epoch);
+  // The best epoch's parameters predict (the last ones where nothing was evaluated); the last ones continue.
+  for (std::size_t i = 0; i < named.size(); ++i) {
+    file.add("param." + named[i].first, trainer.best_parameters.empty() ? named[i].second : trainer.best_parameters[i]);
+  }
+  for (const auto& [name, parameter] : named) file.add("last." + name, parameter);
+  const std::vector<Tensor> optimizer_state = optimizer.state();
+  for (std::size_t i = 0; i < optimizer_state.size(); ++i) file.add("optimizer." + std::to_string(i), optimizer_state[i]);
+  std::vector<double> history;
+  for (const MinibatchEpochRecord& record : trainer.history) {
+    const std::vector<double> values = record_values(record);
+    history.insert(history.end(), values.begin(), values.end());
+  }
+  file.add(kHistory, double_bits(history));
+  file.add("generator", generator_state(generator));
   graph_io::write_section_file(path, file);
 }
 
@@ -137,6 +213,50 @@ TrainedBlockModel load_block_checkpoint(const graph_io::SectionFile& contents) {
   }
   trained.model->refresh_compute_copies();
   return trained;
+}
+
+void resume_block_checkpoint(const graph_io::SectionFile& contents, const ModelDescription& description,
+                             BlockModel& model, Optimizer& optimizer, MinibatchTrainer& trainer,
+                             Generator& generator) {
+  const std::string& name = contents.source;
+  if (!is_block_checkpoint(contents)) {
+    throw IoError(name, 0, "holds a full-graph model; --batch-size resumes mini-batch checkpoints only");
+  }
+  if (!contents.has(kHistory)) {
+    throw IoError(name, 0, "holds no training state (written before mini-batch checkpoints kept it): it predicts, "
+                           "it cannot resume");
+  }
+  const std::string difference =
+      description_difference(description_from_metadata(contents.metadata, name), description);
+  SGNN_CHECK(difference.empty(), "--resume ", name, ": the checkpoint's model is not this run's: ", difference);
+  const auto named = model.named_parameters();
+  for (const auto& [parameter_name, parameter] : named) {
+    const Tensor& value = entry(contents, "last." + parameter_name, name);
+    if (value.shape() != parameter.shape() || value.dtype() != parameter.dtype()) {
+      throw IoError(name, 0, detail::concat("parameter \"", parameter_name, "\" is ", shape_str(value.shape()), " ",
+                                            dtype_name(value.dtype()), ", the model's ", shape_str(parameter.shape()),
+                                            " ", dtype_name(parameter.dtype())));
+    }
+  }
+  MinibatchTrainerState state;
+  state.epoch = epoch_value(contents, kEpochsKey);
+  state.batches_drawn = static_cast<uint64_t>(epoch_value(contents, kBatchesDrawn));
+  state.best_epoch = epoch_value(contents, kBestEpoch);
+  state.history = history_records(contents);
+  if (state.best_epoch > 0) {
+    for (const auto& [parameter_name, parameter] : named) {
+      state.best_parameters.push_back(entry(contents, "param." + parameter_name, name));
+    }
+  }
+  const GeneratorState generator_saved = generator_entry(contents, name);
+  // The parameters are copied last, once every check passed.
+  load_optimizer_and_trainer(contents, optimizer, [&] { trainer.set_state(std::move(state)); });
+  for (auto& [parameter_name, parameter] : named) {
+    Tensor target = parameter;
+    copy_into(target, contents.at("last." + parameter_name));
+  }
+  model.refresh_compute_copies();
+  set_generator(generator, generator_saved);
 }
 
 }  // namespace sgnn::training

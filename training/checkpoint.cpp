@@ -5,21 +5,16 @@
 #include <cmath>
 
 #include "graph_io/section_file.hpp"
+#include "training/checkpoint_entries.hpp"
 #include "training/nn/model_registry.hpp"
 
 namespace sgnn::training {
 
 namespace {
 
-constexpr const char* kCheckpointKind = "checkpoint";
+using namespace checkpoint_entries;
 
-Tensor int64_scalar(int64_t value) { return Tensor::from_vector(std::vector<int64_t>{value}, {1}); }
-// Doubles kept as their bit patterns: the file restores them exactly.
-Tensor double_bits(const std::vector<double>& values) {
-  std::vector<int64_t> bits;
-  for (double v : values) bits.push_back(std::bit_cast<int64_t>(v));
-  return Tensor::from_vector(bits, {static_cast<int64_t>(bits.size())});
-}
+constexpr const char* kCheckpointKind = "checkpoint";
 
 std::vector<std::pair<std::string, Tensor>> encode_state(const TrainingState& state, const Generator& generator) {
   std::vector<std::pair<std::string, Tensor>> entries;
@@ -34,35 +29,8 @@ std::vector<std::pair<std::string, Tensor>> encode_state(const TrainingState& st
                                    r.validation_accuracy, r.epoch_ms});
   }
   entries.emplace_back("trainer.history", double_bits(history));
-  entries.emplace_back("generator", Tensor::from_vector(std::vector<int64_t>{std::bit_cast<int64_t>(generator.seed()),
-                                                                             std::bit_cast<int64_t>(generator.offset())},
-                                                        {2}));
+  entries.emplace_back("generator", generator_state(generator));
   return entries;
-}
-
-const Tensor& entry(const graph_io::SectionFile& contents, const std::string& name, const std::filesystem::path& path) {
-  if (!contents.has(name)) throw IoError(path.string(), 0, "missing entry \"" + name + "\"");
-  return contents.at(name);
-}
-
-int64_t int64_entry(const graph_io::SectionFile& contents, const std::string& name, const std::filesystem::path& path) {
-  const Tensor& t = entry(contents, name, path);
-  if (t.dtype() != DType::Int64 || t.numel() != 1) throw IoError(path.string(), 0, "entry \"" + name + "\" malformed");
-  return t.data<int64_t>()[0];
-}
-
-std::vector<double> double_entry(const graph_io::SectionFile& contents, const std::string& name, const std::filesystem::path& path) {
-  const Tensor& t = entry(contents, name, path);
-  if (t.dtype() != DType::Int64 || t.dim() != 1) throw IoError(path.string(), 0, "entry \"" + name + "\" malformed");
-  std::vector<double> values;
-  for (const int64_t bits : t.to_vector<int64_t>()) values.push_back(std::bit_cast<double>(bits));
-  return values;
-}
-
-std::vector<Tensor> numbered(const graph_io::SectionFile& contents, const std::string& prefix) {
-  std::vector<Tensor> out;
-  while (contents.has(prefix + std::to_string(out.size()))) out.push_back(contents.at(prefix + std::to_string(out.size())));
-  return out;
 }
 
 // Version 2 of a described model (a model built by hand has only "model").
@@ -179,23 +147,13 @@ void load_checkpoint(const std::filesystem::path& path, Model& model, Optimizer&
   const std::string buffers = buffer_mismatch(contents, model);
   SGNN_CHECK(buffers.empty(), where, buffers);
   TrainingState state = decode_state(contents, path);
-  const std::vector<int64_t> generator_state = entry(contents, "generator", path).to_vector<int64_t>();
-  if (generator_state.size() != 2) throw IoError(path.string(), 0, "entry \"generator\" malformed");
-  // Optimizer::load_state and Trainer::set_state check their parts and change
-  // nothing on failure; parameters are copied last, once all checks passed.
-  const std::vector<Tensor> saved_optimizer_state = optimizer.state();
-  optimizer.load_state(numbered(contents, "optimizer."));
-  try {
-    trainer.set_state(std::move(state));
-  } catch (...) {
-    optimizer.load_state(saved_optimizer_state);
-    throw;
-  }
+  const GeneratorState generator_saved = generator_entry(contents, path);
+  // Parameters are copied last, once all checks passed.
+  load_optimizer_and_trainer(contents, optimizer, [&] { trainer.set_state(std::move(state)); });
   for (auto& [name, parameter] : model.named_parameters()) copy_into(parameter, contents.at("param." + name));
   load_buffers(contents, model);
   model.refresh_compute_copies();
-  generator.reset(std::bit_cast<uint64_t>(generator_state[0]));
-  generator.set_offset(std::bit_cast<uint64_t>(generator_state[1]));
+  set_generator(generator, generator_saved);
 }
 
 const char* checkpoint_parameters_name(CheckpointParameters which) {

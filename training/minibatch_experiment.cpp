@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -18,6 +19,7 @@
 #include "graph_io/prepare.hpp"
 #include "ops/cast.hpp"
 #include "training/block_checkpoint.hpp"
+#include "training/checkpoint.hpp"
 #include "training/inference.hpp"
 #include "training/minibatch_gat.hpp"
 #include "training/minibatch_gcn.hpp"
@@ -161,8 +163,6 @@ MinibatchOptions minibatch_options(const ExperimentOptions& e, const MinibatchOp
   std::vector<std::string> refused;
   const std::pair<bool, const char*> full_graph_only[] = {
       {e.runs != 1, "--runs"},
-      {!e.resume.empty(), "--resume"},
-      {e.checkpoint_every != 1, "--checkpoint-every"},
       {!e.embeddings.empty(), "--embeddings"},
       {e.check_numerics, "--check-numerics"},
       {e.gradient_ranges, "--gradient-ranges"},
@@ -203,6 +203,8 @@ MinibatchOptions minibatch_options(const ExperimentOptions& e, const MinibatchOp
   m.cache_dir = e.cache_dir;
   m.predictions = e.predictions;
   m.checkpoint = e.checkpoint;
+  m.checkpoint_every = e.checkpoint_every;
+  m.resume = e.resume;
   m.epochs = settings.epochs;
   m.learning_rate = settings.learning_rate;
   m.weight_decay = settings.weight_decay;
@@ -242,6 +244,9 @@ void validate_minibatch_options(const MinibatchOptions& o) {
   }
   if (!o.predictions.empty()) require_output_path(o.predictions, "--predictions");
   if (!o.checkpoint.empty()) require_output_path(o.checkpoint, "--checkpoint");
+  SGNN_CHECK(o.checkpoint_every >= 1, "--checkpoint-every must be at least 1, got ", o.checkpoint_every);
+  SGNN_CHECK(o.resume.empty() || std::filesystem::is_regular_file(o.resume), "--resume ", o.resume,
+             ": no such file");
   SGNN_CHECK(o.predictions.empty() || o.predictions != o.checkpoint, "--predictions and --checkpoint name the same file");
 }
 
@@ -274,10 +279,10 @@ Csr minibatch_graph(const graph_io::Dataset& dataset, Device device, bool self_l
 
 namespace {
 
-// Both overloads: `built_in` when the model is options.model's built-in
-// kind, which a checkpoint can describe and sgnn_predict rebuild.
+// Both overloads (a factory's run takes no checkpoint and no resume: its
+// model cannot be described).
 MinibatchResult run_minibatch(const MinibatchOptions& options, const BlockModelFactory& make_model,
-                              const MinibatchHooks& hooks, bool built_in);
+                              const MinibatchHooks& hooks);
 
 }  // namespace
 
@@ -291,20 +296,22 @@ MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const 
       [&own, &kind](const BlockModelConfig& config, Generator& generator) {
         return kind.make(config, own.aggregator, generator);
       },
-      hooks, true);
+      hooks);
 }
 
 MinibatchResult run_minibatch_experiment(const MinibatchOptions& options, const BlockModelFactory& make_model,
                                          const MinibatchHooks& hooks) {
-  SGNN_CHECK(options.checkpoint.empty(), "--checkpoint: a model of a BlockModelFactory cannot be rebuilt from a file "
-             "(sgnn_predict builds the built-in models, ", "sage, gcn and gat); save its parameters from your program");
-  return run_minibatch(options, make_model, hooks, false);
+  SGNN_CHECK(options.checkpoint.empty() && options.resume.empty(),
+             options.checkpoint.empty() ? "--resume" : "--checkpoint",
+             ": a model of a BlockModelFactory cannot be rebuilt from a file "
+             "(checkpoints hold the built-in models, ", "sage, gcn and gat); save its parameters from your program");
+  return run_minibatch(options, make_model, hooks);
 }
 
 namespace {
 
 MinibatchResult run_minibatch(const MinibatchOptions& options, const BlockModelFactory& make_model,
-                              const MinibatchHooks& hooks, bool built_in) {
+                              const MinibatchHooks& hooks) {
   validate_minibatch_options(options);
   SGNN_CHECK(make_model != nullptr, "run_minibatch_experiment: no model factory");
   const Device device = Device::parse(options.device);
@@ -423,19 +430,29 @@ MinibatchResult run_minibatch(const MinibatchOptions& options, const BlockModelF
   trainer_options.inference.device_budget_bytes = device.is_cuda() ? std::max<int64_t>(budget, 0) : -1;
   trainer_options.pipeline_depth = options.pipeline_depth;
   MinibatchTrainer trainer(model, optimizer, data, trainer_options);
+  const ModelDescription description =
+      block_model_description(options.model, config, options.aggregator, options.row_normalize_features);
+  if (!options.resume.empty()) {
+    resume_block_checkpoint(
+        graph_io::read_section_file(options.resume, "checkpoint", kOldestCheckpointVersion, kCheckpointVersion),
+        description, model, optimizer, trainer, generator);
+    SGNN_CHECK(trainer.epochs_done() <= options.epochs, "--resume ", options.resume, ": the checkpoint has ",
+               trainer.epochs_done(), " epochs done, more than --epochs ", options.epochs);
+    note(hooks, result, detail::concat("resumed from ", options.resume, " after epoch ", trainer.epochs_done()));
+  }
   memory::synchronize(device);
   result.setup_seconds = seconds_since(start) - result.load_seconds;
 
-  result.fit = trainer.fit(hooks.on_epoch, hooks.on_progress);
+  // The checkpoint is written after the epoch's record and before fit() restores the best parameters.
+  const auto on_epoch = [&](const MinibatchEpochRecord& record) {
+    if (!options.checkpoint.empty() && (record.epoch % options.checkpoint_every == 0 || record.epoch == options.epochs)) {
+      save_block_checkpoint(options.checkpoint, model, description, optimizer, trainer.state(), generator);
+      result.checkpoint = options.checkpoint;
+    }
+    if (hooks.on_epoch) hooks.on_epoch(record);
+  };
+  result.fit = trainer.fit(on_epoch, hooks.on_progress);
   result.test_accuracy = result.fit.best.test.accuracy;
-  if (!options.checkpoint.empty() && built_in) {
-    const auto epochs = static_cast<int64_t>(result.fit.history.size());
-    save_block_checkpoint(
-        options.checkpoint, model,
-        block_model_description(options.model, config, options.aggregator, options.row_normalize_features),
-        {.epochs = epochs, .parameters_epoch = result.fit.best_epoch > 0 ? result.fit.best_epoch : epochs});
-    result.checkpoint = options.checkpoint;
-  }
   if (!options.predictions.empty()) {
     // fit() restored the best epoch's parameters: every node from its whole neighbourhood, as evaluated.
     std::vector<int32_t> every_node(static_cast<std::size_t>(result.nodes));

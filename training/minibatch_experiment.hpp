@@ -70,11 +70,16 @@ struct MinibatchOptions {
   // file (CSV, or NPY when named *.npy: docs/predictions.md); empty: none.
   // Its folder must exist (refused before the dataset loads).
   std::string predictions;
-  // After training, the model with those parameters to this file, which
-  // sgnn_predict reads (training/block_checkpoint.hpp); empty: none. The
-  // built-in models only (a BlockModelFactory's model cannot be rebuilt
+  // The run, to this file after every `checkpoint_every` epochs and after
+  // the last: the best epoch's parameters, which sgnn_predict reads, and
+  // what continues the run (training/block_checkpoint.hpp); empty: none.
+  // The built-in models only (a BlockModelFactory's model cannot be rebuilt
   // from a file). Its folder must exist (refused before the dataset loads).
   std::string checkpoint;
+  int64_t checkpoint_every = 1;
+  // Continue the run a checkpoint of the same model, dataset and options
+  // saved (its epochs count toward `epochs`); empty: start afresh.
+  std::string resume;
 };
 
 // InvalidArgument naming the first bad option.
@@ -96,10 +101,9 @@ std::vector<std::string> minibatch_model_names();
 // layers do not take blocks (the message lists those that do), a --layers
 // other than the fanout count, early
 // stopping (patience, a monitor other than accuracy), or an option of
-// full-graph training mini-batches do not take (several runs, resume,
-// checkpoint_every, embeddings, check_numerics, gradient_ranges,
-// deterministic, spmm, cuda_graph). Predictions and a checkpoint (written
-// once, after training) are taken.
+// full-graph training mini-batches do not take (several runs, embeddings,
+// check_numerics, gradient_ranges, deterministic, spmm, cuda_graph).
+// Predictions, checkpoints (checkpoint_every) and resume are taken.
 MinibatchOptions minibatch_options(const ExperimentOptions& experiment, const MinibatchOptions& sampling);
 
 // The built-in block model `kind` (one of minibatch_model_names()) of

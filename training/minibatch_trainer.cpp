@@ -155,26 +155,72 @@ Evaluation MinibatchTrainer::evaluate() {
 MinibatchFit MinibatchTrainer::fit(const std::function<void(const MinibatchEpochRecord&)>& on_epoch,
                                    const std::function<void(const MinibatchProgress&)>& on_progress) {
   const Clock::time_point start = Clock::now();
-  MinibatchFit fit;
-  double best_validation = -1.0;
   while (epoch_ < options_.epochs) {
     const MinibatchEpochRecord record = run_epoch(on_progress);
-    if (record.evaluated && record.evaluation.validation.accuracy > best_validation) {
-      best_validation = record.evaluation.validation.accuracy;
-      fit.best_epoch = record.epoch;
-      fit.best = record.evaluation;
+    const MinibatchEpochRecord* best = best_record();
+    if (record.evaluated &&
+        (best == nullptr || record.evaluation.validation.accuracy > best->evaluation.validation.accuracy)) {
+      best_epoch_ = record.epoch;
       remember_best();
     }
-    fit.history.push_back(record);
+    history_.push_back(record);
     if (on_epoch) on_epoch(record);
   }
   restore_best();
   memory::synchronize(model_.device());
+  MinibatchFit fit;
+  fit.history = history_;
+  fit.best_epoch = best_epoch_;
+  if (const MinibatchEpochRecord* best = best_record()) fit.best = best->evaluation;
   fit.train_seconds = seconds_since(start);
   std::vector<double> times;
   for (const MinibatchEpochRecord& record : fit.history) times.push_back(record.train_seconds * 1e3);
   fit.epoch_seconds_median = median(times) / 1e3;
   return fit;
+}
+
+const MinibatchEpochRecord* MinibatchTrainer::best_record() const {
+  for (const MinibatchEpochRecord& record : history_) {
+    if (record.epoch == best_epoch_) return &record;
+  }
+  return nullptr;
+}
+
+MinibatchTrainerState MinibatchTrainer::state() const {
+  MinibatchTrainerState state{epoch_, batches_drawn_, history_, best_epoch_, {}};
+  for (const Tensor& parameter : best_parameters_) state.best_parameters.push_back(parameter.to(Device::cpu()));
+  return state;
+}
+
+void MinibatchTrainer::set_state(MinibatchTrainerState state) {
+  SGNN_CHECK(state.epoch >= 0 && static_cast<int64_t>(state.history.size()) == state.epoch,
+             "MinibatchTrainer::set_state: ", state.history.size(), " epoch records for ", state.epoch, " epochs done");
+  for (std::size_t i = 0; i < state.history.size(); ++i) {
+    SGNN_CHECK(state.history[i].epoch == static_cast<int64_t>(i) + 1, "MinibatchTrainer::set_state: record ", i + 1,
+               " is of epoch ", state.history[i].epoch);
+  }
+  const bool best_evaluated = state.best_epoch >= 1 && state.best_epoch <= state.epoch &&
+                              state.history[static_cast<std::size_t>(state.best_epoch - 1)].evaluated;
+  SGNN_CHECK(state.best_epoch == 0 || best_evaluated, "MinibatchTrainer::set_state: best epoch ", state.best_epoch,
+             " is not an evaluated epoch of the ", state.epoch, " done");
+  const std::vector<Tensor> parameters = model_.parameters();
+  SGNN_CHECK((state.best_epoch == 0 && state.best_parameters.empty()) ||
+                 (state.best_epoch > 0 && state.best_parameters.size() == parameters.size()),
+             "MinibatchTrainer::set_state: ", state.best_parameters.size(), " best parameters (best epoch ",
+             state.best_epoch, ") for a model of ", parameters.size());
+  for (std::size_t i = 0; i < state.best_parameters.size(); ++i) {
+    SGNN_CHECK(state.best_parameters[i].shape() == parameters[i].shape() &&
+                   state.best_parameters[i].dtype() == parameters[i].dtype(),
+               "MinibatchTrainer::set_state: best parameter ", i, " is ", shape_str(state.best_parameters[i].shape()),
+               " ", dtype_name(state.best_parameters[i].dtype()), ", the model's ", shape_str(parameters[i].shape()),
+               " ", dtype_name(parameters[i].dtype()));
+  }
+  epoch_ = state.epoch;
+  batches_drawn_ = state.batches_drawn;
+  history_ = std::move(state.history);
+  best_epoch_ = state.best_epoch;
+  best_parameters_.clear();
+  for (const Tensor& parameter : state.best_parameters) best_parameters_.push_back(parameter.to(model_.device()).clone());
 }
 
 void MinibatchTrainer::remember_best() {

@@ -74,6 +74,19 @@ struct MinibatchEpochRecord {
   double eval_seconds = 0;
 };
 
+// Everything a resumed fit needs besides the model's parameters, the
+// optimizer's state and the dropout generator (training/block_checkpoint.hpp
+// saves them together): epochs done, the sampler streams used, the epochs'
+// records, and the best validation epoch and its parameters (host tensors
+// in BlockModel::parameters() order; none while nothing was evaluated).
+struct MinibatchTrainerState {
+  int64_t epoch = 0;
+  uint64_t batches_drawn = 0;
+  std::vector<MinibatchEpochRecord> history;  // epochs 1..epoch, in order
+  int64_t best_epoch = 0;                     // 0: nothing evaluated; else an evaluated epoch of the history
+  std::vector<Tensor> best_parameters;
+};
+
 struct MinibatchFit {
   std::vector<MinibatchEpochRecord> history;
   int64_t best_epoch = 0;  // 0: nothing was evaluated
@@ -92,10 +105,19 @@ class MinibatchTrainer {
   MinibatchFit fit(const std::function<void(const MinibatchEpochRecord&)>& on_epoch = {},
                    const std::function<void(const MinibatchProgress&)>& on_progress = {});
   int64_t epochs_done() const { return epoch_; }
+  // Where the fit stands (after fit() or any epoch; in fit's on_epoch the
+  // epoch's record is in it), and a resumed fit's start: set_state throws
+  // InvalidArgument, changing nothing, for a history that is not epochs
+  // 1..epoch, a best epoch that is not an evaluated one of it, or best
+  // parameters that are not the model's count and shapes. fit() then runs
+  // the epochs after state.epoch up to options.epochs.
+  MinibatchTrainerState state() const;
+  void set_state(MinibatchTrainerState state);
 
  private:
   void remember_best();
   void restore_best();
+  const MinibatchEpochRecord* best_record() const;
 
   BlockModel& model_;
   Optimizer& optimizer_;
@@ -103,6 +125,8 @@ class MinibatchTrainer {
   MinibatchTrainerOptions options_;
   int64_t epoch_ = 0;
   uint64_t batches_drawn_ = 0;  // sampler stream numbers used so far
+  std::vector<MinibatchEpochRecord> history_;
+  int64_t best_epoch_ = 0;
   std::vector<Tensor> best_parameters_;
   std::vector<std::shared_ptr<sampling::DeviceArena>> arenas_;  // the pipeline's, kept across epochs (GPU)
 };

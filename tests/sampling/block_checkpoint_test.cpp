@@ -3,9 +3,10 @@
 // and every file or option it cannot serve is refused with the reason.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
-#include <iterator>
+#include <map>
 
 #include "cora_minibatch.hpp"
 #include "graph_io/section_file.hpp"
@@ -21,8 +22,23 @@ namespace {
 using namespace sgnn;
 
 std::string file_text(const std::filesystem::path& path) {
+  std::string bytes(static_cast<std::size_t>(std::filesystem::file_size(path)), '\0');
   std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  REQUIRE(in.gcount() == static_cast<std::streamsize>(bytes.size()));
+  return bytes;
+}
+
+// The file's sections whose names start with `prefix`, by name.
+std::map<std::string, std::string> sections_bytes(const std::filesystem::path& file, const std::string& prefix) {
+  const graph_io::SectionFile contents = graph_io::read_section_file(file, "checkpoint", 2);
+  std::map<std::string, std::string> bytes;
+  for (const auto& [name, tensor] : contents.sections) {
+    if (!name.starts_with(prefix)) continue;
+    const auto* data = static_cast<const char*>(tensor.raw_data());
+    bytes[name] = std::string(data, data + tensor.nbytes());
+  }
+  return bytes;
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -117,7 +133,12 @@ TEST_CASE("a mini-batch checkpoint: what it cannot serve is refused, naming the 
       predict.checkpoint = file.string();
       CHECK_THROWS_WITH_AS(training::run_prediction(predict), doctest::Contains(reason), IoError);
     };
-    refused([](graph_io::SectionFile& file) { file.sections.pop_back(); }, "parameters, the model it describes");
+    refused(
+        [](graph_io::SectionFile& file) {
+          file.sections.erase(std::find_if(file.sections.begin(), file.sections.end(),
+                                           [](const auto& section) { return section.first.starts_with("param."); }));
+        },
+        "parameters, the model it describes");
     refused([](graph_io::SectionFile& file) { file.metadata["model"] = "appnp"; }, "describes no model this build makes");
     refused([](graph_io::SectionFile& file) { file.metadata["model.hyperparameter.hidden"] = "17"; },
             "the model it describes has [1433, 17]");
@@ -137,5 +158,122 @@ TEST_CASE("a mini-batch checkpoint: what it cannot serve is refused, naming the 
     CHECK_THROWS_WITH_AS(training::run_minibatch_experiment(options), doctest::Contains("name the same file"),
                          InvalidArgument);
     CHECK_FALSE(std::filesystem::exists(dir / "factory.ckpt"));
+  }
+}
+
+TEST_CASE("a mini-batch run resumed from its checkpoint ends as the uninterrupted run did: parameters, history and "
+          "predictions (sage, gat)") {
+  const sgnn::testing::TempDir dir;
+  for (const std::string model : {"sage", "gat"}) {
+    CAPTURE(model);
+    training::MinibatchOptions whole = short_run(model, dir);  // dropout, so the generator's state matters too
+    whole.epochs = 4;
+    whole.eval_every = 2;  // epoch 3 is not evaluated: the best epoch is kept across the resume
+    whole.checkpoint = (dir / (model + "-whole.ckpt")).string();
+    whole.predictions = (dir / (model + "-whole.csv")).string();
+    const training::MinibatchResult uninterrupted = training::run_minibatch_experiment(whole);
+
+    training::MinibatchOptions first = whole;
+    first.epochs = 2;
+    first.checkpoint = (dir / (model + "-first.ckpt")).string();
+    first.predictions.clear();
+    (void)training::run_minibatch_experiment(first);
+    training::MinibatchOptions rest = whole;
+    rest.resume = first.checkpoint;
+    rest.checkpoint = (dir / (model + "-resumed.ckpt")).string();
+    rest.predictions = (dir / (model + "-resumed.csv")).string();
+    std::vector<std::string> notes;
+    training::MinibatchHooks hooks;
+    hooks.on_note = [&notes](const std::string& text) { notes.push_back(text); };
+    const training::MinibatchResult resumed = training::run_minibatch_experiment(rest, hooks);
+
+    CHECK(std::find(notes.begin(), notes.end(), "resumed from " + first.checkpoint + " after epoch 2") != notes.end());
+    REQUIRE(resumed.fit.history.size() == 4);
+    for (std::size_t i = 0; i < 4; ++i) {
+      CAPTURE(i);
+      const training::MinibatchEpochRecord& a = uninterrupted.fit.history[i];
+      const training::MinibatchEpochRecord& b = resumed.fit.history[i];
+      CHECK(b.epoch == a.epoch);
+      CHECK(b.train_loss == a.train_loss);
+      CHECK(b.sampled_edges == a.sampled_edges);
+      CHECK(b.evaluated == a.evaluated);
+      CHECK(b.evaluation.validation.accuracy == a.evaluation.validation.accuracy);
+      CHECK(b.evaluation.test.loss == a.evaluation.test.loss);
+    }
+    CHECK(resumed.fit.best_epoch == uninterrupted.fit.best_epoch);
+    CHECK(resumed.test_accuracy == uninterrupted.test_accuracy);
+    CHECK(file_text(rest.predictions) == file_text(whole.predictions));
+    // The files: the best and the last parameters and the optimizer's state, byte for byte.
+    for (const char* prefix : {"param.", "last.", "optimizer.", "generator"}) {
+      CAPTURE(prefix);
+      const auto expected = sections_bytes(whole.checkpoint, prefix);
+      CHECK_FALSE(expected.empty());
+      CHECK(sections_bytes(rest.checkpoint, prefix) == expected);
+    }
+  }
+}
+
+TEST_CASE("resuming a mini-batch run refuses what it cannot continue, naming why, before training") {
+  const sgnn::testing::TempDir dir;
+  training::MinibatchOptions options = short_run("sage", dir);
+  options.predictions.clear();
+  (void)training::run_minibatch_experiment(options);
+  training::MinibatchOptions again = options;
+  again.resume = options.checkpoint;
+  again.checkpoint = (dir / "again.ckpt").string();
+  const auto refused = [&](const training::MinibatchOptions& run, const char* reason) {
+    CHECK_THROWS_WITH(training::run_minibatch_experiment(run), doctest::Contains(reason));
+    CHECK_FALSE(std::filesystem::exists(run.checkpoint));
+  };
+  SUBCASE("another model, fewer epochs than done, a missing file") {
+    training::MinibatchOptions wider = again;
+    wider.hidden = 17;
+    refused(wider, "the checkpoint's model is not this run's");
+    training::MinibatchOptions fewer = again;
+    fewer.epochs = 1;
+    refused(fewer, "the checkpoint has 2 epochs done, more than --epochs 1");
+    training::MinibatchOptions missing = again;
+    missing.resume = (dir / "none.ckpt").string();
+    refused(missing, "no such file");
+    const training::BlockModelFactory factory = [](const training::BlockModelConfig& config, Generator& generator) {
+      return std::make_unique<training::SageModel>(config, generator, training::SAGEAggregator::Mean);
+    };
+    training::MinibatchOptions made = again;
+    made.checkpoint.clear();
+    CHECK_THROWS_WITH_AS(training::run_minibatch_experiment(made, factory),
+                         doctest::Contains("--resume: a model of a BlockModelFactory cannot be rebuilt"),
+                         InvalidArgument);
+  }
+  SUBCASE("files without the state, damaged, or of full-graph training") {
+    const graph_io::SectionFile contents = graph_io::read_section_file(options.checkpoint, "checkpoint", 2);
+    const auto refused_file = [&](const std::function<void(graph_io::SectionFile&)>& alter, const char* reason) {
+      graph_io::SectionFile altered = contents;
+      alter(altered);
+      const std::filesystem::path file = dir / "altered.ckpt";
+      graph_io::write_section_file(file, altered);
+      training::MinibatchOptions run = again;
+      run.resume = file.string();
+      CHECK_THROWS_WITH_AS(training::run_minibatch_experiment(run), doctest::Contains(reason), IoError);
+      CHECK_FALSE(std::filesystem::exists(run.checkpoint));
+    };
+    const auto without = [](const std::string& name) {
+      return [name](graph_io::SectionFile& file) {
+        std::erase_if(file.sections, [&name](const auto& section) { return section.first == name; });
+      };
+    };
+    refused_file(without("minibatch.history"), "holds no training state");
+    const auto first_last = std::find_if(contents.sections.begin(), contents.sections.end(),
+                                         [](const auto& section) { return section.first.starts_with("last."); });
+    REQUIRE(first_last != contents.sections.end());
+    refused_file(without(first_last->first), ("missing entry \"" + first_last->first + "\"").c_str());
+    refused_file(without("generator"), "missing entry \"generator\"");
+    refused_file(
+        [](graph_io::SectionFile& file) {
+          for (auto& [name, tensor] : file.sections) {
+            if (name == "minibatch.history") tensor = tensor.narrow_rows(0, tensor.numel() - 1);
+          }
+        },
+        "entry \"minibatch.history\" malformed");
+    refused_file([](graph_io::SectionFile& file) { file.metadata.erase("training"); }, "holds a full-graph model");
   }
 }

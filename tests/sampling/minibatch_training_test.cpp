@@ -419,18 +419,19 @@ TEST_CASE("minibatch_options refuses models whose layers take no blocks, and ful
   CHECK(gat.hidden == 8);
   experiment.model = "sage";
   experiment.predictions = "cora.csv";  // taken: written by layer-wise inference
-  experiment.checkpoint = "cora.ckpt";   // taken: written after training
-  CHECK(training::minibatch_options(experiment, sampling).predictions == "cora.csv");
-  CHECK(training::minibatch_options(experiment, sampling).checkpoint == "cora.ckpt");
+  experiment.checkpoint = "cora.ckpt";   // taken: written every checkpoint_every epochs and after the last
   experiment.checkpoint_every = 5;
-  CHECK_THROWS_WITH_AS(training::minibatch_options(experiment, sampling), doctest::Contains("--checkpoint-every"),
-                       InvalidArgument);
-  experiment.checkpoint_every = 1;
+  experiment.resume = "run.ckpt";        // taken: a mini-batch checkpoint continues
+  const training::MinibatchOptions taken = training::minibatch_options(experiment, sampling);
+  CHECK(taken.predictions == "cora.csv");
+  CHECK(taken.checkpoint == "cora.ckpt");
+  CHECK(taken.checkpoint_every == 5);
+  CHECK(taken.resume == "run.ckpt");
   experiment.runs = 2;
-  experiment.resume = "run.ckpt";
+  experiment.embeddings = "x.csv";
   experiment.spmm = "hrpb";
   CHECK_THROWS_WITH_AS(training::minibatch_options(experiment, sampling),
-                       doctest::Contains("does not take --runs, --resume, --spmm"), InvalidArgument);
+                       doctest::Contains("does not take --runs, --embeddings, --spmm"), InvalidArgument);
 }
 
 TEST_CASE("the built-in block models refuse a bad config and a block count other than their layers, naming themselves") {

@@ -113,6 +113,24 @@ cmp -s "$work/pool.csv" "$work/pool-predicted.csv" || fail "sgnn_predict's mini-
 grep -q "sage (mini-batch) 1433 -> 8 -> 7, max-pool aggregator" "$work/pool-predict.txt" \
   || fail "sgnn_predict's summary: $(cat "$work/pool-predict.txt")"
 grep -q '"aggregator":"max-pool"' "$work/pool-minibatch.json" || fail "max-pool not reported: $(cat "$work/pool-minibatch.json")"
+# Mini-batch resume: 1 epoch + 1 more from its checkpoint == 2 epochs straight (losses and test accuracy).
+"$bin/sgnn_train" --model gcn --dataset cora --batch-size 64 --fanout 5,5 --epochs 2 --hidden 8 \
+  --out "$work/mb-whole.json" >/dev/null 2>&1 || fail "mini-batch GCN, 2 epochs, failed"
+"$bin/sgnn_train" --model gcn --dataset cora --batch-size 64 --fanout 5,5 --epochs 1 --hidden 8 \
+  --checkpoint "$work/mb.ckpt" >/dev/null 2>&1 || fail "mini-batch GCN with --checkpoint failed"
+"$bin/sgnn_train" --model gcn --dataset cora --batch-size 64 --fanout 5,5 --epochs 2 --hidden 8 \
+  --resume "$work/mb.ckpt" --checkpoint "$work/mb.ckpt" --out "$work/mb-resumed.json" >/dev/null 2>"$work/mb-resumed.err" ||
+  fail "mini-batch --resume failed: $(cat "$work/mb-resumed.err")"
+grep -q "resumed from $work/mb.ckpt after epoch 1" "$work/mb-resumed.err" || fail "no resume note: $(cat "$work/mb-resumed.err")"
+python3 - "$work/mb-whole.json" "$work/mb-resumed.json" <<'PY' || fail "the resumed mini-batch run differs from the uninterrupted one"
+import json, sys
+a, b = (json.load(open(name)) for name in sys.argv[1:3])
+assert a["test_accuracy"] == b["test_accuracy"], (a["test_accuracy"], b["test_accuracy"])
+assert [e["train_loss"] for e in a["epochs_run"]] == [e["train_loss"] for e in b["epochs_run"]]
+assert len(b["epochs_run"]) == 2, b["epochs_run"]
+PY
+expect_error "resumes mini-batch checkpoints only" "$bin/sgnn_train" --model gcn \
+  --dataset cora --batch-size 64 --fanout 5,5 --resume "$work/gcn.ckpt"
 grep -q "\"predictions\":\"$work/pool.csv\"" "$work/pool-minibatch.json" || fail "predictions not reported"
 [ "$(wc -l < "$work/pool.csv")" -eq 2709 ] && head -n 1 "$work/pool.csv" | grep -qx 'node,class,p0,p1,p2,p3,p4,p5,p6' \
   || fail "mini-batch predictions: $(head -n 2 "$work/pool.csv")"
