@@ -10,6 +10,15 @@
 
 namespace sgnn::fuzz {
 
+// The fixtures' graph: a directed 4-node ring.
+inline graph_io::EdgeList ring_edges() {
+  graph_io::EdgeList edges;
+  edges.num_nodes = 4;
+  edges.source = Tensor::from_vector(std::vector<int32_t>{0, 1, 2, 3}, {4});
+  edges.target = Tensor::from_vector(std::vector<int32_t>{1, 2, 3, 0}, {4});
+  return edges;
+}
+
 struct CheckpointFixture {
   explicit CheckpointFixture(uint64_t seed)
       : adjacency(std::make_shared<Adjacency>(ring())),
@@ -31,13 +40,7 @@ struct CheckpointFixture {
   training::Trainer trainer;
 
  private:
-  static Adjacency ring() {
-    graph_io::EdgeList edges;
-    edges.num_nodes = 4;
-    edges.source = Tensor::from_vector(std::vector<int32_t>{0, 1, 2, 3}, {4});
-    edges.target = Tensor::from_vector(std::vector<int32_t>{1, 2, 3, 0}, {4});
-    return graph_io::prepare_adjacency(edges, graph_io::gcn_graph_options().prepare);
-  }
+  static Adjacency ring() { return graph_io::prepare_adjacency(ring_edges(), graph_io::gcn_graph_options().prepare); }
   static training::TrainingData data(const Adjacency& graph) {
     training::TrainingData d;
     d.graph = training::GraphInput(graph);

@@ -6,11 +6,10 @@
 #include <cstdio>
 
 #include "fuzz/checkpoint_fixture.hpp"
+#include "fuzz/minibatch_checkpoint_fixture.hpp"
 #include "graph_io/adjacency_cache.hpp"
 #include "graph_io/hrpb_cache.hpp"
 #include "graph_io/section_file.hpp"
-#include "training/block_checkpoint.hpp"
-#include "training/minibatch_sage.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -50,25 +49,9 @@ int main(int argc, char** argv) {
   run.trainer.run_epoch();
   run.save(checkpoint_folder / "two-epochs.sgnn");
 
-  const sgnn::training::BlockModelConfig config{.in_features = 2, .classes = 2, .hidden = 3, .layers = 2};
-  sgnn::Generator generator(2);
-  sgnn::training::SageModel sage(config, generator, sgnn::training::SAGEAggregator::Mean);
-  const sgnn::training::Adam optimizer(sage.parameter_groups(0.0), sgnn::ops::AdamHyperparameters{});
-  sgnn::training::MinibatchTrainerState state;  // two epochs done, the first the best
-  state.epoch = 2;
-  state.batches_drawn = 6;
-  for (int64_t epoch = 1; epoch <= 2; ++epoch) {
-    sgnn::training::MinibatchEpochRecord record;
-    record.epoch = epoch;
-    record.batches = 3;
-    record.evaluated = true;
-    record.evaluation.validation.accuracy = epoch == 1 ? 0.5 : 0.25;
-    state.history.push_back(record);
-  }
-  state.best_epoch = 1;
-  for (const sgnn::Tensor& parameter : sage.parameters()) state.best_parameters.push_back(parameter.detach().clone());
-  sgnn::training::save_block_checkpoint(checkpoint_folder / "minibatch-sage.sgnn", sage,
-                                        sgnn::training::block_model_description("sage", config, "mean", false),
-                                        optimizer, state, generator);
+  sgnn::fuzz::MinibatchCheckpointFixture minibatch;
+  (void)minibatch.trainer.run_epoch();
+  (void)minibatch.trainer.run_epoch();
+  minibatch.save(checkpoint_folder / "minibatch-sage.sgnn");
   return 0;
 }

@@ -125,6 +125,14 @@ MinibatchEpochRecord MinibatchTrainer::run_epoch(const std::function<void(const 
     record.evaluated = true;
     record.eval_seconds = seconds_since(eval_start);
   }
+  // Recorded here, not in fit(), so that state() is whole after any epoch.
+  const MinibatchEpochRecord* best = best_record();
+  if (record.evaluated &&
+      (best == nullptr || record.evaluation.validation.accuracy > best->evaluation.validation.accuracy)) {
+    best_epoch_ = record.epoch;
+    remember_best();
+  }
+  history_.push_back(record);
   return record;
 }
 
@@ -157,13 +165,6 @@ MinibatchFit MinibatchTrainer::fit(const std::function<void(const MinibatchEpoch
   const Clock::time_point start = Clock::now();
   while (epoch_ < options_.epochs) {
     const MinibatchEpochRecord record = run_epoch(on_progress);
-    const MinibatchEpochRecord* best = best_record();
-    if (record.evaluated &&
-        (best == nullptr || record.evaluation.validation.accuracy > best->evaluation.validation.accuracy)) {
-      best_epoch_ = record.epoch;
-      remember_best();
-    }
-    history_.push_back(record);
     if (on_epoch) on_epoch(record);
   }
   restore_best();

@@ -100,6 +100,10 @@ class MinibatchTrainer {
   // InvalidArgument on missing data, an empty train split, or options out of range.
   MinibatchTrainer(BlockModel& model, Optimizer& optimizer, MinibatchData data, MinibatchTrainerOptions options);
 
+  // One epoch (evaluated when the options say so), recorded in state(): its
+  // record joins the history, and an evaluated epoch with a better
+  // validation accuracy becomes the best one. fit() runs epochs up to
+  // options.epochs and restores the best epoch's parameters.
   MinibatchEpochRecord run_epoch(const std::function<void(const MinibatchProgress&)>& on_progress = {});
   Evaluation evaluate();
   MinibatchFit fit(const std::function<void(const MinibatchEpochRecord&)>& on_epoch = {},

@@ -4,11 +4,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 
 #include "cora_minibatch.hpp"
+#include "fuzz/minibatch_checkpoint_fixture.hpp"
 #include "graph_io/section_file.hpp"
 #include "tests/graph_io/temp_files.hpp"
 #include "training/block_checkpoint.hpp"
@@ -275,5 +278,41 @@ TEST_CASE("resuming a mini-batch run refuses what it cannot continue, naming why
         },
         "entry \"minibatch.history\" malformed");
     refused_file([](graph_io::SectionFile& file) { file.metadata.erase("training"); }, "holds a full-graph model");
+  }
+}
+
+TEST_CASE("MinibatchTrainer records each run_epoch in state(), and a resume file whose history counts are not whole "
+          "numbers is refused, changing nothing") {
+  sgnn::fuzz::MinibatchCheckpointFixture run;  // the fuzz target's mini-batch run: 4-node ring, eval every 2
+  (void)run.trainer.run_epoch();
+  (void)run.trainer.run_epoch();
+  const training::MinibatchTrainerState state = run.trainer.state();
+  CHECK(state.epoch == 2);
+  REQUIRE(state.history.size() == 2);
+  CHECK(state.history[1].epoch == 2);
+  CHECK(state.best_epoch == 1);  // epoch 1 evaluated, epoch 2 not
+  CHECK(state.best_parameters.size() == run.model.parameters().size());
+  const sgnn::testing::TempDir dir;
+  const std::filesystem::path good = dir / "good.ckpt";
+  run.save(good);
+  const graph_io::SectionFile contents = graph_io::read_section_file(good, "checkpoint", 2);
+  sgnn::fuzz::MinibatchCheckpointFixture resumed;
+  resumed.resume(contents);
+  CHECK(resumed.trainer.epochs_done() == 2);
+
+  for (const double count : {3.65296e+233, std::numeric_limits<double>::quiet_NaN(), -1.0, 1.5,
+                             std::numeric_limits<double>::infinity()}) {
+    CAPTURE(count);
+    graph_io::SectionFile bad = contents;
+    for (auto& [name, tensor] : bad.sections) {
+      if (name != "minibatch.history") continue;
+      tensor = tensor.clone();
+      tensor.data<int64_t>()[21] = std::bit_cast<int64_t>(count);  // the second record's epoch
+    }
+    sgnn::fuzz::MinibatchCheckpointFixture other;
+    const std::vector<float> before = other.model.parameters().front().to_vector<float>();
+    CHECK_THROWS_WITH_AS(other.resume(bad), doctest::Contains("\"minibatch.history\" malformed: count"), IoError);
+    CHECK(other.model.parameters().front().to_vector<float>() == before);
+    CHECK(other.trainer.epochs_done() == 0);
   }
 }
