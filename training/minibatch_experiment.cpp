@@ -439,6 +439,10 @@ MinibatchResult run_minibatch(const MinibatchOptions& options, const BlockModelF
     SGNN_CHECK(trainer.epochs_done() <= options.epochs, "--resume ", options.resume, ": the checkpoint has ",
                trainer.epochs_done(), " epochs done, more than --epochs ", options.epochs);
     note(hooks, result, detail::concat("resumed from ", options.resume, " after epoch ", trainer.epochs_done()));
+    if (trainer.epochs_done() == options.epochs && !options.checkpoint.empty()) {
+      note(hooks, result, detail::concat("--epochs ", options.epochs, " are done already: nothing trained, no checkpoint "
+                                         "written; raise --epochs to train on"));
+    }
   }
   memory::synchronize(device);
   result.setup_seconds = seconds_since(start) - result.load_seconds;

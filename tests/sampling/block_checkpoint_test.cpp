@@ -191,6 +191,7 @@ TEST_CASE("a mini-batch run resumed from its checkpoint ends as the uninterrupte
     const training::MinibatchResult resumed = training::run_minibatch_experiment(rest, hooks);
 
     CHECK(std::find(notes.begin(), notes.end(), "resumed from " + first.checkpoint + " after epoch 2") != notes.end());
+    CHECK(notes.size() == 1);
     REQUIRE(resumed.fit.history.size() == 4);
     for (std::size_t i = 0; i < 4; ++i) {
       CAPTURE(i);
@@ -235,6 +236,16 @@ TEST_CASE("resuming a mini-batch run refuses what it cannot continue, naming why
     training::MinibatchOptions fewer = again;
     fewer.epochs = 1;
     refused(fewer, "the checkpoint has 2 epochs done, more than --epochs 1");
+    // As many epochs as done: nothing to train, said so, and no file written.
+    std::vector<std::string> notes;
+    training::MinibatchHooks hooks;
+    hooks.on_note = [&notes](const std::string& text) { notes.push_back(text); };
+    const training::MinibatchResult done = training::run_minibatch_experiment(again, hooks);
+    CHECK(done.fit.history.size() == 2);
+    CHECK(done.checkpoint.empty());
+    CHECK_FALSE(std::filesystem::exists(again.checkpoint));
+    REQUIRE(notes.size() == 2);
+    CHECK(notes[1] == "--epochs 2 are done already: nothing trained, no checkpoint written; raise --epochs to train on");
     training::MinibatchOptions missing = again;
     missing.resume = (dir / "none.ckpt").string();
     refused(missing, "no such file");
