@@ -10,7 +10,8 @@
 
 namespace sgnn::fuzz {
 
-// The fixtures' graph: a directed 4-node ring.
+// The fixtures' task: a directed 4-node ring, 2 features and 2 classes a
+// node, nodes 0 and 1 to train on and 2 and 3 to validate.
 inline graph_io::EdgeList ring_edges() {
   graph_io::EdgeList edges;
   edges.num_nodes = 4;
@@ -18,6 +19,10 @@ inline graph_io::EdgeList ring_edges() {
   edges.target = Tensor::from_vector(std::vector<int32_t>{1, 2, 3, 0}, {4});
   return edges;
 }
+inline Tensor ring_features() { return Tensor::from_vector(std::vector<float>{1, 0, 0, 1, 1, 1, 0, 0}, {4, 2}); }
+inline Tensor ring_labels() { return Tensor::from_vector(std::vector<int32_t>{0, 1, 1, 0}, {4}); }
+inline Tensor ring_train_nodes() { return Tensor::from_vector(std::vector<int32_t>{0, 1}, {2}); }
+inline Tensor ring_valid_nodes() { return Tensor::from_vector(std::vector<int32_t>{2, 3}, {2}); }
 
 struct CheckpointFixture {
   explicit CheckpointFixture(uint64_t seed)
@@ -44,10 +49,10 @@ struct CheckpointFixture {
   static training::TrainingData data(const Adjacency& graph) {
     training::TrainingData d;
     d.graph = training::GraphInput(graph);
-    d.features = Tensor::from_vector(std::vector<float>{1, 0, 0, 1, 1, 1, 0, 0}, {4, 2});
-    d.labels = Tensor::from_vector(std::vector<int32_t>{0, 1, 1, 0}, {4});
-    d.train_index = Tensor::from_vector(std::vector<int32_t>{0, 1}, {2});
-    d.valid_index = Tensor::from_vector(std::vector<int32_t>{2, 3}, {2});
+    d.features = ring_features();
+    d.labels = ring_labels();
+    d.train_index = ring_train_nodes();
+    d.valid_index = ring_valid_nodes();
     return d;
   }
   static training::TrainerOptions options() {

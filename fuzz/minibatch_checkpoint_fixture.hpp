@@ -18,9 +18,8 @@ struct MinibatchCheckpointFixture {
   MinibatchCheckpointFixture()
       : sampler(std::make_shared<const sampling::SamplingGraph>(ring(), Device::cpu(), sampling::Residence::Device),
                 sampler_options()),
-        features(Tensor::from_vector(std::vector<float>{1, 0, 0, 1, 1, 1, 0, 0}, {4, 2}), Device::cpu(),
-                 store_options(DType::Float32)),
-        labels(Tensor::from_vector(std::vector<int32_t>{0, 1, 1, 0}, {4}), Device::cpu(), store_options(DType::Int32)),
+        features(ring_features(), Device::cpu(), store_options(DType::Float32)),
+        labels(ring_labels(), Device::cpu(), store_options(DType::Int32)),
         generator(1),
         model(config(), generator),
         optimizer(model.parameter_groups(5e-4f)),
@@ -68,8 +67,8 @@ struct MinibatchCheckpointFixture {
     d.sampler = &sampler;
     d.features = &features;
     d.labels = &labels;
-    d.train_index = Tensor::from_vector(std::vector<int32_t>{0, 1}, {2});
-    d.valid_index = Tensor::from_vector(std::vector<int32_t>{2, 3}, {2});
+    d.train_index = ring_train_nodes();
+    d.valid_index = ring_valid_nodes();
     return d;
   }
   static training::MinibatchTrainerOptions trainer_options() {

@@ -32,6 +32,16 @@ std::string file_text(const std::filesystem::path& path) {
   return bytes;
 }
 
+// `contents` changed by `alter`, written to `file`; returns the file.
+std::filesystem::path write_altered(const graph_io::SectionFile& contents,
+                                    const std::function<void(graph_io::SectionFile&)>& alter,
+                                    const std::filesystem::path& file) {
+  graph_io::SectionFile altered = contents;
+  alter(altered);
+  graph_io::write_section_file(file, altered);
+  return file;
+}
+
 // The file's sections whose names start with `prefix`, by name.
 std::map<std::string, std::string> sections_bytes(const std::filesystem::path& file, const std::string& prefix) {
   const graph_io::SectionFile contents = graph_io::read_section_file(file, "checkpoint", 2);
@@ -129,11 +139,7 @@ TEST_CASE("a mini-batch checkpoint: what it cannot serve is refused, naming the 
   SUBCASE("a file whose parameters or kind do not match") {
     const graph_io::SectionFile contents = graph_io::read_section_file(options.checkpoint, "checkpoint", 2);
     const auto refused = [&](const std::function<void(graph_io::SectionFile&)>& alter, const char* reason) {
-      graph_io::SectionFile altered = contents;
-      alter(altered);
-      const std::filesystem::path file = dir / "altered.ckpt";
-      graph_io::write_section_file(file, altered);
-      predict.checkpoint = file.string();
+      predict.checkpoint = write_altered(contents, alter, dir / "altered.ckpt").string();
       CHECK_THROWS_WITH_AS(training::run_prediction(predict), doctest::Contains(reason), IoError);
     };
     refused(
@@ -261,12 +267,8 @@ TEST_CASE("resuming a mini-batch run refuses what it cannot continue, naming why
   SUBCASE("files without the state, damaged, or of full-graph training") {
     const graph_io::SectionFile contents = graph_io::read_section_file(options.checkpoint, "checkpoint", 2);
     const auto refused_file = [&](const std::function<void(graph_io::SectionFile&)>& alter, const char* reason) {
-      graph_io::SectionFile altered = contents;
-      alter(altered);
-      const std::filesystem::path file = dir / "altered.ckpt";
-      graph_io::write_section_file(file, altered);
       training::MinibatchOptions run = again;
-      run.resume = file.string();
+      run.resume = write_altered(contents, alter, dir / "altered.ckpt").string();
       CHECK_THROWS_WITH_AS(training::run_minibatch_experiment(run), doctest::Contains(reason), IoError);
       CHECK_FALSE(std::filesystem::exists(run.checkpoint));
     };
