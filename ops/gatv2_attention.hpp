@@ -64,11 +64,12 @@ Tensor gatv2_attention(const Adjacency& adjacency, const Tensor& x_target, const
 // x_target's and a's gradients; x_source's gradient is a pass over Aᵀ
 // (through transpose_to_csr) that reads the scores' gradient [nnz, H] float32
 // (on CUDA beside α̃, and with the sign of x_target[row] + x_source[col] per
-// (entry, head, feature) kept by the row pass: H·F bits an entry, rounded up
-// to whole groups of lanes), so it gathers only grad_out[row]. Peak memory
-// beyond the inputs and output: forward 4·nnz·H bytes; backward, CPU 8·nnz·H
-// bytes, CUDA 12·nnz·H + nnz·H·F / 8 bytes and, with dropout, nnz·H / 8
-// bytes of mask bits.
+// (entry, head, feature) kept by the row pass: H·F bits an entry, each lane's
+// rounded up to 1, 2, 4 or 8 and the entry's to whole bytes, at most 32), so
+// it gathers only grad_out[row]. Peak memory beyond the inputs and output:
+// forward 4·nnz·H bytes; backward, CPU 8·nnz·H bytes, CUDA 12·nnz·H bytes,
+// the signs (about nnz·H·F / 8 bytes; 8·nnz at 8 heads of 8 or one of 41)
+// and, with dropout, nnz·H / 8 bytes of mask bits.
 // Bad shapes, dtypes, devices, slope < 0 or dropout outside [0, 1) ->
 // InvalidArgument.
 Tensor gatv2_aggregate(const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source, const Tensor& a,

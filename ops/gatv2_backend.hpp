@@ -44,7 +44,8 @@ struct EntryDropout {
 
 // The layouts the backend's fused kernels have for x [n, H, F] of this
 // shape and dtype, as lanes per head: the CPU one ({1}); CUDA, where an
-// entry's heads fit one warp's lanes and Aᵀ's edge map is int32, the fewest
+// entry's heads fit one warp's lanes, Aᵀ's edge map is int32 and nnz is
+// below 2^31 - 1024 (positions count in 32 bits there), the fewest
 // lanes that keep a lane's values at most 8 (more entries share a warp
 // instruction), then twice as many where the heads still fit a warp (fewer
 // values a lane: more warps resident, fewer idle lanes on short rows).

@@ -120,8 +120,9 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
 #pragma unroll
         for (int v = 0; v < kVec; ++v) {
           const float z = x[v] + y[v];
-          acc[v] += g * a[v] * (z > 0.0f ? 1.0f : args.slope);
-          a_sums[v] += g * leaky(z, args.slope);
+          const float gradient = g * (z > 0.0f ? 1.0f : args.slope);  // g · LeakyReLU'(z); LeakyReLU(z) = z · LeakyReLU'(z)
+          acc[v] += gradient * a[v];
+          a_sums[v] += gradient * z;
         }
       }
     }
@@ -136,29 +137,29 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
 }
 
 
-template <int kVec, int kChunks, int kUnroll>
+template <typename T, int kVec, int kChunks, int kUnroll>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
     gatv2_scores_rows_kernel(Gatv2Arguments args, WholeRowLanes lanes, float* __restrict__ scores) {
   const auto f = lane_features<kVec, kChunks>(args, lanes);
   const int head = f.valid[0] ? f.head : 0;
+  const LaneOffsets offsets = LaneOffsets::template make<kVec>(f, lanes, args.heads, args.features);
+  const T* __restrict__ targets = typed_data<T>(args.rows);
+  const T* __restrict__ sources = typed_data<T>(args.columns);
   float a[kChunks][kVec];
   load_attention<kVec, kChunks>(args, f, head, a);
   for (int64_t item = sparse_cuda::global_subwarp(32); item < args.segments.count; item += sparse_cuda::subwarp_count(32)) {
     const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, item);
     if (range.skip) continue;
     float x[kChunks][kVec];
-#pragma unroll
-    for (int j = 0; j < kChunks; ++j) {
-      args.rows.template load<kVec>(args.rows.at(range.row, head, f.valid[j] ? f.feature[j] : 0), x[j]);
-    }
+    load_lane_row<kVec, kChunks>(targets, args.rows.row_stride, offsets, range.row, x);
     for (int64_t base = range.begin; base < range.end; base += int64_t{kUnroll} * f.slots) {
       int64_t position[kUnroll];
       float y[kUnroll][kChunks][kVec];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         position[u] = base + int64_t{u} * f.slots + f.slot;
-        const int64_t column = position[u] < range.end ? int64_t{__ldg(args.indices + position[u])} : -1;
-        gather_lane_row<kVec, kChunks>(args.columns, f, column, head, column >= 0, y[u]);
+        // Past the end: row 0, read and not used.
+        load_lane_row<kVec, kChunks>(sources, args.columns.row_stride, offsets, position[u] < range.end ? int64_t{__ldg(args.indices + position[u])} : 0, y[u]);
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
@@ -175,13 +176,16 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
   }
 }
 
-template <int kVec, int kChunks, int kUnroll>
+template <typename T, int kVec, int kChunks, int kUnroll>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
     gatv2_backward_rows_kernel(Gatv2Arguments args, WholeRowLanes lanes, const int32_t* __restrict__ edge_map,
                                const float* __restrict__ grad_scores, float* __restrict__ grad_rows,
                                float* __restrict__ grad_a) {
   const auto f = lane_features<kVec, kChunks>(args, lanes);
   const int head = f.valid[0] ? f.head : 0;
+  const LaneOffsets offsets = LaneOffsets::template make<kVec>(f, lanes, args.heads, args.features);
+  const T* __restrict__ targets = typed_data<T>(args.rows);
+  const T* __restrict__ sources = typed_data<T>(args.columns);
   const int64_t width = args.heads * args.features;
   float a[kChunks][kVec], a_sums[kChunks][kVec] = {};
   load_attention<kVec, kChunks>(args, f, head, a);
@@ -189,23 +193,24 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
     const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, item);
     if (range.skip) continue;
     float x[kChunks][kVec], acc[kChunks][kVec];
+    load_lane_row<kVec, kChunks>(targets, args.rows.row_stride, offsets, range.row, x);
 #pragma unroll
     for (int j = 0; j < kChunks; ++j) {
-      args.rows.template load<kVec>(args.rows.at(range.row, head, f.valid[j] ? f.feature[j] : 0), x[j]);
 #pragma unroll
       for (int v = 0; v < kVec; ++v) acc[j][v] = 0.0f;
     }
     for (int64_t base = range.begin; base < range.end; base += int64_t{kUnroll} * f.slots) {
       float g[kUnroll];
+      bool inside[kUnroll];
       float y[kUnroll][kChunks][kVec];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         const int64_t position = base + int64_t{u} * f.slots + f.slot;
-        const bool inside = position < range.end && f.valid[0];
-        const int64_t column = inside ? int64_t{__ldg(args.indices + position)} : 0;
-        const int64_t edge = !inside ? 0 : edge_map ? int64_t{__ldg(edge_map + position)} : position;
-        g[u] = inside ? __ldg(grad_scores + edge * args.heads + head) : 0.0f;
-        gather_lane_row<kVec, kChunks>(args.columns, f, column, head, inside, y[u]);
+        inside[u] = position < range.end && f.valid[0];
+        const int64_t edge = !inside[u] ? 0 : edge_map ? int64_t{__ldg(edge_map + position)} : position;
+        g[u] = inside[u] ? __ldg(grad_scores + edge * args.heads + head) : 0.0f;
+        // Outside: row 0, read and not used.
+        load_lane_row<kVec, kChunks>(sources, args.columns.row_stride, offsets, inside[u] ? int64_t{__ldg(args.indices + position)} : 0, y[u]);
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
@@ -214,8 +219,10 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
 #pragma unroll
           for (int v = 0; v < kVec; ++v) {
             const float z = x[j][v] + y[u][j][v];
-            acc[j][v] += g[u] * a[j][v] * (z > 0.0f ? 1.0f : args.slope);
-            a_sums[j][v] += g[u] * leaky(z, args.slope);
+            if (!inside[u]) continue;  // row 0's values may not be finite: g · them is not 0
+            const float gradient = g[u] * (z > 0.0f ? 1.0f : args.slope);  // LeakyReLU(z) = z · LeakyReLU'(z)
+            acc[j][v] += gradient * a[j][v];
+            a_sums[j][v] += gradient * z;
           }
         }
       }
@@ -251,8 +258,9 @@ void gatv2_scores_forward(Cuda, const Csr& csr, const Tensor& rows, const Tensor
   const Gatv2Arguments args = arguments_of(csr, *plan, rows, columns, a, negative_slope);
   const int vec = vector_width(rows, columns);
   if (const std::optional<WholeRowLayout> layout = whole_row_layout(args.heads, args.features, vec)) {
-    with_whole_rows(vec, layout->chunks, [&](auto vec_constant, auto chunks, auto unroll) {
-      gatv2_scores_rows_kernel<decltype(vec_constant)::value, decltype(chunks)::value, decltype(unroll)::value>
+    with_whole_rows(columns.dtype(), vec, layout->chunks, [&](auto type, auto vec_constant, auto chunks, auto unroll) {
+      gatv2_scores_rows_kernel<typename decltype(type)::type, decltype(vec_constant)::value, decltype(chunks)::value,
+                               decltype(unroll)::value>
           <<<sparse_cuda::subwarp_blocks(args.segments.count, 32, device), sparse_cuda::kBlockThreads, 0,
              cuda::stream(device)>>>(args, layout->lanes, scores.data<float>());
     });
@@ -280,8 +288,9 @@ void gatv2_scores_backward(Cuda, const Csr& csr, const Tensor& edge_map, const T
   const int32_t* map = edge_map.defined() ? edge_map.data<int32_t>() : nullptr;
   float* grad_a_data = grad_a.defined() ? grad_a.data<float>() : nullptr;
   if (const std::optional<WholeRowLayout> layout = whole_row_layout(args.heads, args.features, vec)) {
-    with_whole_rows(vec, layout->chunks, [&](auto vec_constant, auto chunks, auto unroll) {
-      gatv2_backward_rows_kernel<decltype(vec_constant)::value, decltype(chunks)::value, decltype(unroll)::value>
+    with_whole_rows(columns.dtype(), vec, layout->chunks, [&](auto type, auto vec_constant, auto chunks, auto unroll) {
+      gatv2_backward_rows_kernel<typename decltype(type)::type, decltype(vec_constant)::value, decltype(chunks)::value,
+                                 decltype(unroll)::value>
           <<<sparse_cuda::subwarp_blocks(args.segments.count, 32, device), sparse_cuda::kBlockThreads, 0,
              cuda::stream(device)>>>(args, layout->lanes, map, grad_scores.data<float>(), grad_rows.data<float>(),
                                      grad_a_data);

@@ -23,6 +23,7 @@
 // the Reddit-scale preset: cheaper than keeping them), and read by the passes.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -43,9 +44,10 @@ constexpr unsigned kFullWarp = 0xffffffffu;
 // resident to cover them; lanes holding 8 values a chunk spill at 80.
 constexpr int fused_blocks_per_sm(int lane_values) { return lane_values >= 8 ? 2 : 3; }
 // The row pass of the backward holds more per value (x, grad_out, the
-// gradient sums and the sign planes): at 80 registers it spilled 76-268
-// bytes a thread with 5-7 values a lane, so it takes two blocks from 5.
-constexpr int rows_backward_blocks_per_sm(int lane_values) { return lane_values >= 5 ? 2 : 3; }
+// gradient sums): at 80 registers it spilled 32-268 bytes a thread with 5-7
+// values a lane, and 56-84 bytes with 3-4 values and four entries in
+// flight, so it takes two blocks from 10 values in flight.
+constexpr int rows_backward_blocks_per_sm(int values_in_flight) { return values_in_flight >= 10 ? 2 : 3; }
 
 // Bit k of the mask: draw k (entry k / H, head k % H) kept. 32 draws a word,
 // four Philox blocks of ops::dropout's 16-bit draws.
@@ -79,14 +81,22 @@ struct KeepMask {
 // exp(from − to), 0 for a partial that has seen nothing (from = −inf).
 __device__ __forceinline__ float rescale_factor(float from, float to) { return from == -INFINITY ? 0.0f : expf(from - to); }
 
+// Positions in A count in 32 bits here: the fused path needs nnz < 2^31
+// (gatv2_fused_layouts), and 64-bit positions cost two instructions for
+// every add and compare. The (entry, head) index of the scores and the mask
+// may pass 2^31 and is formed in 64 bits.
+__device__ __forceinline__ int64_t entry_head(int32_t position, int heads, int head) {
+  return int64_t{position} * heads + head;
+}
+
 // The columns of a step's entries (base + u · slots + slot; -1 past end),
 // loaded one step ahead so that the gathers of a step need not wait for them.
 template <int kUnroll, typename Lanes>
-__device__ __forceinline__ void load_columns(const int32_t* __restrict__ indices, int64_t base, int64_t end,
+__device__ __forceinline__ void load_columns(const int32_t* __restrict__ indices, int32_t base, int32_t end,
                                              const Lanes& f, int32_t (&columns)[kUnroll]) {
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) {
-    const int64_t position = base + int64_t{u} * f.slots + f.slot;
+    const int32_t position = base + u * f.slots + f.slot;
     columns[u] = position < end ? __ldg(indices + position) : -1;
   }
 }
@@ -109,11 +119,14 @@ __device__ __forceinline__ void store_out(const ForwardOutputs& to, int64_t offs
   else to.out_bf16[offset] = store_as<bfloat16>(value);
 }
 
-template <int kVec, int kChunks, int kUnroll>
+template <typename T, int kVec, int kChunks, int kUnroll>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_sm(kVec * kChunks))
     gatv2_fused_forward_kernel(Gatv2Arguments args, WholeRowLanes lanes, ForwardOutputs to) {
   const auto f = lane_features<kVec, kChunks>(args, lanes);
   const int head = f.valid[0] ? f.head : 0;
+  const LaneOffsets offsets = LaneOffsets::template make<kVec>(f, lanes, args.heads, args.features);
+  const T* __restrict__ targets = typed_data<T>(args.rows);
+  const T* __restrict__ sources = typed_data<T>(args.columns);
   const int64_t width = args.heads * args.features;
   float a[kChunks][kVec];
   load_attention<kVec, kChunks>(args, f, head, a);
@@ -121,29 +134,29 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
     const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, item);
     if (range.skip) continue;
     float x[kChunks][kVec], acc[kChunks][kVec];
+    load_lane_row<kVec, kChunks>(targets, args.rows.row_stride, offsets, range.row, x);
 #pragma unroll
     for (int j = 0; j < kChunks; ++j) {
-      args.rows.template load<kVec>(args.rows.at(range.row, head, f.valid[j] ? f.feature[j] : 0), x[j]);
 #pragma unroll
       for (int v = 0; v < kVec; ++v) acc[j][v] = 0.0f;
     }
     float maximum = -INFINITY, sum = 0.0f;  // this slot's, for this lane's head
-    const int64_t step = int64_t{kUnroll} * f.slots;
+    const auto begin = static_cast<int32_t>(range.begin), end = static_cast<int32_t>(range.end);
+    const int32_t step = kUnroll * f.slots;
     int32_t next[kUnroll];
-    load_columns<kUnroll>(args.indices, range.begin, range.end, f, next);
-    for (int64_t base = range.begin; base < range.end; base += step) {
-      int64_t position[kUnroll];
+    load_columns<kUnroll>(args.indices, begin, end, f, next);
+    for (int32_t base = begin; base < end; base += step) {
+      int32_t position[kUnroll];
       int32_t columns[kUnroll];
       float y[kUnroll][kChunks][kVec], kept[kUnroll];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) columns[u] = next[u];
-      load_columns<kUnroll>(args.indices, base + step, range.end, f, next);  // in flight during this step
+      load_columns<kUnroll>(args.indices, base + step, end, f, next);  // in flight during this step
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
-        position[u] = base + int64_t{u} * f.slots + f.slot;
-        const int64_t column = columns[u];
-        kept[u] = position[u] < range.end ? to.keep.factor(position[u] * args.heads + head) : 0.0f;
-        gather_lane_row<kVec, kChunks>(args.columns, f, column, head, column >= 0, y[u]);
+        position[u] = base + u * f.slots + f.slot;
+        kept[u] = position[u] < end ? to.keep.factor(entry_head(position[u], args.heads, head)) : 0.0f;
+        load_lane_row<kVec, kChunks>(sources, args.columns.row_stride, offsets, columns[u] >= 0 ? columns[u] : 0, y[u]);  // past the end: row 0, read and not used
       }
       float score[kUnroll];
       float grown = maximum;
@@ -156,8 +169,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
           for (int v = 0; v < kVec; ++v) partial += a[j][v] * leaky(x[j][v] + y[u][j][v], args.slope);
         }
         score[u] = lanes_sum(partial, lanes.per_head);
-        if (position[u] < range.end) {
-          if (f.valid[0] && f.feature[0] == 0) to.scores[position[u] * args.heads + head] = score[u];
+        if (position[u] < end) {
+          if (f.valid[0] && f.feature[0] == 0) to.scores[entry_head(position[u], args.heads, head)] = score[u];
           grown = fmaxf(grown, score[u]);
         }
       }
@@ -173,7 +186,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
-        if (position[u] >= range.end) continue;
+        if (position[u] >= end) continue;
         const float weight = expf(score[u] - maximum);
         sum += weight;
         const float dropped = weight * kept[u];
@@ -253,12 +266,20 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
   }
 }
 
-// The sign bits of z: entry e's bits, plane q = j·kVec + v (one value per
-// lane of the group), bit q·group + (lane % group) of the entry's `words`
-// 32-bit words, so an entry's bits are one or two sectors wherever it is read.
-struct SignBits {
-  uint32_t* bits = nullptr;
-  int words = 1;  // per entry: ceil(planes · group / 32)
+// The signs of z: each lane of an entry's group keeps plane_bits(planes)
+// bits (its values' planes q = j·kVec + v, at most 8, rounded up to a power
+// of two), lanes_per_byte lanes a byte: lane k of the group at bits
+// (k % lanes_per_byte)·plane_bits of byte e·entry_bytes + k / lanes_per_byte.
+// An entry's bits are then H·F bits rounded up to whole lanes, at most one
+// sector, a lane reads one byte and shifts, and packing costs a shuffle or
+// two. (Bit planes across the group, as first built, cost a ballot and, past
+// 64 bits an entry, a branch per value; a byte per lane cost twice the
+// memory where a lane holds 3-4 values.)
+constexpr int plane_bits(int planes) { return planes <= 1 ? 1 : planes <= 2 ? 2 : planes <= 4 ? 4 : 8; }
+struct SignBytes {
+  uint8_t* bytes = nullptr;
+  int entry_bytes = 1;
+  int lanes_per_byte = 1;  // 8 / plane_bits, at most the group's lanes
 };
 
 struct BackwardArguments {
@@ -270,19 +291,24 @@ struct BackwardArguments {
   // factor, side by side for the pass over Aᵀ (one sector an entry where it
   // read the scores, the rows' log-sum-exp and the mask: three).
   float2* gradient_and_weight = nullptr;
-  SignBits signs;
+  SignBytes signs;
   float* grad_target = nullptr;  // [n_rows, H, F], added to
   float* grad_a = nullptr;       // [H, F], added to
 };
 
-template <int kVec, int kChunks, int kUnroll>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, rows_backward_blocks_per_sm(kVec * kChunks))
+template <typename T, int kVec, int kChunks, int kUnroll>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, rows_backward_blocks_per_sm(kVec * kChunks * kUnroll))
     gatv2_fused_rows_backward_kernel(Gatv2Arguments args, WholeRowLanes lanes, BackwardArguments b) {
-  constexpr int kPlanes = kChunks * kVec;
+  static_assert(kChunks * kVec <= 8, "a lane's signs fill one byte");
+  constexpr int kPlaneBits = plane_bits(kChunks * kVec);
   const auto f = lane_features<kVec, kChunks>(args, lanes);
   const int head = f.valid[0] ? f.head : 0;
+  const LaneOffsets offsets = LaneOffsets::template make<kVec>(f, lanes, args.heads, args.features);
+  const T* __restrict__ targets = typed_data<T>(args.rows);
+  const T* __restrict__ sources = typed_data<T>(args.columns);
   const int in_group = static_cast<int>(threadIdx.x) & (lanes.group - 1);
-  const uint32_t group_mask = lanes.group == 32 ? kFullWarp : (1u << lanes.group) - 1u;
+  const int sign_shift = (in_group % b.signs.lanes_per_byte) * kPlaneBits;
+  const int sign_byte = in_group / b.signs.lanes_per_byte;
   const int64_t width = args.heads * args.features;
   float a[kChunks][kVec], a_sums[kChunks][kVec] = {};
   load_attention<kVec, kChunks>(args, f, head, a);
@@ -291,11 +317,11 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, rows_backward_bloc
     if (range.skip) continue;
     float x[kChunks][kVec], upstream[kChunks][kVec], acc[kChunks][kVec];
     float weighted = 0.0f;  // D[row, head] = Σ_f grad_out · out
+    load_lane_row<kVec, kChunks>(targets, args.rows.row_stride, offsets, range.row, x);
 #pragma unroll
     for (int j = 0; j < kChunks; ++j) {
       const int64_t feature = f.valid[j] ? f.feature[j] : 0;
       float output[kVec];
-      args.rows.template load<kVec>(args.rows.at(range.row, head, feature), x[j]);
       b.grad_out.template load<kVec>(b.grad_out.at(range.row, head, feature), upstream[j]);
       b.out.template load<kVec>(b.out.at(range.row, head, feature), output);
 #pragma unroll
@@ -307,28 +333,28 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, rows_backward_bloc
     }
     weighted = lanes_sum(weighted, lanes.per_head);
     const float lse = f.valid[0] ? __ldg(b.row_lse + range.row * args.heads + head) : 0.0f;
-    const int64_t step = int64_t{kUnroll} * f.slots;
+    const auto begin = static_cast<int32_t>(range.begin), end = static_cast<int32_t>(range.end);
+    const int32_t step = kUnroll * f.slots;
     int32_t next[kUnroll];
-    load_columns<kUnroll>(args.indices, range.begin, range.end, f, next);
-    for (int64_t base = range.begin; base < range.end; base += step) {
-      int64_t position[kUnroll];
+    load_columns<kUnroll>(args.indices, begin, end, f, next);
+    for (int32_t base = begin; base < end; base += step) {
+      int32_t position[kUnroll];
       int32_t columns[kUnroll];
       float y[kUnroll][kChunks][kVec], score[kUnroll], kept[kUnroll];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) columns[u] = next[u];
-      load_columns<kUnroll>(args.indices, base + step, range.end, f, next);  // in flight during this step
+      load_columns<kUnroll>(args.indices, base + step, end, f, next);  // in flight during this step
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
-        position[u] = base + int64_t{u} * f.slots + f.slot;
-        const bool inside = position[u] < range.end && f.valid[0];
-        const int64_t column = inside ? int64_t{columns[u]} : 0;
-        score[u] = inside ? __ldg(b.scores + position[u] * args.heads + head) : 0.0f;
-        kept[u] = inside ? b.keep.factor(position[u] * args.heads + head) : 0.0f;
-        gather_lane_row<kVec, kChunks>(args.columns, f, column, head, inside, y[u]);
+        position[u] = base + u * f.slots + f.slot;
+        const bool inside = position[u] < end && f.valid[0];
+        score[u] = inside ? __ldg(b.scores + entry_head(position[u], args.heads, head)) : 0.0f;
+        kept[u] = inside ? b.keep.factor(entry_head(position[u], args.heads, head)) : 0.0f;
+        load_lane_row<kVec, kChunks>(sources, args.columns.row_stride, offsets, inside ? columns[u] : 0, y[u]);  // outside: row 0, read and not used
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
-        const bool inside = position[u] < range.end && f.valid[0];
+        const bool inside = position[u] < end && f.valid[0];
         float product = 0.0f;  // ∂L/∂α̃ = grad_out[row, head] · x_source[col, head]
 #pragma unroll
         for (int j = 0; j < kChunks; ++j) {
@@ -338,31 +364,35 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, rows_backward_bloc
         product = lanes_sum(product, lanes.per_head);
         float g = 0.0f;
         if (inside) {
-          const int64_t draw = position[u] * args.heads + head;
+          const int64_t draw = entry_head(position[u], args.heads, head);
           const float alpha = expf(score[u] - lse);
           g = alpha * (product * kept[u] - weighted);
           if (f.feature[0] == 0) b.gradient_and_weight[draw] = make_float2(g, alpha * kept[u]);
         }
-        uint32_t planes[kPlanes];
+        uint32_t positive = 0;
 #pragma unroll
         for (int j = 0; j < kChunks; ++j) {
 #pragma unroll
           for (int v = 0; v < kVec; ++v) {
             const float z = x[j][v] + y[u][j][v];
-            acc[j][v] += g * a[j][v] * (z > 0.0f ? 1.0f : args.slope);
-            a_sums[j][v] += g * leaky(z, args.slope);
-            planes[j * kVec + v] = __ballot_sync(kFullWarp, z > 0.0f);
+            if (inside) {  // row 0's values, read outside, may not be finite: g · them is not 0
+              const float gradient = g * (z > 0.0f ? 1.0f : args.slope);  // LeakyReLU(z) = z · LeakyReLU'(z)
+              acc[j][v] += gradient * a[j][v];
+              a_sums[j][v] += gradient * z;
+            }
+            positive |= (z > 0.0f ? 1u : 0u) << (j * kVec + v);
           }
         }
-        // Word w of the entry: the planes q with q·group in [32w, 32w + 32), this slot's lanes of each.
-        if (position[u] < range.end && in_group < b.signs.words) {
-          uint32_t word = 0;
+        // This byte's lanes' bits, gathered by every lane (the same entry: lanes_per_byte ≤ group).
+        positive <<= sign_shift;
 #pragma unroll
-          for (int q = 0; q < kPlanes; ++q) {
-            const int bit = q * lanes.group;
-            if ((bit >> 5) == in_group) word |= ((planes[q] >> (f.slot * lanes.group)) & group_mask) << (bit & 31);
-          }
-          b.signs.bits[position[u] * b.signs.words + in_group] = word;
+        for (int offset = 1; offset < 8 / kPlaneBits; offset *= 2) {
+          const uint32_t other = __shfl_xor_sync(kFullWarp, positive, offset);
+          if (offset < b.signs.lanes_per_byte) positive |= other;
+        }
+        // The byte's first lane holds a head whenever any of its lanes does.
+        if (inside && sign_shift == 0) {
+          b.signs.bytes[int64_t{position[u]} * b.signs.entry_bytes + sign_byte] = static_cast<uint8_t>(positive);
         }
       }
     }
@@ -374,13 +404,17 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, rows_backward_bloc
 // x_source's gradient over Aᵀ: args.indptr/indices/segments are Aᵀ's (a
 // segment's row is a source node, its indices the target rows), args.rows
 // is grad_out; the entry's place in A through edge_map.
-template <int kVec, int kChunks, int kUnroll>
+template <typename T, int kVec, int kChunks, int kUnroll>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_sm(kVec * kChunks))
     gatv2_fused_columns_backward_kernel(Gatv2Arguments args, WholeRowLanes lanes, const int32_t* __restrict__ edge_map,
                                         BackwardArguments b, float* __restrict__ grad_source) {
   const auto f = lane_features<kVec, kChunks>(args, lanes);
   const int head = f.valid[0] ? f.head : 0;
+  const LaneOffsets offsets = LaneOffsets::template make<kVec>(f, lanes, args.heads, args.features);
+  const T* __restrict__ upstream_rows = typed_data<T>(args.rows);
   const int in_group = static_cast<int>(threadIdx.x) & (lanes.group - 1);
+  const int sign_shift = (in_group % b.signs.lanes_per_byte) * plane_bits(kChunks * kVec);
+  const int sign_byte = in_group / b.signs.lanes_per_byte;
   const int64_t width = args.heads * args.features;
   float a[kChunks][kVec];
   load_attention<kVec, kChunks>(args, f, head, a);
@@ -393,33 +427,35 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
 #pragma unroll
       for (int v = 0; v < kVec; ++v) acc[j][v] = 0.0f;
     }
-    const int64_t step = int64_t{kUnroll} * f.slots;
+    const auto begin = static_cast<int32_t>(range.begin), end = static_cast<int32_t>(range.end);
+    const int32_t step = kUnroll * f.slots;
     int32_t next_rows[kUnroll], next_entries[kUnroll];
-    load_columns<kUnroll>(args.indices, range.begin, range.end, f, next_rows);
-    load_columns<kUnroll>(edge_map, range.begin, range.end, f, next_entries);
-    for (int64_t base = range.begin; base < range.end; base += step) {
+    load_columns<kUnroll>(args.indices, begin, end, f, next_rows);
+    load_columns<kUnroll>(edge_map, begin, end, f, next_entries);
+    for (int32_t base = begin; base < end; base += step) {
       float upstream[kUnroll][kChunks][kVec], g[kUnroll], kept[kUnroll];
-      uint64_t signs[kUnroll];  // the entry's first two words of sign bits
+      bool inside[kUnroll];
+      uint32_t signs[kUnroll];  // this lane's bits of the entry's signs
       int32_t rows[kUnroll], entries[kUnroll];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         rows[u] = next_rows[u];
         entries[u] = next_entries[u];
       }
-      load_columns<kUnroll>(args.indices, base + step, range.end, f, next_rows);  // in flight during this step
-      load_columns<kUnroll>(edge_map, base + step, range.end, f, next_entries);
+      load_columns<kUnroll>(args.indices, base + step, end, f, next_rows);  // in flight during this step
+      load_columns<kUnroll>(edge_map, base + step, end, f, next_entries);
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
-        const int64_t position = base + int64_t{u} * f.slots + f.slot;
-        const bool inside = position < range.end && f.valid[0];
-        const int64_t row = inside ? int64_t{rows[u]} : 0;
-        const int64_t entry = position < range.end ? int64_t{entries[u]} : 0;
-        const float2 pair = inside ? __ldg(b.gradient_and_weight + entry * args.heads + head) : make_float2(0.0f, 0.0f);
+        const int32_t position = base + u * f.slots + f.slot;
+        inside[u] = position < end && f.valid[0];
+        const int32_t entry = position < end ? entries[u] : 0;
+        const float2 pair =
+            inside[u] ? __ldg(b.gradient_and_weight + entry_head(entry, args.heads, head)) : make_float2(0.0f, 0.0f);
         g[u] = pair.x;
         kept[u] = pair.y;
-        gather_lane_row<kVec, kChunks>(args.rows, f, row, head, inside, upstream[u]);
-        const uint32_t* words = b.signs.bits + entry * b.signs.words;
-        signs[u] = inside ? __ldg(words) | (b.signs.words > 1 ? uint64_t{__ldg(words + 1)} << 32 : 0) : 0;
+        load_lane_row<kVec, kChunks>(upstream_rows, args.rows.row_stride, offsets, inside[u] ? rows[u] : 0, upstream[u]);  // outside: row 0, read and not used
+        signs[u] = inside[u] ? uint32_t{__ldg(b.signs.bytes + int64_t{entry} * b.signs.entry_bytes + sign_byte)} >> sign_shift
+                             : 0u;
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
@@ -427,12 +463,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
         for (int j = 0; j < kChunks; ++j) {
 #pragma unroll
           for (int v = 0; v < kVec; ++v) {
-            // Bit q·group + in_group of the entry: in the two words loaded, or (an entry of more than 64 bits) read here.
-            const int bit = (j * kVec + v) * lanes.group + in_group;
-            const bool positive =
-                bit < 64 ? (signs[u] >> bit) & 1u
-                         : g[u] != 0.0f && (__ldg(b.signs.bits + int64_t{entries[u]} * b.signs.words + (bit >> 5)) >> (bit & 31)) & 1u;
-            acc[j][v] += g[u] * a[j][v] * (positive ? 1.0f : args.slope) + kept[u] * upstream[u][j][v];
+            const bool positive = (signs[u] >> (j * kVec + v)) & 1u;
+            if (inside[u]) acc[j][v] += g[u] * a[j][v] * (positive ? 1.0f : args.slope) + kept[u] * upstream[u][j][v];
           }
         }
       }
@@ -481,24 +513,26 @@ std::vector<int> fused_layouts(int heads, int64_t features, int vec) {
 // all the same); four entries in flight per group of lanes, two where a lane
 // holds more than 4 values (registers).
 template <typename Launch>
-void with_fused_rows(int vec, int chunks, const Launch& launch) {
+void with_fused_rows(DType dtype, int vec, int chunks, const Launch& launch) {
   using Two = std::integral_constant<int, 2>;
   using Four = std::integral_constant<int, 4>;
   using One = std::integral_constant<int, 1>;
-  if (vec == 4) {
-    if (chunks == 1) return launch(Four{}, One{}, Four{});
-    return launch(Four{}, Two{}, Two{});
-  }
-  switch (chunks) {
-    case 1: return launch(One{}, One{}, Four{});
-    case 2: return launch(One{}, Two{}, Four{});
-    case 3: return launch(One{}, std::integral_constant<int, 3>{}, Four{});
-    case 4: return launch(One{}, Four{}, Four{});
-    case 5: return launch(One{}, std::integral_constant<int, 5>{}, Two{});
-    case 6: return launch(One{}, std::integral_constant<int, 6>{}, Two{});
-    case 7: return launch(One{}, std::integral_constant<int, 7>{}, Two{});
-    default: return launch(One{}, std::integral_constant<int, 8>{}, Two{});
-  }
+  with_element_type(dtype, [&](auto type) {
+    if (vec == 4) {
+      if (chunks == 1) return launch(type, Four{}, One{}, Four{});
+      return launch(type, Four{}, Two{}, Two{});
+    }
+    switch (chunks) {
+      case 1: return launch(type, One{}, One{}, Four{});
+      case 2: return launch(type, One{}, Two{}, Four{});
+      case 3: return launch(type, One{}, std::integral_constant<int, 3>{}, Four{});
+      case 4: return launch(type, One{}, Four{}, Four{});
+      case 5: return launch(type, One{}, std::integral_constant<int, 5>{}, Two{});
+      case 6: return launch(type, One{}, std::integral_constant<int, 6>{}, Two{});
+      case 7: return launch(type, One{}, std::integral_constant<int, 7>{}, Two{});
+      default: return launch(type, One{}, std::integral_constant<int, 8>{}, Two{});
+    }
+  });
 }
 
 // At most 4 elements a lane and chunk (bfloat16: 8-byte loads): the whole-row
@@ -549,8 +583,10 @@ void zero(Tensor& t) {
 
 std::vector<int> gatv2_fused_layouts(Cuda, const Tensor& x_target, const Tensor& x_source,
                                      const Adjacency& adjacency) {
+  // Positions in A count in 32 bits (entry_head); Aᵀ's edge map is read as int32.
   const bool map_fits = !adjacency.transpose_to_csr.defined() || adjacency.transpose_to_csr.dtype() == DType::Int32;
-  if (!map_fits) return {};
+  // (a step past the last entry included).
+  if (!map_fits || adjacency.csr.nnz > std::numeric_limits<int32_t>::max() - 1024) return {};
   return fused_layouts(static_cast<int>(x_target.size(1)), x_target.size(2), fused_vector_width(x_target, x_source));
 }
 
@@ -581,8 +617,9 @@ void gatv2_aggregate_forward(Cuda, const Csr& csr, const Tensor& x_target, const
     to.part_sum = part_sum.data<float>();
     to.part_acc = part_acc.data<float>();
   }
-  with_fused_rows(vec, layout.chunks, [&](auto vec_constant, auto chunks, auto unroll) {
-    gatv2_fused_forward_kernel<decltype(vec_constant)::value, decltype(chunks)::value, decltype(unroll)::value>
+  with_fused_rows(x_source.dtype(), vec, layout.chunks, [&](auto type, auto vec_constant, auto chunks, auto unroll) {
+    gatv2_fused_forward_kernel<typename decltype(type)::type, decltype(vec_constant)::value, decltype(chunks)::value,
+                               decltype(unroll)::value>
         <<<sparse_cuda::subwarp_blocks(args.segments.count, 32, device), sparse_cuda::kBlockThreads, 0,
            cuda::stream(device)>>>(args, layout.lanes, to);
   });
@@ -612,9 +649,11 @@ void gatv2_aggregate_backward(Cuda, const Adjacency& adjacency, const Tensor& x_
   const Gatv2Arguments args = arguments_of(csr, *plan, x_target, x_source, a, negative_slope);
   const WholeRowLayout layout = layout_of(args.heads, args.features, vec, lanes_per_head);
   const Tensor bits = keep_bits(dropout, csr.nnz * args.heads, device);
-  const int planes = layout.chunks * vec;
-  const int words = (planes * layout.lanes.group + 31) / 32;
-  Tensor signs = Tensor::empty({csr.nnz * words}, DType::Int32, device);
+  SignBytes sign_layout;
+  sign_layout.lanes_per_byte = std::min(8 / plane_bits(layout.chunks * vec), layout.lanes.group);
+  sign_layout.entry_bytes = layout.lanes.group / sign_layout.lanes_per_byte;
+  Tensor signs = Tensor::empty({(csr.nnz * sign_layout.entry_bytes + 3) / 4}, DType::Int32, device);
+  sign_layout.bytes = reinterpret_cast<uint8_t*>(signs.data<int32_t>());
   Tensor gradient_and_weight = Tensor::empty({csr.nnz, args.heads, 2}, DType::Float32, device);
   const FeatureLayout rows_layout{args.heads * args.features, args.features, 1};
   BackwardArguments b;
@@ -624,11 +663,12 @@ void gatv2_aggregate_backward(Cuda, const Adjacency& adjacency, const Tensor& x_
   b.row_lse = row_lse.data<float>();
   b.keep = keep_mask(bits, dropout);
   b.gradient_and_weight = reinterpret_cast<float2*>(gradient_and_weight.data<float>());
-  b.signs = SignBits{reinterpret_cast<uint32_t*>(signs.data<int32_t>()), words};
+  b.signs = sign_layout;
   b.grad_target = grad_x_target.data<float>();
   b.grad_a = grad_a.data<float>();
-  with_fused_rows(vec, layout.chunks, [&](auto vec_constant, auto chunks, auto unroll) {
-    gatv2_fused_rows_backward_kernel<decltype(vec_constant)::value, decltype(chunks)::value, decltype(unroll)::value>
+  with_fused_rows(x_source.dtype(), vec, layout.chunks, [&](auto type, auto vec_constant, auto chunks, auto unroll) {
+    gatv2_fused_rows_backward_kernel<typename decltype(type)::type, decltype(vec_constant)::value,
+                                     decltype(chunks)::value, decltype(unroll)::value>
         <<<sparse_cuda::subwarp_blocks(args.segments.count, 32, device), sparse_cuda::kBlockThreads, 0,
            cuda::stream(device)>>>(args, layout.lanes, b);
   });
@@ -639,9 +679,9 @@ void gatv2_aggregate_backward(Cuda, const Adjacency& adjacency, const Tensor& x_
   const Csr& transpose = adjacency.transpose;
   const std::shared_ptr<const SparsePlan> transpose_plan = sparse_plan(transpose);
   const Gatv2Arguments columns = arguments_of(transpose, *transpose_plan, upstream, upstream, a, negative_slope);
-  with_fused_rows(vec, layout.chunks, [&](auto vec_constant, auto chunks, auto unroll) {
-    gatv2_fused_columns_backward_kernel<decltype(vec_constant)::value, decltype(chunks)::value,
-                                        decltype(unroll)::value>
+  with_fused_rows(upstream.dtype(), vec, layout.chunks, [&](auto type, auto vec_constant, auto chunks, auto unroll) {
+    gatv2_fused_columns_backward_kernel<typename decltype(type)::type, decltype(vec_constant)::value,
+                                        decltype(chunks)::value, decltype(unroll)::value>
         <<<sparse_cuda::subwarp_blocks(columns.segments.count, 32, device), sparse_cuda::kBlockThreads, 0,
            cuda::stream(device)>>>(columns, layout.lanes, adjacency.transpose_to_csr.data<int32_t>(), b,
                                    grad_x_source.data<float>());

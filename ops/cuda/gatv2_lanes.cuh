@@ -76,25 +76,74 @@ __device__ __forceinline__ void load_attention(const Gatv2Arguments& args, const
   }
 }
 
-// This lane's features of operand[row, head] into values (0 where it has
-// none, or where present is false).
-template <int kVec, int kChunks>
-__device__ __forceinline__ void gather_lane_row(const DeviceOperand& operand, const LaneFeatures<kChunks>& f,
-                                                int64_t row, int head, bool present, float (&values)[kChunks][kVec]) {
-#pragma unroll
-  for (int j = 0; j < kChunks; ++j) {
-    if (present && f.valid[j]) {
-      operand.template load<kVec>(operand.at(row, head, f.feature[j]), values[j]);
-    } else {
-#pragma unroll
-      for (int v = 0; v < kVec; ++v) values[j][v] = 0.0f;
-    }
+// Where this lane's chunks lie within a row of an [n, H, F] operand (in
+// elements; every operand of a launch has the same layout): chunk j at
+// first + j · step. Every chunk but the last lies inside the head's features
+// (chunks = ceil(vectors / lanes per head)); the last is moved back to the
+// head's last vector where it would pass it, and a lane past the last head
+// reads the last head: a[] is 0 there and nothing computed from it is
+// stored, so the loads need no branch. Three registers whatever the chunks
+// (a register per chunk and operand spilled at one head of 41).
+struct LaneOffsets {
+  int32_t first, step, last_chunk;  // last_chunk: from the first chunk to the last
+  template <int kVec, int kChunks>
+  __device__ __forceinline__ static LaneOffsets make(const LaneFeatures<kChunks>& f, WholeRowLanes lanes, int heads,
+                                                     int64_t features) {
+    const int64_t head = f.head < heads ? f.head : heads - 1;
+    const auto first = static_cast<int32_t>(head * features + f.feature[0]);
+    const int32_t step = lanes.per_head * kVec;
+    const auto head_last = static_cast<int32_t>(head * features + features - kVec);
+    return {first, step, min((kChunks - 1) * step, head_last - first)};
   }
+};
+
+// This lane's chunks of row `row` of data (T float or bfloat16, rows
+// row_stride elements apart) into values, kVec elements an access
+// (spmm_cuda::Vector): one 32 x 32 -> 64-bit multiply-add for the row's
+// address (rows are int32 node ids, a row's H·F elements fit 32 bits), one
+// add a chunk. The runtime-typed DeviceOperand load (a type test and three
+// 64-bit products per chunk) left these kernels issue-bound (ncu, one head
+// of 41: 78 warp instructions an entry, 14 % of them arithmetic).
+template <int kVec, int kChunks, typename T>
+__device__ __forceinline__ void load_lane_row(const T* __restrict__ data, int64_t row_stride, LaneOffsets offsets,
+                                              int64_t row, float (&values)[kChunks][kVec]) {
+  const T* chunk = data + offsets.first + uint64_t{static_cast<uint32_t>(row)} * static_cast<uint32_t>(row_stride);
+  const T* last = chunk + offsets.last_chunk;
+#pragma unroll
+  for (int j = 0; j + 1 < kChunks; ++j) {
+    spmm_cuda::Vector<T, kVec>::load(chunk, values[j]);
+    chunk += offsets.step;
+  }
+  spmm_cuda::Vector<T, kVec>::load(last, values[kChunks - 1]);
 }
 
-// Sum over `width` consecutive lanes (a power of two, aligned), every lane taking part.
+// An operand's typed pointer: T is the dtype the host dispatched on.
+template <typename T>
+__device__ __forceinline__ const T* typed_data(const DeviceOperand& operand) {
+  if constexpr (std::is_same_v<T, float>) return operand.f32;
+  else return operand.bf16;
+}
+
+// The element type of both GATv2 operands (they share one dtype):
+// launch(std::type_identity<T>{}).
+template <typename Launch>
+inline void with_element_type(DType dtype, const Launch& launch) {
+  if (dtype == DType::BFloat16) return launch(std::type_identity<bfloat16>{});
+  launch(std::type_identity<float>{});
+}
+
+// Sum over `width` consecutive lanes (a power of two, aligned), every lane
+// taking part; width is the same in every lane. Every step's shuffle runs and
+// only the add depends on width: two instructions a step, where a loop over
+// width/2, width/4, ... (or a branch per step) cost 6-9, a convergence check
+// and branches among them (ncu, cuobjdump). The sums are added in the same
+// order as that loop's.
 __device__ __forceinline__ float lanes_sum(float value, int width) {
-  for (int offset = width / 2; offset > 0; offset /= 2) value += __shfl_xor_sync(0xffffffffu, value, offset);
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) {
+    const float other = __shfl_xor_sync(0xffffffffu, value, offset);
+    if (offset < width) value += other;
+  }
   return value;
 }
 // Sum over the entry slots: lanes `group` apart.
@@ -160,16 +209,24 @@ inline std::optional<WholeRowLayout> whole_row_layout(int heads, int64_t feature
 }
 
 // Two or four entries in flight per group of lanes: fewer where each holds
-// two chunks of features.
+// two chunks of features. launch(type, vec, chunks, unroll), the element
+// type as with_element_type gives it (8 a chunk only in bfloat16).
 template <typename Launch>
-inline void with_whole_rows(int vec, int chunks, const Launch& launch) {
-  const auto by_chunks = [&](auto vec_constant) {
-    if (chunks == 2) return launch(vec_constant, std::integral_constant<int, 2>{}, std::integral_constant<int, 2>{});
-    launch(vec_constant, std::integral_constant<int, 1>{}, std::integral_constant<int, 4>{});
-  };
-  if (vec == 8) return by_chunks(std::integral_constant<int, 8>{});
-  if (vec == 4) return by_chunks(std::integral_constant<int, 4>{});
-  by_chunks(std::integral_constant<int, 1>{});
+inline void with_whole_rows(DType dtype, int vec, int chunks, const Launch& launch) {
+  with_element_type(dtype, [&](auto type) {
+    const auto by_chunks = [&](auto vec_constant) {
+      if (chunks == 2) {
+        return launch(type, vec_constant, std::integral_constant<int, 2>{}, std::integral_constant<int, 2>{});
+      }
+      launch(type, vec_constant, std::integral_constant<int, 1>{}, std::integral_constant<int, 4>{});
+    };
+    if constexpr (std::is_same_v<typename decltype(type)::type, bfloat16>) {
+      if (vec == 8) return by_chunks(std::integral_constant<int, 8>{});
+    } else {
+      if (vec == 4) return by_chunks(std::integral_constant<int, 4>{});
+    }
+    by_chunks(std::integral_constant<int, 1>{});
+  });
 }
 
 }  // namespace sgnn::ops::gatv2_cuda

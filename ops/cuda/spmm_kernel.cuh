@@ -49,6 +49,18 @@ struct Vector<bfloat16, 1> {
   __device__ static void load(const bfloat16* p, float (&v)[1]) { v[0] = load_float_readonly(p); }
   __device__ static void store(bfloat16* p, const float (&v)[1]) { *p = bfloat16(v[0]); }
 };
+// 4 bfloat16s in one 64-bit access (lanes of 4 elements: GATv2's fused
+// kernels, whose 8 a lane spilled); element 2k is the low half of word k.
+template <>
+struct Vector<bfloat16, 4> {
+  __device__ static void load(const bfloat16* p, float (&v)[4]) {
+    const uint2 q = __ldg(reinterpret_cast<const uint2*>(p));
+    v[0] = __uint_as_float(q.x << 16);
+    v[1] = __uint_as_float(q.x & 0xFFFF0000u);
+    v[2] = __uint_as_float(q.y << 16);
+    v[3] = __uint_as_float(q.y & 0xFFFF0000u);
+  }
+};
 // 8 bfloat16s in one 128-bit access; element 2k is the low half of word k.
 template <>
 struct Vector<bfloat16, 8> {
