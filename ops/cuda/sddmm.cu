@@ -32,11 +32,14 @@ namespace {
 
 using sddmm_cuda::arguments_of;
 using sddmm_cuda::dot_slice;
+using sddmm_cuda::lane_dot;
+using sddmm_cuda::row_of;
 using sddmm_cuda::SddmmArguments;
 
 constexpr int kEntries = 4;  // entries per step: independent loads in flight
 
-template <int kVec, int kSub, typename T>
+// kSlices: a lane's slices of a head (1, or 0: counted at run time, lane_dot).
+template <int kVec, int kSub, int kSlices, typename T>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(SddmmArguments<T> args) {
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
@@ -51,19 +54,26 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(S
     const int64_t row = range.row;
     const int64_t begin = range.begin;
     const int64_t end = range.end;
-    const T* x_row = args.x + row * width + head * args.features;
+    const int64_t head_base = head * args.features;
+    const T* x_row = row_of(args.x, static_cast<int32_t>(row), width) + head_base;
     for (int64_t e0 = begin; e0 < end; e0 += kEntries) {
       const T* y_row[kEntries];
 #pragma unroll
       for (int k = 0; k < kEntries; ++k) {
         // Entries past the row end repeat the first one; their sums are not written.
         const int64_t e = e0 + k < end ? e0 + k : e0;
-        y_row[k] = args.y + int64_t{__ldg(args.indices + e)} * width + head * args.features;
+        y_row[k] = row_of(args.y, __ldg(args.indices + e), width) + head_base;
       }
       float partial[kEntries] = {};
-      for (int64_t f = lane * kVec; f < args.features; f += kSub * kVec) {
+      if constexpr (kSlices == 0) {
+        // Wider heads: the entries' slices interleaved, a loop over the width.
+        for (int64_t f = lane * kVec; f < args.features; f += kSub * kVec) {
 #pragma unroll
-        for (int k = 0; k < kEntries; ++k) partial[k] += dot_slice<kVec>(x_row + f, y_row[k] + f);
+          for (int k = 0; k < kEntries; ++k) partial[k] += dot_slice<kVec>(x_row + f, y_row[k] + f);
+        }
+      } else {
+#pragma unroll
+        for (int k = 0; k < kEntries; ++k) partial[k] = lane_dot<kVec, kSub, kSlices>(x_row, y_row[k], lane, args.features);
       }
 #pragma unroll
       for (int k = 0; k < kEntries; ++k) {
@@ -74,10 +84,16 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(S
   }
 }
 
+// One slice a lane wherever the subwarp covers the head (the rule's lanes do
+// up to 32 vectors), else a loop.
 template <int kVec, int kSub, typename T>
 void launch_dot(const SddmmArguments<T>& args, Device device) {
   const unsigned blocks = sparse_cuda::subwarp_blocks(args.segments.count * args.heads, kSub, device);
-  sddmm_dot_kernel<kVec, kSub><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
+  if (args.features <= kSub * kVec) {
+    sddmm_dot_kernel<kVec, kSub, 1><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
+  } else {
+    sddmm_dot_kernel<kVec, kSub, 0><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
+  }
   SGNN_CUDA_CHECK_LAUNCH("sddmm_dot_kernel");
 }
 

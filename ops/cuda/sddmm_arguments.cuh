@@ -118,6 +118,35 @@ __device__ __forceinline__ float dot_slice(const T* a, const T* b) {
   return sum;
 }
 
+// This lane's part of dot(x_row, y_row) over one head's features, for
+// kLanes lanes of kVec elements: the slices (c·kLanes + lane)·kVec, c <
+// kSlices, added in that order; kSlices = 0: as many as the width has, in a
+// loop. A count known at compile time unrolls to the loads and FMAs; the
+// loop cost its bounds, a remainder and 64-bit counters for every entry
+// (cuobjdump, EdgeGroups of 8 lanes of float4: 3,368 instructions a kernel,
+// 453 loads, against 976 and 37 unrolled).
+template <int kVec, int kLanes, int kSlices, typename T>
+__device__ __forceinline__ float lane_dot(const T* x_row, const T* y_row, int lane, int64_t features) {
+  float sum = 0.0f;
+  if constexpr (kSlices == 0) {
+    for (int64_t f = lane * kVec; f < features; f += kLanes * kVec) sum += dot_slice<kVec>(x_row + f, y_row + f);
+  } else {
+#pragma unroll
+    for (int c = 0; c < kSlices; ++c) {
+      const int f = (c * kLanes + lane) * kVec;
+      if (f < features) sum += dot_slice<kVec>(x_row + f, y_row + f);
+    }
+  }
+  return sum;
+}
+
+// Row `index` of an [n, width] operand: one 32 x 32 -> 64-bit multiply (node
+// ids are int32, a row's width fits 32 bits).
+template <typename T>
+__device__ __forceinline__ const T* row_of(const T* base, int32_t index, int64_t width) {
+  return base + uint64_t{static_cast<uint32_t>(index)} * static_cast<uint32_t>(width);
+}
+
 // sddmm_dot by the DenseRows kernel; features per head in
 // 1..kDenseRowsMaxFeatures (ops/sddmm_path.hpp), vectorized per vectorizable().
 template <typename T>

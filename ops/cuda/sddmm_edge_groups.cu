@@ -67,7 +67,7 @@ __device__ __forceinline__ void reduce_scatter(float (&values)[kGroup], int lane
   }
 }
 
-template <int kVec, int kGroup, typename T>
+template <int kVec, int kGroup, int kSlices, typename T>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_edge_groups_kernel(SddmmArguments<T> args,
                                                                                       int64_t rows) {
   const unsigned mask = sparse_cuda::subwarp_mask<kGroup>();
@@ -86,18 +86,18 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_edge_groups_
     const int64_t mine = first + lane < last ? first + lane : first;
     int64_t my_row = first_row;
     while (mine >= args.indptr[my_row + 1]) ++my_row;
-    const int64_t my_x = my_row * width;
-    const int64_t my_y = int64_t{__ldg(args.indices + mine)} * width;
+    // 32-bit node ids: one shuffle each where 64-bit offsets took two.
+    const auto my_x = static_cast<int32_t>(my_row);
+    const int32_t my_y = __ldg(args.indices + mine);
     for (int64_t head = 0; head < args.heads; ++head) {
       const int64_t head_base = head * args.features;
       // Entry k's partial dot product over this lane's features (0 past the last entry).
       float partial[kGroup];
 #pragma unroll
       for (int k = 0; k < kGroup; ++k) {
-        const T* x_row = args.x + __shfl_sync(mask, my_x, k, kGroup) + head_base;
-        const T* y_row = args.y + __shfl_sync(mask, my_y, k, kGroup) + head_base;
-        float sum = 0.0f;
-        for (int64_t f = lane * kVec; f < args.features; f += kGroup * kVec) sum += dot_slice<kVec>(x_row + f, y_row + f);
+        const T* x_row = row_of(args.x, __shfl_sync(mask, my_x, k, kGroup), width) + head_base;
+        const T* y_row = row_of(args.y, __shfl_sync(mask, my_y, k, kGroup), width) + head_base;
+        const float sum = lane_dot<kVec, kGroup, kSlices>(x_row, y_row, lane, args.features);
         partial[k] = first + k < last ? sum : 0.0f;
       }
       reduce_scatter<kGroup>(partial, lane, mask);
@@ -106,12 +106,24 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_edge_groups_
   }
 }
 
-template <int kVec, int kGroup, typename T>
-void launch(const SddmmArguments<T>& args, int64_t rows, Device device) {
+template <int kVec, int kGroup, int kSlices, typename T>
+void launch_slices(const SddmmArguments<T>& args, int64_t rows, Device device) {
   const int64_t groups = (args.nnz + kGroup - 1) / kGroup;  // each takes every head of its run
   const unsigned blocks = sparse_cuda::subwarp_blocks(groups, kGroup, device);
-  sddmm_edge_groups_kernel<kVec, kGroup><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args, rows);
+  sddmm_edge_groups_kernel<kVec, kGroup, kSlices>
+      <<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args, rows);
   SGNN_CUDA_CHECK_LAUNCH("sddmm_edge_groups_kernel");
+}
+
+// A lane's slices a head, rounded up to 1, 2 or 4 (lane_dot: every width
+// the timed group sizes give up to 128 vectors a head), else counted at run time.
+template <int kVec, int kGroup, typename T>
+void launch(const SddmmArguments<T>& args, int64_t rows, Device device) {
+  const int64_t slices = (args.features / kVec + kGroup - 1) / kGroup;
+  if (slices <= 1) return launch_slices<kVec, kGroup, 1>(args, rows, device);
+  if (slices <= 2) return launch_slices<kVec, kGroup, 2>(args, rows, device);
+  if (slices <= 4) return launch_slices<kVec, kGroup, 4>(args, rows, device);
+  launch_slices<kVec, kGroup, 0>(args, rows, device);
 }
 
 template <int kVec, typename T>
