@@ -120,7 +120,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
 #pragma unroll
         for (int v = 0; v < kVec; ++v) {
           const float z = x[v] + y[v];
-          const float gradient = g * (z > 0.0f ? 1.0f : args.slope);  // g · LeakyReLU'(z); LeakyReLU(z) = z · LeakyReLU'(z)
+          // g · LeakyReLU'(z); LeakyReLU(z) = z · LeakyReLU'(z).
+          const float gradient = g * (z > 0.0f ? 1.0f : args.slope);
           acc[v] += gradient * a[v];
           a_sums[v] += gradient * z;
         }
@@ -159,7 +160,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
       for (int u = 0; u < kUnroll; ++u) {
         position[u] = base + int64_t{u} * f.slots + f.slot;
         // Past the end: row 0, read and not used.
-        load_lane_row<kVec, kChunks>(sources, args.columns.row_stride, offsets, position[u] < range.end ? int64_t{__ldg(args.indices + position[u])} : 0, y[u]);
+        const int64_t column = position[u] < range.end ? int64_t{__ldg(args.indices + position[u])} : 0;
+        load_lane_row<kVec, kChunks>(sources, args.columns.row_stride, offsets, column, y[u]);
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
@@ -210,7 +212,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
         const int64_t edge = !inside[u] ? 0 : edge_map ? int64_t{__ldg(edge_map + position)} : position;
         g[u] = inside[u] ? __ldg(grad_scores + edge * args.heads + head) : 0.0f;
         // Outside: row 0, read and not used.
-        load_lane_row<kVec, kChunks>(sources, args.columns.row_stride, offsets, inside[u] ? int64_t{__ldg(args.indices + position)} : 0, y[u]);
+        const int64_t column = inside[u] ? int64_t{__ldg(args.indices + position)} : 0;
+        load_lane_row<kVec, kChunks>(sources, args.columns.row_stride, offsets, column, y[u]);
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {

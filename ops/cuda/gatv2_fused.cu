@@ -156,7 +156,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
       for (int u = 0; u < kUnroll; ++u) {
         position[u] = base + u * f.slots + f.slot;
         kept[u] = position[u] < end ? to.keep.factor(entry_head(position[u], args.heads, head)) : 0.0f;
-        load_lane_row<kVec, kChunks>(sources, args.columns.row_stride, offsets, columns[u] >= 0 ? columns[u] : 0, y[u]);  // past the end: row 0, read and not used
+        // Past the end: row 0, read and not used.
+        load_lane_row<kVec, kChunks>(sources, args.columns.row_stride, offsets, columns[u] >= 0 ? columns[u] : 0, y[u]);
       }
       float score[kUnroll];
       float grown = maximum;
@@ -350,7 +351,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, rows_backward_bloc
         const bool inside = position[u] < end && f.valid[0];
         score[u] = inside ? __ldg(b.scores + entry_head(position[u], args.heads, head)) : 0.0f;
         kept[u] = inside ? b.keep.factor(entry_head(position[u], args.heads, head)) : 0.0f;
-        load_lane_row<kVec, kChunks>(sources, args.columns.row_stride, offsets, inside ? columns[u] : 0, y[u]);  // outside: row 0, read and not used
+        // Outside: row 0, read and not used.
+        load_lane_row<kVec, kChunks>(sources, args.columns.row_stride, offsets, inside ? columns[u] : 0, y[u]);
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
@@ -453,9 +455,11 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
             inside[u] ? __ldg(b.gradient_and_weight + entry_head(entry, args.heads, head)) : make_float2(0.0f, 0.0f);
         g[u] = pair.x;
         kept[u] = pair.y;
-        load_lane_row<kVec, kChunks>(upstream_rows, args.rows.row_stride, offsets, inside[u] ? rows[u] : 0, upstream[u]);  // outside: row 0, read and not used
-        signs[u] = inside[u] ? uint32_t{__ldg(b.signs.bytes + int64_t{entry} * b.signs.entry_bytes + sign_byte)} >> sign_shift
-                             : 0u;
+        // Outside: row 0, read and not used.
+        load_lane_row<kVec, kChunks>(upstream_rows, args.rows.row_stride, offsets, inside[u] ? rows[u] : 0,
+                                     upstream[u]);
+        const uint8_t* sign = b.signs.bytes + int64_t{entry} * b.signs.entry_bytes + sign_byte;
+        signs[u] = inside[u] ? uint32_t{__ldg(sign)} >> sign_shift : 0u;
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {

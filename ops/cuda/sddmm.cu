@@ -73,7 +73,9 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(S
         }
       } else {
 #pragma unroll
-        for (int k = 0; k < kEntries; ++k) partial[k] = lane_dot<kVec, kSub, kSlices>(x_row, y_row[k], lane, args.features);
+        for (int k = 0; k < kEntries; ++k) {
+          partial[k] = lane_dot<kVec, kSub, kSlices>(x_row, y_row[k], lane, args.features);
+        }
       }
 #pragma unroll
       for (int k = 0; k < kEntries; ++k) {
