@@ -160,8 +160,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
       for (int u = 0; u < kUnroll; ++u) {
         position[u] = base + int64_t{u} * f.slots + f.slot;
         // Past the end: row 0, read and not used.
-        const int64_t column = position[u] < range.end ? int64_t{__ldg(args.indices + position[u])} : 0;
-        load_lane_row<kVec, kChunks>(sources, args.columns.row_stride, offsets, column, y[u]);
+        load_lane_row<kVec, kChunks>(sources, args.columns.row_stride, offsets,
+                                     position[u] < range.end ? int64_t{__ldg(args.indices + position[u])} : 0, y[u]);
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
@@ -212,8 +212,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
         const int64_t edge = !inside[u] ? 0 : edge_map ? int64_t{__ldg(edge_map + position)} : position;
         g[u] = inside[u] ? __ldg(grad_scores + edge * args.heads + head) : 0.0f;
         // Outside: row 0, read and not used.
-        const int64_t column = inside[u] ? int64_t{__ldg(args.indices + position)} : 0;
-        load_lane_row<kVec, kChunks>(sources, args.columns.row_stride, offsets, column, y[u]);
+        load_lane_row<kVec, kChunks>(sources, args.columns.row_stride, offsets,
+                                     inside[u] ? int64_t{__ldg(args.indices + position)} : 0, y[u]);
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {

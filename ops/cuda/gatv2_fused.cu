@@ -458,8 +458,9 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, fused_blocks_per_s
         // Outside: row 0, read and not used.
         load_lane_row<kVec, kChunks>(upstream_rows, args.rows.row_stride, offsets, inside[u] ? rows[u] : 0,
                                      upstream[u]);
-        const uint8_t* sign = b.signs.bytes + int64_t{entry} * b.signs.entry_bytes + sign_byte;
-        signs[u] = inside[u] ? uint32_t{__ldg(sign)} >> sign_shift : 0u;
+        signs[u] = inside[u]
+                       ? uint32_t{__ldg(b.signs.bytes + int64_t{entry} * b.signs.entry_bytes + sign_byte)} >> sign_shift
+                       : 0u;
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
