@@ -4,16 +4,15 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <bit>
 #include <fstream>
 #include <functional>
-#include <limits>
 #include <map>
 
 #include "cora_minibatch.hpp"
 #include "fuzz/minibatch_checkpoint_fixture.hpp"
 #include "graph_io/section_file.hpp"
 #include "tests/graph_io/temp_files.hpp"
+#include "tests/support/checkpoint_edits.hpp"
 #include "training/block_checkpoint.hpp"
 #include "training/checkpoint.hpp"
 #include "training/minibatch_experiment.hpp"
@@ -313,15 +312,10 @@ TEST_CASE("MinibatchTrainer records each run_epoch in state(), and a resume file
   resumed.resume(contents);
   CHECK(resumed.trainer.epochs_done() == 2);
 
-  for (const double count : {3.65296e+233, std::numeric_limits<double>::quiet_NaN(), -1.0, 1.5,
-                             std::numeric_limits<double>::infinity()}) {
+  for (const double count : sgnn::testing::kNotWholeCounts) {
     CAPTURE(count);
-    graph_io::SectionFile bad = contents;
-    for (auto& [name, tensor] : bad.sections) {
-      if (name != "minibatch.history") continue;
-      tensor = tensor.clone();
-      tensor.data<int64_t>()[21] = std::bit_cast<int64_t>(count);  // the second record's epoch
-    }
+    // The second record's epoch.
+    const graph_io::SectionFile bad = sgnn::testing::with_int64_bits(contents, "minibatch.history", 21, count);
     sgnn::fuzz::MinibatchCheckpointFixture other;
     const std::vector<float> before = other.model.parameters().front().to_vector<float>();
     CHECK_THROWS_WITH_AS(other.resume(bad), doctest::Contains("\"minibatch.history\" malformed: count"), IoError);

@@ -3,13 +3,12 @@
 // checkpoint this build wrote. Each must fail with IoError and change nothing.
 #include <doctest/doctest.h>
 
-#include <bit>
 #include <cmath>
 #include <filesystem>
-#include <limits>
 #include <unistd.h>
 
 #include "graph_io/section_file.hpp"
+#include "tests/support/checkpoint_edits.hpp"
 #include "tests/support/training_task.hpp"
 #include "training/checkpoint.hpp"
 
@@ -30,16 +29,10 @@ TEST_CASE("checkpoint: an epoch number in the history that is not a whole int64 
   save_checkpoint(good, *model, optimizer, trainer.state(), generator);
   const graph_io::SectionFile contents = graph_io::read_section_file(good, "checkpoint", kCheckpointVersion);
 
-  // 3.65296e+233 is the value fuzz_checkpoint planted (crash-history-epoch-1e233 in fuzz/corpus).
-  for (const double epoch : {3.65296e+233, std::numeric_limits<double>::quiet_NaN(), -1.0, 1.5,
-                             std::numeric_limits<double>::infinity()}) {
+  for (const double epoch : sgnn::testing::kNotWholeCounts) {
     CAPTURE(epoch);
-    graph_io::SectionFile bad = contents;
-    for (auto& [name, tensor] : bad.sections) {
-      if (name != "trainer.history") continue;
-      tensor = tensor.clone();
-      tensor.data<int64_t>()[6] = std::bit_cast<int64_t>(epoch);  // the second record's epoch
-    }
+    // The second record's epoch.
+    const graph_io::SectionFile bad = sgnn::testing::with_int64_bits(contents, "trainer.history", 6, epoch);
     const std::filesystem::path file = folder / "bad.ckpt";
     graph_io::write_section_file(file, bad);
     Generator other_generator(6);
