@@ -55,8 +55,9 @@ body="$out/sampling-body.md"
     "products-scale trains ogbn-products' 196,615 seeds, papers100M-scale the preset's 1.2M (random labels)." \
     "No PyG figure: NeighborLoader needs pyg-lib or torch-sparse, which the GPU machine lacks." \
     "Host gathers: the GPU reads its share of the sorted ids over unified addressing, host threads copy the rest" \
-    "into pinned staging carried by DMA; the share is balanced per gather, and who reads (the GPU alone, both," \
-    "the host threads alone) is a timed choice whose trials the notes give (docs/sampling.md)." \
+    "into pinned staging carried by DMA (staging for the whole gather, or a ring of 48 MiB that stays in the CPU's" \
+    "cache); the share is balanced per gather, and who reads (the GPU alone, both, the host threads alone into" \
+    "either staging) is a timed choice whose trials the notes give (docs/sampling.md)." \
     "\"GPU alone\" and \"ids' order\": the GPU alone" \
     "in ascending id order and in the ids' order, same run."
 } > "$body"

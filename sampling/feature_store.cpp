@@ -97,7 +97,7 @@ FeatureStore::SplitTrials FeatureStore::split_trials() const {
   if (split_ == nullptr) return {};
   const std::lock_guard<std::mutex> lock(split_->mutex);
   return {split_->gpu_alone_rows_per_ms, split_->best_shared_rows_per_ms, split_->host_alone_rows_per_ms,
-          split_->host_paced_rows_per_ms, split_->chosen, split_->paced};
+          split_->host_ring_rows_per_ms, split_->chosen, split_->ring};
 }
 
 double FeatureStore::gpu_read_share() const {

@@ -60,15 +60,15 @@ class FeatureStore {
   double gpu_read_share() const;
   // Host residence on CUDA with a measured share: what the choice of
   // readers measured (the GPU alone, the best gather shared with host
-  // threads, the host threads alone, unpaced and paced to the DMA), in rows
+  // threads, the host threads alone, into whole staging and through a ring), in rows
   // per millisecond (0 until measured; all 0 otherwise). Once chosen, the
-  // share is 1 for the GPU alone, 0 for the host threads alone (`paced`
+  // share is 1 for the GPU alone, 0 for the host threads alone (`ring`
   // says which way) and between for a shared gather.
   struct SplitTrials {
     double gpu_alone_rows_per_ms = 0.0, best_shared_rows_per_ms = 0.0, host_alone_rows_per_ms = 0.0,
-           host_paced_rows_per_ms = 0.0;
+           host_ring_rows_per_ms = 0.0;
     bool chosen = false;  // the trials are over; gpu_read_share() is the choice's share
-    bool paced = false;   // the next gather's host threads alone are paced
+    bool ring = false;    // the next gather's host threads alone copy through the ring
   };
   SplitTrials split_trials() const;
   // Device bytes this store holds (table or cache and its slot map).

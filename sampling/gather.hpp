@@ -38,14 +38,14 @@
 // second of each reader (the GPU's from events, the host's from its clock)
 // set the next share, so both finish together. Who reads is a timed choice
 // too: the first kSplitTrialGathers gathers time the GPU alone, shared
-// gathers, the host threads alone and the host threads alone paced to the
-// DMA (host_rows.hpp's pacing), interleaved, three rounds, and the
-// fastest way (each at its best trial) is kept (a
-// table the GPU alone reads at the bus's rate gains nothing from host
-// threads, only their copies on the bus; where the two readers slow each
-// other, the threads alone can beat their balance; whether pacing the
-// threads frees memory bandwidth for the DMA or only idles them depends on
-// the host: docs/sampling.md). Or a fixed share (fixed_gpu_share in [0, 1], for tests
+// gathers, the host threads alone into staging for the whole gather, and the
+// host threads alone through a ring of a few chunks that stays in the CPU's
+// cache (host_rows.hpp's ring, paced to the DMA), interleaved, three rounds,
+// and the fastest way (each at its best trial) is kept (a table the GPU
+// alone reads at the bus's rate gains nothing from host threads, only their
+// copies on the bus; where the two readers slow each other, the threads
+// alone can beat their balance; whether the ring's DMA reads the cache or
+// the ring only idles the threads depends on the host: docs/sampling.md). Or a fixed share (fixed_gpu_share in [0, 1], for tests
 // and benchmarks). The calling thread waits for the sorted ids of the
 // host's share (the mini-batch pipeline gathers on its own thread). One
 // gather at a time per split (a mutex).
@@ -63,12 +63,12 @@ namespace sgnn::sampling {
 struct HostGatherSplit {
   double fixed_gpu_share = -1.0;  // in [0, 1]: always this share; else measured
   double gpu_share = 0.5;  // the next gather's share: 1 or 0 where the GPU or the threads alone read it (a trial or the choice), the measured balance where both do, or fixed
-  bool paced = false;      // the next gather's host threads alone are paced to the DMA (a trial or the choice)
+  bool ring = false;       // the next gather's host threads alone copy through the ring (a trial or the choice)
   // What the choice of readers measured, in rows per millisecond (0 until
   // measured): the GPU alone, the best shared gather, the host threads
-  // alone, unpaced and paced.
+  // alone, into whole staging and through the ring.
   double gpu_alone_rows_per_ms = 0.0, best_shared_rows_per_ms = 0.0, host_alone_rows_per_ms = 0.0,
-         host_paced_rows_per_ms = 0.0;
+         host_ring_rows_per_ms = 0.0;
   bool chosen = false;  // the trials are over and gpu_share is the choice's
   std::mutex mutex;
   std::shared_ptr<void> resources;  // the CUDA backend's streams, events and pinned buffers, made at first use
@@ -81,7 +81,7 @@ inline constexpr int64_t kSplitMinimumRows = 16384;
 
 // The trial gathers of a measured split before its readers are chosen
 // (three rounds of: the GPU alone, two shared, the host threads alone,
-// unpaced and paced).
+// into whole staging and through the ring).
 inline constexpr int kSplitTrialGathers = 15;
 
 struct RowSource {

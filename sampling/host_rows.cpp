@@ -50,17 +50,17 @@ __attribute__((target("avx2"))) void stream_row_32(const char* from, char* to, i
 }
 #endif
 
-// Rows k in [begin, end) of the ids into target row k.
+// Rows k in [begin, end) of the ids into consecutive rows from `to_begin`.
 template <Store kStore>
 void copy_range(const char* rows, int64_t row_bytes, const int32_t* ids, int64_t count, int64_t begin, int64_t end,
-                char* target) {
+                char* to_begin) {
   for (int64_t k = begin; k < end; ++k) {
     if (k + kPrefetchRows < count) {
       const char* ahead = rows + static_cast<int64_t>(ids[k + kPrefetchRows]) * row_bytes;
       for (int64_t line = 0; line < row_bytes; line += kLine) __builtin_prefetch(ahead + line);
     }
     const char* from = rows + static_cast<int64_t>(ids[k]) * row_bytes;
-    char* to = target + k * row_bytes;
+    char* to = to_begin + (k - begin) * row_bytes;
 #if defined(__x86_64__)
     if constexpr (kStore == Store::stream32) {
       stream_row_32(from, to, row_bytes);
@@ -179,7 +179,10 @@ void copy_rows(const char* rows, int64_t row_bytes, const int32_t* ids, int64_t 
       const int64_t begin = chunk_begin + (g % grabs_per_chunk) * grab;
       if (begin >= chunk_end) continue;  // the short last chunk has fewer grabs
       board.wait_for_room(chunk);
-      copy_range<kStore>(rows, row_bytes, ids, count, begin, std::min(chunk_end, begin + grab), target);
+      // In a ring, chunk c is written to slot c % ring (pacing freed it: chunk c - ring has landed).
+      const int64_t out_row = chunks.ring > 0 ? (chunk % chunks.ring) * chunk_rows + (begin - chunk_begin) : begin;
+      copy_range<kStore>(rows, row_bytes, ids, count, begin, std::min(chunk_end, begin + grab),
+                         target + out_row * row_bytes);
       board.grab_done(chunk, chunk_begin, chunk_end - chunk_begin);
     }
   }
@@ -196,6 +199,12 @@ void copy_rows_by_threads(const void* table, int64_t row_bytes, const int32_t* i
                           RowWrites writes, const RowChunks& chunks) {
   SGNN_CHECK(!chunks.on_chunk || chunks.rows > 0, "copy_rows_by_threads: chunks of ", chunks.rows, " rows");
   SGNN_CHECK(chunks.ahead >= 0, "copy_rows_by_threads: pacing ", chunks.ahead, " chunks ahead (at least 0)");
+  // Pacing nearer than the ring is not enough: chunks land in the order their
+  // copies were issued, not in chunk order, so chunk c - ahead landing says
+  // nothing of chunk c - ring, whose slot chunk c takes.
+  SGNN_CHECK(chunks.ring == 0 || (chunks.on_chunk && chunks.landed && chunks.ahead == chunks.ring),
+             "copy_rows_by_threads: a ring of ", chunks.ring, " chunks needs on_chunk, landed and pacing of exactly ",
+             chunks.ring, " chunks ahead (given ", chunks.ahead, (chunks.landed ? "" : ", no landed"), ")");
   if (count <= 0) return;
   const auto* rows = static_cast<const char*>(table);
   auto* target = static_cast<char*>(out);

@@ -31,6 +31,13 @@
 // it take the memory bandwidth the DMA reads it with (docs/sampling.md). If
 // on_chunk or landed throws, the pacing stops, the copy still completes and
 // the first exception is rethrown.
+//
+// Ring (optional, with pacing): with `ring` > 0, `out` holds ring · rows
+// rows, and chunk c is written to slot c % ring (row r of the chunk at out
+// row (c % ring) · rows + r); on_chunk's caller finds the slot the same way.
+// It needs pacing of exactly `ring` chunks ahead: chunk c waits for chunk
+// c - ring, whose slot it takes, to land. Once on_chunk or landed has thrown, slots may
+// be rewritten before landing; the call rethrows, so nothing uses them.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +52,7 @@ struct RowChunks {
   std::function<void(int64_t first_row, int64_t rows)> on_chunk;
   int64_t ahead = 0;                            // pacing: chunks written beyond the last landed one
   std::function<bool(int64_t chunk)> landed;  // pacing: chunk's consumer is done with it
+  int64_t ring = 0;                             // > 0: out is a ring of this many chunks
 };
 
 void copy_rows_by_threads(const void* table, int64_t row_bytes, const int32_t* ids, int64_t count, void* out,

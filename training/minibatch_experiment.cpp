@@ -124,7 +124,7 @@ const BlockModelKind& block_model_kind(const std::string& name) {
 std::string describe_readers(const sampling::FeatureStore& store) {
   const sampling::FeatureStore::SplitTrials trials = store.split_trials();
   if (trials.gpu_alone_rows_per_ms == 0.0 && trials.best_shared_rows_per_ms == 0.0 &&
-      trials.host_alone_rows_per_ms == 0.0 && trials.host_paced_rows_per_ms == 0.0) {
+      trials.host_alone_rows_per_ms == 0.0 && trials.host_ring_rows_per_ms == 0.0) {
     return "";
   }
   const double row_bytes =
@@ -137,11 +137,11 @@ std::string describe_readers(const sampling::FeatureStore& store) {
   const double share = store.gpu_read_share();
   std::string who = !trials.chosen ? "still timing"
                     : share == 1.0 ? "GPU alone"
-                    : share == 0.0 ? (trials.paced ? "host threads alone, paced" : "host threads alone")
+                    : share == 0.0 ? (trials.ring ? "host threads alone, through a ring" : "host threads alone")
                                    : "shared, GPU share " + std::to_string(static_cast<int>(std::lround(100.0 * share))) + " %";
   return who + " (trials: GPU alone " + rate(trials.gpu_alone_rows_per_ms) + ", shared " +
          rate(trials.best_shared_rows_per_ms) + ", host threads alone " + rate(trials.host_alone_rows_per_ms) +
-         ", paced " + rate(trials.host_paced_rows_per_ms) + " GB/s)";
+         ", through a ring " + rate(trials.host_ring_rows_per_ms) + " GB/s)";
 }
 
 }  // namespace

@@ -125,9 +125,9 @@ struct MinibatchResult {
   int64_t nodes = 0, edges = 0, features = 0, classes = 0, train_nodes = 0;
   int64_t cached_feature_rows = 0;
   // Features in host memory on CUDA: who read the batches' gathers (the
-  // store's timed choice) and its trials, e.g. "host threads alone, paced
-  // (trials: GPU alone 21.3, shared 34.8, host threads alone 39.8, paced
-  // 42.1 GB/s)"; empty otherwise.
+  // store's timed choice) and its trials, e.g. "host threads alone, through
+  // a ring (trials: GPU alone 21.3, shared 34.8, host threads alone 39.8,
+  // through a ring 47.1 GB/s)"; empty otherwise.
   std::string feature_readers;
   std::string predictions;  // the file written (options.predictions), empty when none was asked for
   std::string checkpoint;   // the file written (options.checkpoint), empty when none was asked for

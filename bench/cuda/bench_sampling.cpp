@@ -155,11 +155,11 @@ void bench_gather(const std::string& label, const Tensor& table, sampling::Resid
     rows.push_back({"gather", label, format(rate, "GB/s"), format(bandwidth.host_to_device, "GB/s H2D"),
                     format(100.0 * rate / bandwidth.host_to_device, "%", 1),
                     "target >= 80 %; GPU share " + format(100.0 * store.gpu_read_share(), "%", 0) +
-                        (store.gpu_read_share() == 0.0 && trials.paced ? ", paced" : "") +
+                        (store.gpu_read_share() == 0.0 && trials.ring ? ", through a ring" : "") +
                         " (choice's trials: GPU alone " + trial_rate(trials.gpu_alone_rows_per_ms) +
                         ", shared at best " + trial_rate(trials.best_shared_rows_per_ms) + ", host threads alone " +
-                        trial_rate(trials.host_alone_rows_per_ms) + ", paced " +
-                        trial_rate(trials.host_paced_rows_per_ms) + "); GPU alone " +
+                        trial_rate(trials.host_alone_rows_per_ms) + ", through a ring " +
+                        trial_rate(trials.host_ring_rows_per_ms) + "); GPU alone " +
                         format(moved / (sorted_ms * 1e6), "GB/s") + ", ids' order " +
                         format(moved / (given_ms * 1e6), "GB/s")});
   } else {

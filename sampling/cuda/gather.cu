@@ -83,17 +83,18 @@ struct SplitResources {
   cudaEvent_t ids_ready = nullptr, rows_allocated = nullptr, copies_done = nullptr;
   std::vector<cudaEvent_t> chunk_landed;  // one per DMA chunk of a gather, made as gathers need more
   cudaEvent_t gpu_begin = nullptr, gpu_end = nullptr, gather_begin = nullptr, gather_end = nullptr;  // timed
-  Tensor host_ids, staging;
+  Tensor host_ids, staging, ring;  // staging: a whole gather's rows; ring: Reader::HostRing's slots
   // Who reads: the first kSplitTrialGathers gathers are trials in the order
   // of kTrialOrder, and the fastest way is kept. Where the GPU alone fills
   // the bus, host threads only add copies to it; where both readers share
   // host memory and the bus, each slows the other, and the threads alone can
-  // beat their balance.
-  enum class Choice { Measuring, Shared, GpuAlone, HostAlone, HostPaced } choice = Choice::Measuring;
-  enum class Reader { GpuAlone, Shared, HostAlone, HostPaced };
+  // beat their balance; whether their ring beats whole staging depends on
+  // the host's cache (kRingSlots).
+  enum class Choice { Measuring, Shared, GpuAlone, HostAlone, HostRing } choice = Choice::Measuring;
+  enum class Reader { GpuAlone, Shared, HostAlone, HostRing };
   // The best of each way's trials, in rows per millisecond.
   double alone_rows_per_ms = 0.0, best_shared_rows_per_ms = 0.0, host_alone_rows_per_ms = 0.0,
-         host_paced_rows_per_ms = 0.0;
+         host_ring_rows_per_ms = 0.0;
   double balanced_share = 0.5;  // the shared gathers' share, moved toward the readers' balance by each
   int trials_done = 0;
   bool pending = false;
@@ -135,10 +136,10 @@ struct SplitResources {
 // GPU alone would give, which a single trial amid other work can pick.
 constexpr SplitResources::Reader kTrialOrder[] = {
     SplitResources::Reader::GpuAlone,  SplitResources::Reader::Shared,    SplitResources::Reader::Shared,
-    SplitResources::Reader::HostAlone, SplitResources::Reader::HostPaced, SplitResources::Reader::GpuAlone,
+    SplitResources::Reader::HostAlone, SplitResources::Reader::HostRing, SplitResources::Reader::GpuAlone,
     SplitResources::Reader::Shared,    SplitResources::Reader::Shared,    SplitResources::Reader::HostAlone,
-    SplitResources::Reader::HostPaced, SplitResources::Reader::GpuAlone,  SplitResources::Reader::Shared,
-    SplitResources::Reader::Shared,    SplitResources::Reader::HostAlone, SplitResources::Reader::HostPaced};
+    SplitResources::Reader::HostRing, SplitResources::Reader::GpuAlone,  SplitResources::Reader::Shared,
+    SplitResources::Reader::Shared,    SplitResources::Reader::HostAlone, SplitResources::Reader::HostRing};
 static_assert(std::size(kTrialOrder) == kSplitTrialGathers);
 
 SplitResources& resources_of(HostGatherSplit& split, Device device) {
@@ -167,7 +168,7 @@ SplitResources::Reader next_reader(const HostGatherSplit& split, const SplitReso
   if (split.fixed_gpu_share >= 0.0) return Reader::Shared;  // at the fixed share
   switch (resources.choice) {
     case SplitResources::Choice::HostAlone: return Reader::HostAlone;
-    case SplitResources::Choice::HostPaced: return Reader::HostPaced;
+    case SplitResources::Choice::HostRing: return Reader::HostRing;
     case SplitResources::Choice::GpuAlone: return Reader::GpuAlone;
     case SplitResources::Choice::Shared: return Reader::Shared;
     case SplitResources::Choice::Measuring: break;
@@ -196,8 +197,8 @@ void update_share(HostGatherSplit& split, SplitResources& resources) {
     resources.alone_rows_per_ms = std::max(resources.alone_rows_per_ms, rows_per_ms);
   } else if (resources.pending_reader == Reader::HostAlone) {
     resources.host_alone_rows_per_ms = std::max(resources.host_alone_rows_per_ms, rows_per_ms);
-  } else if (resources.pending_reader == Reader::HostPaced) {
-    resources.host_paced_rows_per_ms = std::max(resources.host_paced_rows_per_ms, rows_per_ms);
+  } else if (resources.pending_reader == Reader::HostRing) {
+    resources.host_ring_rows_per_ms = std::max(resources.host_ring_rows_per_ms, rows_per_ms);
   } else {
     resources.best_shared_rows_per_ms = std::max(resources.best_shared_rows_per_ms, rows_per_ms);
     if (resources.gpu_rows > 0 && resources.host_rows > 0 && gpu_ms > 0.0f && resources.host_seconds > 0.0) {
@@ -211,23 +212,23 @@ void update_share(HostGatherSplit& split, SplitResources& resources) {
   split.gpu_alone_rows_per_ms = resources.alone_rows_per_ms;
   split.best_shared_rows_per_ms = resources.best_shared_rows_per_ms;
   split.host_alone_rows_per_ms = resources.host_alone_rows_per_ms;
-  split.host_paced_rows_per_ms = resources.host_paced_rows_per_ms;
+  split.host_ring_rows_per_ms = resources.host_ring_rows_per_ms;
   if (resources.choice == SplitResources::Choice::Measuring && ++resources.trials_done == kSplitTrialGathers) {
-    // The fastest at its best trial; on a tie the earlier of GPU alone, shared, unpaced, paced.
+    // The fastest at its best trial; on a tie the earlier of GPU alone, shared, whole staging, ring.
     const std::pair<double, SplitResources::Choice> ways[] = {
         {resources.alone_rows_per_ms, SplitResources::Choice::GpuAlone},
         {resources.best_shared_rows_per_ms, SplitResources::Choice::Shared},
         {resources.host_alone_rows_per_ms, SplitResources::Choice::HostAlone},
-        {resources.host_paced_rows_per_ms, SplitResources::Choice::HostPaced}};
+        {resources.host_ring_rows_per_ms, SplitResources::Choice::HostRing}};
     const auto* fastest = &ways[0];
     for (const auto& way : ways) fastest = way.first > fastest->first ? &way : fastest;
     resources.choice = fastest->second;
     split.chosen = true;
   }
   const Reader next = next_reader(split, resources);
-  split.paced = next == Reader::HostPaced;
+  split.ring = next == Reader::HostRing;
   split.gpu_share = next == Reader::GpuAlone                                  ? 1.0
-                    : next == Reader::HostAlone || next == Reader::HostPaced ? 0.0
+                    : next == Reader::HostAlone || next == Reader::HostRing ? 0.0
                                                                               : resources.balanced_share;
 }
 
@@ -237,17 +238,25 @@ void update_share(HostGatherSplit& split, SplitResources& resources) {
 // and large beside a copy's launch (2 and 1 MiB chunks moved 1-4 % less in
 // the probe of host_rows.cpp).
 constexpr int64_t kChunkBytes = int64_t{4} << 20;
-// Paced host threads (Reader::HostPaced) write at most this many chunks
-// beyond the last one landed on the device (host_rows.hpp's pacing).
-// Unpaced, 16 threads can fill staging at up to 92 GB/s, far beyond the bus,
-// and take the host memory bandwidth the DMA reads the staging with: a probe
-// on the H200 (256-byte rows of a 28 GB table, 1M sorted ids, 4 MiB chunks,
-// two runs) moved 44.2-45.1 GB/s unpaced and 48.4-48.7 four chunks ahead (3
-// to 16 within 4 %; 2 left the bus idle while a chunk filled: 35.5-36.6),
-// against 53.5 for the DMA alone. On a machine whose threads copied only
-// 55 GB/s alone, pacing lost (42.1-42.8 unpaced, 38.6-38.7 paced): so it is
-// one of the timed readers, not a rule.
-constexpr int64_t kChunksAhead = 4;
+// Reader::HostRing: the host threads write the rows with ordinary stores
+// into a ring of kRingSlots chunks of pinned staging, each slot rewritten
+// only once its chunk has landed (host_rows.hpp's ring). 48 MiB stays in the
+// CPU's last-level cache, so the DMA reads the rows from the cache and host
+// memory carries them once (the table's reads), not three times (reads, the
+// staging's writes, the DMA's reads of them). A probe on the H200 (256-byte
+// rows of a 28 GB table, 1M sorted ids, 16 threads, copy and DMA together,
+// three calls): whole staging with streaming stores 40.3-41.3 GB/s (paced
+// 41.0-43.0), rings of 24-64 MiB with ordinary stores 44.2-50.8 GB/s in
+// chunks of 2-16 MiB (these 6 slots of 8 MiB: 49.3-49.8), against 55.3 for
+// one DMA of the rows alone. Rings of 16 MiB or less moved 27.9-35.8 GB/s,
+// rings with streaming stores (which bypass the cache) 41.3-43.5. Whether a
+// host's cache holds the ring is the host's: the ring is one of the timed
+// readers, beside whole staging.
+constexpr int64_t kRingSlots = 6;
+constexpr int64_t kRingChunkBytes = int64_t{8} << 20;
+// A gather smaller than the ring still turns it this often, in smaller
+// chunks, so that the DMA of one chunk overlaps the copy of the next.
+constexpr int64_t kRingTurns = 2;
 
 // out[out_rows[i]] = table[read_ids[i]] for the sorted ids, read by the GPU
 // (the first gpu_rows) and by host threads (the rest); see gather.hpp.
@@ -261,16 +270,22 @@ void shared_gather(const RowSource& source, const int32_t* read_ids, const int32
   const auto* cached = static_cast<const In*>(cache.rows);
   const int64_t gpu_rows =
       reader == SplitResources::Reader::GpuAlone    ? count
-      : reader == SplitResources::Reader::HostAlone || reader == SplitResources::Reader::HostPaced ? 0
+      : reader == SplitResources::Reader::HostAlone || reader == SplitResources::Reader::HostRing ? 0
                                                     : std::clamp<int64_t>(
                                                           std::llround(split.gpu_share * static_cast<double>(count)), 0,
                                                           count);
   const int64_t host_rows = count - gpu_rows;
   const int64_t row_bytes = width * static_cast<int64_t>(sizeof(In));
+  const bool through_ring = reader == SplitResources::Reader::HostRing;
+  const int64_t chunk_rows =
+      through_ring ? std::clamp<int64_t>((host_rows + kRingSlots * kRingTurns - 1) / (kRingSlots * kRingTurns), 1,
+                                         std::max<int64_t>(1, kRingChunkBytes / row_bytes))
+                   : std::max<int64_t>(1, kChunkBytes / row_bytes);
+  Tensor& staging_buffer = through_ring ? resources.ring : resources.staging;
   if (host_rows > 0) {
     SGNN_CUDA_CHECK(cudaEventSynchronize(resources.copies_done));  // the last gather's copies left the buffers
     reserve_pinned(resources.host_ids, count * 4);
-    reserve_pinned(resources.staging, count * row_bytes);
+    reserve_pinned(staging_buffer, through_ring ? kRingSlots * chunk_rows * row_bytes : count * row_bytes);
     SGNN_CUDA_CHECK(cudaMemcpyAsync(resources.host_ids.raw_data(), read_ids + gpu_rows,
                                     static_cast<std::size_t>(host_rows) * 4, cudaMemcpyDeviceToHost, stream));
     SGNN_CUDA_CHECK(cudaEventRecord(resources.ids_ready, stream));
@@ -290,7 +305,6 @@ void shared_gather(const RowSource& source, const int32_t* read_ids, const int32
     SGNN_CUDA_CHECK(cudaEventRecord(resources.rows_allocated, stream));
     SGNN_CUDA_CHECK(cudaStreamWaitEvent(resources.copy_stream, resources.rows_allocated, 0));
     SGNN_CUDA_CHECK(cudaStreamWaitEvent(resources.place_stream, resources.rows_allocated, 0));
-    const int64_t chunk_rows = std::max<int64_t>(1, kChunkBytes / row_bytes);
     const auto chunks = static_cast<std::size_t>((host_rows + chunk_rows - 1) / chunk_rows);
     while (resources.chunk_landed.size() < chunks) {
       cudaEvent_t event = nullptr;
@@ -300,7 +314,7 @@ void shared_gather(const RowSource& source, const int32_t* read_ids, const int32
     SGNN_CUDA_CHECK(cudaEventSynchronize(resources.ids_ready));
     const auto started = std::chrono::steady_clock::now();
     const auto* host_ids = resources.host_ids.data<int32_t>();
-    auto* staging = static_cast<char*>(resources.staging.raw_data());
+    auto* staging = static_cast<char*>(staging_buffer.raw_data());
     auto* landing = static_cast<char*>(landed.raw_data());
     // Each chunk, as soon as the threads have written it, issued by the
     // thread that finished it: DMA to the device on the copy stream, then put
@@ -311,8 +325,10 @@ void shared_gather(const RowSource& source, const int32_t* read_ids, const int32
     // one call; 39.9 with the kernels on a stream of their own, in the next).
     const auto carry_chunk = [&](int64_t first, int64_t rows) {
       cuda::DeviceGuard chunk_guard(context.device);
-      cudaEvent_t landed_event = resources.chunk_landed[static_cast<std::size_t>(first / chunk_rows)];
-      SGNN_CUDA_CHECK(cudaMemcpyAsync(landing + first * row_bytes, staging + first * row_bytes,
+      const int64_t chunk = first / chunk_rows;
+      cudaEvent_t landed_event = resources.chunk_landed[static_cast<std::size_t>(chunk)];
+      const int64_t staged_row = through_ring ? (chunk % kRingSlots) * chunk_rows : first;
+      SGNN_CUDA_CHECK(cudaMemcpyAsync(landing + first * row_bytes, staging + staged_row * row_bytes,
                                       static_cast<std::size_t>(rows * row_bytes), cudaMemcpyHostToDevice,
                                       resources.copy_stream));
       SGNN_CUDA_CHECK(cudaEventRecord(landed_event, resources.copy_stream));
@@ -329,9 +345,13 @@ void shared_gather(const RowSource& source, const int32_t* read_ids, const int32
       SGNN_CUDA_CHECK(status);
       return true;
     };
-    copy_rows_by_threads(source.rows, row_bytes, host_ids, host_rows, staging, RowWrites::streaming,
-                         RowChunks{chunk_rows, carry_chunk,
-                                   reader == SplitResources::Reader::HostPaced ? kChunksAhead : 0, chunk_has_landed});
+    // Whole staging is written with streaming stores (the DMA reads it from
+    // memory; cached, the lines would take the caches from the table's reads),
+    // the ring with ordinary ones (the DMA reads it from the cache).
+    copy_rows_by_threads(source.rows, row_bytes, host_ids, host_rows, staging,
+                         through_ring ? RowWrites::cached : RowWrites::streaming,
+                         RowChunks{chunk_rows, carry_chunk, through_ring ? kRingSlots : 0, chunk_has_landed,
+                                   through_ring ? kRingSlots : 0});
     host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     // Every chunk's kernel on the place stream waited for its copy: the place stream's end covers both.
     SGNN_CUDA_CHECK(cudaEventRecord(resources.copies_done, resources.place_stream));

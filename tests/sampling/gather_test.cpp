@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <mutex>
 #include <numeric>
+#include <utility>
+#include <vector>
 
 #include "core/bfloat16.hpp"
 #include "sampling/feature_store.hpp"
@@ -265,6 +267,90 @@ TEST_CASE("copy_rows_by_threads paced: no chunk is written before the one `ahead
   CHECK_THROWS_WITH_AS(sampling::copy_rows_by_threads(table.data(), row_bytes, wanted.data(), count, out.data(),
                                                       sampling::RowWrites::cached, negative),
                        doctest::Contains("copy_rows_by_threads: pacing -1 chunks ahead (at least 0)"), InvalidArgument);
+}
+
+TEST_CASE("copy_rows_by_threads through a ring: chunk c in slot c % ring, never rewritten before it has landed; "
+          "rings it cannot keep are refused") {
+  const int64_t row_bytes = 256, rows = 4000, count = 5030, chunk_rows = 100;  // 51 chunks, the last of 30 rows
+  const int64_t num_chunks = (count + chunk_rows - 1) / chunk_rows;
+  std::vector<unsigned char> table(static_cast<std::size_t>(rows * row_bytes));
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<unsigned char>((i * 29 + i / 256) % 247);
+  std::vector<int32_t> wanted(static_cast<std::size_t>(count));
+  for (int64_t k = 0; k < count; ++k) wanted[static_cast<std::size_t>(k)] = static_cast<int32_t>((k * 7919 + 11) % rows);
+  const auto row_right = [&](const unsigned char* row, int64_t k) {
+    const auto* expected = table.data() + wanted[static_cast<std::size_t>(k)] * row_bytes;
+    return std::equal(expected, expected + row_bytes, row);
+  };
+  for (const int64_t ring : {int64_t{1}, int64_t{3}, int64_t{5}}) {
+    for (const auto writes : {sampling::RowWrites::cached, sampling::RowWrites::streaming}) {
+      CAPTURE(ring);
+      // The ring and a poisoned guard behind it; `carried` is what the consumer took from each slot.
+      const int64_t ring_bytes = ring * chunk_rows * row_bytes;
+      std::vector<std::uint64_t> storage(static_cast<std::size_t>((ring_bytes + 4096) / 8));
+      auto* out = reinterpret_cast<unsigned char*>(storage.data());
+      std::fill(out, out + storage.size() * 8, 0xAB);
+      std::vector<unsigned char> carried(static_cast<std::size_t>(count * row_bytes), 0xCD);
+      std::mutex lock;
+      std::vector<int> reported(static_cast<std::size_t>(num_chunks), 0), carries(static_cast<std::size_t>(num_chunks), 0);
+      std::vector<int> polls(static_cast<std::size_t>(num_chunks), 0);
+      int64_t wrong_when_reported = 0;
+      const auto carry = [&](int64_t chunk) {  // under the lock
+        const int64_t first = chunk * chunk_rows, length = std::min(chunk_rows, count - first);
+        const unsigned char* slot = out + (chunk % ring) * chunk_rows * row_bytes;
+        std::copy(slot, slot + length * row_bytes, carried.begin() + first * row_bytes);
+        ++carries[static_cast<std::size_t>(chunk)];
+      };
+      sampling::RowChunks chunks;
+      chunks.rows = chunk_rows;
+      chunks.ahead = ring;
+      chunks.ring = ring;
+      chunks.on_chunk = [&](int64_t first, int64_t length) {
+        const std::lock_guard<std::mutex> guard(lock);
+        const int64_t chunk = first / chunk_rows;
+        ++reported[static_cast<std::size_t>(chunk)];
+        const unsigned char* slot = out + (chunk % ring) * chunk_rows * row_bytes;
+        for (int64_t r = 0; r < length; ++r) wrong_when_reported += row_right(slot + r * row_bytes, first + r) ? 0 : 1;
+      };
+      // A chunk is carried out of its slot on its second poll, and has landed then.
+      chunks.landed = [&](int64_t chunk) {
+        const std::lock_guard<std::mutex> guard(lock);
+        if (++polls[static_cast<std::size_t>(chunk)] < 2) return false;
+        if (carries[static_cast<std::size_t>(chunk)] == 0) carry(chunk);
+        return true;
+      };
+      sampling::copy_rows_by_threads(table.data(), row_bytes, wanted.data(), count, out, writes, chunks);
+      for (int64_t chunk = 0; chunk < num_chunks; ++chunk) {  // the last ones, which no write waited on
+        if (carries[static_cast<std::size_t>(chunk)] == 0) carry(chunk);
+      }
+      CHECK(wrong_when_reported == 0);
+      CHECK(std::all_of(reported.begin(), reported.end(), [](int n) { return n == 1; }));
+      CHECK(std::all_of(carries.begin(), carries.end(), [](int n) { return n == 1; }));
+      int64_t wrong = 0;
+      for (int64_t k = 0; k < count; ++k) wrong += row_right(carried.data() + k * row_bytes, k) ? 0 : 1;
+      CHECK(wrong == 0);
+      CHECK(std::all_of(out + ring_bytes, out + storage.size() * 8, [](unsigned char b) { return b == 0xAB; }));
+    }
+  }
+  // A ring needs its chunks' consumer and pacing of exactly `ring` chunks ahead: nearer, a chunk that lands
+  // before an earlier one (its DMA issued first) would let a thread rewrite the earlier one's slot.
+  std::vector<unsigned char> out(static_cast<std::size_t>(3 * chunk_rows * row_bytes));
+  sampling::RowChunks unpaced;
+  unpaced.rows = chunk_rows;
+  unpaced.ring = 3;
+  unpaced.on_chunk = [](int64_t, int64_t) {};
+  unpaced.landed = [](int64_t) { return true; };
+  sampling::RowChunks too_far = unpaced, too_near = unpaced, blind = unpaced;
+  too_far.ahead = 4;
+  too_near.ahead = 2;
+  blind.ahead = 3;
+  blind.landed = {};
+  for (const sampling::RowChunks& bad : {unpaced, too_far, too_near, blind}) {
+    CHECK_THROWS_WITH_AS(sampling::copy_rows_by_threads(table.data(), row_bytes, wanted.data(), count, out.data(),
+                                                        sampling::RowWrites::cached, bad),
+                         doctest::Contains("copy_rows_by_threads: a ring of 3 chunks needs on_chunk, landed and pacing "
+                                           "of exactly 3 chunks ahead"),
+                         InvalidArgument);
+  }
 }
 
 TEST_CASE("feature store refuses a GPU read share above the whole gather, or not a number") {
