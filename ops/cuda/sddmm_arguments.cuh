@@ -140,6 +140,52 @@ __device__ __forceinline__ float lane_dot(const T* x_row, const T* y_row, int la
   return sum;
 }
 
+// Entries a group of lanes reduces per step (DenseRows, Segments): at most
+// `max_floats` of y in registers per lane, at most 8 entries, and no more
+// entries than lanes (fold_sums needs one lane bit per halving). float32
+// allows 64: at width 256 (two chunks) eight entries in flight instead of
+// four made DenseRows 4-11% faster on the H100 on SBM and Chung-Lu graphs
+// (61 registers, no spill; docs/kernels.md). bfloat16 keeps 32: with 64,
+// ptxas spills DenseRows' eight-entry kernels (widths 64 and 256), and they
+// were not measured.
+constexpr int entries_per_step(int vec, int sub, int chunks, int max_floats) {
+  int entries = 8;
+  while (entries > 1 && (entries * chunks * vec > max_floats || entries > sub)) entries /= 2;
+  return entries;
+}
+
+template <typename T>
+inline constexpr int kMaxStepFloats = std::is_same_v<T, float> ? 64 : 32;
+
+// Sums each of the first kCount values of `v` over the lanes that differ in
+// the bits kOffset, kOffset/2, …, 1 of `lane`, halving the number of values
+// at each of the first log2(kCount) steps: the lane whose bit kOffset is set
+// keeps the upper half of the values and sends the lower half to its
+// partner, and the other way round. Afterwards v[0] holds the full sum of
+// value number `returned` (built from the lane's top log2(kCount) bits
+// below 2·kOffset); lanes sharing those bits hold the same total.
+// kCount − 1 + log2(2·kOffset / kCount) shuffles for kCount dot products.
+// `mask`: the converged lanes taking part (all lanes differing in those bits).
+template <int kCount, int kOffset, int kSize>
+__device__ __forceinline__ int fold_sums(float (&v)[kSize], int lane, unsigned mask) {
+  if constexpr (kOffset == 0) {
+    return 0;
+  } else if constexpr (kCount > 1) {
+    constexpr int kHalf = kCount / 2;
+    const bool upper = (lane & kOffset) != 0;
+#pragma unroll
+    for (int i = 0; i < kHalf; ++i) {
+      const float send = upper ? v[i] : v[i + kHalf];
+      const float keep = upper ? v[i + kHalf] : v[i];
+      v[i] = keep + __shfl_xor_sync(mask, send, kOffset);
+    }
+    return (upper ? kHalf : 0) + fold_sums<kHalf, kOffset / 2>(v, lane, mask);
+  } else {
+    v[0] += __shfl_xor_sync(mask, v[0], kOffset);
+    return fold_sums<1, kOffset / 2>(v, lane, mask);
+  }
+}
+
 // Row `index` of an [n, width] operand: one 32 x 32 -> 64-bit multiply (node
 // ids are int32, a row's width fits 32 bits).
 template <typename T>
