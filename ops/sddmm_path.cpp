@@ -90,7 +90,10 @@ std::vector<SddmmKernel> candidate_sddmm_kernels(const SparsePlan& plan, int64_t
   const auto add = [&](SddmmKernel kernel) {
     if (std::find(all.begin(), all.end(), kernel) == all.end()) all.push_back(kernel);
   };
-  add(kernel_of(SddmmPath::Segments, features, vector));
+  // Segments with one, two or four slices of the head a lane (sddmm.cu's row kernel from 4 lanes).
+  for (const int slices_per_lane : {1, 2, 4}) {
+    add({SddmmPath::Segments, subwarp_lanes(features / vector / slices_per_lane)});
+  }
   if (features <= kDenseRowsMaxFeatures) add({SddmmPath::DenseRows, 0});
   if (plan.entry_row.defined()) add({SddmmPath::Edges, 0});
   for (const int slices_per_lane : {4, 2, 1}) {

@@ -1,6 +1,9 @@
 // Which CUDA kernel computes sddmm_dot on a graph (ops/cuda/sddmm*.cu):
 //   Segments   one subwarp per work segment of the plan (Sputnik's SDDMM),
-//              several segments per warp: best for short rows
+//              several segments per warp: best for short rows; from 4 lanes
+//              x[row] in registers and a step of entries reduced together
+//              (RoDe's residue kernel's shape); one, two and four slices of
+//              a head a lane are candidates for timing
 //   DenseRows  one warp per segment, x[row] kept in registers for the whole
 //              segment, Y rows streamed several at a time: for long rows
 //              (ops/cuda/sddmm_dense_rows.cu); widths up to

@@ -8,8 +8,11 @@
 // one subwarp per (segment, head) of the
 // plan's work segments (ops/sparse_segments.hpp: rows cut into pieces of at
 // most segment_length entries, so hub rows spread over many subwarps; every
-// edge output is independent, so no atomics) walks the segment's entries four
-// at a time; each lane multiplies its
+// edge output is independent, so no atomics): from 4 lanes a row kernel
+// (sddmm_dot_rows_kernel, below) keeps x[row] in registers and reduces a
+// step of entries together; narrower subwarps and heads wider than four
+// slices a lane take the entry-at-a-time kernel, which walks the segment's
+// entries four at a time; each lane multiplies its
 // slice of x[row] and y[col] (16-byte loads, float4 or 8 bfloat16, when the
 // per-head width is a multiple of the vector and the pointers are aligned;
 // products and sums in float, the output float32), and the subwarp reduces the
@@ -86,52 +89,65 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(S
   }
 }
 
-// The Segments path where a lane holds one slice of the head and the
-// subwarp has at least 4 lanes: x[row]'s slice loaded once per segment into
-// registers; the subwarp's lanes load kSub column indices at once (one
-// coalesced load) and hand them out by shuffles; a step issues kEntries y
-// loads before any arithmetic, and one transposing butterfly (fold_sums)
-// reduces the step's dot products together, kEntries − 1 + log2(kSub /
-// kEntries) shuffles for kEntries entries where a sum per entry takes
-// log2(kSub) each; consecutive lanes write consecutive outputs. Entries past
-// the segment's end load nothing (a column of −1). No search and no reload
-// of x per entry: RoDe's residue kernel has the same shape (Pang et al.,
-// PPoPP 2024); on the 5-point stencil at 1024² and width 32 the entry-at-a-
-// time kernel below took 0.37 ms, EdgeGroups 0.28 and RoDe's 0.18 (ncu, H200).
-template <int kVec, int kSub, typename T>
+// The Segments path where a subwarp of at least 4 lanes covers the head in
+// kSlices (1, 2 or 4) slices a lane: x[row]'s slices loaded once per segment
+// into registers; the subwarp's lanes load kSub column indices at once (one
+// coalesced load) and hand them out by shuffles; a step issues kEntries
+// entries' y loads before any arithmetic, and one transposing butterfly
+// (fold_sums) reduces the step's dot products together, kEntries − 1 +
+// log2(kSub / kEntries) shuffles for kEntries entries where a sum per entry
+// takes log2(kSub) each; consecutive lanes write consecutive outputs.
+// Entries past the segment's end load nothing (a column of −1). No search
+// and no reload of x per entry: RoDe's residue kernel has the same shape
+// (Pang et al., PPoPP 2024); on the 5-point stencil at 1024² and width 32
+// the entry-at-a-time kernel below took 0.37 ms, EdgeGroups 0.28 and RoDe's
+// 0.18 (ncu, H200), this one 0.16 (docs/kernels.md).
+template <int kVec, int kSub, int kSlices, typename T>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_rows_kernel(SddmmArguments<T> args) {
-  constexpr int kEntries = sddmm_cuda::entries_per_step(kVec, kSub, 1, sddmm_cuda::kMaxStepFloats<T>);
+  constexpr int kEntries = sddmm_cuda::entries_per_step(kVec, kSub, kSlices, sddmm_cuda::kMaxStepFloats<T>);
   constexpr int kCopies = kSub / kEntries;  // lanes holding each total after the fold
   static_assert(kSub >= 4 && kSub <= 32 && (kSub & (kSub - 1)) == 0, "kSub: a power of two from 4 to 32");
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
   const int64_t width = args.heads * args.features;
   const int64_t items = args.segments.count * args.heads;
-  const int f = lane * kVec;
-  const bool has_slice = f < args.features;  // lanes past a narrow head's last vector hold zeros
   for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
     const int head = static_cast<int>(item % args.heads);
     const int64_t segment = item / args.heads;
     const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, segment);
     if (range.skip) continue;  // a split row met in row order: its segments are other items
     const int64_t head_base = head * args.features;
-    float x_slice[kVec] = {};
-    if (has_slice) sddmm_cuda::load_slice<kVec>(row_of(args.x, static_cast<int32_t>(range.row), width) + head_base + f, x_slice);
+    // Slice c of this lane: features (c·kSub + lane)·kVec …; past a narrow head's end, zeros, never loaded.
+    const T* x_row = row_of(args.x, static_cast<int32_t>(range.row), width) + head_base;
+    float x_slice[kSlices][kVec] = {};
+#pragma unroll
+    for (int c = 0; c < kSlices; ++c) {
+      const int f = (c * kSub + lane) * kVec;
+      if (f < args.features) sddmm_cuda::load_slice<kVec>(x_row + f, x_slice[c]);
+    }
     for (int64_t base = range.begin; base < range.end; base += kSub) {
       const int64_t mine = base + lane;
       const int32_t column = mine < range.end ? __ldg(args.indices + mine) : -1;
-#pragma unroll
+      // Not unrolled: a step's kEntries loads are the ones in flight; unrolled,
+      // the steps' loads were hoisted together (222 registers at 32 lanes of
+      // bfloat16 in four slices).
+#pragma unroll 1
       for (int step = 0; step < kSub; step += kEntries) {
         if (base + step >= range.end) break;  // the same for the subwarp's lanes
         float partial[kEntries];
 #pragma unroll
         for (int k = 0; k < kEntries; ++k) {
           const int32_t col = __shfl_sync(mask, column, step + k, kSub);
-          float y_slice[kVec] = {};
-          if (col >= 0 && has_slice) sddmm_cuda::load_slice<kVec>(row_of(args.y, col, width) + head_base + f, y_slice);
-          float sum = x_slice[0] * y_slice[0];
+          const T* y_row = row_of(args.y, col, width) + head_base;
+          float sum = 0.0f;
 #pragma unroll
-          for (int v = 1; v < kVec; ++v) sum += x_slice[v] * y_slice[v];
+          for (int c = 0; c < kSlices; ++c) {
+            const int f = (c * kSub + lane) * kVec;
+            float y_slice[kVec] = {};
+            if (col >= 0 && f < args.features) sddmm_cuda::load_slice<kVec>(y_row + f, y_slice);
+#pragma unroll
+            for (int v = 0; v < kVec; ++v) sum += x_slice[c][v] * y_slice[v];
+          }
           partial[k] = sum;
         }
         const int slot = sddmm_cuda::fold_sums<kEntries, kSub / 2>(partial, lane, mask);
@@ -142,21 +158,25 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_rows_ker
   }
 }
 
-// One slice a lane wherever the subwarp covers the head (the rule's lanes do
-// up to 32 vectors): the row kernel from 4 lanes, else a loop.
+// The row kernel from 4 lanes wherever they cover the head in up to 4
+// slices a lane, else the entry-at-a-time kernel (one slice a lane, or a loop).
 template <int kVec, int kSub, typename T>
 void launch_dot(const SddmmArguments<T>& args, Device device) {
   const int64_t items = args.segments.count * args.heads;
+  const int64_t slices = (args.features + kSub * kVec - 1) / (kSub * kVec);
   if constexpr (kSub >= 4) {
-    if (args.features <= kSub * kVec) {
-      sddmm_dot_rows_kernel<kVec, kSub><<<sparse_cuda::item_blocks(items, kSub), sparse_cuda::kBlockThreads, 0,
-                                          cuda::stream(device)>>>(args);
+    if (slices <= 4) {
+      const unsigned blocks = sparse_cuda::item_blocks(items, kSub);
+      const cudaStream_t stream = cuda::stream(device);
+      if (slices <= 1) sddmm_dot_rows_kernel<kVec, kSub, 1><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
+      else if (slices <= 2) sddmm_dot_rows_kernel<kVec, kSub, 2><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
+      else sddmm_dot_rows_kernel<kVec, kSub, 4><<<blocks, sparse_cuda::kBlockThreads, 0, stream>>>(args);
       SGNN_CUDA_CHECK_LAUNCH("sddmm_dot_rows_kernel");
       return;
     }
   }
   const unsigned blocks = sparse_cuda::subwarp_blocks(items, kSub, device);
-  if (args.features <= kSub * kVec) {
+  if (slices <= 1) {
     sddmm_dot_kernel<kVec, kSub, 1><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
   } else {
     sddmm_dot_kernel<kVec, kSub, 0><<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);

@@ -151,7 +151,11 @@ TEST_CASE("GPU BF16 sddmm_dot: the measured choice times both row-order kernels 
   const std::vector<ops::SddmmKernel> kernels = ops::sddmm_candidates(gpu, features, true, DType::BFloat16);
   const auto row_order =
       std::count_if(kernels.begin(), kernels.end(), [](const ops::SddmmKernel& kernel) { return kernel.by_row; });
-  CHECK(row_order == 2);
+  const auto walking = std::count_if(kernels.begin(), kernels.end(), [](const ops::SddmmKernel& kernel) {
+    return !kernel.by_row && ops::walks_segments(kernel.path);
+  });
+  CHECK(walking == 4);  // Segments with one, two and four slices a lane (8, 4 and 2 lanes), and DenseRows
+  CHECK(row_order == walking);
   CHECK(ops::candidates_timed() - timed_before == static_cast<int64_t>(kernels.size()));
   Tensor out32 = poisoned({gpu.nnz}, kGpu);
   ops::sddmm_dot_into(gpu, 1, features, x32.to(kGpu), y32.to(kGpu), out32);
