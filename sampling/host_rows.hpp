@@ -35,9 +35,10 @@
 // Ring (optional, with pacing): with `ring` > 0, `out` holds ring · rows
 // rows, and chunk c is written to slot c % ring (row r of the chunk at out
 // row (c % ring) · rows + r); on_chunk's caller finds the slot the same way.
-// It needs pacing of exactly `ring` chunks ahead: chunk c waits for chunk
-// c - ring, whose slot it takes, to land. Once on_chunk or landed has thrown, slots may
-// be rewritten before landing; the call rethrows, so nothing uses them.
+// It needs pacing of exactly `ring` chunks ahead (else InvalidArgument):
+// chunk c waits for chunk c - ring, whose slot it takes, to land. Once
+// on_chunk or landed has thrown, slots may be rewritten before landing; the
+// call rethrows, so nothing uses them.
 #pragma once
 
 #include <cstdint>
@@ -50,9 +51,9 @@ enum class RowWrites { cached, streaming };
 struct RowChunks {
   int64_t rows = 0;  // > 0 with on_chunk
   std::function<void(int64_t first_row, int64_t rows)> on_chunk;
-  int64_t ahead = 0;                            // pacing: chunks written beyond the last landed one
+  int64_t ahead = 0;                          // pacing: chunks written beyond the last landed one
   std::function<bool(int64_t chunk)> landed;  // pacing: chunk's consumer is done with it
-  int64_t ring = 0;                             // > 0: out is a ring of this many chunks
+  int64_t ring = 0;                           // > 0: out is a ring of this many chunks (ahead == ring)
 };
 
 void copy_rows_by_threads(const void* table, int64_t row_bytes, const int32_t* ids, int64_t count, void* out,
