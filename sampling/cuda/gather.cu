@@ -136,9 +136,9 @@ struct SplitResources {
 // GPU alone would give, which a single trial amid other work can pick.
 constexpr SplitResources::Reader kTrialOrder[] = {
     SplitResources::Reader::GpuAlone,  SplitResources::Reader::Shared,    SplitResources::Reader::Shared,
-    SplitResources::Reader::HostAlone, SplitResources::Reader::HostRing, SplitResources::Reader::GpuAlone,
+    SplitResources::Reader::HostAlone, SplitResources::Reader::HostRing,  SplitResources::Reader::GpuAlone,
     SplitResources::Reader::Shared,    SplitResources::Reader::Shared,    SplitResources::Reader::HostAlone,
-    SplitResources::Reader::HostRing, SplitResources::Reader::GpuAlone,  SplitResources::Reader::Shared,
+    SplitResources::Reader::HostRing,  SplitResources::Reader::GpuAlone,  SplitResources::Reader::Shared,
     SplitResources::Reader::Shared,    SplitResources::Reader::HostAlone, SplitResources::Reader::HostRing};
 static_assert(std::size(kTrialOrder) == kSplitTrialGathers);
 
@@ -227,9 +227,9 @@ void update_share(HostGatherSplit& split, SplitResources& resources) {
   }
   const Reader next = next_reader(split, resources);
   split.ring = next == Reader::HostRing;
-  split.gpu_share = next == Reader::GpuAlone                                  ? 1.0
+  split.gpu_share = next == Reader::GpuAlone                                ? 1.0
                     : next == Reader::HostAlone || next == Reader::HostRing ? 0.0
-                                                                              : resources.balanced_share;
+                                                                            : resources.balanced_share;
 }
 
 // DMA chunks of the host's share: a chunk crosses the bus (and is put in
@@ -268,12 +268,9 @@ void shared_gather(const RowSource& source, const int32_t* read_ids, const int32
   const int64_t width = source.row_elements;
   const auto* table = static_cast<const In*>(source.rows);
   const auto* cached = static_cast<const In*>(cache.rows);
-  const int64_t gpu_rows =
-      reader == SplitResources::Reader::GpuAlone    ? count
-      : reader == SplitResources::Reader::HostAlone || reader == SplitResources::Reader::HostRing ? 0
-                                                    : std::clamp<int64_t>(
-                                                          std::llround(split.gpu_share * static_cast<double>(count)), 0,
-                                                          count);
+  const bool host_alone = reader == SplitResources::Reader::HostAlone || reader == SplitResources::Reader::HostRing;
+  const int64_t shared_rows = std::clamp<int64_t>(std::llround(split.gpu_share * static_cast<double>(count)), 0, count);
+  const int64_t gpu_rows = reader == SplitResources::Reader::GpuAlone ? count : host_alone ? 0 : shared_rows;
   const int64_t host_rows = count - gpu_rows;
   const int64_t row_bytes = width * static_cast<int64_t>(sizeof(In));
   const bool through_ring = reader == SplitResources::Reader::HostRing;
