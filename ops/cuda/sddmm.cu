@@ -101,7 +101,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(S
 // and no reload of x per entry: RoDe's residue kernel has the same shape
 // (Pang et al., PPoPP 2024); on the 5-point stencil at 1024² and width 32
 // the entry-at-a-time kernel below took 0.37 ms, EdgeGroups 0.28 and RoDe's
-// 0.18 (ncu, H200), this one 0.16 (docs/kernels.md).
+// 0.18 (ncu, H200), this one 0.14 with 4 lanes in two slices in row order
+// (docs/kernels.md).
 template <int kVec, int kSub, int kSlices, typename T>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_rows_kernel(SddmmArguments<T> args) {
   constexpr int kEntries = sddmm_cuda::entries_per_step(kVec, kSub, kSlices, sddmm_cuda::kMaxStepFloats<T>);
