@@ -74,7 +74,8 @@ uint64_t packed(const Record& record) {
                         tile.by_slice,     tile.by_row,   tile.across_heads,  tile.light};
   uint64_t bits = 0;
   for (std::size_t i = 0; i < std::size(flags); ++i) bits |= uint64_t{flags[i]} << i;
-  return bits | uint64_t(tile.vec) << 16 | uint64_t(tile.sub) << 24 | uint64_t(tile.repeat) << 32;
+  return bits | uint64_t(tile.vec) << 16 | uint64_t(tile.sub) << 24 | uint64_t(tile.repeat) << 32 |
+         uint64_t(tile.light_registers) << 40;
 }
 
 Record unpacked(uint64_t bits) {
@@ -89,6 +90,7 @@ Record unpacked(uint64_t bits) {
   tile.vec = static_cast<int>((bits >> 16) & 0xff);
   tile.sub = static_cast<int>((bits >> 24) & 0xff);
   tile.repeat = static_cast<int>((bits >> 32) & 0xff);
+  tile.light_registers = static_cast<int>((bits >> 40) & 0xff);
   return record;
 }
 

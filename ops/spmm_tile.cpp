@@ -68,52 +68,73 @@ std::vector<SpmmTile> heavy_tiles(int64_t heads, int64_t features, bool vectoriz
   return tiles;
 }
 
-// `tile`'s light twin (spmm_kernel.cuh), where it has one.
-std::optional<SpmmTile> light_twin(SpmmTile tile, DType dtype) {
+// `tile`'s light twins (spmm_kernel.cuh): for 16 and 32 lanes the one in 32
+// registers; for 4 and 8 lanes those in 40 and 64 (in 32 their 8 lanes
+// spilled, and ran 1.2-1.3x slower than in 40 on the 3D stencils at width 32;
+// docs/kernels.md). Neither of 40 and 64 won everywhere: 40 on the stencils,
+// 64 on short rows in random order, so both are timed.
+std::vector<SpmmTile> light_twins(SpmmTile tile, DType dtype) {
+  std::vector<SpmmTile> twins;
   tile.light = true;
-  if (!spmm_tile_has_kernel(tile, dtype)) return std::nullopt;
-  return tile;
+  for (const int registers : {32, 40, 64}) {
+    tile.light_registers = registers;
+    if (spmm_tile_has_kernel(tile, dtype)) twins.push_back(tile);
+  }
+  return twins;
 }
 
 }  // namespace
 
 std::string spmm_tile_name(const SpmmTile& tile) {
   return "v" + std::to_string(tile.vec) + "s" + std::to_string(tile.sub) + "r" + std::to_string(tile.repeat) +
-         (tile.across_heads ? "-heads" : "") + (tile.light ? "-light" : "") + (tile.by_slice ? "-slices" : "") +
+         (tile.across_heads ? "-heads" : "") + (tile.light ? "-light" : "") +
+         (tile.light && tile.light_registers != 32 ? std::to_string(tile.light_registers) : "") +
+         (tile.by_slice ? "-slices" : "") +
          (tile.by_row ? "-rows" : "");
 }
 
 // Every tile has a kernel: 16-byte tiles of 1, 2 or 4 accesses per lane
 // (lanes 4-32 for 2 and 4 accesses), scalar tiles of one access (any lanes)
-// or four (32 lanes).
+// or four (32 lanes); light tiles as light_twins says.
 bool spmm_tile_has_kernel(const SpmmTile& tile, DType dtype) {
   const int wide = vector_elements(dtype);
+  if (!tile.light && tile.light_registers != 32) return false;  // one name per heavy tile
   if (tile.light) {  // float only: bfloat16's 8 sums a lane spilled under 32 registers
-    return dtype == DType::Float32 && !tile.across_heads && tile.vec == wide && tile.repeat == 1 && tile.sub >= 16;
+    const bool budget = tile.sub >= 16 ? tile.light_registers == 32
+                                       : tile.sub >= 4 && (tile.light_registers == 40 || tile.light_registers == 64);
+    return dtype == DType::Float32 && !tile.across_heads && tile.vec == wide && tile.repeat == 1 && budget;
   }
   if (tile.across_heads) return tile.vec == wide && tile.repeat == 1;
   if (tile.vec == wide) return tile.repeat == 1 || ((tile.repeat == 2 || tile.repeat == 4) && tile.sub >= 4);
   return tile.vec == 1 && (tile.repeat == 1 || (tile.repeat == 4 && tile.sub == 32));
 }
 
+// The rule takes a light twin in 32 registers (16 and 32 lanes), never one
+// of the narrow tiles' twins, which the choice times against their heavy tile.
 SpmmTile rule_spmm_tile(int64_t features, bool vectorizable, DType dtype, bool light_runs) {
   const SpmmTile heavy = heavy_rule_tile(features, vectorizable, dtype);
   if (!light_runs) return heavy;
-  return light_twin(heavy, dtype).value_or(heavy);
+  const std::vector<SpmmTile> twins = light_twins(heavy, dtype);
+  return twins.size() == 1 && twins.front().light_registers == 32 ? twins.front() : heavy;
 }
 
-// The heavy tiles, each replaced by its light twin where the graph lets
-// light tiles run (else a light tile runs its heavy twin, and timing it
-// would time that twice). The heavy twin of a light tile that runs is not
-// timed: the same sums in the same order, and on 24 cases of the suite's
-// graphs at widths 32-256 it was never faster than the fastest of the others
-// by more than 0.1% (docs/kernels.md), while timing it cost two launches a width.
+// The heavy tiles, where the graph lets light tiles run (else a light tile
+// runs its heavy twin, and timing it would time that twice) each replaced by
+// its light twin in 32 registers, or joined by its twins in 40 and 64. The
+// heavy twin of a 32-register tile is not timed: the same sums in the same
+// order, and on 24 cases of the suite's graphs at widths 32-256 it was never
+// faster than the fastest of the others by more than 0.1% (docs/kernels.md),
+// while timing it cost two launches a width. The narrow tiles' heavy twin
+// was faster than both light ones on SBM graphs at width 32, so it stays.
 std::vector<SpmmTile> candidate_spmm_tiles(int64_t heads, int64_t features, bool vectorizable, DType dtype,
                                            bool light_runs) {
   std::vector<SpmmTile> tiles = heavy_tiles(heads, features, vectorizable, dtype);
   if (!light_runs) return tiles;
-  for (SpmmTile& tile : tiles) {
-    if (const std::optional<SpmmTile> light = light_twin(tile, dtype)) tile = *light;
+  const std::size_t heavy = tiles.size();
+  for (std::size_t i = 0; i < heavy; ++i) {
+    const std::vector<SpmmTile> twins = light_twins(tiles[i], dtype);
+    if (twins.size() == 1 && twins.front().light_registers == 32) tiles[i] = twins.front();
+    else tiles.insert(tiles.end(), twins.begin(), twins.end());
   }
   return tiles;
 }
@@ -123,7 +144,8 @@ std::vector<SpmmTile> all_spmm_tiles(int64_t heads, int64_t features, bool vecto
   std::vector<SpmmTile> tiles = heavy_tiles(heads, features, vectorizable, dtype);
   std::size_t count = tiles.size();
   for (std::size_t i = 0; i < count; ++i) {
-    if (const std::optional<SpmmTile> light = light_twin(tiles[i], dtype)) tiles.push_back(*light);
+    const std::vector<SpmmTile> twins = light_twins(tiles[i], dtype);
+    tiles.insert(tiles.end(), twins.begin(), twins.end());
   }
   count = tiles.size();
   for (std::size_t i = 0; i < count; ++i) tiles.push_back(in_row_order(tiles[i]));
@@ -151,6 +173,12 @@ std::optional<SpmmTile> parse_spmm_tile(std::string_view name, int64_t heads, in
   };
   tile.across_heads = take("-heads");
   tile.light = take("-light");
+  // A light tile's register budget other than 32 follows "-light": "-light40".
+  if (tile.light && !name.empty() && name.front() != '-') {
+    const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), tile.light_registers);
+    if (error != std::errc() || tile.light_registers == 32) return std::nullopt;  // 32 is plain "-light"
+    name.remove_prefix(static_cast<std::size_t>(end - name.data()));
+  }
   tile.by_slice = take("-slices");
   tile.by_row = take("-rows");
   if (!name.empty()) return std::nullopt;

@@ -8,7 +8,8 @@
 // head, instead of a subwarp per head ("v8s8r1-heads": GAT's 8 heads of 8
 // bfloat16s, a lane per head). "-light" (float32, one access, 16 or 32
 // lanes): the same sums in 32 registers, one entry staged per lane, so twice
-// the warps fit an SM. "-slices" after a name: the
+// the warps fit an SM; "-light40" and "-light64" (4 and 8 lanes): the same
+// kernel under 40 or 64 registers. "-slices" after a name: the
 // work runs one feature slice of every row at a time instead of all slices of
 // a row side by side (kinder to L2 when the dense operand is larger than it).
 // "-rows": the work items in row order instead of longest row first.
@@ -40,7 +41,8 @@ struct SpmmTile {
   bool by_slice = false;      // items slice-major (ops/cuda/spmm.cu's file comment)
   bool by_row = false;        // work items in row order (sparse_cuda::SegmentList)
   bool across_heads = false;  // an item covers every head of its segment
-  bool light = false;         // the light kernel: one 16-byte access a lane, 16 or 32 lanes, float32
+  bool light = false;         // the light kernel: one 16-byte access a lane, float32
+  int light_registers = 32;   // the light kernel's register budget: 32 (16, 32 lanes), 40 or 64 (4, 8 lanes)
   int width() const { return vec * sub * repeat; }
   bool operator==(const SpmmTile&) const = default;
 };
@@ -85,10 +87,10 @@ std::vector<std::string> spmm_tile_names(int64_t features, bool vectorizable, DT
 // features (ops/cuda/spmm_kernel.cuh: every item, element offset of B and C
 // and of the split rows' partials below 2^31, with room for the steps past
 // an end); where not, a light tile runs its heavy twin. `narrowest_tile`:
-// the fewest features a light item covers (the SpMM's 64; the Max/Min
+// the fewest features a light item covers (the SpMM's 16; the Max/Min
 // values-only kernel's light tiles start at 32).
 bool light_spmm_tiles_fit(const Csr& csr, const SparsePlan& plan, int64_t heads, int64_t features,
-                          int64_t narrowest_tile = 64);
+                          int64_t narrowest_tile = 16);
 // The bound each of those counts stays below: 2^31 less room for the steps past an end.
 inline constexpr int64_t kLightTileCountBound = (int64_t{1} << 31) - (int64_t{1} << 27);
 

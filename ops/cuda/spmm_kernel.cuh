@@ -326,15 +326,19 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
 // keep more loads in flight where a gather waits on L2: 3-6% faster than
 // the heavy twin on SBM graphs at widths 64-128 (docs/kernels.md); the
 // heavy tiles win elsewhere, and which one runs is timed.
-// Caps of 40 or 64 registers (6 or 4 blocks an SM) were measured: 1.5-2%
-// faster on the SBM graph, 2-5% slower on a Chung-Lu one; not kept.
+// Caps of 40 or 64 registers (6 or 4 blocks an SM) for 16 and 32 lanes were
+// measured: 1.5-2% faster on the SBM graph, 2-5% slower on a Chung-Lu one;
+// not kept. Tiles of 4 and 8 lanes (widths 16 and 32) run under 40 or 64
+// registers, both timed: under 32 the 8-lane one spilled and issued its
+// loads one at a time (the heavy tile executed 2.5x RoDe's instructions on
+// SBM graphs at width 32, ncu; docs/kernels.md).
 // Also measured and not kept (bench/history.md): staging the entries in
 // shared memory instead of shuffling them, the FMAs on a select instead of
 // skipped, and L1-caching loads instead of ld.global.nc.
 template <typename T, int kVec, int kSub>
 __device__ __forceinline__ void spmm_light_segments(const SpmmArguments<T>& args) {
   using Int = int32_t;
-  constexpr int kBatch = 8;  // entries of a group, whose loads may all be issued before their FMAs
+  constexpr int kBatch = kSub < 8 ? kSub : 8;  // entries of a group, whose loads may all be issued before their FMAs
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
   const Int width = static_cast<Int>(args.heads * args.features);
@@ -396,8 +400,8 @@ __device__ __forceinline__ void spmm_light_segments(const SpmmArguments<T>& args
   }
 }
 
-template <typename T, int kVec, int kSub>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, 8) spmm_light_kernel(SpmmArguments<T> args) {
+template <typename T, int kVec, int kSub, int kBlocks>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, kBlocks) spmm_light_kernel(SpmmArguments<T> args) {
   spmm_light_segments<T, kVec, kSub>(args);
 }
 
@@ -467,9 +471,12 @@ void launch_sub(int sub, const SpmmArguments<T>& args, bool wide_index, Device d
   }
 }
 
-template <typename T, int kVec, int kSub>
+// kBlocks: the blocks of 256 threads an SM the kernel asks for, which sets
+// its register budget (8: 32 registers, 6: 40, 4: 64).
+template <typename T, int kVec, int kSub, int kBlocks>
 void launch_light(const SpmmArguments<T>& args, Device device) {
-  launch_items<T, kSub>(spmm_light_kernel<T, kVec, kSub>, args.segments.count * args.heads * args.tiles, args, device);
+  launch_items<T, kSub>(spmm_light_kernel<T, kVec, kSub, kBlocks>, args.segments.count * args.heads * args.tiles,
+                        args, device);
 }
 
 // Launches `tile` (spmm_tile_has_kernel must hold) for element type T.
@@ -478,8 +485,11 @@ void launch_tile_of(const SpmmTile& tile, const SpmmArguments<T>& args, bool wid
   constexpr int kWide = kWideVec<T>;
   if constexpr (std::is_same_v<T, float>) {
     if (tile.light && args.int32_fits) {  // else its heavy twin below
-      if (tile.sub == 16) return launch_light<T, kWide, 16>(args, device);
-      return launch_light<T, kWide, 32>(args, device);
+      const bool budget64 = tile.light_registers == 64;  // 4 and 8 lanes: 40 or 64 registers
+      if (tile.sub == 4) return budget64 ? launch_light<T, kWide, 4, 4>(args, device) : launch_light<T, kWide, 4, 6>(args, device);
+      if (tile.sub == 8) return budget64 ? launch_light<T, kWide, 8, 4>(args, device) : launch_light<T, kWide, 8, 6>(args, device);
+      if (tile.sub == 16) return launch_light<T, kWide, 16, 8>(args, device);
+      return launch_light<T, kWide, 32, 8>(args, device);
     }
   }
   if (tile.across_heads) {  // the weights' element type picks the kernel (spmm_segments' Weight)

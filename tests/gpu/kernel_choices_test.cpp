@@ -224,14 +224,16 @@ TEST_CASE("GPU spmm: light tiles give their heavy twins' bits: stored values, sy
     std::vector<int64_t> scale_bits(scale_values.size());
     std::memcpy(scale_bits.data(), scale_values.data(), scale_values.size() * sizeof(double));
     const Tensor scale = Tensor::from_vector(scale_bits, {cpu.num_rows()}).to(kGpu);
-    for (const int64_t features : {64, 96, 128, 256}) {
+    for (const int64_t features : {16, 32, 64, 96, 128, 256}) {
       const Tensor b = random_tensor({cpu.num_cols(), features}, ++seed).to(kGpu);
       int light_tiles = 0;
       for (const std::string& tile : ops::spmm_tile_names(features, true)) {
         const std::size_t at = tile.find("-light");
         if (at == std::string::npos) continue;
         ++light_tiles;
-        const std::string twin = tile.substr(0, at) + tile.substr(at + 6);
+        // "-light", "-light40", "-light64" dropped: the heavy twin's name.
+        const std::size_t budget_end = tile.find_first_not_of("0123456789", at + 6);
+        const std::string twin = tile.substr(0, at) + (budget_end == std::string::npos ? "" : tile.substr(budget_end));
         CAPTURE(cpu.nnz());
         CAPTURE(features);
         CAPTURE(tile);
@@ -460,6 +462,25 @@ TEST_CASE("GPU measured choices: an imported HRPB format runs HRPB without timin
   CHECK(ops::candidates_timed() == before);
   CHECK(ops::kernel_choices(gpu.csr).at(ops::spmm_choice_key(1, 128)) == "hrpb");  // nothing added
   CHECK(relative_error(got, cpu_spmm(cpu, b)) < 2e-3);
+}
+
+TEST_CASE("GPU measured choices: an imported light tile's register budget is the launch, from text and when decoded") {
+  const Adjacency cpu = tunable_graph(47);
+  const Adjacency gpu = cpu.to(kGpu);
+  const int64_t width = 32;
+  const Tensor b = random_tensor({cpu.num_cols(), width}, 48).to(kGpu);
+  for (const char* name : {"v4s8r1-light64-rows", "v4s8r1-light40"}) {
+    ops::import_kernel_choices(gpu.csr, {{ops::spmm_choice_key(1, width), std::string("csr ") + name}});
+    const int64_t before = ops::candidates_timed();
+    for (int call = 0; call < 2; ++call) {  // the first call parses the text, the second reads the decoded record
+      const ops::SpmmChoice choice = ops::spmm_choice(gpu, {gpu.csr, gpu.values, 1, width, b});
+      CAPTURE(name);
+      CAPTURE(call);
+      CHECK(ops::spmm_tile_name(choice.csr.tile) == name);
+    }
+    CHECK(ops::candidates_timed() == before);
+    CHECK(relative_error(ops::spmm(gpu, b), cpu_spmm(cpu, b.to(Device::cpu()))) < 1e-5);
+  }
 }
 
 TEST_CASE("GPU spmm backend: launches the tile it is given, padded or direct; refuses one its operands cannot take") {
