@@ -103,9 +103,15 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(S
 // the entry-at-a-time kernel below took 0.37 ms, EdgeGroups 0.28 and RoDe's
 // 0.18 (ncu, H200), this one 0.14 with 4 lanes in two slices in row order
 // (docs/kernels.md).
+// A step holds at most 32 floats of y a lane (DenseRows allows 64 for
+// float32): at width 128 the 8-lane kernel in four slices spilled 16 bytes
+// with 64 and ran 0.466 ms on the 5-point stencil at 1024², with 32 (two
+// entries a step, 80 registers either way) 0.423 (H200; docs/kernels.md).
+inline constexpr int kRowStepFloats = 32;
+
 template <int kVec, int kSub, int kSlices, typename T>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_rows_kernel(SddmmArguments<T> args) {
-  constexpr int kEntries = sddmm_cuda::entries_per_step(kVec, kSub, kSlices, sddmm_cuda::kMaxStepFloats<T>);
+  constexpr int kEntries = sddmm_cuda::entries_per_step(kVec, kSub, kSlices, kRowStepFloats);
   constexpr int kCopies = kSub / kEntries;  // lanes holding each total after the fold
   static_assert(kSub >= 4 && kSub <= 32 && (kSub & (kSub - 1)) == 0, "kSub: a power of two from 4 to 32");
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
