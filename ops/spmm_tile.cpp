@@ -65,11 +65,16 @@ std::vector<SpmmTile> heavy_tiles(int64_t heads, int64_t features, bool vectoriz
     const SpmmTile tile{wide, lanes, 1, true};
     if (tile.width() < features) tiles.push_back(tile);
   }
+  // RoDe's shape at width 128 (8 lanes of two 16-byte accesses, slices of
+  // 64 float columns); its light twin runs under 64 registers.
+  const SpmmTile eight_lanes_twice{wide, 8, 2, true};
+  if (dtype == DType::Float32 && eight_lanes_twice.width() < features) tiles.push_back(eight_lanes_twice);
   return tiles;
 }
 
 // `tile`'s light twins (spmm_kernel.cuh): for 16 and 32 lanes the one in 32
-// registers; for 4 and 8 lanes those in 40 and 64 (in 32 their 8 lanes
+// registers; for 8 lanes of two accesses the one in 64; for 4 and 8 lanes of
+// one access those in 40 and 64 (in 32 their 8 lanes
 // spilled, and ran 1.2-1.3x slower than in 40 on the 3D stencils at width 32;
 // docs/kernels.md). Neither of 40 and 64 won everywhere: 40 on the stencils,
 // 64 on short rows in random order, so both are timed.
@@ -100,9 +105,11 @@ bool spmm_tile_has_kernel(const SpmmTile& tile, DType dtype) {
   const int wide = vector_elements(dtype);
   if (!tile.light && tile.light_registers != 32) return false;  // one name per heavy tile
   if (tile.light) {  // float only: bfloat16's 8 sums a lane spilled under 32 registers
+    if (dtype != DType::Float32 || tile.across_heads || tile.vec != wide) return false;
+    if (tile.repeat == 2) return tile.sub == 8 && tile.light_registers == 64;
     const bool budget = tile.sub >= 16 ? tile.light_registers == 32
                                        : tile.sub >= 4 && (tile.light_registers == 40 || tile.light_registers == 64);
-    return dtype == DType::Float32 && !tile.across_heads && tile.vec == wide && tile.repeat == 1 && budget;
+    return tile.repeat == 1 && budget;
   }
   if (tile.across_heads) return tile.vec == wide && tile.repeat == 1;
   if (tile.vec == wide) return tile.repeat == 1 || ((tile.repeat == 2 || tile.repeat == 4) && tile.sub >= 4);

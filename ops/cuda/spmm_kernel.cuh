@@ -335,10 +335,13 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
 // Also measured and not kept (bench/history.md): staging the entries in
 // shared memory instead of shuffling them, the FMAs on a select instead of
 // skipped, and L1-caching loads instead of ld.global.nc.
-template <typename T, int kVec, int kSub>
+// kRepeat (1 or 2): 16-byte accesses a lane per entry, kSub · kVec columns apart.
+template <typename T, int kVec, int kSub, int kRepeat>
 __device__ __forceinline__ void spmm_light_segments(const SpmmArguments<T>& args) {
   using Int = int32_t;
-  constexpr int kBatch = kSub < 8 ? kSub : 8;  // entries of a group, whose loads may all be issued before their FMAs
+  // Entries of a group, whose loads may all be issued before their FMAs.
+  constexpr int kBatch = kSub < 8 / kRepeat ? kSub : 8 / kRepeat;
+  constexpr Int kStride = kSub * kVec;  // between a lane's accesses
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
   const Int width = static_cast<Int>(args.heads * args.features);
@@ -362,12 +365,19 @@ __device__ __forceinline__ void spmm_light_segments(const SpmmArguments<T>& args
     const Int begin = range.begin;
     const Int end = range.end;
     const Int head_base = head * static_cast<Int>(args.features);
-    const Int feature = tile * (kSub * kVec) + lane * kVec;
-    const bool lane_active = feature < static_cast<Int>(args.features);
-    const T* b = args.b + head_base + (lane_active ? feature : 0);
-    float acc[kVec];
+    const Int feature = tile * (kStride * kRepeat) + lane * kVec;
+    // An access past the head's width reads its column 0 (the loads stay
+    // unconditional) and is not stored.
+    bool active[kRepeat];
+    const T* b[kRepeat];
+    float acc[kRepeat][kVec];
 #pragma unroll
-    for (int v = 0; v < kVec; ++v) acc[v] = 0.0f;
+    for (int r = 0; r < kRepeat; ++r) {
+      active[r] = feature + r * kStride < static_cast<Int>(args.features);
+      b[r] = args.b + head_base + (active[r] ? feature + r * kStride : 0);
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) acc[r][v] = 0.0f;
+    }
     for (Int chunk = begin; chunk < end; chunk += kSub) {
       const Int position = chunk + lane;
       const bool inside = position < end;
@@ -387,22 +397,29 @@ __device__ __forceinline__ void spmm_light_segments(const SpmmArguments<T>& args
         for (int k = 0; k < kBatch; ++k) {
           const Int at = __shfl_sync(mask, offset, first + k, kSub);
           const float w = __shfl_sync(mask, weight, first + k, kSub);
-          float loaded[kVec];
-          Vector<T, kVec>::load(b + at, loaded);
+          float loaded[kRepeat][kVec];
+#pragma unroll
+          for (int r = 0; r < kRepeat; ++r) Vector<T, kVec>::load(b[r] + at, loaded[r]);
           if (first + k < staged) {
 #pragma unroll
-            for (int v = 0; v < kVec; ++v) acc[v] += w * loaded[v];
+            for (int r = 0; r < kRepeat; ++r) {
+#pragma unroll
+              for (int v = 0; v < kVec; ++v) acc[r][v] += w * loaded[r][v];
+            }
           }
         }
       }
     }
-    if (lane_active) store_output<T, kVec>(args, segment, row, head_base + feature, acc);
+#pragma unroll
+    for (int r = 0; r < kRepeat; ++r) {
+      if (active[r]) store_output<T, kVec>(args, segment, row, head_base + feature + r * kStride, acc[r]);
+    }
   }
 }
 
-template <typename T, int kVec, int kSub, int kBlocks>
+template <typename T, int kVec, int kSub, int kBlocks, int kRepeat>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, kBlocks) spmm_light_kernel(SpmmArguments<T> args) {
-  spmm_light_segments<T, kVec, kSub>(args);
+  spmm_light_segments<T, kVec, kSub, kRepeat>(args);
 }
 
 template <typename T, int kVec, int kSub, int kRepeat>
@@ -473,10 +490,10 @@ void launch_sub(int sub, const SpmmArguments<T>& args, bool wide_index, Device d
 
 // kBlocks: the blocks of 256 threads an SM the kernel asks for, which sets
 // its register budget (8: 32 registers, 6: 40, 4: 64).
-template <typename T, int kVec, int kSub, int kBlocks>
+template <typename T, int kVec, int kSub, int kBlocks, int kRepeat = 1>
 void launch_light(const SpmmArguments<T>& args, Device device) {
-  launch_items<T, kSub>(spmm_light_kernel<T, kVec, kSub, kBlocks>, args.segments.count * args.heads * args.tiles,
-                        args, device);
+  launch_items<T, kSub>(spmm_light_kernel<T, kVec, kSub, kBlocks, kRepeat>,
+                        args.segments.count * args.heads * args.tiles, args, device);
 }
 
 // Launches `tile` (spmm_tile_has_kernel must hold) for element type T.
@@ -485,6 +502,7 @@ void launch_tile_of(const SpmmTile& tile, const SpmmArguments<T>& args, bool wid
   constexpr int kWide = kWideVec<T>;
   if constexpr (std::is_same_v<T, float>) {
     if (tile.light && args.int32_fits) {  // else its heavy twin below
+      if (tile.repeat == 2) return launch_light<T, kWide, 8, 4, 2>(args, device);  // 8 lanes, 64 registers
       const bool budget64 = tile.light_registers == 64;  // 4 and 8 lanes: 40 or 64 registers
       if (tile.sub == 4) return budget64 ? launch_light<T, kWide, 4, 4>(args, device) : launch_light<T, kWide, 4, 6>(args, device);
       if (tile.sub == 8) return budget64 ? launch_light<T, kWide, 8, 4>(args, device) : launch_light<T, kWide, 8, 6>(args, device);

@@ -35,6 +35,13 @@ TEST_CASE("spmm tiles: narrow light tiles come in 40 and 64 registers, the other
   CHECK(has(at64, "v4s16r1-light"));
   CHECK_FALSE(has(at64, "v4s16r1-light40"));
   CHECK_FALSE(has(at64, "v4s16r1-light64"));
+  // RoDe's shape at width 128: 8 lanes of two accesses in slices, heavy and under 64 registers.
+  const std::vector<std::string> at128 = ops::spmm_tile_names(128, true);
+  for (const char* name : {"v4s8r2-slices", "v4s8r2-light64-slices", "v4s8r2-light64-slices-rows"}) {
+    CHECK(has(at128, name));
+  }
+  CHECK_FALSE(has(at128, "v4s8r2-light40-slices"));
+  CHECK_FALSE(has(at64, "v4s8r2-slices"));  // one slice: the whole row
   // bfloat16 has no light tiles.
   for (const std::string& name : ops::spmm_tile_names(32, true, DType::BFloat16)) {
     CHECK(name.find("-light") == std::string::npos);
@@ -73,4 +80,8 @@ TEST_CASE("spmm tiles: the choice times narrow tiles heavy and light, the rule k
   CHECK(at64.front() == "v4s16r1-light");
   CHECK_FALSE(has(at64, "v4s16r1"));
   CHECK(ops::spmm_tile_name(ops::rule_spmm_tile(64, true, DType::Float32, true)) == "v4s16r1-light");
+  const std::vector<std::string> at128 =
+      names_of(ops::candidate_spmm_tiles(1, 128, true, DType::Float32, /*light_runs=*/true));
+  CHECK(has(at128, "v4s8r2-slices"));
+  CHECK(has(at128, "v4s8r2-light64-slices"));
 }
