@@ -132,7 +132,8 @@ SpmmTile rule_spmm_tile(int64_t features, bool vectorizable, DType dtype, bool l
 // order, and on 24 cases of the suite's graphs at widths 32-256 it was never
 // faster than the fastest of the others by more than 0.1% (docs/kernels.md),
 // while timing it cost two launches a width. The narrow tiles' heavy twin
-// was faster than both light ones on SBM graphs at width 32, so it stays.
+// is still timed: on one of 19 suite cases at width 32 (the quadratic 3D FEM
+// matrix) it beat both light ones (H200, RESULTS peer-rode).
 std::vector<SpmmTile> candidate_spmm_tiles(int64_t heads, int64_t features, bool vectorizable, DType dtype,
                                            bool light_runs) {
   std::vector<SpmmTile> tiles = heavy_tiles(heads, features, vectorizable, dtype);
