@@ -74,10 +74,10 @@ std::vector<SpmmTile> heavy_tiles(int64_t heads, int64_t features, bool vectoriz
 
 // `tile`'s light twins (spmm_kernel.cuh): for 16 and 32 lanes the one in 32
 // registers; for 8 lanes of two accesses the one in 64; for 4 and 8 lanes of
-// one access those in 40 and 64 (in 32 their 8 lanes
-// spilled, and ran 1.2-1.3x slower than in 40 on the 3D stencils at width 32;
-// docs/kernels.md). Neither of 40 and 64 won everywhere: 40 on the stencils,
-// 64 on short rows in random order, so both are timed.
+// one access those in 40 and 64 (in 32 the 8-lane one spilled and ran
+// 1.2-1.3x slower than in 40 on the 3D stencils at width 32; docs/kernels.md).
+// Neither of 40 and 64 won everywhere: 40 on the stencils, 64 on short rows
+// in random order, so both are timed.
 std::vector<SpmmTile> light_twins(SpmmTile tile, DType dtype) {
   std::vector<SpmmTile> twins;
   tile.light = true;
