@@ -504,8 +504,12 @@ void launch_tile_of(const SpmmTile& tile, const SpmmArguments<T>& args, bool wid
     if (tile.light && args.int32_fits) {  // else its heavy twin below
       if (tile.repeat == 2) return launch_light<T, kWide, 8, 4, 2>(args, device);  // 8 lanes, 64 registers
       const bool budget64 = tile.light_registers == 64;  // 4 and 8 lanes: 40 or 64 registers
-      if (tile.sub == 4) return budget64 ? launch_light<T, kWide, 4, 4>(args, device) : launch_light<T, kWide, 4, 6>(args, device);
-      if (tile.sub == 8) return budget64 ? launch_light<T, kWide, 8, 4>(args, device) : launch_light<T, kWide, 8, 6>(args, device);
+      if (tile.sub == 4) {
+        return budget64 ? launch_light<T, kWide, 4, 4>(args, device) : launch_light<T, kWide, 4, 6>(args, device);
+      }
+      if (tile.sub == 8) {
+        return budget64 ? launch_light<T, kWide, 8, 4>(args, device) : launch_light<T, kWide, 8, 6>(args, device);
+      }
       if (tile.sub == 16) return launch_light<T, kWide, 16, 8>(args, device);
       return launch_light<T, kWide, 32, 8>(args, device);
     }
