@@ -77,8 +77,17 @@ void gspmm_as(const Csr& csr, const GspmmOperands& operands, Tensor& out, Tensor
 using gspmm_cuda::ExtremeLaunch;
 
 std::string extreme_launch_name(const ExtremeLaunch& launch) {
-  return std::string(launch.light ? "light " : "heavy ") + std::to_string(launch.tile.sub) +
-         (launch.slices ? " slices" : "") + (launch.by_row ? " rows" : " plan");
+  std::string name = launch.light ? "light" : "heavy";
+  if (launch.light && launch.light_registers != 32) name += std::to_string(launch.light_registers);
+  name += ' ';
+  name += std::to_string(launch.tile.sub);
+  if (launch.repeat > 1) {
+    name += 'x';
+    name += std::to_string(launch.repeat);
+  }
+  name += launch.slices ? " slices" : "";
+  name += launch.by_row ? " rows" : " plan";
+  return name;
 }
 
 // The candidates of the values-only kernel on this graph and shape: the
@@ -110,8 +119,18 @@ std::vector<ExtremeLaunch> extreme_launches(const Csr& csr, const SparsePlan& pl
           !light_spmm_tiles_fit(csr, plan, operands.heads, operands.features, tile_width)) {
         continue;
       }
-      shapes.push_back({{kWide, sub}, true, false, false});
-      if (tile_width < operands.features) shapes.push_back({{kWide, sub}, true, false, true});
+      // 8 lanes spill 40 bytes under 32 registers: also timed under 40 and 64, as the sum's narrow light twins.
+      for (int registers : sub == 8 ? std::vector<int>{32, 40, 64} : std::vector<int>{32}) {
+        shapes.push_back({{kWide, sub}, true, false, false, registers});
+        if (tile_width < operands.features) shapes.push_back({{kWide, sub}, true, false, true, registers});
+      }
+      // The sum's RoDe-shaped tile at width 128: 8 lanes of two accesses
+      // each under 64 registers, in slices of 2 · 8 · kWide columns.
+      const int64_t double_width = 2 * tile_width;
+      if (sub == 8 && double_width <= operands.features &&
+          light_spmm_tiles_fit(csr, plan, operands.heads, operands.features, double_width)) {
+        shapes.push_back({{kWide, sub}, true, false, double_width < operands.features, 64, 2});
+      }
     }
   }
   std::vector<ExtremeLaunch> launches;
@@ -132,8 +151,10 @@ void extreme_values_as(const Csr& csr, const GspmmOperands& operands, Tensor& ou
   SGNN_CHECK(sparse_cuda::aligned16(out.raw_data()), "gspmm_extreme_values: out is not 16-byte aligned");
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(csr);
   const int64_t width = operands.heads * operands.features;
-  const Tensor partials =
-      plan->split_segments > 0 ? Tensor::empty({plan->split_segments, width}, DType::Float32, device) : Tensor();
+  // Float out takes split rows' segments with atomics (gspmm_kernel.cuh's atomic_extreme).
+  const Tensor partials = plan->split_segments > 0 && !std::is_same_v<T, float>
+                              ? Tensor::empty({plan->split_segments, width}, DType::Float32, device)
+                              : Tensor();
   gspmm_cuda::ExtremeArguments<T> args;
   args.indptr = offsets_of(csr.indptr);
   args.indices = csr.indices.data<int32_t>();

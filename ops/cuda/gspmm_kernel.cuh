@@ -317,6 +317,29 @@ __device__ __forceinline__ float extreme_step(float best, float value) {
   return result;
 }
 
+// *address = the maximum (or the minimum) of itself and value, atomically: a
+// split row's segments meet in the output this way, as the sum's add into C
+// (the output starts at -inf or +inf, sparse_device.cuh's fill). A float's
+// bits order as int32 where the sign is clear and in reverse as uint32 where
+// it is set, so one integer atomic of the matching kind takes the float
+// maximum (minimum) of any two floats; a NaN is given the bits that win
+// (0x7fffffff, 0xffffffff) and stays. Order-independent: the result does not
+// depend on which segment arrives first. The partials and the combining pass
+// they need ran 1.2-1.3x the sum SpMM on power-law graphs, where thousands of
+// rows split into a few segments each (H200, docs/kernels.md).
+__device__ __forceinline__ void atomic_extreme(float* address, float value, bool minimum) {
+  unsigned bits = __float_as_uint(value);
+  if (value != value) bits = minimum ? 0xffffffffu : 0x7fffffffu;
+  const bool negative = (bits >> 31) != 0;
+  if (negative == minimum) {  // the larger magnitude on this side of zero wins
+    if (minimum) atomicMax(reinterpret_cast<unsigned*>(address), bits);
+    else atomicMax(reinterpret_cast<int*>(address), static_cast<int>(bits));
+  } else {  // the smaller magnitude wins, and any value of the other sign beats it
+    if (minimum) atomicMin(reinterpret_cast<int*>(address), static_cast<int>(bits));
+    else atomicMin(reinterpret_cast<unsigned*>(address), bits);
+  }
+}
+
 template <typename T>
 struct ExtremeArguments {
   sparse_cuda::Offsets indptr;
@@ -331,16 +354,22 @@ struct ExtremeArguments {
   int weight_heads = 1;  // 1: one weight per entry; heads: one per head
   float sign = 1.0f;
   T* out = nullptr;
-  float* partials = nullptr;  // [split_segments, width], sign-space maxima of non-empty segments
+  // bfloat16 out: [split_segments, width], sign-space maxima of non-empty
+  // segments, combined after the kernel; float out: null (atomic_extreme).
+  float* partials = nullptr;
   bool slice_major = false;   // item order: all (segment, head) of tile 0 first, then tile 1, … (the sum's slices)
 };
 
 // The values-only kernel's body, counting in Index: int64_t in the heavy
 // kernel, int32_t in the light one (the graph and width fit 32 bits), whose
-// offsets, shuffles and products take half the registers.
-template <typename T, int kVec, int kSub, typename Index>
+// offsets, shuffles and products take half the registers. A lane holds
+// kRepeat accesses kSub · kVec columns apart (the sum's RoDe-shaped tile of
+// 8 lanes × 2 float4 at width 128, spmm_kernel.cuh), gathering half as many
+// entries a batch.
+template <typename T, int kVec, int kSub, typename Index, int kRepeat = 1>
 __device__ __forceinline__ void extreme_segments(const ExtremeArguments<T>& args) {
-  constexpr int kBatch = 8;
+  constexpr int kBatch = 8 / kRepeat;
+  constexpr int kStride = kSub * kVec;  // between a lane's accesses
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
   const auto width = static_cast<Index>(args.heads * args.features);
@@ -373,12 +402,18 @@ __device__ __forceinline__ void extreme_segments(const ExtremeArguments<T>& args
       begin = range.begin;
       end = range.end;
     }
-    const Index feature = tile * (kSub * kVec) + lane * kVec;
-    const bool lane_active = feature < features;
-    const T* b = args.u + head * features + (lane_active ? feature : 0);
-    float acc[kVec];
+    const Index feature = tile * (kStride * kRepeat) + lane * kVec;
+    // An access past the head's width reads its column 0 and is not stored.
+    bool active[kRepeat];
+    const T* b[kRepeat];
+    float acc[kRepeat][kVec];
 #pragma unroll
-    for (int v = 0; v < kVec; ++v) acc[v] = -INFINITY;
+    for (int r = 0; r < kRepeat; ++r) {
+      active[r] = feature + r * kStride < features;
+      b[r] = args.u + head * features + (active[r] ? feature + r * kStride : 0);
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) acc[r][v] = -INFINITY;
+    }
     for (Index chunk = begin; chunk < end; chunk += kSub) {
       const Index position = chunk + lane;
       const bool inside = position < end;
@@ -396,28 +431,42 @@ __device__ __forceinline__ void extreme_segments(const ExtremeArguments<T>& args
           // row has entries), as the sum's light tile does, and is skipped.
           const Index at = __shfl_sync(mask, offset, first + k, kSub);
           const float w = __shfl_sync(mask, weight, first + k, kSub);
-          float loaded[kVec];
-          spmm_cuda::Vector<T, kVec>::load(b + at, loaded);
+          float loaded[kRepeat][kVec];
+#pragma unroll
+          for (int r = 0; r < kRepeat; ++r) spmm_cuda::Vector<T, kVec>::load(b[r] + at, loaded[r]);
           if (first + k < staged) {
 #pragma unroll
-            for (int v = 0; v < kVec; ++v) acc[v] = extreme_step(acc[v], w * loaded[v]);
+            for (int r = 0; r < kRepeat; ++r) {
+#pragma unroll
+              for (int v = 0; v < kVec; ++v) acc[r][v] = extreme_step(acc[r][v], w * loaded[r][v]);
+            }
           }
         }
       }
     }
-    if (!lane_active) continue;
-    // One access per lane, as the sum stores (a lane's kVec features lie
-    // inside the head: a vector tile needs features % kVec == 0). Scalar
-    // stores, four per float lane, made the kernel 1.33x the sum SpMM where
-    // the output is a third of the bytes (degree 2, width 128, H200).
-    const Index at = head * features + feature;
-    if (segment < static_cast<Index>(args.segments.split_segments)) {
-      spmm_cuda::Vector<float, kVec>::store(args.partials + segment * width + at, acc);
-    } else {
-      float value[kVec];
+    // One access per lane and repeat, as the sum stores (a lane's kVec
+    // features lie inside the head: a vector tile needs features % kVec ==
+    // 0). Scalar stores, four per float lane, made the kernel 1.33x the sum
+    // SpMM where the output is a third of the bytes (degree 2, width 128, H200).
 #pragma unroll
-      for (int v = 0; v < kVec; ++v) value[v] = end == begin ? 0.0f : args.sign * acc[v];
-      spmm_cuda::Vector<T, kVec>::store(args.out + row * width + at, value);
+    for (int r = 0; r < kRepeat; ++r) {
+      if (!active[r]) continue;
+      const Index at = head * features + feature + r * kStride;
+      if (segment < static_cast<Index>(args.segments.split_segments)) {
+        if constexpr (std::is_same_v<T, float>) {
+#pragma unroll
+          for (int v = 0; v < kVec; ++v) {
+            atomic_extreme(args.out + row * width + at + v, args.sign * acc[r][v], args.sign < 0);
+          }
+        } else {
+          spmm_cuda::Vector<float, kVec>::store(args.partials + segment * width + at, acc[r]);
+        }
+      } else {
+        float value[kVec];
+#pragma unroll
+        for (int v = 0; v < kVec; ++v) value[v] = end == begin ? 0.0f : args.sign * acc[r][v];
+        spmm_cuda::Vector<T, kVec>::store(args.out + row * width + at, value);
+      }
     }
   }
 }
@@ -427,17 +476,18 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) gspmm_extreme_kern
   extreme_segments<T, kVec, kSub, int64_t>(args);
 }
 
-// 32-bit counting in 32 registers, so that 64 warps fit an SM (the heavy
-// kernel takes 48: 40 warps), as the sum's light tiles: more gathers in
-// flight where they wait on DRAM. Float only, as the sum's: bfloat16's
-// 8-wide rows spilled 16-56 bytes a thread under the cap (ptxas -v); float's
-// 4-8 bytes.
-template <typename T, int kVec, int kSub>
-__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, 8) gspmm_extreme_light_kernel(ExtremeArguments<T> args) {
-  extreme_segments<T, kVec, kSub, int32_t>(args);
+// 32-bit counting in 32 registers (kBlocks 8), so that 64 warps fit an SM
+// (the heavy kernel takes 48: 40 warps), as the sum's light tiles: more
+// gathers in flight where they wait on DRAM. Float only, as the sum's:
+// bfloat16's 8-wide rows spilled 16-56 bytes a thread under the cap (ptxas
+// -v); float's 4-8 bytes, and 40 at 8 lanes, which therefore also runs under
+// 40 and 64 registers (kBlocks 6 and 4; the sum's narrow light twins).
+template <typename T, int kVec, int kSub, int kBlocks = 8, int kRepeat = 1>
+__global__ void __launch_bounds__(sparse_cuda::kBlockThreads, kBlocks) gspmm_extreme_light_kernel(ExtremeArguments<T> args) {
+  extreme_segments<T, kVec, kSub, int32_t, kRepeat>(args);
 }
 
-// Split rows: the maximum of their segments' partial maxima, a warp per
+// Split rows in bfloat16: the maximum of their segments' partial maxima, a warp per
 // output element, its lanes striding over the segments (a million-entry hub
 // row has a thousand of them: one thread each made this the kernel's tail,
 // 1.93x the sum SpMM on the H200). The maximum, and whether a NaN is among
@@ -466,12 +516,15 @@ __global__ void gspmm_extreme_combine_kernel(ExtremeArguments<T> args, const int
 // or light, and the order of its work items: the plan's or rows in graph
 // order (by_row), and a row's tiles side by side or in slices (all rows'
 // first tile, then their second, ...: the sum's slices, one subwarp per
-// item). Its name is "<heavy|light> <lanes> [slices ]<plan|rows>".
+// item). Its name is "<heavy|light|light40|light64> <lanes> [slices ]<plan|rows>"
+// (light: 32 registers).
 struct ExtremeLaunch {
   GspmmTile tile;
   bool light = false;
   bool by_row = false;
   bool slices = false;
+  int light_registers = 32;  // 32, 40 or 64: a light 8-lane kernel's budget
+  int repeat = 1;            // accesses a lane: 2 only for the light 8 lanes under 64 registers
 };
 
 template <typename T>
@@ -479,7 +532,8 @@ void launch_extreme_of(const ExtremeLaunch& launch, ExtremeArguments<T> args, co
                        Device device) {
   constexpr int kWide = 16 / static_cast<int>(sizeof(T));
   args.segments = sparse_cuda::segment_list(plan, launch.by_row);
-  args.tiles = (args.features + launch.tile.vec * launch.tile.sub - 1) / (launch.tile.vec * launch.tile.sub);
+  const int64_t tile_width = int64_t{launch.tile.vec} * launch.tile.sub * launch.repeat;
+  args.tiles = (args.features + tile_width - 1) / tile_width;
   args.slice_major = launch.slices;
   const int64_t items = args.segments.count * args.heads * args.tiles;
   const auto go = [&](auto kernel, int lanes) {
@@ -492,7 +546,14 @@ void launch_extreme_of(const ExtremeLaunch& launch, ExtremeArguments<T> args, co
     constexpr int kVec = decltype(vec)::value;
     if (launch.light) {
       if constexpr (kVec == kWide && std::is_same_v<T, float>) {
-        if (launch.tile.sub == 8) return go(gspmm_extreme_light_kernel<T, kVec, 8>, 8);
+        if (launch.tile.sub == 8) {
+          if (launch.light_registers == 40) return go(gspmm_extreme_light_kernel<T, kVec, 8, 6>, 8);
+          if (launch.light_registers == 64 && launch.repeat == 2) {
+            return go(gspmm_extreme_light_kernel<T, kVec, 8, 4, 2>, 8);
+          }
+          if (launch.light_registers == 64) return go(gspmm_extreme_light_kernel<T, kVec, 8, 4>, 8);
+          return go(gspmm_extreme_light_kernel<T, kVec, 8>, 8);
+        }
         if (launch.tile.sub == 16) return go(gspmm_extreme_light_kernel<T, kVec, 16>, 16);
         return go(gspmm_extreme_light_kernel<T, kVec, 32>, 32);
       }
@@ -501,10 +562,20 @@ void launch_extreme_of(const ExtremeLaunch& launch, ExtremeArguments<T> args, co
     if (launch.tile.sub == 8) return go(gspmm_extreme_kernel<T, kVec, 8>, 8);
     go(gspmm_extreme_kernel<T, kVec, 32>, 32);
   };
+  const int64_t width = args.heads * args.features;
+  if constexpr (std::is_same_v<T, float>) {  // split rows meet in the output (atomic_extreme)
+    if (plan.num_split_rows > 0) {
+      const LaunchShape shape = elementwise_launch_shape(plan.num_split_rows * width, device);
+      sparse_cuda::fill_split_rows_kernel<float><<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
+          plan.split_rows.data<int32_t>(), plan.num_split_rows, width, args.sign > 0 ? -INFINITY : INFINITY,
+          args.out);
+      SGNN_CUDA_CHECK_LAUNCH("fill_split_rows_kernel");
+    }
+  }
   if (launch.tile.vec == kWide) by_sub(std::integral_constant<int, kWide>{});
   else by_sub(std::integral_constant<int, 1>{});
-  if (plan.num_split_rows == 0) return;
-  const LaunchShape shape = elementwise_launch_shape(plan.num_split_rows * args.heads * args.features * 32, device);
+  if (plan.num_split_rows == 0 || std::is_same_v<T, float>) return;
+  const LaunchShape shape = elementwise_launch_shape(plan.num_split_rows * width * 32, device);
   gspmm_extreme_combine_kernel<T><<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
       args, plan.split_rows.data<int32_t>(), plan.split_offsets.data<int64_t>(), plan.num_split_rows);
   SGNN_CUDA_CHECK_LAUNCH("gspmm_extreme_combine_kernel");

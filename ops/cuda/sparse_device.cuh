@@ -156,6 +156,19 @@ __device__ __forceinline__ int64_t subwarp_count(int width) {
   return static_cast<int64_t>(gridDim.x) * blockDim.x / width;
 }
 
+// C[split row k, :] = value for every split row, before their segments meet
+// there with atomics: 0 for the SpMM's sums (spmm.cu), -inf and +inf for
+// g-SpMM's max and min (gspmm_kernel.cuh).
+template <typename T>
+__global__ void fill_split_rows_kernel(const int32_t* __restrict__ rows, int64_t count, int64_t width, T value,
+                                       T* __restrict__ c) {
+  const int64_t total = count * width;
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int64_t k = i / width;
+    c[int64_t{rows[k]} * width + (i - k * width)] = value;
+  }
+}
+
 inline int next_power_of_two(int64_t value, int limit) {
   int width = 1;
   while (width < limit && width < value) width *= 2;

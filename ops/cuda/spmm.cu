@@ -85,16 +85,6 @@ __global__ void gather_edges_kernel(Offsets map, const U* __restrict__ in, U* __
   }
 }
 
-// C[split row, :] = 0 before the segments of split rows add into it (float C only).
-__global__ void zero_split_rows_kernel(const int32_t* __restrict__ rows, int64_t count, int64_t width,
-                                       float* __restrict__ c) {
-  const int64_t total = count * width;
-  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
-    const int64_t k = i / width;
-    c[int64_t{rows[k]} * width + (i - k * width)] = 0.0f;
-  }
-}
-
 // The factor of a split row's sum: 1 / (its entry count) under `average`
 // (g-SpMM's Mean), else 1.
 __device__ __forceinline__ float split_row_factor(Offsets indptr, int32_t row, bool average) {
@@ -171,9 +161,9 @@ void spmm_direct_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, i
   if constexpr (kFloat) {
     if (split && !ordered) {  // the split rows are summed into C with atomics: cleared before the launch
       const LaunchShape shape = elementwise_launch_shape(plan->num_split_rows * width, device);
-      zero_split_rows_kernel<<<shape.blocks, shape.threads, 0, stream>>>(split_rows, plan->num_split_rows, width,
-                                                                         c.data<float>());
-      SGNN_CUDA_CHECK_LAUNCH("zero_split_rows_kernel");
+      sparse_cuda::fill_split_rows_kernel<float><<<shape.blocks, shape.threads, 0, stream>>>(
+          split_rows, plan->num_split_rows, width, 0.0f, c.data<float>());
+      SGNN_CUDA_CHECK_LAUNCH("fill_split_rows_kernel");
     }
   }
   launch_tile(tile, args, wide_index, device);

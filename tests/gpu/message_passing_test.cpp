@@ -19,6 +19,7 @@
 #include "ops/gspmm_backend.hpp"
 #include "ops/kernel_choices.hpp"
 #include "ops/kernel_timer.hpp"
+#include "ops/math.hpp"
 #include "ops/reduce.hpp"
 #include "ops/spmm.hpp"
 #include "tests/support/gpu_testing.hpp"
@@ -175,8 +176,11 @@ TEST_CASE("gspmm max/min's values-only kernel on CUDA: NaN messages win, zeros a
       const auto light = std::count_if(launches.begin(), launches.end(),
                                        [](const std::string& name) { return name.rfind("light", 0) == 0; });
       CAPTURE(width);
-      // 8, 16, 32 lanes at 128 (8 and 16 also in slices); 8 at 32; each in two orders.
-      CHECK(light == (width == 128 ? 10 : width == 32 ? 2 : 0));
+      // 8, 16, 32 lanes at 128 (8 and 16 also in slices); 8 at 32; 8 lanes under
+      // 32, 40 and 64 registers, and at 128 two accesses a lane in slices; each in two orders.
+      CHECK(light == (width == 128 ? 20 : width == 32 ? 6 : 0));
+      CHECK(std::count(launches.begin(), launches.end(), "light40 8 rows") == (width >= 32 ? 1 : 0));
+      CHECK(std::count(launches.begin(), launches.end(), "light64 8x2 slices plan") == (width == 128 ? 1 : 0));
       for (const std::string& order : launches) {
         const Adjacency gpu = cpu.to(kGpu);
         ops::import_kernel_choices(gpu.csr, {{ops::gspmm_extreme_choice_key(1, width, DType::Float32, width % 4 == 0),
@@ -201,6 +205,37 @@ TEST_CASE("gspmm max/min's values-only kernel on CUDA: NaN messages win, zeros a
             if (cpu.nnz() > 1000) CHECK(nans > 0);  // the case exercises the NaN rule
           }
         }
+      }
+    }
+  }
+}
+
+TEST_CASE("gspmm max/min's values-only kernel on CUDA: split rows whose extremes lie on either side of zero") {
+  // The segments of a split row meet in the output with integer atomics
+  // (gspmm_kernel.cuh's atomic_extreme), a different one for each sign of
+  // the value: here the maxima are negative, the minima positive, and (the
+  // second pass) both signs occur among a row's segments.
+  for (const auto& [cpu, width] : std::vector<std::pair<Adjacency, int64_t>>{
+           {rmat_graph(4096, 60000, 6), 32}, {hub_graph(100001, 100000, 77), 32}, {rmat_graph(4096, 60000, 6), 128}}) {
+    const Tensor magnitudes =
+        ops::add(ops::abs(random_tensor({cpu.num_cols(), width}, 41)), Tensor::full({cpu.num_cols(), width}, 1.0));
+    const Tensor mixed = random_tensor({cpu.num_cols(), width}, 42);
+    const Adjacency probe = cpu.to(kGpu);
+    ops::GspmmOperands operands;
+    operands.features = width;
+    operands.u = magnitudes.to(kGpu);
+    operands.u_layout = ops::FeatureLayout{width, width, 1};
+    for (const auto& [reduce, u] : std::vector<std::pair<ReduceKind, Tensor>>{
+             {ReduceKind::Max, ops::neg(magnitudes)}, {ReduceKind::Min, magnitudes},
+             {ReduceKind::Max, mixed}, {ReduceKind::Min, mixed}}) {
+      const std::vector<float> expected = ops::gspmm(cpu, MessageKind::CopyU, reduce, u, Tensor()).to_vector<float>();
+      for (const std::string& order : ops::gspmm_extreme_launches(ops::Cuda{}, probe.csr, operands)) {
+        const Adjacency gpu = cpu.to(kGpu);
+        ops::import_kernel_choices(gpu.csr, {{ops::gspmm_extreme_choice_key(1, width, DType::Float32, true), order}});
+        CAPTURE(cpu.nnz());
+        CAPTURE(order);
+        CAPTURE(ops::reduce_kind_name(reduce));
+        CHECK(ops::gspmm(gpu, MessageKind::CopyU, reduce, u.to(kGpu), Tensor()).to_vector<float>() == expected);
       }
     }
   }
