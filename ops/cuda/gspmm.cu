@@ -119,7 +119,7 @@ std::vector<ExtremeLaunch> extreme_launches(const Csr& csr, const SparsePlan& pl
           !light_spmm_tiles_fit(csr, plan, operands.heads, operands.features, tile_width)) {
         continue;
       }
-      // 8 lanes spill 40 bytes under 32 registers: also timed under 40 and 64, as the sum's narrow light twins.
+      // 8 lanes also under 40 and 64 registers, as the sum's narrow light twins.
       for (int registers : sub == 8 ? std::vector<int>{32, 40, 64} : std::vector<int>{32}) {
         shapes.push_back({{kWide, sub}, true, false, false, registers});
         if (tile_width < operands.features) shapes.push_back({{kWide, sub}, true, false, true, registers});

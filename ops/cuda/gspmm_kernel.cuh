@@ -480,8 +480,9 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) gspmm_extreme_kern
 // (the heavy kernel takes 48: 40 warps), as the sum's light tiles: more
 // gathers in flight where they wait on DRAM. Float only, as the sum's:
 // bfloat16's 8-wide rows spilled 16-56 bytes a thread under the cap (ptxas
-// -v); float's 4-8 bytes, and 40 at 8 lanes, which therefore also runs under
-// 40 and 64 registers (kBlocks 6 and 4; the sum's narrow light twins).
+// -v); float's 16 and 32 lanes 8 bytes, 8 lanes none (40 while split rows
+// wrote partials). 8 lanes also run under 40 and 64 registers (kBlocks 6
+// and 4), as the sum's narrow light twins do, and the timing picks.
 template <typename T, int kVec, int kSub, int kBlocks = 8, int kRepeat = 1>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads, kBlocks) gspmm_extreme_light_kernel(ExtremeArguments<T> args) {
   extreme_segments<T, kVec, kSub, int32_t, kRepeat>(args);
