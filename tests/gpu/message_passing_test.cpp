@@ -213,8 +213,8 @@ TEST_CASE("gspmm max/min's values-only kernel on CUDA: NaN messages win, zeros a
 TEST_CASE("gspmm max/min's values-only kernel on CUDA: split rows whose extremes lie on either side of zero") {
   // The segments of a split row meet in the output with integer atomics
   // (gspmm_kernel.cuh's atomic_extreme), a different one for each sign of
-  // the value: here the maxima are negative, the minima positive, and (the
-  // second pass) both signs occur among a row's segments.
+  // the value: here the maxima are negative and the minima positive, then
+  // (the second pass) values of random sign, as training sees them.
   for (const auto& [cpu, width] : std::vector<std::pair<Adjacency, int64_t>>{
            {rmat_graph(4096, 60000, 6), 32}, {hub_graph(100001, 100000, 77), 32}, {rmat_graph(4096, 60000, 6), 128}}) {
     const Tensor magnitudes =
