@@ -71,7 +71,8 @@ struct Record {
 uint64_t packed(const Record& record) {
   const SpmmTile& tile = record.launch.tile;
   const bool flags[] = {record.has_format, record.hrpb,   record.copies,      record.has_launch, record.launch.padded,
-                        tile.by_slice,     tile.by_row,   tile.across_heads,  tile.light};
+                        tile.by_slice,     tile.by_row,   tile.across_heads,  tile.light,
+                        tile.item_grid};
   uint64_t bits = 0;
   for (std::size_t i = 0; i < std::size(flags); ++i) bits |= uint64_t{flags[i]} << i;
   return bits | uint64_t(tile.vec) << 16 | uint64_t(tile.sub) << 24 | uint64_t(tile.repeat) << 32 |
@@ -87,6 +88,7 @@ Record unpacked(uint64_t bits) {
   tile.by_row = flag(6);
   tile.across_heads = flag(7);
   tile.light = flag(8);
+  tile.item_grid = flag(9);
   tile.vec = static_cast<int>((bits >> 16) & 0xff);
   tile.sub = static_cast<int>((bits >> 24) & 0xff);
   tile.repeat = static_cast<int>((bits >> 32) & 0xff);

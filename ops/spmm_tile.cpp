@@ -77,15 +77,27 @@ std::vector<SpmmTile> heavy_tiles(int64_t heads, int64_t features, bool vectoriz
 // one access those in 40 and 64 (in 32 the 8-lane one spilled and ran
 // 1.2-1.3x slower than in 40 on the 3D stencils at width 32; docs/kernels.md).
 // Neither of 40 and 64 won everywhere: 40 on the stencils, 64 on short rows
-// in random order, so both are timed.
+// in random order, so both are timed. Each segment-major twin also comes with
+// a subwarp for each item ("-items"): 5-7% faster on the 7-point 3D stencil at
+// widths 32 and 64, 3-6% slower on the SBM graphs and rows of ~22 at 32
+// (H200, docs/kernels.md), so timed. The plain 32-register twin comes first.
 std::vector<SpmmTile> light_twins(SpmmTile tile, DType dtype) {
   std::vector<SpmmTile> twins;
   tile.light = true;
   for (const int registers : {32, 40, 64}) {
     tile.light_registers = registers;
-    if (spmm_tile_has_kernel(tile, dtype)) twins.push_back(tile);
+    for (const bool item_grid : {false, true}) {
+      tile.item_grid = item_grid;
+      if (spmm_tile_has_kernel(tile, dtype)) twins.push_back(tile);
+    }
   }
   return twins;
+}
+
+// Whether `twins` (light_twins) starts with the 32-register twin without
+// "-items", which stands in for its heavy tile (16 and 32 lanes).
+bool replaces_heavy(const std::vector<SpmmTile>& twins) {
+  return !twins.empty() && twins.front().light_registers == 32 && !twins.front().item_grid;
 }
 
 }  // namespace
@@ -94,6 +106,7 @@ std::string spmm_tile_name(const SpmmTile& tile) {
   return "v" + std::to_string(tile.vec) + "s" + std::to_string(tile.sub) + "r" + std::to_string(tile.repeat) +
          (tile.across_heads ? "-heads" : "") + (tile.light ? "-light" : "") +
          (tile.light && tile.light_registers != 32 ? std::to_string(tile.light_registers) : "") +
+         (tile.item_grid ? "-items" : "") +
          (tile.by_slice ? "-slices" : "") +
          (tile.by_row ? "-rows" : "");
 }
@@ -103,7 +116,8 @@ std::string spmm_tile_name(const SpmmTile& tile) {
 // or four (32 lanes); light tiles as light_twins says.
 bool spmm_tile_has_kernel(const SpmmTile& tile, DType dtype) {
   const int wide = vector_elements(dtype);
-  if (!tile.light && tile.light_registers != 32) return false;  // one name per heavy tile
+  if (!tile.light && (tile.light_registers != 32 || tile.item_grid)) return false;  // one name per heavy tile
+  if (tile.item_grid && tile.by_slice) return false;  // slice-major tiles launch a subwarp per item anyway
   if (tile.light) {  // float only: bfloat16's 8 sums a lane spilled under 32 registers
     if (dtype != DType::Float32 || tile.across_heads || tile.vec != wide) return false;
     if (tile.repeat == 2) return tile.sub == 8 && tile.light_registers == 64;
@@ -122,12 +136,13 @@ SpmmTile rule_spmm_tile(int64_t features, bool vectorizable, DType dtype, bool l
   const SpmmTile heavy = heavy_rule_tile(features, vectorizable, dtype);
   if (!light_runs) return heavy;
   const std::vector<SpmmTile> twins = light_twins(heavy, dtype);
-  return twins.size() == 1 && twins.front().light_registers == 32 ? twins.front() : heavy;
+  return replaces_heavy(twins) ? twins.front() : heavy;
 }
 
 // The heavy tiles, where the graph lets light tiles run (else a light tile
 // runs its heavy twin, and timing it would time that twice) each replaced by
-// its light twin in 32 registers, or joined by its twins in 40 and 64. The
+// its light twin in 32 registers, or joined by its twins in 40 and 64; the
+// "-items" twins join either way. The
 // heavy twin of a 32-register tile is not timed: the same sums in the same
 // order, and on 24 cases of the suite's graphs at widths 32-256 it was never
 // faster than the fastest of the others by more than 0.1% (docs/kernels.md),
@@ -141,8 +156,9 @@ std::vector<SpmmTile> candidate_spmm_tiles(int64_t heads, int64_t features, bool
   const std::size_t heavy = tiles.size();
   for (std::size_t i = 0; i < heavy; ++i) {
     const std::vector<SpmmTile> twins = light_twins(tiles[i], dtype);
-    if (twins.size() == 1 && twins.front().light_registers == 32) tiles[i] = twins.front();
-    else tiles.insert(tiles.end(), twins.begin(), twins.end());
+    const bool replaced = replaces_heavy(twins);
+    if (replaced) tiles[i] = twins.front();
+    tiles.insert(tiles.end(), twins.begin() + (replaced ? 1 : 0), twins.end());
   }
   return tiles;
 }
@@ -187,6 +203,7 @@ std::optional<SpmmTile> parse_spmm_tile(std::string_view name, int64_t heads, in
     if (error != std::errc() || tile.light_registers == 32) return std::nullopt;  // 32 is plain "-light"
     name.remove_prefix(static_cast<std::size_t>(end - name.data()));
   }
+  tile.item_grid = take("-items");
   tile.by_slice = take("-slices");
   tile.by_row = take("-rows");
   if (!name.empty()) return std::nullopt;

@@ -10,7 +10,10 @@
 // lanes): the same sums in 32 registers, one entry staged per lane, so twice
 // the warps fit an SM; "-light40" and "-light64" (4 and 8 lanes): the same
 // kernel under 40 or 64 registers ("v4s8r2-light64-slices": two accesses a
-// lane, RoDe's shape at width 128). "-slices" after a name: the
+// lane, RoDe's shape at width 128). "-items" after a light tile's budget: a
+// subwarp for each work item, blocks started in item order (GE-SpMM's grid),
+// instead of a few waves of blocks striding over the items (slice-major
+// tiles always launch so). "-slices" after a name: the
 // work runs one feature slice of every row at a time instead of all slices of
 // a row side by side (kinder to L2 when the dense operand is larger than it).
 // "-rows": the work items in row order instead of longest row first.
@@ -44,6 +47,7 @@ struct SpmmTile {
   bool across_heads = false;  // an item covers every head of its segment
   bool light = false;         // the light kernel: one or two 16-byte accesses a lane, float32
   int light_registers = 32;   // the light kernel's register budget: 32 (16, 32 lanes), 40 or 64 (4, 8 lanes)
+  bool item_grid = false;     // light, not by_slice: a subwarp for each item (sparse_cuda::item_blocks)
   int width() const { return vec * sub * repeat; }
   bool operator==(const SpmmTile&) const = default;
 };

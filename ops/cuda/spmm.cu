@@ -157,6 +157,7 @@ void spmm_direct_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, i
   const int64_t extent = tile.across_heads ? width : features;
   args.tiles = (extent + tile.width() - 1) / tile.width();
   args.slice_major = tile.by_slice;
+  args.item_grid = tile.item_grid;
   const bool wide_index = csr.num_cols * heads * features >= (int64_t{1} << 31);
   if constexpr (kFloat) {
     if (split && !ordered) {  // the split rows are summed into C with atomics: cleared before the launch

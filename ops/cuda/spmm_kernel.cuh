@@ -99,6 +99,7 @@ struct SpmmArguments {
   const T* b;
   T* c;
   bool slice_major = false;  // item order: all (segment, head) of tile 0 first, then tile 1, …
+  bool item_grid = false;    // a subwarp for each item (slice-major launches always are)
   // With values null: Adjacency::symmetric_scale (entry (r, c) weighs
   // float(s[r] · s[c]), bitwise the stored value), or null (weight 1).
   const double* symmetric_scale = nullptr;
@@ -453,11 +454,13 @@ using SpmmTile = ::sgnn::ops::SpmmTile;
 // slice of B for neighbouring rows. Other orders keep a few waves of
 // grid-striding blocks: one subwarp per item helped the segment-major tiles
 // where rows have locality but cost them up to 16% on the 5-point stencil
-// and 10% on the hub row (docs/kernels.md).
+// and 10% on the hub row (docs/kernels.md); the light tiles' "-items" twins
+// (args.item_grid) launch so too, and the choice times both.
 template <typename T, int kSub>
 void launch_items(void (*kernel)(SpmmArguments<T>), int64_t items, const SpmmArguments<T>& args, Device device) {
   const unsigned blocks =
-      args.slice_major ? sparse_cuda::item_blocks(items, kSub) : sparse_cuda::subwarp_blocks(items, kSub, device);
+      args.slice_major || args.item_grid ? sparse_cuda::item_blocks(items, kSub)
+                                         : sparse_cuda::subwarp_blocks(items, kSub, device);
   kernel<<<blocks, sparse_cuda::kBlockThreads, 0, cuda::stream(device)>>>(args);
   SGNN_CUDA_CHECK_LAUNCH("spmm_kernel");
 }

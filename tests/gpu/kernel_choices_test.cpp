@@ -231,9 +231,12 @@ TEST_CASE("GPU spmm: light tiles give their heavy twins' bits: stored values, sy
         const std::size_t at = tile.find("-light");
         if (at == std::string::npos) continue;
         ++light_tiles;
-        // "-light", "-light40", "-light64" dropped: the heavy twin's name.
+        // "-light", "-light40", "-light64" and "-items" dropped: the heavy twin's name.
         const std::size_t budget_end = tile.find_first_not_of("0123456789", at + 6);
-        const std::string twin = tile.substr(0, at) + (budget_end == std::string::npos ? "" : tile.substr(budget_end));
+        std::string rest = budget_end == std::string::npos ? "" : tile.substr(budget_end);
+        if (rest.starts_with("-items")) rest.erase(0, 6);
+        const std::string twin = tile.substr(0, at) + rest;
+        REQUIRE(ops::parse_spmm_tile(twin, 1, features, true, DType::Float32).has_value());
         CAPTURE(cpu.nnz());
         CAPTURE(features);
         CAPTURE(tile);
@@ -464,12 +467,12 @@ TEST_CASE("GPU measured choices: an imported HRPB format runs HRPB without timin
   CHECK(relative_error(got, cpu_spmm(cpu, b)) < 2e-3);
 }
 
-TEST_CASE("GPU measured choices: an imported light tile's register budget is the launch, from text and when decoded") {
+TEST_CASE("GPU measured choices: an imported light tile's budget and grid are the launch, from text and decoded") {
   const Adjacency cpu = tunable_graph(47);
   const Adjacency gpu = cpu.to(kGpu);
   const int64_t width = 32;
   const Tensor b = random_tensor({cpu.num_cols(), width}, 48).to(kGpu);
-  for (const char* name : {"v4s8r1-light64-rows", "v4s8r1-light40"}) {
+  for (const char* name : {"v4s8r1-light64-rows", "v4s8r1-light40", "v4s8r1-light40-items-rows"}) {
     ops::import_kernel_choices(gpu.csr, {{ops::spmm_choice_key(1, width), std::string("csr ") + name}});
     const int64_t before = ops::candidates_timed();
     for (int call = 0; call < 2; ++call) {  // the first call parses the text, the second reads the decoded record

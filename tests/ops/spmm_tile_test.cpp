@@ -32,6 +32,11 @@ TEST_CASE("spmm tiles: narrow light tiles come in 40 and 64 registers, the other
   for (const char* name : {"v4s4r1-light40", "v4s4r1-light64", "v4s4r1-light40-rows"}) CHECK(has(at16, name));
   for (const char* name : {"v4s8r1-light40", "v4s8r1-light64", "v4s8r1-light64-rows"}) CHECK(has(at32, name));
   CHECK_FALSE(has(at32, "v4s8r1-light"));
+  // Each segment-major light tile also with a subwarp for each item; slice-major ones launch so anyway.
+  for (const char* name : {"v4s4r1-light40-items", "v4s4r1-light64-items-rows"}) CHECK(has(at16, name));
+  for (const char* name : {"v4s8r1-light40-items", "v4s8r1-light64-items-rows"}) CHECK(has(at32, name));
+  CHECK(has(at64, "v4s16r1-light-items"));
+  CHECK_FALSE(has(at64, "v4s16r1-items"));  // heavy tiles keep their waves
   CHECK(has(at64, "v4s16r1-light"));
   CHECK_FALSE(has(at64, "v4s16r1-light40"));
   CHECK_FALSE(has(at64, "v4s16r1-light64"));
@@ -41,6 +46,10 @@ TEST_CASE("spmm tiles: narrow light tiles come in 40 and 64 registers, the other
     CHECK(has(at128, name));
   }
   CHECK_FALSE(has(at128, "v4s8r2-light40-slices"));
+  for (const std::string& name : at128) {
+    CAPTURE(name);
+    CHECK_FALSE((name.find("-items") != std::string::npos && name.find("-slices") != std::string::npos));
+  }
   CHECK_FALSE(has(at64, "v4s8r2-slices"));  // one slice: the whole row
   // bfloat16 has no light tiles.
   for (const std::string& name : ops::spmm_tile_names(32, true, DType::BFloat16)) {
@@ -58,7 +67,9 @@ TEST_CASE("spmm tiles: every name parses back to its tile, and no other spelling
     }
   }
   for (const char* name : {"v4s8r1-light", "v4s8r1-light32", "v4s8r1-light48", "v4s16r1-light40", "v4s8r1-light40x",
-                           "v4s8r1-light-40", "v4s8r1-light99999999999", "v4s8r140", "v4s16r1-light32"}) {
+                           "v4s8r1-light-40", "v4s8r1-light99999999999", "v4s8r140", "v4s16r1-light32",
+                           "v4s8r1-items", "v4s8r1-items-light40", "v4s8r1-light40-items-items",
+                           "v4s16r1-light-items-slices"}) {
     CAPTURE(name);
     CHECK_FALSE(ops::parse_spmm_tile(name, 1, 32, true, DType::Float32).has_value());
   }
@@ -68,7 +79,9 @@ TEST_CASE("spmm tiles: the choice times narrow tiles heavy and light, the rule k
   const std::vector<std::string> at32 =
       names_of(ops::candidate_spmm_tiles(1, 32, true, DType::Float32, /*light_runs=*/true));
   CHECK(at32.front() == "v4s8r1");
-  for (const char* name : {"v4s8r1", "v4s8r1-light40", "v4s8r1-light64"}) CHECK(has(at32, name));
+  for (const char* name : {"v4s8r1", "v4s8r1-light40", "v4s8r1-light64", "v4s8r1-light40-items", "v4s8r1-light64-items"}) {
+    CHECK(has(at32, name));
+  }
   CHECK(ops::spmm_tile_name(ops::rule_spmm_tile(32, true, DType::Float32, true)) == "v4s8r1");
   // Where the graph does not fit 32-bit counting, no light tile is timed.
   for (const std::string& name : names_of(ops::candidate_spmm_tiles(1, 32, true, DType::Float32, false))) {
@@ -79,6 +92,7 @@ TEST_CASE("spmm tiles: the choice times narrow tiles heavy and light, the rule k
       names_of(ops::candidate_spmm_tiles(1, 64, true, DType::Float32, /*light_runs=*/true));
   CHECK(at64.front() == "v4s16r1-light");
   CHECK_FALSE(has(at64, "v4s16r1"));
+  CHECK(has(at64, "v4s16r1-light-items"));
   CHECK(ops::spmm_tile_name(ops::rule_spmm_tile(64, true, DType::Float32, true)) == "v4s16r1-light");
   const std::vector<std::string> at128 =
       names_of(ops::candidate_spmm_tiles(1, 128, true, DType::Float32, /*light_runs=*/true));
