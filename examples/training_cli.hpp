@@ -99,8 +99,8 @@ inline void add_training_flags(CLI::App& app, const training::ModelEntry& entry,
                "epoch, layer and op (slow: one device read per op)");
   app.add_flag("--deterministic", e.deterministic,
                "bit-identical results for the same seed, device and build: sparse sums of split rows and HRPB "
-               "panels in a fixed order instead of atomics (slower on graphs with hub rows; not yet on CUDA for "
-               "GATv2 layers and max/min aggregation: docs/determinism.md)");
+               "panels, max/min gradients and GATv2's gradients in a fixed order instead of atomics (slower on "
+               "graphs with hub rows; docs/determinism.md)");
   app.add_option_function<std::string>(
          "--precision", [&e](const std::string& value) { e.precision = training::parse_precision(value); },
          "fp32, or bf16 for mixed precision: bfloat16 features, activations and gradients, float32 master weights "

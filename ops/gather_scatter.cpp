@@ -6,6 +6,7 @@
 #include "ops/determinism.hpp"
 #include "ops/gather_scatter_backend.hpp"
 #include "ops/index_plan.hpp"
+#include "ops/ordered_scatter.hpp"
 
 namespace sgnn::ops {
 
@@ -100,6 +101,20 @@ Tensor gather_rows_unrecorded(const Tensor& x, const Tensor& index) {
 }
 
 }  // namespace
+
+Tensor scatter_sum_in_order(const Tensor& src, const Tensor& index, int64_t num_outputs) {
+  SGNN_CHECK(index.dtype() == DType::Int32 && index.numel() == src.size(0) && num_outputs < kInt32Rows,
+             "scatter_sum_in_order: index int32 [", src.size(0), "] and fewer than 2^31 outputs, got ",
+             dtype_name(index.dtype()), " ", shape_str(index.shape()), " and ", num_outputs);
+  SortedIndex sorted{Tensor::empty({num_outputs + 1}, DType::Int32, index.device()),
+                     Tensor::empty({index.numel()}, DType::Int32, index.device())};
+  SGNN_DISPATCH(index.device(), sort_index, index, num_outputs, sorted.offsets, sorted.order);
+  Tensor out = Tensor::empty(with_rows(src.shape(), num_outputs), src.dtype(), src.device());
+  Tensor no_argument;
+  SGNN_DISPATCH(src.device(), segment_reduce_forward, segments_of(sorted.offsets, src.size(0), sorted.order),
+                ReduceKind::Sum, src, out, no_argument);
+  return out;
+}
 
 Tensor gather_rows(const Tensor& x, const Tensor& index) {
   constexpr const char* kOp = "gather_rows";

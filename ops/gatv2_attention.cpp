@@ -11,6 +11,7 @@
 #include "core/autograd.hpp"
 #include "ops/cast.hpp"
 #include "ops/choice_keys.hpp"
+#include "ops/determinism.hpp"
 #include "ops/dropout.hpp"
 #include "ops/edge_softmax.hpp"
 #include "ops/gatv2_backend.hpp"
@@ -176,13 +177,17 @@ std::string path_name(int lanes_per_head, const std::vector<int>& layouts) {
 // step pays; the forward alone otherwise) and records the fastest in the
 // graph's choices under gatv2_choice_key, exported and imported with them.
 // Where nothing is recorded and timing is not allowed (may_tune): the
-// default fused layout.
+// default fused layout. Under ops::set_deterministic(true) on CUDA: the
+// composition, whose backward adds in a fixed order (gatv2_scores_backward's
+// partials, the SpMM's split-row merge); the fused kernels' backward adds a's
+// and the rows' gradients with atomics.
 int choose_path(const Adjacency& adjacency, const Tensor& x_target, const Tensor& x_source, const Tensor& a,
                 float negative_slope, float dropout, bool training) {
   const Device device = adjacency.device();
   const std::vector<int> layouts = SGNN_DISPATCH(device, gatv2_fused_layouts, x_target, x_source, adjacency);
   if (layouts.empty()) return kComposed;
   if (!device.is_cuda()) return layouts.front();
+  if (deterministic()) return kComposed;
   const bool with_backward = autograd::needs_recording({x_target, x_source, a});
   const std::string key = gatv2_choice_key(x_target.size(1), x_target.size(2), x_target.dtype(), with_backward);
   const std::shared_ptr<const SparsePlan> plan = sparse_plan(adjacency.csr);

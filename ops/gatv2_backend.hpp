@@ -26,7 +26,10 @@ void gatv2_scores_forward(Cuda, const Csr& csr, const Tensor& rows, const Tensor
 // with g[e, h] = grad_scores[edge_map[e], h] when edge_map (int32 [nnz]) is
 // defined (the same pass on Aᵀ gives the column operand's gradient), else
 // grad_scores[e, h]. grad_rows [num_rows, H, F] and grad_a [H, F] float32,
-// zeroed by the caller; grad_a may be undefined (not wanted).
+// zeroed by the caller; grad_a may be undefined (not wanted). CUDA adds a's
+// sums and split rows' gradients with atomics, or, under
+// ops::set_deterministic(true), through per-segment partials that
+// fixed-order kernels add (ops/cuda/gatv2.cu): the same bits every run.
 void gatv2_scores_backward(Cpu, const Csr& csr, const Tensor& edge_map, const Tensor& grad_scores, const Tensor& rows,
                            const Tensor& columns, const Tensor& a, float negative_slope, Tensor& grad_rows,
                            Tensor& grad_a);

@@ -1,11 +1,16 @@
 #include "ops/gspmm.hpp"
 
+#include <limits>
+#include <utility>
+
 #include "core/autograd.hpp"
 #include "ops/cast.hpp"
+#include "ops/determinism.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/gather_scatter.hpp"
 #include "ops/gsddmm.hpp"
 #include "ops/message_runners.hpp"
+#include "ops/ordered_scatter.hpp"
 #include "ops/shape.hpp"
 #include "ops/sparse_checks.hpp"
 #include "ops/sparse_runners.hpp"
@@ -131,6 +136,46 @@ Tensor edge_gradient(const Adjacency& adjacency, const GspmmOperands& operands, 
   return cast(grad.view(e.shape()), e.dtype());
 }
 
+// Max/Min's gradients for u and e (float32, zeroed where nothing wins). By
+// default the backend adds each output element's terms at its winner with
+// atomics on CUDA, in a varying order where several outputs share a winner.
+// Under ops::set_deterministic(true) the backend writes the terms and their
+// positions instead (gspmm_extreme_terms) and scatter_sum_in_order adds them
+// in the outputs' order: the same bits every run, for a sort of rows · H · F
+// keys and 8 bytes an output element per operand.
+std::pair<Tensor, Tensor> extreme_gradients(const Csr& csr, const GspmmOperands& operands, const Tensor& winners,
+                                            const Tensor& grad_out, const autograd::NeedsGrad& needs) {
+  const Tensor& u = operands.u;
+  const Tensor& e = operands.e;
+  const Device device = grad_out.device();
+  if (!deterministic()) {
+    Tensor grad_u = needs[0] ? Tensor::zeros(u.shape(), DType::Float32, device) : Tensor();
+    Tensor grad_e = needs[1] ? Tensor::zeros(e.shape(), DType::Float32, device) : Tensor();
+    SGNN_DISPATCH(device, gspmm_extreme_backward, csr, operands, winners, grad_out, grad_u, grad_e);
+    return {grad_u, grad_e};
+  }
+  ExtremeTermTensors terms;
+  const int64_t count = winners.numel();
+  const auto allocate = [&](bool needed, const Tensor& operand, Tensor& term, Tensor& target, int64_t& size) {
+    if (!needed) return;
+    size = operand.numel();
+    SGNN_CHECK(count < std::numeric_limits<int32_t>::max() && size < std::numeric_limits<int32_t>::max() - 1, kOp,
+               ": the deterministic Max/Min backward sorts its terms in 32 bits: fewer than 2^31 - 1 outputs and "
+               "gradient elements; got ", count, " outputs and an operand of ", size, " elements");
+    term = Tensor::empty({count}, DType::Float32, device);
+    target = Tensor::empty({count}, DType::Int32, device);
+  };
+  allocate(needs[0], u, terms.u_term, terms.u_target, terms.u_size);
+  allocate(needs[1], e, terms.e_term, terms.e_target, terms.e_size);
+  SGNN_DISPATCH(device, gspmm_extreme_terms, csr, operands, winners, grad_out, terms);
+  // One slot past the end takes the outputs without a winner (a term of 0).
+  const auto sum_at = [](const Tensor& term, const Tensor& target, int64_t size, const Tensor& operand) {
+    if (!term.defined()) return Tensor();
+    return scatter_sum_in_order(term, target, size + 1).narrow_rows(0, size).view(operand.shape());
+  };
+  return {sum_at(terms.u_term, terms.u_target, terms.u_size, u), sum_at(terms.e_term, terms.e_target, terms.e_size, e)};
+}
+
 // `values_only`: Max/Min in the tuned SpMM's form, whose kernel keeps no
 // winners (gspmm_extreme_values); the backward finds them with the
 // generalized kernel, over the same entries.
@@ -168,10 +213,8 @@ Tensor gspmm_general(const Adjacency& adjacency, MessageKind message, ReduceKind
                          (void)detail::run_gspmm(adjacency.csr, operands, detail::feature_shape_of(grad_out),
                                                  grad_out.dtype(), winners);
                        }
-                       Tensor grad_u = needs[0] ? Tensor::zeros(saved_u.shape(), DType::Float32, saved_u.device()) : Tensor();
-                       Tensor grad_e = needs[1] ? Tensor::zeros(saved_e.shape(), DType::Float32, saved_e.device()) : Tensor();
-                       SGNN_DISPATCH(grad_out.device(), gspmm_extreme_backward, adjacency.csr, operands, winners,
-                                     grad_out, grad_u, grad_e);
+                       const auto [grad_u, grad_e] =
+                           extreme_gradients(adjacency.csr, operands, winners, grad_out, needs);
                        if (needs[0]) grads[0] = cast(grad_u, saved_u.dtype());
                        if (needs[1]) grads[1] = cast(grad_e, saved_e.dtype());
                        return grads;

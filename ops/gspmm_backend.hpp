@@ -57,11 +57,30 @@ std::vector<std::string> gspmm_extreme_launches(Cuda, const Csr& csr, const Gspm
 // layouts (a broadcast operand sums over the repeated extent). grad_u
 // float32 [num_cols, u's features], grad_e float32 [nnz, e's features],
 // zeroed by the caller; either may be undefined (not wanted). CUDA adds
-// with atomics: sums where several outputs meet one element vary in order.
+// with atomics: sums where several outputs meet one element vary in order
+// (deterministic mode takes gspmm_extreme_terms instead).
 void gspmm_extreme_backward(Cpu, const Csr& csr, const GspmmOperands& operands, const Tensor& argument,
                             const Tensor& grad_out, Tensor& grad_u, Tensor& grad_e);
 void gspmm_extreme_backward(Cuda, const Csr& csr, const GspmmOperands& operands, const Tensor& argument,
                             const Tensor& grad_out, Tensor& grad_u, Tensor& grad_e);
+
+// Max/Min backward's terms, for ops::set_deterministic(true), where
+// gspmm_extreme_backward's atomics would add in a varying order: for each
+// output element i (argument's order), u_term[i] = g · ∂m/∂u to be added at
+// flat position u_target[i] of grad_u, likewise for e; an element without a
+// winner adds 0 one past the end (u_size = grad_u's element count, e_size).
+// A Sum scatter in its sorted path then adds them in a fixed order
+// (ops/gspmm.cpp), which needs sizes and argument.numel() below 2^31. Terms
+// float32, targets int32, [argument.numel()] each, allocated by the caller;
+// a pair whose operand needs no gradient is undefined.
+struct ExtremeTermTensors {
+  Tensor u_term, u_target, e_term, e_target;
+  int64_t u_size = 0, e_size = 0;
+};
+void gspmm_extreme_terms(Cpu, const Csr& csr, const GspmmOperands& operands, const Tensor& argument,
+                         const Tensor& grad_out, ExtremeTermTensors& out);
+void gspmm_extreme_terms(Cuda, const Csr& csr, const GspmmOperands& operands, const Tensor& argument,
+                         const Tensor& grad_out, ExtremeTermTensors& out);
 
 // x[v, ...] *= 1 / (entries of row v) in place, for rows with entries (mean's backward).
 // x [num_rows, ...] float32 or bfloat16 (rounded once).

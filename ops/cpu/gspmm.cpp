@@ -126,38 +126,87 @@ void gspmm_extreme_values(Cpu, const Csr& csr, const GspmmOperands& operands, Te
   gspmm_forward(Cpu{}, csr, operands, out, argument);
 }
 
+namespace {
+
+// Output element i = (row, head, feature) with winner k: its gradient terms
+// for u and e and where they go (flat positions), as both backward forms
+// use them.
+struct ExtremeTerm {
+  int64_t u_at, e_at;
+  float u_term, e_term;
+};
+
+struct ExtremeTerms {
+  const int32_t* columns;
+  const int32_t* edge_map;
+  OperandReader u, e, gradient;
+  MessageKind message;
+
+  ExtremeTerms(const Csr& csr, const GspmmOperands& operands, const Tensor& grad_out)
+      : columns(csr.indices.data<int32_t>()),
+        edge_map(operands.edge_map.defined() ? operands.edge_map.data<int32_t>() : nullptr),
+        u(operands.u, operands.u_layout),
+        e(operands.e, operands.e_layout),
+        gradient(grad_out, FeatureLayout{operands.heads * operands.features, operands.features, 1}),
+        message(operands.message) {}
+
+  ExtremeTerm operator()(int64_t row, int64_t head, int64_t feature, int32_t k) const {
+    const int64_t column = columns[k];
+    const int64_t edge = edge_map ? int64_t{edge_map[k]} : int64_t{k};
+    const float g = gradient(row, head, feature);
+    const float u_value = u(column, head, feature);
+    const float e_value = e(edge, head, feature);
+    const FeatureLayout& lu = u.layout;
+    const FeatureLayout& le = e.layout;
+    return {column * lu.row_stride + head * lu.head_stride + feature * lu.feature_stride,
+            edge * le.row_stride + head * le.head_stride + feature * le.feature_stride,
+            g * message_gradient_u(message, u_value, e_value), g * message_gradient_e(message, u_value, e_value)};
+  }
+};
+
+}  // namespace
+
 void gspmm_extreme_backward(Cpu, const Csr& csr, const GspmmOperands& operands, const Tensor& argument,
                             const Tensor& grad_out, Tensor& grad_u, Tensor& grad_e) {
-  const int32_t* columns = csr.indices.data<int32_t>();
-  const int32_t* edge_map = operands.edge_map.defined() ? operands.edge_map.data<int32_t>() : nullptr;
-  const OperandReader u(operands.u, operands.u_layout);
-  const OperandReader e(operands.e, operands.e_layout);
-  const OperandReader gradient(grad_out, FeatureLayout{operands.heads * operands.features, operands.features, 1});
+  const ExtremeTerms terms(csr, operands, grad_out);
   const int32_t* arguments = argument.data<int32_t>();
   float* into_u = grad_u.defined() ? grad_u.data<float>() : nullptr;
   float* into_e = grad_e.defined() ? grad_e.data<float>() : nullptr;
-  const FeatureLayout& lu = operands.u_layout;
-  const FeatureLayout& le = operands.e_layout;
   // Serial: outputs of different rows may route to one source row.
   for (int64_t row = 0; row < csr.num_rows; ++row) {
     for (int64_t h = 0; h < operands.heads; ++h) {
       for (int64_t f = 0; f < operands.features; ++f) {
         const int32_t k = arguments[(row * operands.heads + h) * operands.features + f];
         if (k < 0) continue;
-        const int64_t column = columns[k];
-        const int64_t edge = edge_map ? int64_t{edge_map[k]} : int64_t{k};
-        const float g = gradient(row, h, f);
-        const float u_value = u(column, h, f);
-        const float e_value = e(edge, h, f);
-        if (into_u) {
-          into_u[column * lu.row_stride + h * lu.head_stride + f * lu.feature_stride] +=
-              g * message_gradient_u(operands.message, u_value, e_value);
-        }
-        if (into_e) {
-          into_e[edge * le.row_stride + h * le.head_stride + f * le.feature_stride] +=
-              g * message_gradient_e(operands.message, u_value, e_value);
-        }
+        const ExtremeTerm term = terms(row, h, f, k);
+        if (into_u) into_u[term.u_at] += term.u_term;
+        if (into_e) into_e[term.e_at] += term.e_term;
       }
+    }
+  }
+}
+
+void gspmm_extreme_terms(Cpu, const Csr& csr, const GspmmOperands& operands, const Tensor& argument,
+                         const Tensor& grad_out, ExtremeTermTensors& out) {
+  const ExtremeTerms terms(csr, operands, grad_out);
+  const int32_t* arguments = argument.data<int32_t>();
+  const int64_t width = operands.heads * operands.features;
+  float* u_term = out.u_term.defined() ? out.u_term.data<float>() : nullptr;
+  int32_t* u_target = out.u_target.defined() ? out.u_target.data<int32_t>() : nullptr;
+  float* e_term = out.e_term.defined() ? out.e_term.data<float>() : nullptr;
+  int32_t* e_target = out.e_target.defined() ? out.e_target.data<int32_t>() : nullptr;
+#pragma omp parallel for if (argument.numel() > 65536)
+  for (int64_t i = 0; i < argument.numel(); ++i) {
+    const int32_t k = arguments[i];
+    const ExtremeTerm term = k < 0 ? ExtremeTerm{out.u_size, out.e_size, 0.0f, 0.0f}
+                                   : terms(i / width, (i / operands.features) % operands.heads, i % operands.features, k);
+    if (u_target) {
+      u_term[i] = term.u_term;
+      u_target[i] = static_cast<int32_t>(term.u_at);
+    }
+    if (e_target) {
+      e_term[i] = term.e_term;
+      e_target[i] = static_cast<int32_t>(term.e_at);
     }
   }
 }

@@ -17,11 +17,17 @@
 //    tile) across the items it strides over and adds them to a once when
 //    that changes.
 // The row gradients are added with float atomics (a split row's segments
-// meet there; an unsplit row's one add has no contender).
+// meet there; an unsplit row's one add has no contender), and a's sums too.
+// Under ops::set_deterministic(true) both go to partials instead, one row
+// per work segment (`Gatv2Partials`), which fixed-order kernels then add:
+// a's over all segments (sum_axis), a split row's over its segments
+// (reduce_split_rows_kernel).
 #include <optional>
 
 #include "ops/cuda/gatv2_lanes.cuh"
+#include "ops/determinism.hpp"
 #include "ops/gatv2_backend.hpp"
+#include "ops/reduce_backend.hpp"
 
 namespace sgnn::ops {
 
@@ -62,11 +68,19 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
   }
 }
 
+// Deterministic mode's partial sums, [segments, H · F] float32 each (null
+// by default): a's sums of each work segment, and the row gradients of the
+// split rows' segments (items [0, split_segments)).
+struct Gatv2Partials {
+  float* a = nullptr;
+  float* split_rows = nullptr;
+};
+
 template <int kVec, int kSub>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
     gatv2_backward_kernel(Gatv2Arguments args, const int32_t* __restrict__ edge_map,
                           const float* __restrict__ grad_scores, float* __restrict__ grad_rows,
-                          float* __restrict__ grad_a) {
+                          float* __restrict__ grad_a, Gatv2Partials partials) {
   const int lane = static_cast<int>(threadIdx.x) & (kSub - 1);
   const unsigned mask = sparse_cuda::subwarp_mask<kSub>();
   const int64_t width = args.heads * args.features;
@@ -75,7 +89,7 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
   float a_sums[kVec];
   int64_t a_offset = -1;  // where a_sums belong (head · F + the lane's first feature), -1: nothing held
   const auto flush = [&] {
-    if (grad_a != nullptr && a_offset >= 0) {
+    if (grad_a != nullptr && partials.a == nullptr && a_offset >= 0) {
 #pragma unroll
       for (int v = 0; v < kVec; ++v) {
         if (a_offset % args.features + v < args.features) atomicAdd(grad_a + a_offset + v, a_sums[v]);
@@ -86,7 +100,8 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
     const int64_t head_tile = item / per_head_tile;
     const int head = static_cast<int>(head_tile / args.tiles);
     const int64_t tile = head_tile % args.tiles;
-    const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, item % per_head_tile);
+    const int64_t segment = item % per_head_tile;
+    const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, segment);
     if (range.skip) continue;
     const int64_t feature = tile * (kSub * kVec) + lane * kVec;
     const bool lane_active = feature < args.features;
@@ -128,10 +143,18 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
       }
     }
     if (lane_active) {
+      const bool split = partials.split_rows != nullptr && segment < args.segments.split_segments;
 #pragma unroll
       for (int v = 0; v < kVec; ++v) {
-        if (feature + v < args.features) atomicAdd(grad_rows + range.row * width + offset + v, acc[v]);
+        if (feature + v >= args.features) continue;
+        if (split) partials.split_rows[segment * width + offset + v] = acc[v];
+        else atomicAdd(grad_rows + range.row * width + offset + v, acc[v]);
+        if (partials.a != nullptr) partials.a[segment * width + offset + v] = a_sums[v];
       }
+    }
+    if (partials.a != nullptr) {  // this item's own sums only
+#pragma unroll
+      for (int v = 0; v < kVec; ++v) a_sums[v] = 0.0f;
     }
   }
   flush();
@@ -182,7 +205,7 @@ template <typename T, int kVec, int kChunks, int kUnroll>
 __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
     gatv2_backward_rows_kernel(Gatv2Arguments args, WholeRowLanes lanes, const int32_t* __restrict__ edge_map,
                                const float* __restrict__ grad_scores, float* __restrict__ grad_rows,
-                               float* __restrict__ grad_a) {
+                               float* __restrict__ grad_a, Gatv2Partials partials) {
   const auto f = lane_features<kVec, kChunks>(args, lanes);
   const int head = f.valid[0] ? f.head : 0;
   const LaneOffsets offsets = LaneOffsets::template make<kVec>(f, lanes, args.heads, args.features);
@@ -230,9 +253,21 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads)
         }
       }
     }
-    add_slot_sums<kVec, kChunks>(f, lanes, head, args.features, acc, grad_rows + range.row * width);
+    if (partials.split_rows != nullptr && item < args.segments.split_segments) {
+      add_slot_sums<kVec, kChunks, false>(f, lanes, head, args.features, acc, partials.split_rows + item * width);
+    } else {
+      add_slot_sums<kVec, kChunks>(f, lanes, head, args.features, acc, grad_rows + range.row * width);
+    }
+    if (partials.a != nullptr) {  // this item's own sums, then afresh
+      add_slot_sums<kVec, kChunks, false>(f, lanes, head, args.features, a_sums, partials.a + item * width);
+#pragma unroll
+      for (int j = 0; j < kChunks; ++j) {
+#pragma unroll
+        for (int v = 0; v < kVec; ++v) a_sums[j][v] = 0.0f;
+      }
+    }
   }
-  if (grad_a == nullptr) return;
+  if (grad_a == nullptr || partials.a != nullptr) return;
   add_slot_sums<kVec, kChunks>(f, lanes, head, args.features, a_sums, grad_a);
 }
 
@@ -290,16 +325,39 @@ void gatv2_scores_backward(Cuda, const Csr& csr, const Tensor& edge_map, const T
   const int vec = vector_width(rows, columns);
   const int32_t* map = edge_map.defined() ? edge_map.data<int32_t>() : nullptr;
   float* grad_a_data = grad_a.defined() ? grad_a.data<float>() : nullptr;
+  // Deterministic mode: partials instead of atomics where several items meet.
+  const int64_t width = args.heads * args.features;
+  const bool ordered = deterministic();
+  const Tensor a_partials = ordered && grad_a.defined()
+                                ? Tensor::zeros({args.segments.count, width}, DType::Float32, device)
+                                : Tensor();
+  const Tensor split_partials = ordered && plan->split_segments > 0
+                                    ? Tensor::zeros({plan->split_segments, width}, DType::Float32, device)
+                                    : Tensor();
+  Gatv2Partials partials;
+  if (a_partials.defined()) partials.a = a_partials.data<float>();
+  if (split_partials.defined()) partials.split_rows = split_partials.data<float>();
+  // After the kernel: the partials added in a fixed order.
+  const auto merge = [&] {
+    if (split_partials.defined()) {
+      const LaunchShape shape = elementwise_launch_shape(plan->num_split_rows * width, device);
+      sparse_cuda::reduce_split_rows_kernel<float><<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
+          plan->split_rows.data<int32_t>(), plan->split_offsets.data<int64_t>(), split_partials.data<float>(),
+          plan->num_split_rows, width, args.indptr, false, grad_rows.data<float>());
+      SGNN_CUDA_CHECK_LAUNCH("reduce_split_rows_kernel");
+    }
+    if (a_partials.defined()) sum_axis(Cuda{}, a_partials, AxisLayout{1, args.segments.count, width}, 1.0f, grad_a);
+  };
   if (const std::optional<WholeRowLayout> layout = whole_row_layout(args.heads, args.features, vec)) {
     with_whole_rows(columns.dtype(), vec, layout->chunks, [&](auto type, auto vec_constant, auto chunks, auto unroll) {
       gatv2_backward_rows_kernel<typename decltype(type)::type, decltype(vec_constant)::value, decltype(chunks)::value,
                                  decltype(unroll)::value>
           <<<sparse_cuda::subwarp_blocks(args.segments.count, 32, device), sparse_cuda::kBlockThreads, 0,
              cuda::stream(device)>>>(args, layout->lanes, map, grad_scores.data<float>(), grad_rows.data<float>(),
-                                     grad_a_data);
+                                     grad_a_data, partials);
     });
     SGNN_CUDA_CHECK_LAUNCH("gatv2_backward_rows_kernel");
-    return;
+    return merge();
   }
   with_tile(vec, args.features, [&](auto vec_constant, auto sub) {
     constexpr int kVec = decltype(vec_constant)::value, kSub = decltype(sub)::value;
@@ -307,9 +365,10 @@ void gatv2_scores_backward(Cuda, const Csr& csr, const Tensor& edge_map, const T
     const int64_t items = args.segments.count * args.heads * args.tiles;
     gatv2_backward_kernel<kVec, kSub><<<sparse_cuda::subwarp_blocks(items, kSub, device), sparse_cuda::kBlockThreads,
                                         0, cuda::stream(device)>>>(
-        args, map, grad_scores.data<float>(), grad_rows.data<float>(), grad_a_data);
+        args, map, grad_scores.data<float>(), grad_rows.data<float>(), grad_a_data, partials);
   });
   SGNN_CUDA_CHECK_LAUNCH("gatv2_backward_kernel");
+  merge();
 }
 
 }  // namespace sgnn::ops

@@ -153,8 +153,10 @@ __device__ __forceinline__ float slots_sum(float value, int group) {
 }
 
 // Each lane's sums, added over the entry slots, into `into` (a row of [H, F]
-// values): one atomic add per (head, feature), by slot 0. Every lane takes part.
-template <int kVec, int kChunks>
+// values) by slot 0: an atomic add per (head, feature) (kAtomic), or a store
+// where `into` is the caller's own row (deterministic mode's partials).
+// Every lane takes part.
+template <int kVec, int kChunks, bool kAtomic = true>
 __device__ __forceinline__ void add_slot_sums(const LaneFeatures<kChunks>& f, WholeRowLanes lanes, int head,
                                               int64_t features, const float (&sums)[kChunks][kVec], float* into) {
 #pragma unroll
@@ -162,7 +164,11 @@ __device__ __forceinline__ void add_slot_sums(const LaneFeatures<kChunks>& f, Wh
 #pragma unroll
     for (int v = 0; v < kVec; ++v) {
       const float total = slots_sum(sums[j][v], lanes.group);
-      if (f.slot == 0 && f.valid[j] && f.feature[j] + v < features) atomicAdd(into + head * features + f.feature[j] + v, total);
+      if (f.slot == 0 && f.valid[j] && f.feature[j] + v < features) {
+        float* const at = into + head * features + f.feature[j] + v;
+        if constexpr (kAtomic) atomicAdd(at, total);
+        else *at = total;
+      }
     }
   }
 }

@@ -211,17 +211,21 @@ std::vector<std::string> extreme_launch_names(const Csr& csr, const GspmmOperand
   return names;
 }
 
-// One thread per output element whose argument is set: the gradient added at
-// the winner's source row and edge (atomics: several outputs may share one).
-__global__ void gspmm_extreme_backward_kernel(const int32_t* __restrict__ indices, const int32_t* __restrict__ edge_map,
-                                              const int32_t* __restrict__ argument, DeviceOperand gradient,
-                                              DeviceOperand u, DeviceOperand e, MessageKind message, int64_t rows,
-                                              int64_t heads, int64_t features, float* __restrict__ grad_u,
-                                              float* __restrict__ grad_e) {
-  const int64_t total = rows * heads * features;
-  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
-    const int32_t k = argument[i];
-    if (k < 0) continue;
+// Output element i = (row, head, feature) with winner k: its gradient terms
+// for u and e and their flat positions, as both backward forms use them.
+struct ExtremeTerm {
+  int64_t u_at, e_at;
+  float u_term, e_term;
+};
+
+struct ExtremeTermInputs {
+  const int32_t* indices;
+  const int32_t* edge_map;
+  DeviceOperand gradient, u, e;
+  MessageKind message;
+  int64_t heads, features;
+
+  __device__ __forceinline__ ExtremeTerm operator()(int64_t i, int32_t k) const {
     const int64_t row = i / (heads * features);
     const int64_t head = (i / features) % heads;
     const int64_t feature = i % features;
@@ -230,8 +234,52 @@ __global__ void gspmm_extreme_backward_kernel(const int32_t* __restrict__ indice
     const float g = gradient.scalar(gradient.at(row, head, feature));
     const float u_value = u.scalar(u.at(column, head, feature));
     const float e_value = e.scalar(e.at(edge, head, feature));
-    if (grad_u) atomicAdd(grad_u + u.at(column, head, feature), g * message_gradient_u(message, u_value, e_value));
-    if (grad_e) atomicAdd(grad_e + e.at(edge, head, feature), g * message_gradient_e(message, u_value, e_value));
+    return {u.at(column, head, feature), e.at(edge, head, feature), g * message_gradient_u(message, u_value, e_value),
+            g * message_gradient_e(message, u_value, e_value)};
+  }
+};
+
+ExtremeTermInputs extreme_term_inputs(const Csr& csr, const GspmmOperands& operands, const Tensor& grad_out) {
+  const int64_t width = operands.heads * operands.features;
+  return {csr.indices.data<int32_t>(),
+          operands.edge_map.defined() ? operands.edge_map.data<int32_t>() : nullptr,
+          device_operand(grad_out, FeatureLayout{width, operands.features, 1}),
+          device_operand(operands.u, operands.u_layout),
+          device_operand(operands.e, operands.e_layout),
+          operands.message,
+          operands.heads,
+          operands.features};
+}
+
+// One thread per output element whose argument is set: the gradient added at
+// the winner's source row and edge (atomics: several outputs may share one).
+__global__ void gspmm_extreme_backward_kernel(ExtremeTermInputs inputs, const int32_t* __restrict__ argument,
+                                              int64_t total, float* __restrict__ grad_u, float* __restrict__ grad_e) {
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int32_t k = argument[i];
+    if (k < 0) continue;
+    const ExtremeTerm term = inputs(i, k);
+    if (grad_u) atomicAdd(grad_u + term.u_at, term.u_term);
+    if (grad_e) atomicAdd(grad_e + term.e_at, term.e_term);
+  }
+}
+
+// The same terms written out, one slot per output element (no atomics).
+__global__ void gspmm_extreme_terms_kernel(ExtremeTermInputs inputs, const int32_t* __restrict__ argument,
+                                           int64_t total, int64_t u_size, int64_t e_size, float* __restrict__ u_term,
+                                           int32_t* __restrict__ u_target, float* __restrict__ e_term,
+                                           int32_t* __restrict__ e_target) {
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int32_t k = argument[i];
+    const ExtremeTerm term = k < 0 ? ExtremeTerm{u_size, e_size, 0.0f, 0.0f} : inputs(i, k);
+    if (u_target) {
+      u_term[i] = term.u_term;
+      u_target[i] = static_cast<int32_t>(term.u_at);
+    }
+    if (e_target) {
+      e_term[i] = term.e_term;
+      e_target[i] = static_cast<int32_t>(term.e_at);
+    }
   }
 }
 
@@ -270,16 +318,26 @@ void gspmm_extreme_backward(Cuda, const Csr& csr, const GspmmOperands& operands,
   if (argument.numel() == 0) return;
   const Device device = argument.device();
   cuda::DeviceGuard guard(device);
-  const int64_t width = operands.heads * operands.features;
-  const DeviceOperand gradient = device_operand(grad_out, FeatureLayout{width, operands.features, 1});
   const LaunchShape shape = elementwise_launch_shape(argument.numel(), device);
   gspmm_extreme_backward_kernel<<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
-      csr.indices.data<int32_t>(), operands.edge_map.defined() ? operands.edge_map.data<int32_t>() : nullptr,
-      argument.data<int32_t>(), gradient, device_operand(operands.u, operands.u_layout),
-      device_operand(operands.e, operands.e_layout), operands.message, csr.num_rows, operands.heads,
-      operands.features, grad_u.defined() ? grad_u.data<float>() : nullptr,
-      grad_e.defined() ? grad_e.data<float>() : nullptr);
+      extreme_term_inputs(csr, operands, grad_out), argument.data<int32_t>(), argument.numel(),
+      grad_u.defined() ? grad_u.data<float>() : nullptr, grad_e.defined() ? grad_e.data<float>() : nullptr);
   SGNN_CUDA_CHECK_LAUNCH("gspmm_extreme_backward_kernel");
+}
+
+void gspmm_extreme_terms(Cuda, const Csr& csr, const GspmmOperands& operands, const Tensor& argument,
+                         const Tensor& grad_out, ExtremeTermTensors& out) {
+  if (argument.numel() == 0) return;
+  const Device device = argument.device();
+  cuda::DeviceGuard guard(device);
+  const LaunchShape shape = elementwise_launch_shape(argument.numel(), device);
+  gspmm_extreme_terms_kernel<<<shape.blocks, shape.threads, 0, cuda::stream(device)>>>(
+      extreme_term_inputs(csr, operands, grad_out), argument.data<int32_t>(), argument.numel(), out.u_size,
+      out.e_size, out.u_term.defined() ? out.u_term.data<float>() : nullptr,
+      out.u_target.defined() ? out.u_target.data<int32_t>() : nullptr,
+      out.e_term.defined() ? out.e_term.data<float>() : nullptr,
+      out.e_target.defined() ? out.e_target.data<int32_t>() : nullptr);
+  SGNN_CUDA_CHECK_LAUNCH("gspmm_extreme_terms_kernel");
 }
 
 void scale_by_inverse_row_length(Cuda, const Csr& csr, Tensor& x) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/bfloat16.hpp"
 #include "core/cuda/launch.cuh"
 #include "ops/sparse_offsets.hpp"
 #include "ops/sparse_plan.hpp"
@@ -166,6 +167,31 @@ __global__ void fill_split_rows_kernel(const int32_t* __restrict__ rows, int64_t
   for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
     const int64_t k = i / width;
     c[int64_t{rows[k]} * width + (i - k * width)] = value;
+  }
+}
+
+// The factor of a split row's sum: 1 / (its entry count) under `average`
+// (g-SpMM's Mean), else 1.
+__device__ __forceinline__ float split_row_factor(Offsets indptr, int32_t row, bool average) {
+  return average ? 1.0f / static_cast<float>(indptr[int64_t{row} + 1] - indptr[row]) : 1.0f;
+}
+
+// C[split row k, j] = Σ partials[s, j] over the row's segments s in order,
+// one thread per element (coalesced over j), summed in float and stored
+// (rounded once for bfloat16); times 1 / (the row's entries) under `average`.
+// Deterministic mode's merge of split rows (spmm.cu, gatv2.cu).
+template <typename T>
+__global__ void reduce_split_rows_kernel(const int32_t* __restrict__ rows, const int64_t* __restrict__ offsets,
+                                         const float* __restrict__ partials, int64_t count, int64_t width,
+                                         Offsets indptr, bool average, T* __restrict__ c) {
+  const int64_t total = count * width;
+  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
+    const int64_t k = i / width;
+    const int64_t j = i - k * width;
+    float sum = 0.0f;
+    for (int64_t s = offsets[k]; s < offsets[k + 1]; ++s) sum += partials[s * width + j];
+    if (average) sum *= split_row_factor(indptr, rows[k], true);
+    c[int64_t{rows[k]} * width + j] = store_as<T>(sum);
   }
 }
 

@@ -85,37 +85,13 @@ __global__ void gather_edges_kernel(Offsets map, const U* __restrict__ in, U* __
   }
 }
 
-// The factor of a split row's sum: 1 / (its entry count) under `average`
-// (g-SpMM's Mean), else 1.
-__device__ __forceinline__ float split_row_factor(Offsets indptr, int32_t row, bool average) {
-  return average ? 1.0f / static_cast<float>(indptr[int64_t{row} + 1] - indptr[row]) : 1.0f;
-}
-
-// C[split row k, j] = Σ partials[s, j] over the row's segments s in order,
-// one thread per element (coalesced over j), summed in float and stored
-// (rounded once for bfloat16); times 1 / (the row's entries) under `average`.
-template <typename T>
-__global__ void reduce_split_rows_kernel(const int32_t* __restrict__ rows, const int64_t* __restrict__ offsets,
-                                         const float* __restrict__ partials, int64_t count, int64_t width,
-                                         Offsets indptr, bool average, T* __restrict__ c) {
-  const int64_t total = count * width;
-  for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
-    const int64_t k = i / width;
-    const int64_t j = i - k * width;
-    float sum = 0.0f;
-    for (int64_t s = offsets[k]; s < offsets[k + 1]; ++s) sum += partials[s * width + j];
-    if (average) sum *= split_row_factor(indptr, rows[k], true);
-    c[int64_t{rows[k]} * width + j] = store_as<T>(sum);
-  }
-}
-
 // C[split row, :] /= the row's entry count after its segments added into C with atomics (float C, Mean).
 __global__ void average_split_rows_kernel(const int32_t* __restrict__ rows, int64_t count, int64_t width,
                                           Offsets indptr, float* __restrict__ c) {
   const int64_t total = count * width;
   for (int64_t i = grid_stride_begin(); i < total; i += grid_stride_step()) {
     const int64_t k = i / width;
-    c[int64_t{rows[k]} * width + (i - k * width)] *= split_row_factor(indptr, rows[k], true);
+    c[int64_t{rows[k]} * width + (i - k * width)] *= sparse_cuda::split_row_factor(indptr, rows[k], true);
   }
 }
 
@@ -170,7 +146,7 @@ void spmm_direct_as(const Csr& csr, const EdgeWeights& weights, int64_t heads, i
   launch_tile(tile, args, wide_index, device);
   if (ordered) {
     const LaunchShape shape = elementwise_launch_shape(plan->num_split_rows * width, device);
-    reduce_split_rows_kernel<T><<<shape.blocks, shape.threads, 0, stream>>>(
+    sparse_cuda::reduce_split_rows_kernel<T><<<shape.blocks, shape.threads, 0, stream>>>(
         split_rows, plan->split_offsets.data<int64_t>(), partials.data<float>(), plan->num_split_rows, width,
         offsets_of(csr.indptr), weights.average, c.data<T>());
     SGNN_CUDA_CHECK_LAUNCH("reduce_split_rows_kernel");

@@ -241,6 +241,45 @@ TEST_CASE("gspmm max/min's values-only kernel on CUDA: split rows whose extremes
   }
 }
 
+TEST_CASE("gspmm max/min backward in deterministic mode on CUDA: the same bits every run, close to the CPU") {
+  // Column 0 holds the extreme of every row that reaches it (R-MAT's most
+  // popular column, thousands of rows): by default those outputs meet at
+  // grad_u's row 0 with atomics in a varying order; deterministic mode sums
+  // them in output order.
+  const Adjacency cpu = rmat_graph(4096, 60000, 91);
+  const Adjacency gpu = cpu.to(kGpu);
+  uint64_t seed = 9100;
+  for (ReduceKind reduce : {ReduceKind::Max, ReduceKind::Min}) {
+    std::vector<float> values = random_tensor({cpu.num_cols(), 3, 4}, ++seed).to_vector<float>();
+    for (int k = 0; k < 12; ++k) values[static_cast<std::size_t>(k)] = reduce == ReduceKind::Max ? 50.0f : -50.0f;
+    const Tensor u = Tensor::from_vector(values, {cpu.num_cols(), 3, 4});
+    const Tensor e = random_tensor({cpu.nnz(), 3, 1}, ++seed, 0.5, 1.5);
+    const Tensor weights = random_tensor({cpu.num_rows(), 3, 4}, ++seed);
+    for (MessageKind message : {MessageKind::CopyU, MessageKind::UMulE}) {
+      CAPTURE(ops::reduce_kind_name(reduce));
+      CAPTURE(ops::message_kind_name(message));
+      const bool with_e = message == MessageKind::UMulE;
+      const auto gradients = [&](const Adjacency& a, Device device) {
+        Tensor uu = u.to(device).set_requires_grad(true);
+        Tensor ee = with_e ? e.to(device).set_requires_grad(true) : Tensor();
+        ops::gspmm(a, message, reduce, uu, ee).backward(weights.to(device));
+        return std::vector<Tensor>{uu.grad().to(Device::cpu()), with_e ? ee.grad().to(Device::cpu()) : Tensor()};
+      };
+      const std::vector<Tensor> expected = gradients(cpu, Device::cpu());
+      const ops::DeterministicScope ordered(true);
+      const std::vector<Tensor> first = gradients(gpu, kGpu);
+      for (int run = 0; run < 3; ++run) {
+        const std::vector<Tensor> again = gradients(gpu, kGpu);
+        CAPTURE(run);
+        CHECK(relative_error(again[0], first[0]) == 0.0);
+        if (with_e) CHECK(relative_error(again[1], first[1]) == 0.0);
+      }
+      CHECK(relative_error(first[0], expected[0]) < 1e-5);
+      if (with_e) CHECK(relative_error(first[1], expected[1]) < 1e-5);
+    }
+  }
+}
+
 TEST_CASE("gspmm in bfloat16 on CUDA is within a rounding of the CPU backend") {
   for (const Adjacency& cpu : message_graphs()) {
     const Adjacency gpu = cpu.to(kGpu);
@@ -478,6 +517,47 @@ TEST_CASE("GPU measured choices: gatv2_aggregate times its fused kernels against
   CHECK(ops::candidates_timed() >= before + 3);  // two layouts and the composition
   CHECK(ops::kernel_choices(gpu.csr).at(ops::gatv2_choice_key(heads, features, DType::Float32, true)) !=
         "fused 64 lanes per head");
+}
+
+TEST_CASE("gatv2_aggregate in deterministic mode on CUDA: the same gradients every run, close to the CPU") {
+  // R-MAT (popular columns: many items add into a's sums) and the hub row
+  // (split into segments that meet at one row); heads in one group of lanes
+  // (4x8) and one subwarp per head (8x64): both backward kernels.
+  uint64_t seed = 9300;
+  for (const Adjacency& cpu : {rmat_graph(4096, 60000, 93), hub_graph(100001, 100000, 77)}) {
+    const Adjacency gpu = cpu.to(kGpu);
+    for (const auto& [heads, features] : std::vector<std::pair<int64_t, int64_t>>{{4, 8}, {8, 64}}) {
+      CAPTURE(cpu.nnz());
+      CAPTURE(heads);
+      CAPTURE(features);
+      const Tensor x = random_tensor({cpu.num_rows(), heads, features}, ++seed);
+      const Tensor y = random_tensor({cpu.num_cols(), heads, features}, ++seed);
+      const Tensor attention = random_tensor({heads, features}, ++seed);
+      const Tensor weights = random_tensor({cpu.num_rows(), heads, features}, ++seed);
+      const auto gradients = [&](const Adjacency& a, Device device) {
+        Tensor xx = x.to(device).set_requires_grad(true), yy = y.to(device).set_requires_grad(true);
+        Tensor aa = attention.to(device).set_requires_grad(true);
+        Generator draws(5);
+        ops::sum(ops::mul(ops::gatv2_aggregate(a, xx, yy, aa, 0.2f, 0.0f, false, draws), weights.to(device)))
+            .backward();
+        return std::vector<Tensor>{xx.grad().to(Device::cpu()), yy.grad().to(Device::cpu()),
+                                   aa.grad().to(Device::cpu())};
+      };
+      const std::vector<Tensor> expected = gradients(cpu, Device::cpu());
+      const ops::DeterministicScope ordered(true);
+      const std::vector<Tensor> first = gradients(gpu, kGpu);
+      for (int run = 0; run < 2; ++run) {
+        const std::vector<Tensor> again = gradients(gpu, kGpu);
+        CAPTURE(run);
+        for (std::size_t i = 0; i < first.size(); ++i) CHECK(relative_error(again[i], first[i]) == 0.0);
+      }
+      // Tolerances as in the scores' test below (the hub row's terms cancel).
+      const bool hub = cpu.nnz() > 50000;
+      CHECK(relative_error(first[0], expected[0]) < (hub ? 5e-3 : 3e-5));
+      CHECK(relative_error(first[1], expected[1]) < (hub ? 5e-3 : 3e-5));
+      CHECK(relative_error(first[2], expected[2]) < (hub ? 5e-3 : 1e-4));
+    }
+  }
 }
 
 TEST_CASE("GATv2's scores and gradients on CUDA match the CPU backend") {
