@@ -12,8 +12,10 @@
 //   Products and sums in float. Differentiable in x_target, x_source and a:
 //   the backward recomputes x_target + x_source per entry in registers, sums
 //   the rows' gradients over A and the columns' over Aᵀ (through
-//   transpose_to_csr), and a's over every entry (float atomics: the order of
-//   those sums varies run to run).
+//   transpose_to_csr), and a's over every entry (float atomics on CUDA: the
+//   order of those sums varies run to run, except under
+//   ops::set_deterministic(true), where per-segment partials are added in a
+//   fixed order).
 //
 // Peak memory: s, [nnz, H] float32, is the only per-entry tensor of
 // gatv2_scores (PyG's GATv2Conv forms x_i + x_j, [nnz, H, F], in forward
@@ -54,7 +56,9 @@ Tensor gatv2_attention(const Adjacency& adjacency, const Tensor& x_target, const
 // when it records gradients) and keeps the fastest in the graph's measured
 // choices (ops/kernel_choices.hpp; the default fused layout where nothing
 // may be timed): the fused kernels win on long rows, the composition's
-// short-row tiles or the wider fused layout on rows of a few entries. Fused:
+// short-row tiles or the wider fused layout on rows of a few entries. Under
+// ops::set_deterministic(true) CUDA takes the composition, whose backward
+// adds in a fixed order (the fused backward adds with atomics). Fused:
 // forward, one pass per row: the scores, the softmax (on CUDA online:
 // FlashAttention's running maximum), the dropout mask by its draw, the sum.
 // Kept for backward: the scores [nnz, H] float32 and each row's log-sum-exp

@@ -17,7 +17,8 @@
 //   The graph is A's pattern: A's stored weights (values, symmetric_scale)
 //   are not read; weights are e (ops::spmm(A, b) aggregates with them).
 //   Differentiable in u and e (Sum/Mean: g-SpMM on Aᵀ and g-SDDMM, no
-//   atomics; Max/Min: the gradients added at the winners, with atomics on CUDA).
+//   atomics; Max/Min: the gradients added at the winners, with atomics on
+//   CUDA, or in output order under ops::set_deterministic(true)).
 //
 // Which kernel runs is decided here, once per call:
 //   - Sum or Mean of CopyU, or of UMulE with one weight per edge ([nnz],
