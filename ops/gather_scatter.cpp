@@ -75,21 +75,26 @@ Tensor reduce_segments(const char* op, const Segments& segments, ReduceKind redu
   return out;
 }
 
-// Σ of src's rows by index into num_outputs rows, not recorded: atomics for
-// float32 on CUDA outside deterministic mode, else the sorted path.
-Tensor scatter_sum(const Tensor& src, const Tensor& index, int64_t num_outputs, const char* op) {
+// Σ of src's rows over the segments of a sorted index, in edge order.
+Tensor sum_sorted(const Tensor& src, const SortedIndex& sorted, int64_t num_outputs) {
   Tensor out = Tensor::empty(with_rows(src.shape(), num_outputs), src.dtype(), src.device());
-#ifdef SGNN_WITH_CUDA
-  if (src.device().is_cuda() && src.dtype() == DType::Float32 && !deterministic()) {
-    scatter_sum_atomic(Cuda{}, src, index, out);
-    return out;
-  }
-#endif
-  const SortedIndex sorted = sorted_index(index, num_outputs, op);
   Tensor no_argument;
   SGNN_DISPATCH(src.device(), segment_reduce_forward, segments_of(sorted.offsets, src.size(0), sorted.order),
                 ReduceKind::Sum, src, out, no_argument);
   return out;
+}
+
+// Σ of src's rows by index into num_outputs rows, not recorded: atomics for
+// float32 on CUDA outside deterministic mode, else the sorted path.
+Tensor scatter_sum(const Tensor& src, const Tensor& index, int64_t num_outputs, const char* op) {
+#ifdef SGNN_WITH_CUDA
+  if (src.device().is_cuda() && src.dtype() == DType::Float32 && !deterministic()) {
+    Tensor out = Tensor::empty(with_rows(src.shape(), num_outputs), src.dtype(), src.device());
+    scatter_sum_atomic(Cuda{}, src, index, out);
+    return out;
+  }
+#endif
+  return sum_sorted(src, sorted_index(index, num_outputs, op), num_outputs);
 }
 
 Tensor gather_rows_unrecorded(const Tensor& x, const Tensor& index) {
@@ -106,14 +111,7 @@ Tensor scatter_sum_in_order(const Tensor& src, const Tensor& index, int64_t num_
   SGNN_CHECK(index.dtype() == DType::Int32 && index.numel() == src.size(0) && num_outputs < kInt32Rows,
              "scatter_sum_in_order: index int32 [", src.size(0), "] and fewer than 2^31 outputs, got ",
              dtype_name(index.dtype()), " ", shape_str(index.shape()), " and ", num_outputs);
-  SortedIndex sorted{Tensor::empty({num_outputs + 1}, DType::Int32, index.device()),
-                     Tensor::empty({index.numel()}, DType::Int32, index.device())};
-  SGNN_DISPATCH(index.device(), sort_index, index, num_outputs, sorted.offsets, sorted.order);
-  Tensor out = Tensor::empty(with_rows(src.shape(), num_outputs), src.dtype(), src.device());
-  Tensor no_argument;
-  SGNN_DISPATCH(src.device(), segment_reduce_forward, segments_of(sorted.offsets, src.size(0), sorted.order),
-                ReduceKind::Sum, src, out, no_argument);
-  return out;
+  return sum_sorted(src, sorted_index_uncached(index, num_outputs), num_outputs);
 }
 
 Tensor gather_rows(const Tensor& x, const Tensor& index) {

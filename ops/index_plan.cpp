@@ -68,12 +68,6 @@ void check_index_tensor(const Tensor& index, const char* op, const char* argumen
              shape_str(index.shape()));
 }
 
-SortedIndex sort_of(const Tensor& index, int64_t num_outputs) {
-  SortedIndex sorted{Tensor::empty({num_outputs + 1}, DType::Int32, index.device()),
-                     Tensor::empty({index.numel()}, DType::Int32, index.device())};
-  SGNN_DISPATCH(index.device(), sort_index, index, num_outputs, sorted.offsets, sorted.order);
-  return sorted;
-}
 
 }  // namespace
 
@@ -102,10 +96,17 @@ void check_offsets_values(const Tensor& offsets, int64_t positions, const char* 
              facts->descents == 0 ? ", non-decreasing" : ", decreasing in places");
 }
 
+SortedIndex sorted_index_uncached(const Tensor& index, int64_t num_outputs) {
+  SortedIndex sorted{Tensor::empty({num_outputs + 1}, DType::Int32, index.device()),
+                     Tensor::empty({index.numel()}, DType::Int32, index.device())};
+  SGNN_DISPATCH(index.device(), sort_index, index, num_outputs, sorted.offsets, sorted.order);
+  return sorted;
+}
+
 SortedIndex sorted_index(const Tensor& index, int64_t num_outputs, const char* op) {
   SGNN_CHECK(index.numel() < (int64_t{1} << 31) && num_outputs < (int64_t{1} << 31), op, ": ", index.numel(),
              " entries into ", num_outputs, " outputs: the sorted path counts in int32 (at most 2^31 - 1 of each)");
-  if (!index.device().is_cuda()) return sort_of(index, num_outputs);
+  if (!index.device().is_cuda()) return sorted_index_uncached(index, num_outputs);
   std::lock_guard<std::mutex> lock(cache_mutex);
   const std::shared_ptr<IndexPlan> plan = find_or_build(index);
   SGNN_CHECK(plan != nullptr, op, ": an index tensor first used inside a CUDA Graph capture must be sorted, which "
@@ -115,7 +116,7 @@ SortedIndex sorted_index(const Tensor& index, int64_t num_outputs, const char* o
   }
   SGNN_CHECK(!stream_capturing(index.device()), op, ": the index's sort for ", num_outputs,
              " outputs is new inside a CUDA Graph capture; run the op once before capturing");
-  plan->sorted.emplace_back(num_outputs, sort_of(index, num_outputs));
+  plan->sorted.emplace_back(num_outputs, sorted_index_uncached(index, num_outputs));
   return plan->sorted.back().second;
 }
 

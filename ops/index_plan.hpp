@@ -44,6 +44,10 @@ struct SortedIndex {
   Tensor order;
 };
 SortedIndex sorted_index(const Tensor& index, int64_t num_outputs, const char* op);
+// The same sort, neither checked nor cached nor looked up (what the CPU does
+// every call; on CUDA for an index made afresh each call, which the cache
+// would keep alive: ops/ordered_scatter.hpp). Values must lie in [0, num_outputs).
+SortedIndex sorted_index_uncached(const Tensor& index, int64_t num_outputs);
 
 // Index plans computed so far on CUDA (cache misses), for tests.
 int64_t index_plans_built();
