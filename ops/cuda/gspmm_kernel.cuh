@@ -129,10 +129,11 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) gspmm_kernel(Gspmm
   const int64_t segment_heads = args.segments.count * args.heads;
   const int64_t items = segment_heads * args.tiles;
   for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
-    const int64_t tile = item % args.tiles;
-    const int64_t segment_head = item / args.tiles;
-    const int head = static_cast<int>(segment_head % args.heads);
-    const int64_t segment = segment_head / args.heads;
+    const sparse_cuda::ItemPlace<int64_t> place =
+        sparse_cuda::item_place(item, args.tiles, int64_t{args.heads}, segment_heads, false);
+    const int64_t tile = place.tile;
+    const int head = static_cast<int>(place.head);
+    const int64_t segment = place.segment;
     const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, segment);
     if (range.skip) continue;
     const int64_t feature = tile * (kSub * kVec) + lane * kVec;
@@ -383,10 +384,7 @@ __device__ __forceinline__ void extreme_segments(const ExtremeArguments<T>& args
   // The step is taken only where it stays below `items` (no overflow past 2^31 in 32 bits).
   for (auto item = static_cast<Index>(sparse_cuda::global_subwarp(kSub)); item < items;
        item = items - item > stride ? item + stride : items) {
-    const Index tile = args.slice_major ? item / segment_heads : item % tiles;
-    const Index segment_head = args.slice_major ? item - tile * segment_heads : item / tiles;
-    const Index head = segment_head % heads;
-    const Index segment = segment_head / heads;
+    const auto [tile, head, segment] = sparse_cuda::item_place(item, tiles, heads, segment_heads, args.slice_major);
     Index row, begin, end;
     if constexpr (sizeof(Index) == 4) {
       const sparse_cuda::NarrowSegmentRange range =

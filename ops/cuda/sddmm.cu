@@ -49,8 +49,10 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_kernel(S
   const int64_t width = args.heads * args.features;
   const int64_t items = args.segments.count * args.heads;
   for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
-    const int head = static_cast<int>(item % args.heads);
-    const int64_t segment = item / args.heads;
+    const sparse_cuda::ItemPlace<int64_t> place =
+        sparse_cuda::item_place(item, int64_t{1}, int64_t{args.heads}, items, false);
+    const int head = static_cast<int>(place.head);
+    const int64_t segment = place.segment;
     const sparse_cuda::SegmentRange range =
         sparse_cuda::segment_range(args.segments, args.indptr, segment);
     if (range.skip) continue;  // a split row met in row order: its segments are other items
@@ -119,8 +121,10 @@ __global__ void __launch_bounds__(sparse_cuda::kBlockThreads) sddmm_dot_rows_ker
   const int64_t width = args.heads * args.features;
   const int64_t items = args.segments.count * args.heads;
   for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
-    const int head = static_cast<int>(item % args.heads);
-    const int64_t segment = item / args.heads;
+    const sparse_cuda::ItemPlace<int64_t> place =
+        sparse_cuda::item_place(item, int64_t{1}, int64_t{args.heads}, items, false);
+    const int head = static_cast<int>(place.head);
+    const int64_t segment = place.segment;
     const sparse_cuda::SegmentRange range = sparse_cuda::segment_range(args.segments, args.indptr, segment);
     if (range.skip) continue;  // a split row met in row order: its segments are other items
     const int64_t head_base = head * args.features;

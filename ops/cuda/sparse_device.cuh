@@ -108,6 +108,37 @@ __device__ __forceinline__ NarrowSegmentRange narrow_segment_range(const Segment
 
 using ::sgnn::aligned16;
 
+// Where work item `item` is: its feature tile, head and segment. Items run
+// segment by segment, heads within a segment, tiles fastest; slice-major,
+// tile by tile with (segment, head) fastest. One head in one tile (a
+// single-head graph at widths up to a tile's) skips the divisions by
+// runtime values: three 32-bit ones are about 75 instructions an item (ncu,
+// the light SpMM tiles), a 64-bit one a call.
+template <typename Index>
+struct ItemPlace {
+  Index tile;
+  Index head;
+  Index segment;
+};
+template <typename Index>
+__device__ __forceinline__ ItemPlace<Index> item_place(Index item, Index tiles, Index heads, Index segment_heads,
+                                                       bool slice_major) {
+  if (tiles == 1 && heads == 1) return {0, 0, item};
+  const Index tile = slice_major ? item / segment_heads : item % tiles;
+  const Index segment_head = slice_major ? item - tile * segment_heads : item / tiles;
+  return {tile, segment_head % heads, segment_head / heads};
+}
+
+// `pointer`, hidden from the optimizer: a gather `opaque(base) + offset` in a
+// loop stays one wide multiply-add (IMAD.WIDE) instead of the sum of the
+// base's parts and the offset, shifted and added again (4 instructions an
+// entry in the light SpMM tiles; ncu).
+template <typename T>
+__device__ __forceinline__ const T* opaque(const T* pointer) {
+  asm("" : "+l"(pointer));
+  return pointer;
+}
+
 // The lanes of this thread's subwarp of kWidth lanes (kWidth a power of two ≤ 32).
 template <int kWidth>
 __device__ __forceinline__ unsigned subwarp_mask() {

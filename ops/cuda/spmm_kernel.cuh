@@ -190,10 +190,11 @@ __device__ __forceinline__ void spmm_segments(const SpmmArguments<T>& args) {
   const int64_t segment_heads = args.segments.count * item_heads;
   const int64_t items = segment_heads * args.tiles;
   for (int64_t item = sparse_cuda::global_subwarp(kSub); item < items; item += sparse_cuda::subwarp_count(kSub)) {
-    const int64_t tile = args.slice_major ? item / segment_heads : item % args.tiles;
-    const int64_t segment_head = args.slice_major ? item - tile * segment_heads : item / args.tiles;
-    const int head = kAcrossHeads ? 0 : static_cast<int>(segment_head % args.heads);
-    const int64_t segment = segment_head / item_heads;
+    const sparse_cuda::ItemPlace<int64_t> place =
+        sparse_cuda::item_place(item, args.tiles, item_heads, segment_heads, args.slice_major);
+    const int64_t tile = place.tile;
+    const int head = static_cast<int>(place.head);  // 0 across heads
+    const int64_t segment = place.segment;
     const sparse_cuda::SegmentRange range =
         sparse_cuda::segment_range(args.segments, args.indptr, segment);
     if (range.skip) continue;  // a split row met in row order: its segments are other items
@@ -355,10 +356,7 @@ __device__ __forceinline__ void spmm_light_segments(const SpmmArguments<T>& args
   // per item (slice-major launches) item + stride may pass 2^31.
   for (Int item = static_cast<Int>(sparse_cuda::global_subwarp(kSub)); item < items;
        item = items - item > stride ? item + stride : items) {
-    const Int tile = args.slice_major ? item / segment_heads : item % tiles;
-    const Int segment_head = args.slice_major ? item - tile * segment_heads : item / tiles;
-    const Int head = segment_head % heads;
-    const Int segment = segment_head / heads;
+    const auto [tile, head, segment] = sparse_cuda::item_place(item, tiles, heads, segment_heads, args.slice_major);
     const sparse_cuda::NarrowSegmentRange range =
         sparse_cuda::narrow_segment_range(args.segments, args.indptr.narrow, segment);
     if (range.skip) continue;  // a split row met in row order: its segments are other items
@@ -368,14 +366,15 @@ __device__ __forceinline__ void spmm_light_segments(const SpmmArguments<T>& args
     const Int head_base = head * static_cast<Int>(args.features);
     const Int feature = tile * (kStride * kRepeat) + lane * kVec;
     // An access past the head's width reads its column 0 (the loads stay
-    // unconditional) and is not stored.
+    // unconditional) and is not stored. The bases are opaque so that each
+    // gather's address is one IMAD.WIDE of the staged offset.
     bool active[kRepeat];
     const T* b[kRepeat];
     float acc[kRepeat][kVec];
 #pragma unroll
     for (int r = 0; r < kRepeat; ++r) {
       active[r] = feature + r * kStride < static_cast<Int>(args.features);
-      b[r] = args.b + head_base + (active[r] ? feature + r * kStride : 0);
+      b[r] = sparse_cuda::opaque(args.b + head_base + (active[r] ? feature + r * kStride : 0));
 #pragma unroll
       for (int v = 0; v < kVec; ++v) acc[r][v] = 0.0f;
     }
